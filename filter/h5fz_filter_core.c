@@ -1,0 +1,148 @@
+/*
+ * h5fz_filter_core.c - cd_values bookkeeping and codec calls of the filter,
+ * free of HDF5 (see h5fz_filter_core.h for why).
+ */
+#include "h5fz_filter_core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The codec keeps the detail of its last failure per thread; append it to
+ * our own context so the HDF5 error stack tells the user both what the
+ * filter was doing and why the codec refused. */
+static int codec_failure(int status, char *msg, size_t msg_len, const char *what)
+{
+  const char *detail = h5fz_last_error();
+  int has_detail = detail && detail[0];
+  /* "invalid spec" adds nothing to a cd_values message, other status names
+   * (checksum, version, ...) classify what the detail describes. */
+  if (status == H5FZ_ERR_SPEC && has_detail)
+    snprintf(msg, msg_len, "h5fz: %s: %s", what, detail);
+  else
+    snprintf(msg, msg_len, "h5fz: %s: %s%s%s", what, h5fz_status_name(status),
+             has_detail ? ": " : "", has_detail ? detail : "");
+  return status;
+}
+
+int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
+                          uint32_t out[H5FZ_MAX_RANK], char *msg, size_t msg_len)
+{
+  if (rank == 0 || dims == NULL) {
+    snprintf(msg, msg_len, "h5fz: the dataset has no chunk dims (h5fz needs a chunked layout)");
+    return H5FZ_ERR_ARG;
+  }
+  size_t fold = rank > H5FZ_MAX_RANK ? rank - H5FZ_MAX_RANK + 1 : 1;
+  uint64_t slowest = 1;
+  for (size_t i = 0; i < rank; i++) {
+    if (dims[i] == 0) {
+      snprintf(msg, msg_len, "h5fz: chunk dim %zu is 0", i);
+      return H5FZ_ERR_ARG;
+    }
+    if (i < fold) {
+      slowest *= dims[i];
+      if (slowest > UINT32_MAX) {
+        snprintf(msg, msg_len, "h5fz: chunk dims %zu..%zu fold to more than 2^32-1 elements", (size_t)0, i);
+        return H5FZ_ERR_ARG;
+      }
+    } else if (dims[i] > UINT32_MAX) {
+      snprintf(msg, msg_len, "h5fz: chunk dim %zu is larger than 2^32-1", i);
+      return H5FZ_ERR_ARG;
+    }
+  }
+  out[0] = (uint32_t)slowest;
+  for (size_t i = fold; i < rank; i++)
+    out[i - fold + 1] = (uint32_t)dims[i];
+  *rank_out = (uint32_t)(rank - fold + 1);
+  return H5FZ_OK;
+}
+
+int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype,
+                                uint32_t rank, const uint32_t *dims, unsigned *cd_out,
+                                size_t cap, size_t *n_out, char *msg, size_t msg_len)
+{
+  h5fz_spec spec;
+  int st = h5fz_spec_from_cd_values(cd_in, n_in, &spec, NULL);
+  if (st != H5FZ_OK)
+    return codec_failure(st, msg, msg_len, "invalid cd_values");
+  spec.rank = 0;
+  for (uint32_t i = 0; i < H5FZ_MAX_RANK; i++)
+    spec.dims[i] = 0;
+  if (dtype == H5FZ_DTYPE_UNKNOWN) {
+    /* The user part is still validated for a refused type: a bad spec is a
+     * mistake worth reporting wherever it is applied (h5repack -f applies
+     * one spec to every dataset). */
+    spec.dtype = H5FZ_DTYPE_UNKNOWN;
+    st = h5fz_spec_validate(&spec);
+    if (st != H5FZ_OK)
+      return codec_failure(st, msg, msg_len, "invalid filter parameters");
+    st = h5fz_spec_to_cd_values(&spec, 0, cd_out, cap, n_out);
+    return st == H5FZ_OK ? st : codec_failure(st, msg, msg_len, "cannot store cd_values");
+  }
+  if (rank == 0 || rank > H5FZ_MAX_RANK) {
+    snprintf(msg, msg_len, "h5fz: chunk rank %u out of range 1..%d", (unsigned)rank, H5FZ_MAX_RANK);
+    return H5FZ_ERR_ARG;
+  }
+  spec.dtype = dtype;
+  spec.rank = rank;
+  for (uint32_t i = 0; i < rank; i++)
+    spec.dims[i] = dims[i];
+  st = h5fz_spec_validate(&spec);
+  if (st != H5FZ_OK)
+    return codec_failure(st, msg, msg_len, "invalid filter parameters for this dataset");
+  st = h5fz_spec_to_cd_values(&spec, 1, cd_out, cap, n_out);
+  return st == H5FZ_OK ? st : codec_failure(st, msg, msg_len, "cannot store cd_values");
+}
+
+static int run_encode(const unsigned *cd, size_t n, const void *in, size_t in_bytes,
+                      void **out, size_t *out_bytes, char *msg, size_t msg_len)
+{
+  /* Parsing a few dozen words costs nothing next to encoding a chunk, so
+   * the spec is parsed per call rather than cached (no shared state, no
+   * locking, nothing to invalidate). */
+  h5fz_spec spec;
+  int st = h5fz_spec_from_cd_values(cd, n, &spec, NULL);
+  if (st != H5FZ_OK)
+    return codec_failure(st, msg, msg_len, "invalid cd_values");
+  if (spec.dtype == H5FZ_DTYPE_UNKNOWN) {
+    snprintf(msg, msg_len,
+             "h5fz: cd_values carry no dataset part (the dataset type was refused, "
+             "or set_local did not run); chunk not compressed");
+    return H5FZ_ERR_SPEC;
+  }
+  st = h5fz_chunk_encode(&spec, in, in_bytes, out, out_bytes);
+  if (st != H5FZ_OK)
+    return codec_failure(st, msg, msg_len, "cannot compress chunk");
+  return H5FZ_OK;
+}
+
+int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
+                    size_t in_bytes, void **out, size_t *out_bytes, char *msg,
+                    size_t msg_len)
+{
+  *out = NULL;
+  *out_bytes = 0;
+  int st;
+  if (reverse) {
+    st = h5fz_chunk_decode(in, in_bytes, out, out_bytes);
+    if (st != H5FZ_OK) {
+      char what[96];
+      snprintf(what, sizeof what, "cannot decompress chunk of %zu bytes", in_bytes);
+      return codec_failure(st, msg, msg_len, what);
+    }
+  } else {
+    st = run_encode(cd, n, in, in_bytes, out, out_bytes, msg, msg_len);
+    if (st != H5FZ_OK)
+      return st;
+  }
+  /* HDF5 reads a returned size of 0 as failure; a codec that produced no
+   * bytes for a non-empty chunk is broken, so say so rather than let HDF5
+   * report a bare "filter failed". */
+  if (*out == NULL || *out_bytes == 0) {
+    free(*out);
+    *out = NULL;
+    snprintf(msg, msg_len, "h5fz: codec returned an empty buffer for a %zu-byte chunk (%s)",
+             in_bytes, reverse ? "decode" : "encode");
+    return H5FZ_ERR_CORRUPT;
+  }
+  return H5FZ_OK;
+}
