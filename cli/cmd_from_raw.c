@@ -1,0 +1,324 @@
+/*
+ * cmd_from_raw.c - `h5fz from-raw`: a raw little-endian field (as in
+ * shared/data) into one chunked HDF5 dataset, uncompressed or through the
+ * h5fz filter. This is also the smallest example of writing with the filter
+ * from C (see write_dataset).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz.h"
+#include "h5fz_cli.h"
+
+static const char *const cmd = "from-raw";
+
+#define DEFAULT_CHUNK_BYTES (4u << 20)
+
+static void help(FILE *out) {
+  fprintf(out,
+          "usage: h5fz from-raw RAW OUT.h5 --shape DIMS [options]\n"
+          "\n"
+          "Convert a raw little-endian field (C order, slowest dimension first) into a\n"
+          "chunked HDF5 dataset. OUT.h5 is overwritten. The element type comes from the\n"
+          "extension: .f32 = float32, .f64 = float64 (or --dtype).\n"
+          "\n"
+          "options:\n"
+          "  --shape DIMS        e.g. 12x291x360 (required; must match the file size)\n"
+          "  --chunk DIMS        chunk shape (default: about --chunk-bytes, split\n"
+          "                      along the slowest dimensions)\n"
+          "  --chunk-bytes N     target chunk size for the default chunk shape\n"
+          "                      (default %u)\n"
+          "  --dataset NAME      dataset path (default /data; groups are created)\n"
+          "  --dtype f32|f64     element type when the extension does not say\n"
+          "  --spec SPEC         compress through the h5fz filter (mandatory) with this\n"
+          "                      spec, e.g. \"abs=1e-3\"; needs HDF5_PLUGIN_PATH\n"
+          "  --quiet             print nothing on success\n"
+          "\n"
+          "Prints the shape, chunk shape, and the finite range and NaN/Inf counts.\n",
+          DEFAULT_CHUNK_BYTES);
+}
+
+static h5fz_dtype dtype_from_name(const char *s) {
+  if (!strcmp(s, "f32") || !strcmp(s, "float32")) return H5FZ_DTYPE_F32;
+  if (!strcmp(s, "f64") || !strcmp(s, "float64")) return H5FZ_DTYPE_F64;
+  return H5FZ_DTYPE_UNKNOWN;
+}
+
+static h5fz_dtype dtype_from_path(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return dot ? dtype_from_name(dot + 1) : H5FZ_DTYPE_UNKNOWN;
+}
+
+/* Chunks of about target bytes: whole fast dimensions, the first dimension
+ * that does not fit whole is cut, slower ones get extent 1. */
+static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
+                          hsize_t *chunk) {
+  hsize_t inner = elem;
+  for (int i = rank - 1; i >= 0; i--) {
+    if (inner * dims[i] <= target) {
+      chunk[i] = dims[i];
+      inner *= dims[i];
+    } else {
+      hsize_t fit = target / inner;
+      chunk[i] = fit ? fit : 1;
+      for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
+      return;
+    }
+  }
+}
+
+/* Reads the whole file into a malloc'd buffer of exactly want bytes. */
+static void *read_raw(const char *path, size_t want) {
+  FILE *f = fopen(path, "rb");
+  void *buf;
+  long size;
+  if (!f) {
+    h5fz_cli_error(cmd, "cannot open %s", path);
+    return NULL;
+  }
+  if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    h5fz_cli_error(cmd, "cannot size %s", path);
+    fclose(f);
+    return NULL;
+  }
+  if ((size_t)size != want) {
+    h5fz_cli_error(cmd, "%s has %ld bytes, but the shape and type need %zu", path, size,
+                   want);
+    fclose(f);
+    return NULL;
+  }
+  buf = malloc(want ? want : 1);
+  if (!buf || fread(buf, 1, want, f) != want) {
+    h5fz_cli_error(cmd, "cannot read %s", path);
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}
+
+typedef struct {
+  double min, max;
+  size_t n_nan, n_inf;
+} field_stats;
+
+static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype) {
+  field_stats s = {INFINITY, -INFINITY, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    double v = dtype == H5FZ_DTYPE_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
+    if (isnan(v)) {
+      s.n_nan++;
+    } else if (isinf(v)) {
+      s.n_inf++;
+    } else {
+      if (v < s.min) s.min = v;
+      if (v > s.max) s.max = v;
+    }
+  }
+  return s;
+}
+
+/* Builds the filter part of the dataset creation property list from a spec
+ * text: parse, convert to the user cd_values, add as a mandatory filter (an
+ * optional one would silently store chunks raw when the filter fails). */
+static int add_filter(hid_t dcpl, const char *spec_text) {
+  h5fz_spec spec;
+  unsigned cd[H5FZ_CD_USER_MAX];
+  size_t n;
+  char why[512];
+  int st = h5fz_spec_parse(spec_text, &spec);
+  if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, &n);
+  if (st != H5FZ_OK) {
+    h5fz_cli_error(cmd, "invalid --spec \"%s\": %s", spec_text, h5fz_last_error());
+    return -1;
+  }
+  if (H5Zfilter_avail(H5FZ_FILTER_ID) <= 0) {
+    h5fz_cli_error(cmd, "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH "
+                        "to the folder of libh5fz.so",
+                   H5FZ_FILTER_ID);
+    return -1;
+  }
+  if (H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n, cd) < 0) {
+    h5fz_cli_error(cmd, "H5Pset_filter failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    return -1;
+  }
+  return 0;
+}
+
+typedef struct {
+  const char *out_path, *dataset, *spec_text;
+  h5fz_dtype dtype;
+  int rank;
+  hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+} write_job;
+
+static int write_dataset(const write_job *job, const void *data) {
+  hid_t file = -1, space = -1, dcpl = -1, lcpl = -1, dset = -1;
+  hid_t type = job->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  char why[512];
+  int rc = -1;
+
+  file = H5Fcreate(job->out_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0) {
+    h5fz_cli_error(cmd, "cannot create %s: %s", job->out_path,
+                   h5fz_cli_hdf5_reason(why, sizeof why));
+    goto done;
+  }
+  space = H5Screate_simple(job->rank, job->dims, NULL);
+  dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  lcpl = H5Pcreate(H5P_LINK_CREATE);
+  if (space < 0 || dcpl < 0 || lcpl < 0 || H5Pset_chunk(dcpl, job->rank, job->chunk) < 0 ||
+      H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+    h5fz_cli_error(cmd, "cannot set up the dataset: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    goto done;
+  }
+  if (job->spec_text && add_filter(dcpl, job->spec_text) < 0) goto done;
+  dset = H5Dcreate2(file, job->dataset, type, space, lcpl, dcpl, H5P_DEFAULT);
+  if (dset < 0) {
+    h5fz_cli_error(cmd, "cannot create dataset %s: %s", job->dataset,
+                   h5fz_cli_hdf5_reason(why, sizeof why));
+    goto done;
+  }
+  /* The memory type is the file's little-endian type: the raw bytes are
+   * written as they are on any host. */
+  if (H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    h5fz_cli_error(cmd, "write failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    goto done;
+  }
+  rc = 0;
+done:
+  /* A mandatory filter may fail only when its chunks are flushed, so the
+   * closes are checked too. */
+  if (dset >= 0 && H5Dclose(dset) < 0 && rc == 0) {
+    h5fz_cli_error(cmd, "flush failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    rc = -1;
+  }
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (space >= 0) H5Sclose(space);
+  if (file >= 0 && H5Fclose(file) < 0 && rc == 0) {
+    h5fz_cli_error(cmd, "closing %s failed: %s", job->out_path,
+                   h5fz_cli_hdf5_reason(why, sizeof why));
+    rc = -1;
+  }
+  return rc;
+}
+
+static void print_summary(const write_job *job, const field_stats *s, hsize_t n) {
+  char shape[256], chunk[256];
+  hsize_t n_chunks = 1;
+  int edge = 0;
+  for (int i = 0; i < job->rank; i++) {
+    n_chunks *= (job->dims[i] + job->chunk[i] - 1) / job->chunk[i];
+    edge |= job->dims[i] % job->chunk[i] != 0;
+  }
+  h5fz_cli_format_dims(job->dims, job->rank, shape, sizeof shape);
+  h5fz_cli_format_dims(job->chunk, job->rank, chunk, sizeof chunk);
+  printf("%s:%s %s %s chunk %s (%llu chunks%s)%s%s\n", job->out_path, job->dataset,
+         job->dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", shape, chunk,
+         (unsigned long long)n_chunks, edge ? ", with edge chunks" : "",
+         job->spec_text ? " filter " : "", job->spec_text ? job->spec_text : "");
+  printf("elements %llu, finite min %.9g max %.9g range %.9g, NaN %zu, Inf %zu\n",
+         (unsigned long long)n, s->min, s->max, s->max - s->min, s->n_nan, s->n_inf);
+}
+
+int h5fz_cmd_from_raw(int argc, char **argv) {
+  static const struct option options[] = {{"shape", required_argument, NULL, 's'},
+                                          {"chunk", required_argument, NULL, 'c'},
+                                          {"chunk-bytes", required_argument, NULL, 'b'},
+                                          {"dataset", required_argument, NULL, 'd'},
+                                          {"dtype", required_argument, NULL, 't'},
+                                          {"spec", required_argument, NULL, 'f'},
+                                          {"quiet", no_argument, NULL, 'q'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  write_job job = {NULL, "/data", NULL, H5FZ_DTYPE_UNKNOWN, 0, {0}, {0}};
+  const char *shape_text = NULL, *chunk_text = NULL;
+  double chunk_bytes = DEFAULT_CHUNK_BYTES;
+  int quiet = 0, c, chunk_rank = 0;
+  hsize_t n = 1;
+  size_t elem;
+  void *data;
+  field_stats stats;
+
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+      case 's': shape_text = optarg; break;
+      case 'c': chunk_text = optarg; break;
+      case 'b':
+        if (h5fz_cli_parse_double(optarg, &chunk_bytes) < 0 || chunk_bytes < 1) {
+          h5fz_cli_error(cmd, "bad --chunk-bytes '%s'", optarg);
+          return H5FZ_CLI_USAGE;
+        }
+        break;
+      case 'd': job.dataset = optarg; break;
+      case 't':
+        job.dtype = dtype_from_name(optarg);
+        if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
+          h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", optarg);
+          return H5FZ_CLI_USAGE;
+        }
+        break;
+      case 'f': job.spec_text = optarg; break;
+      case 'q': quiet = 1; break;
+      case 'h': help(stdout); return H5FZ_CLI_OK;
+      default: help(stderr); return H5FZ_CLI_USAGE;
+    }
+  }
+  if (argc - optind != 2 || !shape_text) {
+    h5fz_cli_error(cmd, "need RAW, OUT.h5 and --shape");
+    help(stderr);
+    return H5FZ_CLI_USAGE;
+  }
+  job.out_path = argv[optind + 1];
+  if (job.dtype == H5FZ_DTYPE_UNKNOWN) job.dtype = dtype_from_path(argv[optind]);
+  if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
+    h5fz_cli_error(cmd, "cannot tell the type of %s: name it .f32/.f64 or give --dtype",
+                   argv[optind]);
+    return H5FZ_CLI_USAGE;
+  }
+  elem = h5fz_dtype_size(job.dtype);
+  if (elem == 0) elem = job.dtype == H5FZ_DTYPE_F32 ? 4 : 8;
+  if (h5fz_cli_parse_dims(shape_text, job.dims, H5S_MAX_RANK, &job.rank) < 0) {
+    h5fz_cli_error(cmd, "bad --shape '%s' (e.g. 12x291x360)", shape_text);
+    return H5FZ_CLI_USAGE;
+  }
+  for (int i = 0; i < job.rank; i++) {
+    if (n > SIZE_MAX / elem / job.dims[i]) {
+      h5fz_cli_error(cmd, "--shape '%s' is too large", shape_text);
+      return H5FZ_CLI_USAGE;
+    }
+    n *= job.dims[i];
+  }
+  if (chunk_text) {
+    if (h5fz_cli_parse_dims(chunk_text, job.chunk, H5S_MAX_RANK, &chunk_rank) < 0 ||
+        chunk_rank != job.rank) {
+      h5fz_cli_error(cmd, "bad --chunk '%s': need %d positive extents", chunk_text, job.rank);
+      return H5FZ_CLI_USAGE;
+    }
+    for (int i = 0; i < job.rank; i++)
+      if (job.chunk[i] > job.dims[i]) {
+        h5fz_cli_error(cmd, "--chunk extent %llu exceeds the dimension %llu",
+                       (unsigned long long)job.chunk[i], (unsigned long long)job.dims[i]);
+        return H5FZ_CLI_USAGE;
+      }
+  } else {
+    default_chunk(job.dims, job.rank, elem, (size_t)chunk_bytes, job.chunk);
+  }
+
+  h5fz_cli_quiet_hdf5();
+  data = read_raw(argv[optind], (size_t)n * elem);
+  if (!data) return H5FZ_CLI_USAGE;
+  stats = stats_of(data, (size_t)n, job.dtype);
+  if (write_dataset(&job, data) < 0) {
+    free(data);
+    return H5FZ_CLI_USAGE;
+  }
+  free(data);
+  if (!quiet) print_summary(&job, &stats, n);
+  return H5FZ_CLI_OK;
+}

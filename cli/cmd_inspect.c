@@ -1,0 +1,269 @@
+/*
+ * cmd_inspect.c - `h5fz inspect FILE [DATASET]`: the filter parameters of a
+ * dataset and, per stored chunk, what the h5fz container says about it.
+ * Reads the stored bytes with H5Dread_chunk, so nothing is decoded and the
+ * plugin need not be loadable.
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz.h"
+#include "h5fz_cli.h"
+
+static const char *const cmd = "inspect";
+
+static void help(FILE *out) {
+  fprintf(out,
+          "usage: h5fz inspect FILE.h5 [DATASET] [--json] [--summary]\n"
+          "\n"
+          "For DATASET (default: every floating-point dataset), print the filter\n"
+          "pipeline's h5fz cd_values and spec text, then one line per stored chunk:\n"
+          "offset, stored bytes, ratio, outliers, raw sub-chunks / sub-chunks and\n"
+          "flags, read from the chunk container's header (the payload is not decoded,\n"
+          "so the plugin is not needed).\n"
+          "\n"
+          "options:\n"
+          "  --summary   totals only, no line per chunk\n"
+          "  --json      print JSON instead of text\n");
+}
+
+typedef struct {
+  int json, summary;
+} inspect_options;
+
+typedef struct {
+  uint64_t chunks, stored, input, outliers, raw_sub, sub, errors, unfiltered;
+} totals;
+
+static void print_offset(const hsize_t *off, int rank) {
+  char buf[256];
+  h5fz_cli_format_dims(off, rank, buf, sizeof buf);
+  /* Offsets may be 0, which format_dims prints fine; separators as commas
+   * read better for coordinates. */
+  for (char *p = buf; *p; p++)
+    if (*p == 'x') *p = ',';
+  if (rank == 0) strcpy(buf, "0");
+  printf("[%s]", buf);
+}
+
+/* One chunk: read its stored bytes and parse the container header. */
+static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int filter_pos,
+                          const inspect_options *o, totals *t) {
+  hsize_t off[H5S_MAX_RANK] = {0};
+  unsigned mask = 0;
+  haddr_t addr;
+  hsize_t size = 0;
+  uint32_t filters = 0;
+  void *buf = NULL;
+  h5fz_chunk_info info;
+  int st = H5FZ_ERR_ARG;
+  const char *why = "cannot read the chunk";
+  char hdf5_why[256];
+
+  memset(&info, 0, sizeof info);
+  if (H5Dget_chunk_info(dset, space, index, off, &mask, &addr, &size) < 0) {
+    why = h5fz_cli_hdf5_reason(hdf5_why, sizeof hdf5_why);
+  } else if ((buf = malloc(size ? size : 1)) != NULL &&
+             H5Dread_chunk(dset, H5P_DEFAULT, off, &filters, buf) >= 0) {
+    if (filter_pos >= 0 && (filters >> filter_pos) & 1u) {
+      why = "stored unfiltered (the filter skipped this chunk)";
+      st = 1;
+    } else {
+      st = h5fz_chunk_inspect(buf, (size_t)size, &info);
+      if (st != H5FZ_OK) why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
+    }
+  }
+  free(buf);
+
+  t->chunks++;
+  t->stored += size;
+  if (st == H5FZ_OK) {
+    t->input += info.input_bytes;
+    t->outliers += info.n_outliers;
+    t->raw_sub += info.n_raw_subchunks;
+    t->sub += info.n_subchunks;
+  } else if (st == 1) {
+    t->unfiltered++;
+  } else {
+    t->errors++;
+  }
+  if (o->summary) return;
+  if (o->json) {
+    printf("%s\n      {\"index\": %llu, \"offset\": [", index ? "," : "",
+           (unsigned long long)index);
+    for (int i = 0; i < rank; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)off[i]);
+    printf("], \"stored_bytes\": %llu", (unsigned long long)size);
+    if (st == H5FZ_OK)
+      printf(", \"input_bytes\": %llu, \"ratio\": %.6g, \"outliers\": %u, "
+             "\"subchunks\": %u, \"raw_subchunks\": %u, \"stored_raw\": %s, "
+             "\"abs_bound\": %.17g}",
+             (unsigned long long)info.input_bytes,
+             size ? (double)info.input_bytes / (double)size : 0.0, info.n_outliers,
+             info.n_subchunks, info.n_raw_subchunks, info.stored_raw ? "true" : "false",
+             info.abs_bound);
+    else {
+      printf(", \"error\": ");
+      h5fz_cli_json_string(stdout, why);
+      printf("}");
+    }
+    return;
+  }
+  printf("  %6llu ", (unsigned long long)index);
+  print_offset(off, rank);
+  if (st == H5FZ_OK)
+    printf("  stored %llu  ratio %.3f  outliers %u  raw sub-chunks %u/%u%s\n",
+           (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0,
+           info.n_outliers, info.n_raw_subchunks, info.n_subchunks,
+           info.stored_raw ? "  STORED RAW" : "");
+  else
+    printf("  stored %llu  %s\n", (unsigned long long)size, why);
+}
+
+/* The filter line: cd_values as stored (user and set_local words) and the
+ * spec they mean. Returns the filter's position in the pipeline or -1. */
+static int describe_filter(hid_t dcpl, const inspect_options *o) {
+  unsigned flags = 0, cd[H5FZ_CD_MAX];
+  size_t n = 0;
+  char text[512] = "";
+  h5fz_spec spec;
+  int pos = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n);
+  if (pos >= 0 && h5fz_spec_from_cd_values(cd, n, &spec, NULL) == H5FZ_OK)
+    h5fz_spec_format(&spec, text, sizeof text);
+  if (o->json) {
+    printf(", \"filter_id\": %d, \"filter_found\": %s, \"filter_index\": %d, "
+           "\"filter_mandatory\": %s, \"cd_values\": [",
+           H5FZ_FILTER_ID, pos >= 0 ? "true" : "false", pos,
+           pos >= 0 && !(flags & H5Z_FLAG_OPTIONAL) ? "true" : "false");
+    for (size_t i = 0; i < n; i++) printf("%s%u", i ? ", " : "", cd[i]);
+    printf("], \"spec\": ");
+    h5fz_cli_json_string(stdout, text);
+    return pos;
+  }
+  if (pos < 0) {
+    printf("  filter: h5fz (id %d) not in the pipeline\n", H5FZ_FILTER_ID);
+    return pos;
+  }
+  printf("  filter: h5fz (id %d) at position %d, %s\n  cd_values (%zu):", H5FZ_FILTER_ID, pos,
+         flags & H5Z_FLAG_OPTIONAL ? "optional" : "mandatory", n);
+  for (size_t i = 0; i < n; i++) printf(" %u", cd[i]);
+  printf("\n  spec: %s\n", text[0] ? text : "(cd_values not understood)");
+  return pos;
+}
+
+static int inspect_dataset(hid_t file, const char *name, const inspect_options *o, int first) {
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), dcpl = -1, space = -1, type = -1;
+  hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK], n_chunks = 0;
+  char shape[256], chunk_text[256] = "";
+  char why[400];
+  int rank, pos, rc = H5FZ_CLI_OK;
+  totals t;
+
+  memset(&t, 0, sizeof t);
+  if (dset < 0) {
+    h5fz_cli_error(cmd, "cannot open dataset %s: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
+    return H5FZ_CLI_USAGE;
+  }
+  dcpl = H5Dget_create_plist(dset);
+  space = H5Dget_space(dset);
+  type = H5Dget_type(dset);
+  rank = H5Sget_simple_extent_dims(space, dims, NULL);
+  h5fz_cli_format_dims(dims, rank, shape, sizeof shape);
+  if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
+    int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk);
+    h5fz_cli_format_dims(chunk, crank, chunk_text, sizeof chunk_text);
+  }
+  if (o->json) {
+    printf("%s\n    {\"dataset\": ", first ? "" : ",");
+    h5fz_cli_json_string(stdout, name);
+    printf(", \"shape\": \"%s\", \"element_bytes\": %zu, \"chunk\": \"%s\", "
+           "\"storage_bytes\": %llu",
+           shape, H5Tget_size(type), chunk_text, (unsigned long long)H5Dget_storage_size(dset));
+  } else {
+    printf("%s: %zu-byte floats, shape %s, chunk %s, stored %llu bytes\n", name,
+           H5Tget_size(type), shape, chunk_text[0] ? chunk_text : "(not chunked)",
+           (unsigned long long)H5Dget_storage_size(dset));
+  }
+  pos = describe_filter(dcpl, o);
+  if (chunk_text[0] && H5Dget_num_chunks(dset, space, &n_chunks) < 0) {
+    h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
+    rc = H5FZ_CLI_USAGE;
+  }
+  if (o->json) printf(", \"chunks\": [");
+  for (hsize_t i = 0; i < n_chunks; i++) inspect_chunk(dset, i, space, rank, pos, o, &t);
+  if (o->json) {
+    printf("%s], \"totals\": {\"chunks\": %llu, \"stored_bytes\": %llu, \"input_bytes\": %llu, "
+           "\"outliers\": %llu, \"subchunks\": %llu, \"raw_subchunks\": %llu, "
+           "\"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu}}",
+           n_chunks && !o->summary ? "\n    " : "", (unsigned long long)t.chunks,
+           (unsigned long long)t.stored, (unsigned long long)t.input,
+           (unsigned long long)t.outliers, (unsigned long long)t.sub,
+           (unsigned long long)t.raw_sub, (unsigned long long)t.unfiltered,
+           (unsigned long long)t.errors);
+  } else {
+    printf("  total: %llu chunks, stored %llu, decoded %llu, ratio %.3f, outliers %llu, "
+           "raw sub-chunks %llu/%llu, unfiltered chunks %llu, unreadable %llu\n",
+           (unsigned long long)t.chunks, (unsigned long long)t.stored,
+           (unsigned long long)t.input,
+           t.stored ? (double)t.input / (double)t.stored : 0.0, (unsigned long long)t.outliers,
+           (unsigned long long)t.raw_sub, (unsigned long long)t.sub,
+           (unsigned long long)t.unfiltered, (unsigned long long)t.errors);
+  }
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Pclose(dcpl);
+  H5Dclose(dset);
+  return rc;
+}
+
+int h5fz_cmd_inspect(int argc, char **argv) {
+  static const struct option options[] = {{"json", no_argument, NULL, 'j'},
+                                          {"summary", no_argument, NULL, 's'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  inspect_options o = {0, 0};
+  h5fz_cli_names names = {NULL, 0, 0};
+  int c, rc = H5FZ_CLI_OK;
+  hid_t file;
+  char why[400];
+
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+      case 'j': o.json = 1; break;
+      case 's': o.summary = 1; break;
+      case 'h': help(stdout); return H5FZ_CLI_OK;
+      default: help(stderr); return H5FZ_CLI_USAGE;
+    }
+  }
+  if (argc - optind < 1 || argc - optind > 2) {
+    h5fz_cli_error(cmd, "need FILE.h5 and at most one DATASET");
+    help(stderr);
+    return H5FZ_CLI_USAGE;
+  }
+  h5fz_cli_quiet_hdf5();
+  file = H5Fopen(argv[optind], H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) {
+    h5fz_cli_error(cmd, "cannot open %s: %s", argv[optind], h5fz_cli_hdf5_reason(why, sizeof why));
+    return H5FZ_CLI_USAGE;
+  }
+  if (argc - optind == 2 ? h5fz_cli_names_add(&names, argv[optind + 1])
+                         : h5fz_cli_list_float_datasets(file, &names)) {
+    h5fz_cli_error(cmd, "cannot list the datasets of %s", argv[optind]);
+    rc = H5FZ_CLI_USAGE;
+  }
+  if (o.json) {
+    printf("{\"file\": ");
+    h5fz_cli_json_string(stdout, argv[optind]);
+    printf(", \"datasets\": [");
+  }
+  for (size_t i = 0; i < names.n; i++) {
+    int r = inspect_dataset(file, names.names[i], &o, i == 0);
+    if (r != H5FZ_CLI_OK) rc = r;
+  }
+  if (o.json) printf("\n  ]}\n");
+  H5Fclose(file);
+  h5fz_cli_names_free(&names);
+  return rc;
+}

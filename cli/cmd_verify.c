@@ -1,0 +1,336 @@
+/*
+ * cmd_verify.c - `h5fz verify ORIG COMP`: does a compressed file hold what
+ * the original held, within the error bound? The check every user of a
+ * lossy filter should be able to run in one line.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz.h"
+#include "h5fz_cli.h"
+
+static const char *const cmd = "verify";
+
+static void help(FILE *out) {
+  fprintf(out,
+          "usage: h5fz verify ORIG.h5 COMPRESSED.h5 (--abs B | --rel R) [options]\n"
+          "\n"
+          "Read every floating-point dataset of ORIG.h5 (recursively, or those named\n"
+          "by --dataset) and the dataset of the same path in COMPRESSED.h5 (decoded\n"
+          "by the plugin: set HDF5_PLUGIN_PATH), and report per dataset: the max\n"
+          "absolute error over the finite elements, the PSNR (dB, peak = finite value\n"
+          "range), whether NaN positions and Inf values match, the compression ratio\n"
+          "(raw bytes / stored bytes of the compressed dataset) and whether the h5fz\n"
+          "filter (id %d) is in its pipeline.\n"
+          "\n"
+          "options:\n"
+          "  --abs B            the bound is B\n"
+          "  --rel R            the bound is R x (max - min) of the finite values of\n"
+          "                     the whole original dataset\n"
+          "  --dataset NAME     check only NAME (repeatable)\n"
+          "  --require-filter   fail when a compressed dataset lacks the h5fz filter\n"
+          "  --json             print a JSON object instead of text\n"
+          "\n"
+          "Exit status: 0 all checks passed, 1 a bound is broken, a NaN/Inf differs or\n"
+          "a required filter is missing, 2 usage or read error.\n",
+          H5FZ_FILTER_ID);
+}
+
+typedef struct {
+  const char *name;
+  char error[512];       /* non-empty: the dataset could not be compared */
+  char shape[256];
+  const char *dtype;
+  uint64_t n;
+  uint64_t n_finite, n_nan, n_inf;
+  double min, max;       /* finite range of the original */
+  double bound, max_err, psnr;
+  int nan_match, inf_match, filter_found;
+  uint64_t raw_bytes, stored_bytes;
+  double ratio;
+} dataset_report;
+
+/* Reads a whole dataset converted to double, which holds every float32 and
+ * float64 value exactly, NaN payload aside. */
+static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *rank,
+                            hsize_t *n, dataset_report *r) {
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), space = -1;
+  double *buf = NULL;
+  char why[400];
+  if (dset < 0) {
+    snprintf(r->error, sizeof r->error, "cannot open: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    return NULL;
+  }
+  space = H5Dget_space(dset);
+  *rank = H5Sget_simple_extent_ndims(space);
+  if (*rank < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+    snprintf(r->error, sizeof r->error, "cannot read the shape");
+    goto done;
+  }
+  *n = (hsize_t)H5Sget_simple_extent_npoints(space);
+  buf = malloc(*n ? *n * sizeof *buf : 1);
+  if (!buf) {
+    snprintf(r->error, sizeof r->error, "out of memory (%llu elements)",
+             (unsigned long long)*n);
+    goto done;
+  }
+  if (H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    snprintf(r->error, sizeof r->error, "read failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    free(buf);
+    buf = NULL;
+  }
+done:
+  H5Sclose(space);
+  H5Dclose(dset);
+  return buf;
+}
+
+static void describe_compressed(hid_t file, const char *name, dataset_report *r) {
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t dcpl, type;
+  unsigned flags, cd[H5FZ_CD_MAX];
+  size_t n_cd;
+  if (dset < 0) return;
+  dcpl = H5Dget_create_plist(dset);
+  type = H5Dget_type(dset);
+  r->filter_found = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n_cd) >= 0;
+  r->raw_bytes = r->n * H5Tget_size(type);
+  r->dtype = H5Tget_size(type) == 4 ? "float32" : H5Tget_size(type) == 8 ? "float64" : "float";
+  r->stored_bytes = H5Dget_storage_size(dset);
+  r->ratio = r->stored_bytes ? (double)r->raw_bytes / (double)r->stored_bytes : 0.0;
+  H5Tclose(type);
+  H5Pclose(dcpl);
+  H5Dclose(dset);
+}
+
+static void finite_range(const double *a, hsize_t n, dataset_report *r) {
+  r->min = INFINITY;
+  r->max = -INFINITY;
+  for (hsize_t i = 0; i < n; i++) {
+    if (isnan(a[i])) {
+      r->n_nan++;
+    } else if (isinf(a[i])) {
+      r->n_inf++;
+    } else {
+      r->n_finite++;
+      if (a[i] < r->min) r->min = a[i];
+      if (a[i] > r->max) r->max = a[i];
+    }
+  }
+}
+
+/* Errors over the elements finite in the original; a finite value decoded
+ * as NaN or Inf counts as an infinite error. */
+static void compare(const double *a, const double *b, hsize_t n, dataset_report *r) {
+  double sq = 0.0, range = r->max - r->min;
+  r->max_err = 0.0;
+  r->nan_match = r->inf_match = 1;
+  for (hsize_t i = 0; i < n; i++) {
+    if (isnan(a[i]) != isnan(b[i])) r->nan_match = 0;
+    if ((isinf(a[i]) || isinf(b[i])) && !(isnan(a[i]) || isnan(b[i])) && a[i] != b[i])
+      r->inf_match = 0;
+    if (isfinite(a[i])) {
+      double e = fabs(a[i] - b[i]);
+      if (isnan(e)) e = INFINITY;
+      if (e > r->max_err) r->max_err = e;
+      sq += e * e;
+    }
+  }
+  if (r->n_finite == 0 || sq == 0.0)
+    r->psnr = INFINITY;
+  else
+    r->psnr = 20.0 * log10(range) - 10.0 * log10(sq / (double)r->n_finite);
+}
+
+typedef struct {
+  double abs_bound, rel_bound;
+  int use_rel, require_filter, json;
+} verify_options;
+
+static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r) {
+  hsize_t dims_a[H5S_MAX_RANK], dims_b[H5S_MAX_RANK], n_a = 0, n_b = 0;
+  int rank_a = 0, rank_b = 0;
+  double *a, *b;
+
+  a = read_doubles(orig, r->name, dims_a, &rank_a, &n_a, r);
+  if (!a) return;
+  b = read_doubles(comp, r->name, dims_b, &rank_b, &n_b, r);
+  if (!b) {
+    free(a);
+    return;
+  }
+  h5fz_cli_format_dims(dims_a, rank_a, r->shape, sizeof r->shape);
+  if (rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
+    char other[256];
+    h5fz_cli_format_dims(dims_b, rank_b, other, sizeof other);
+    snprintf(r->error, sizeof r->error, "shape %s in the original, %s in the compressed file",
+             r->shape, other);
+  } else {
+    r->n = n_a;
+    finite_range(a, n_a, r);
+    r->bound = o->use_rel ? o->rel_bound * (r->n_finite ? r->max - r->min : 0.0) : o->abs_bound;
+    compare(a, b, n_a, r);
+    describe_compressed(comp, r->name, r);
+  }
+  free(a);
+  free(b);
+}
+
+static int report_ok(const dataset_report *r, const verify_options *o) {
+  return !r->error[0] && r->max_err <= r->bound && r->nan_match && r->inf_match &&
+         (r->filter_found || !o->require_filter);
+}
+
+static void print_text(const dataset_report *r, const verify_options *o) {
+  if (r->error[0]) {
+    printf("%s: ERROR %s\n", r->name, r->error);
+    return;
+  }
+  printf("%s: %s %s  bound %.6g  max_err %.6g  psnr %.2f dB  ratio %.3f  nan %s  inf %s  "
+         "filter %s  -> %s\n",
+         r->name, r->dtype, r->shape, r->bound, r->max_err, r->psnr, r->ratio,
+         r->nan_match ? "match" : "MISMATCH", r->inf_match ? "match" : "MISMATCH",
+         r->filter_found ? "h5fz" : (o->require_filter ? "MISSING" : "none"),
+         report_ok(r, o) ? "ok" : "FAIL");
+}
+
+static void print_json(const dataset_report *r, const verify_options *o, int first) {
+  printf("%s\n    {\"dataset\": ", first ? "" : ",");
+  h5fz_cli_json_string(stdout, r->name);
+  if (r->error[0]) {
+    printf(", \"ok\": false, \"error\": ");
+    h5fz_cli_json_string(stdout, r->error);
+    printf("}");
+    return;
+  }
+  printf(", \"dtype\": \"%s\", \"shape\": \"%s\", \"elements\": %llu, \"nan_count\": %llu, "
+         "\"inf_count\": %llu, \"min\": ",
+         r->dtype, r->shape, (unsigned long long)r->n, (unsigned long long)r->n_nan,
+         (unsigned long long)r->n_inf);
+  h5fz_cli_json_number(stdout, r->min);
+  printf(", \"max\": ");
+  h5fz_cli_json_number(stdout, r->max);
+  printf(", \"bound\": ");
+  h5fz_cli_json_number(stdout, r->bound);
+  printf(", \"max_abs_error\": ");
+  h5fz_cli_json_number(stdout, r->max_err);
+  printf(", \"psnr_db\": ");
+  h5fz_cli_json_number(stdout, r->psnr);
+  printf(", \"nan_match\": %s, \"inf_match\": %s, \"raw_bytes\": %llu, \"stored_bytes\": %llu, "
+         "\"ratio\": ",
+         r->nan_match ? "true" : "false", r->inf_match ? "true" : "false",
+         (unsigned long long)r->raw_bytes, (unsigned long long)r->stored_bytes);
+  h5fz_cli_json_number(stdout, r->ratio);
+  printf(", \"filter_found\": %s, \"ok\": %s}", r->filter_found ? "true" : "false",
+         report_ok(r, o) ? "true" : "false");
+}
+
+static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb) {
+  char why[400];
+  *fa = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (*fa < 0) {
+    h5fz_cli_error(cmd, "cannot open %s: %s", a, h5fz_cli_hdf5_reason(why, sizeof why));
+    return -1;
+  }
+  *fb = H5Fopen(b, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (*fb < 0) {
+    h5fz_cli_error(cmd, "cannot open %s: %s", b, h5fz_cli_hdf5_reason(why, sizeof why));
+    H5Fclose(*fa);
+    return -1;
+  }
+  return 0;
+}
+
+int h5fz_cmd_verify(int argc, char **argv) {
+  static const struct option options[] = {{"abs", required_argument, NULL, 'a'},
+                                          {"rel", required_argument, NULL, 'r'},
+                                          {"dataset", required_argument, NULL, 'd'},
+                                          {"require-filter", no_argument, NULL, 'f'},
+                                          {"json", no_argument, NULL, 'j'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+  verify_options o = {0.0, 0.0, 0, 0, 0};
+  int have_abs = 0, have_rel = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
+  h5fz_cli_names names = {NULL, 0, 0};
+  hid_t fa, fb;
+
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+      case 'a':
+        if (h5fz_cli_parse_double(optarg, &o.abs_bound) < 0 || o.abs_bound < 0) {
+          h5fz_cli_error(cmd, "bad --abs '%s' (a finite number >= 0)", optarg);
+          goto usage;
+        }
+        have_abs = 1;
+        break;
+      case 'r':
+        if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || o.rel_bound < 0) {
+          h5fz_cli_error(cmd, "bad --rel '%s' (a finite number >= 0)", optarg);
+          goto usage;
+        }
+        have_rel = 1;
+        break;
+      case 'd':
+        if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
+        break;
+      case 'f': o.require_filter = 1; break;
+      case 'j': o.json = 1; break;
+      case 'h':
+        help(stdout);
+        h5fz_cli_names_free(&names);
+        return H5FZ_CLI_OK;
+      default: goto usage;
+    }
+  }
+  if (argc - optind != 2 || have_abs == have_rel) {
+    h5fz_cli_error(cmd, "need ORIG.h5, COMPRESSED.h5 and exactly one of --abs, --rel");
+    goto usage;
+  }
+  o.use_rel = have_rel;
+  h5fz_cli_quiet_hdf5();
+  if (open_pair(argv[optind], argv[optind + 1], &fa, &fb) < 0) {
+    h5fz_cli_names_free(&names);
+    return H5FZ_CLI_USAGE;
+  }
+  if (names.n == 0 && h5fz_cli_list_float_datasets(fa, &names) < 0) {
+    h5fz_cli_error(cmd, "cannot list the datasets of %s", argv[optind]);
+    rc = H5FZ_CLI_USAGE;
+  } else if (names.n == 0) {
+    h5fz_cli_error(cmd, "%s has no floating-point dataset", argv[optind]);
+    rc = H5FZ_CLI_USAGE;
+  }
+  if (rc == H5FZ_CLI_OK) {
+    int failed = 0;
+    if (o.json) printf("{\"datasets\": [");
+    for (size_t i = 0; i < names.n; i++) {
+      dataset_report r;
+      memset(&r, 0, sizeof r);
+      r.name = names.names[i];
+      r.dtype = "float";
+      check_dataset(fa, fb, &o, &r);
+      if (o.json)
+        print_json(&r, &o, i == 0);
+      else
+        print_text(&r, &o);
+      if (r.error[0])
+        read_error = 1;
+      else if (!report_ok(&r, &o))
+        failed = 1;
+    }
+    rc = read_error ? H5FZ_CLI_USAGE : failed ? H5FZ_CLI_FAIL : H5FZ_CLI_OK;
+    if (o.json) printf("\n  ], \"ok\": %s}\n", rc == H5FZ_CLI_OK ? "true" : "false");
+  }
+  H5Fclose(fa);
+  H5Fclose(fb);
+  h5fz_cli_names_free(&names);
+  return rc;
+
+usage:
+  help(stderr);
+  h5fz_cli_names_free(&names);
+  return H5FZ_CLI_USAGE;
+}

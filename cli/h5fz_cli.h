@@ -1,0 +1,84 @@
+/*
+ * h5fz_cli.h - subcommands of the h5fz command-line tool and the small
+ * HDF5 helpers they share. Private to cli/: users call fusion/h5fz.h.
+ *
+ * Every subcommand takes argv as the shell gave it from the subcommand name
+ * on (argv[0] = "verify", ...) and returns the process exit status:
+ * H5FZ_CLI_OK, H5FZ_CLI_FAIL (a check failed), H5FZ_CLI_USAGE (bad
+ * arguments or an I/O error; the reason is on stderr).
+ */
+#ifndef H5FZ_CLI_H
+#define H5FZ_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <hdf5.h>
+
+#define H5FZ_CLI_OK 0
+#define H5FZ_CLI_FAIL 1
+#define H5FZ_CLI_USAGE 2
+
+#ifndef H5FZ_FILTER_ID
+#error "H5FZ_FILTER_ID must be defined by the build (CMake cache variable)"
+#endif
+
+int h5fz_cmd_cd_values(int argc, char **argv);
+int h5fz_cmd_from_raw(int argc, char **argv);
+int h5fz_cmd_verify(int argc, char **argv);
+int h5fz_cmd_inspect(int argc, char **argv);
+
+/* Print "h5fz <cmd>: <message>\n" on stderr, printf-style. */
+void h5fz_cli_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parse "12x291x360" into dims[0..*rank), slowest first. Every extent must
+ * be a positive decimal. Returns 0, or -1 if the text is malformed or has
+ * more than max_rank extents. */
+int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank);
+
+/* Write dims as "12x291x360" into buf (always NUL terminated). */
+void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len);
+
+/* Parse a finite double; returns 0, or -1 if text is not entirely a number. */
+int h5fz_cli_parse_double(const char *text, double *out);
+
+/* A growable list of dataset paths. */
+typedef struct {
+  char **names;
+  size_t n;
+  size_t cap;
+} h5fz_cli_names;
+
+/* Append to *list the absolute path of every floating-point dataset below
+ * the root of file, recursively, in name order. Returns 0 or -1. */
+int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list);
+
+/* Append a copy of name to *list. Returns 0 or -1 (out of memory). */
+int h5fz_cli_names_add(h5fz_cli_names *list, const char *name);
+
+void h5fz_cli_names_free(h5fz_cli_names *list);
+
+/* Look for the h5fz filter in a dataset creation property list. Returns its
+ * index in the pipeline (>= 0) and fills cd[0..*n_cd) (cap words at most)
+ * and *flags, or -1 if the pipeline does not hold it. */
+int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap,
+                         size_t *n_cd);
+
+/* Print s as a JSON string literal (quotes and escapes included). */
+void h5fz_cli_json_string(FILE *out, const char *s);
+
+/* Print a double as a JSON number, or null when it is not finite (JSON has
+ * no Inf or NaN). */
+void h5fz_cli_json_number(FILE *out, double v);
+
+/* Silence HDF5's automatic error stack printing for the rest of the
+ * process: the CLI reports errors itself, once, in its own words. */
+void h5fz_cli_quiet_hdf5(void);
+
+/* The descriptions on the current HDF5 error stack, innermost (the real
+ * cause, e.g. the filter's own message) first, joined by "; " into buf.
+ * Returns buf ("" when the stack is empty). */
+const char *h5fz_cli_hdf5_reason(char *buf, size_t len);
+
+#endif /* H5FZ_CLI_H */
