@@ -1,0 +1,116 @@
+/*
+ * h5fz_dev.h - what lets one op source serve both executors.
+ *
+ * Every op in device_ops/ is written once, in the SPMD style of a CUDA thread
+ * block: a block of `nthreads` threads cooperates on one sub-chunk, thread
+ * `tid` takes a contiguous share of the items, and block-wide prefix sums
+ * give each thread its output offset. The CPU executor runs the very same
+ * code with nthreads = 1 (the share is everything, the scan is trivial);
+ * the GPU executor hands the same headers to NVRTC and runs them with a real
+ * block. Because both sides evaluate the same expressions in the same order,
+ * they write the same bytes (see docs/format.md, "Determinism").
+ */
+#ifndef H5FZ_DEV_H
+#define H5FZ_DEV_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define H5FZ_ON_GPU 1
+#define H5FZ_FN static __device__ __forceinline__
+#else
+#define H5FZ_ON_GPU 0
+#define H5FZ_FN static inline
+#endif
+
+#if defined(__CUDACC_RTC__)
+/* NVRTC has no C library headers: the few fixed-width types we need. */
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef int int32_t;
+typedef long long int64_t;
+#else
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#endif
+
+/* One thread's view of its block. On the CPU: {0, 1, NULL}. On the GPU the
+ * scratch points to shared memory of at least H5FZ_SCAN_SCRATCH_WORDS u64. */
+typedef struct {
+  uint32_t tid;
+  uint32_t nthreads;
+  uint64_t *scan_scratch;
+} h5fz_blk;
+
+#define H5FZ_MAX_BLOCK_THREADS 1024u
+#define H5FZ_SCAN_SCRATCH_WORDS (H5FZ_MAX_BLOCK_THREADS / 32u + 2u)
+
+H5FZ_FN void h5fz_blk_sync(const h5fz_blk *b)
+{
+#if H5FZ_ON_GPU
+  (void)b;
+  __syncthreads();
+#else
+  (void)b;
+#endif
+}
+
+/* This thread's contiguous share [*lo, *hi) of n items, shares rounded up to
+ * a multiple of `align` items so that bit-level ops never split a byte. */
+H5FZ_FN void h5fz_blk_share(const h5fz_blk *b, uint32_t n, uint32_t align,
+                            uint32_t *lo, uint32_t *hi)
+{
+  uint32_t per = (n + b->nthreads - 1u) / b->nthreads;
+  per = (per + align - 1u) / align * align;
+  uint64_t l = (uint64_t)per * b->tid;
+  uint64_t h = l + per;
+  *lo = (uint32_t)(l < n ? l : n);
+  *hi = (uint32_t)(h < n ? h : n);
+}
+
+/* Block-wide exclusive prefix sum (wrapping, 64-bit) of one value per
+ * thread; *total receives the sum over the block. Every thread of the block
+ * must call it (it contains barriers on the GPU). */
+H5FZ_FN uint64_t h5fz_blk_exscan(const h5fz_blk *b, uint64_t v, uint64_t *total)
+{
+#if H5FZ_ON_GPU
+  uint64_t *s = b->scan_scratch;
+  uint32_t lane = b->tid & 31u, warp = b->tid >> 5, nwarps = (b->nthreads + 31u) >> 5;
+  uint64_t x = v;
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    uint64_t y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x += y;
+  }
+  __syncthreads();                 /* scratch may still be read by a previous scan */
+  if (lane == 31u || b->tid == b->nthreads - 1u) s[warp] = x;
+  __syncthreads();
+  if (warp == 0) {
+    uint64_t w = lane < nwarps ? s[lane] : 0;
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+      uint64_t y = __shfl_up_sync(0xffffffffu, w, d);
+      if (lane >= d) w += y;
+    }
+    if (lane < nwarps) s[lane] = w;  /* inclusive scan of warp totals */
+  }
+  __syncthreads();
+  uint64_t warp_base = warp ? s[warp - 1u] : 0;
+  *total = s[nwarps - 1u];
+  return warp_base + x - v;
+#else
+  (void)b;
+  *total = v;
+  return 0;
+#endif
+}
+
+H5FZ_FN uint32_t h5fz_popcount8(uint32_t x)
+{
+#if H5FZ_ON_GPU
+  return (uint32_t)__popc(x & 0xffu);
+#else
+  return (uint32_t)__builtin_popcount(x & 0xffu);
+#endif
+}
+
+#endif /* H5FZ_DEV_H */

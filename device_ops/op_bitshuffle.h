@@ -1,0 +1,36 @@
+/*
+ * op_bitshuffle.h - transform: words -> bit planes. With n words of W bits
+ * (n a multiple of 8), the output is W planes of n/8 bytes, plane p first for
+ * p = 0 (least significant) .. W-1; bit k of byte j of plane p is bit p of
+ * word 8j+k. Small words leave the high planes all zero, which RZE removes.
+ * (Bitshuffle as in Masui et al. 2015, here on quantization bins.)
+ * in and out must differ. Templated per word width.
+ */
+H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
+                                             uint8_t *out, uint32_t n)
+{
+  uint32_t plane_bytes = n / 8u, lo, hi;
+  h5fz_blk_share(blk, plane_bytes * H5FZ_T_BITS, 1u, &lo, &hi);
+  for (uint32_t idx = lo; idx < hi; idx++) {
+    uint32_t p = idx / plane_bytes, j = idx - p * plane_bytes;
+    const H5FZ_T_WORD *w = in + 8u * j;
+    uint32_t byte = 0;
+    for (uint32_t k = 0; k < 8u; k++) byte |= (uint32_t)((w[k] >> p) & 1u) << k;
+    out[idx] = (uint8_t)byte;
+  }
+}
+
+H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_decode)(const h5fz_blk *blk, const uint8_t *in,
+                                             H5FZ_T_WORD *out, uint32_t n)
+{
+  uint32_t plane_bytes = n / 8u, lo, hi;
+  h5fz_blk_share(blk, n, 1u, &lo, &hi);
+  for (uint32_t i = lo; i < hi; i++) {
+    H5FZ_T_WORD w = 0;
+    const uint8_t *src = in + i / 8u;
+    uint32_t k = i & 7u;
+    for (uint32_t p = 0; p < H5FZ_T_BITS; p++)
+      w |= (H5FZ_T_WORD)((src[(uint64_t)p * plane_bytes] >> k) & 1u) << p;
+    out[i] = w;
+  }
+}

@@ -1,0 +1,86 @@
+/*
+ * op_quant.h - map: error-bounded linear quantizer with outlier escape.
+ * Templated: included by h5fz_ops.h once per float width (see there).
+ *
+ * A value x becomes the bin b = rint(x / (2 eb)) and is reconstructed as
+ * x' = (FLOAT)(b * 2 eb). As in PFPL (Fallin & Burtscher, "Lossy Scientific
+ * Data Compression With SPARC/PFPL"), the encoder reconstructs exactly as
+ * the decoder will and checks |x - x'| <= eb in double; a value escapes to
+ * the outlier side list (stored bit-exactly) when that check fails, when the
+ * bin does not fit, or when x is NaN, +-Inf or -0.0. Escaped values get bin 0.
+ */
+
+/* Reconstruction of a bin; the decoder and the encoder's check use it both. */
+H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_quant_recon)(H5FZ_T_SWORD bin, double step)
+{
+  return (H5FZ_T_FLOAT)((double)bin * step);
+}
+
+/* Quantize one value; returns 1 if it must escape to the outlier list. */
+H5FZ_FN int H5FZ_TN(h5fz_quant_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p,
+                                    H5FZ_T_WORD *word)
+{
+  double b = rint((double)x * p->inv_step);
+  if (!(fabs(b) <= (double)H5FZ_T_MAXBIN)) return 1; /* NaN, Inf, too large */
+  H5FZ_T_SWORD bin = (H5FZ_T_SWORD)b;
+  H5FZ_T_FLOAT r = H5FZ_TN(h5fz_quant_recon)(bin, p->step);
+  if (!(fabs((double)x - (double)r) <= p->eb)) return 1;
+  if (x == 0 && signbit(x)) return 1; /* -0.0 would come back as +0.0 */
+  *word = (H5FZ_T_WORD)bin;
+  return 0;
+}
+
+/* Encode m values in[0..m) of one sub-chunk into m_pad words out[0..m_pad)
+ * (m_pad >= m, a multiple of 64; padding words are 0). Escaped values get
+ * word 0 and are appended, in index order, to the side buffers: local
+ * position in out_pos[], raw bits in out_val[] (capacity m each).
+ * Returns the number of outliers of the sub-chunk (same on every thread). */
+H5FZ_FN uint32_t H5FZ_TN(h5fz_quant_encode)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in,
+                                            uint32_t m, uint32_t m_pad,
+                                            const h5fz_quant_params *p, H5FZ_T_WORD *out,
+                                            uint32_t *out_pos, H5FZ_T_WORD *out_val)
+{
+  uint32_t lo, hi, count = 0;
+  h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
+  for (uint32_t i = lo; i < hi; i++) {
+    H5FZ_T_WORD w = 0;
+    if (i < m && H5FZ_TN(h5fz_quant_one)(in[i], p, &w)) {
+#if !H5FZ_ON_GPU
+      out_pos[count] = i; /* one thread: its base offset is 0 */
+      out_val[count] = H5FZ_TN(h5fz_float_bits)(in[i]);
+#endif
+      count++;
+      w = 0;
+    }
+    out[i] = w;
+  }
+  uint64_t total;
+  uint64_t base = h5fz_blk_exscan(blk, count, &total);
+#if H5FZ_ON_GPU
+  /* Rare: only blocks with outliers pay a second pass to place them. */
+  if (total) {
+    for (uint32_t i = lo; i < hi && i < m; i++) {
+      H5FZ_T_WORD w;
+      if (H5FZ_TN(h5fz_quant_one)(in[i], p, &w)) {
+        out_pos[base] = i;
+        out_val[base] = H5FZ_TN(h5fz_float_bits)(in[i]);
+        base++;
+      }
+    }
+  }
+#else
+  (void)base;
+#endif
+  return (uint32_t)total;
+}
+
+/* Decode n words back to values (outliers come back as 0 and are patched
+ * from the side list by the executor). */
+H5FZ_FN void H5FZ_TN(h5fz_quant_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in, uint32_t n,
+                                        const h5fz_quant_params *p, H5FZ_T_FLOAT *out)
+{
+  uint32_t lo, hi;
+  h5fz_blk_share(blk, n, 1u, &lo, &hi);
+  for (uint32_t i = lo; i < hi; i++)
+    out[i] = H5FZ_TN(h5fz_quant_recon)((H5FZ_T_SWORD)in[i], p->step);
+}

@@ -1,0 +1,145 @@
+/*
+ * op_rze.h - coder: repeated-zero elimination (RZE), after PFPL.
+ *
+ * Level 0 keeps the non-zero bytes of the input and a bitmap with one bit
+ * per input byte (set = kept). Level k >= 1 does the same to the bitmap of
+ * level k-1, but keeps a byte when it differs from the byte before it
+ * (so runs of 0x00 and of 0xFF both vanish). Levels stop once a bitmap is at
+ * most H5FZ_RZE_TOP_MAX bytes; that top bitmap is stored as it is.
+ * Output: [top bitmap][kept bytes of the top level] ... [kept bytes of level 0].
+ * The level structure depends only on the input length L, which the decoder
+ * knows. Bits of a bitmap past the end of its level are zero.
+ */
+#define H5FZ_RZE_TOP_MAX 64u
+#define H5FZ_RZE_MAX_LEVELS 12u
+#define H5FZ_RZE_NOT_SMALLER 0xffffffffu
+
+/* Lengths of the levels for an input of L bytes: len[0] = L, len[k+1] =
+ * bitmap bytes of level k. Returns the number of levels (>= 1); the top
+ * bitmap has len[levels] bytes. */
+H5FZ_FN uint32_t h5fz_rze_levels(uint32_t L, uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u])
+{
+  uint32_t k = 0;
+  len[0] = L;
+  for (;;) {
+    len[k + 1u] = (len[k] + 7u) / 8u;
+    if (len[k + 1u] <= H5FZ_RZE_TOP_MAX || k + 1u == H5FZ_RZE_MAX_LEVELS) return k + 1u;
+    k++;
+  }
+}
+
+/* Scratch bytes the encoder needs for an input of L bytes (all bitmaps). */
+H5FZ_FN uint32_t h5fz_rze_scratch_bytes(uint32_t L)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len), s = 0;
+  for (uint32_t k = 1; k <= levels; k++) s += len[k];
+  return s;
+}
+
+/* Is byte i of level k's input kept? */
+H5FZ_FN uint32_t h5fz_rze_keep(const uint8_t *src, uint32_t i, uint32_t n, uint32_t level)
+{
+  if (i >= n) return 0;
+  if (level == 0) return src[i] != 0;
+  return src[i] != (i ? src[i - 1u] : 0u);
+}
+
+/* Kept bytes of src[0..n) in this thread's share, as a count (1st pass) */
+H5FZ_FN uint32_t h5fz_rze_count_share(const uint8_t *bitmap, uint32_t lo, uint32_t hi)
+{
+  uint32_t c = 0;
+  for (uint32_t i = lo; i < hi; i += 8u) c += h5fz_popcount8(bitmap[i / 8u]);
+  return c;
+}
+
+/* Encode L bytes in[] into out[0..cap). scratch holds
+ * h5fz_rze_scratch_bytes(L) bytes. Returns the encoded size, or
+ * H5FZ_RZE_NOT_SMALLER when it would not be smaller than L or not fit cap
+ * (the caller then stores the input raw). Same result on every thread. */
+H5FZ_FN uint32_t h5fz_rze_encode(const h5fz_blk *blk, const uint8_t *in, uint32_t L,
+                                 uint8_t *out, uint32_t cap, uint8_t *scratch)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  uint32_t lo, hi;
+  uint64_t total, kept[H5FZ_RZE_MAX_LEVELS];
+  const uint8_t *src = in;
+  uint8_t *bitmap = scratch;
+  /* 1st pass: bitmaps and the kept count of every level */
+  for (uint32_t k = 0; k < levels; k++) {
+    h5fz_blk_share(blk, len[k + 1u], 1u, &lo, &hi);
+    for (uint32_t j = lo; j < hi; j++) {
+      uint32_t byte = 0;
+      for (uint32_t b = 0; b < 8u; b++) byte |= h5fz_rze_keep(src, 8u * j + b, len[k], k) << b;
+      bitmap[j] = (uint8_t)byte;
+    }
+    h5fz_blk_sync(blk);
+    h5fz_blk_share(blk, len[k], 8u, &lo, &hi);
+    (void)h5fz_blk_exscan(blk, h5fz_rze_count_share(bitmap, lo, hi), &total);
+    kept[k] = total;
+    src = bitmap;
+    bitmap += len[k + 1u];
+  }
+  uint64_t size = len[levels];
+  for (uint32_t k = 0; k < levels; k++) size += kept[k];
+  if (size >= L || size > cap) return H5FZ_RZE_NOT_SMALLER;
+  /* 2nd pass: top bitmap, then kept bytes from the top level down */
+  const uint8_t *top = bitmap - len[levels];
+  h5fz_blk_share(blk, len[levels], 1u, &lo, &hi);
+  for (uint32_t j = lo; j < hi; j++) out[j] = top[j];
+  uint64_t offset = len[levels];
+  uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS];
+  bitmap_off[0] = 0;
+  for (uint32_t k = 1; k < levels; k++) bitmap_off[k] = bitmap_off[k - 1u] + len[k];
+  for (uint32_t kk = levels; kk-- > 0;) {
+    const uint8_t *lsrc = kk ? scratch + bitmap_off[kk - 1u] : in;
+    const uint8_t *lmap = scratch + bitmap_off[kk];
+    h5fz_blk_share(blk, len[kk], 8u, &lo, &hi);
+    uint64_t pos = offset + h5fz_blk_exscan(blk, h5fz_rze_count_share(lmap, lo, hi), &total);
+    for (uint32_t i = lo; i < hi; i++)
+      if ((lmap[i / 8u] >> (i & 7u)) & 1u) out[pos++] = lsrc[i];
+    offset += kept[kk];
+  }
+  h5fz_blk_sync(blk);
+  return (uint32_t)size;
+}
+
+/* Decode size bytes in[] into L bytes out[]. scratch holds
+ * h5fz_rze_scratch_bytes(L) bytes. Returns 0 on success, -1 when the input
+ * is inconsistent (bits past a level's end, counts that overrun or do not
+ * use up the input). Every read is bounds-checked against size. */
+H5FZ_FN int h5fz_rze_decode(const h5fz_blk *blk, const uint8_t *in, uint32_t size,
+                            uint8_t *out, uint32_t L, uint8_t *scratch)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  uint32_t lo, hi, bitmap_off[H5FZ_RZE_MAX_LEVELS];
+  uint64_t total;
+  if (len[levels] > size) return -1;
+  bitmap_off[0] = 0;
+  for (uint32_t k = 1; k < levels; k++) bitmap_off[k] = bitmap_off[k - 1u] + len[k];
+  uint64_t offset = len[levels];
+  const uint8_t *lmap = in; /* the top bitmap */
+  for (uint32_t kk = levels; kk-- > 0;) {
+    uint8_t *dst = kk ? scratch + bitmap_off[kk - 1u] : out;
+    uint32_t n = len[kk];
+    /* the bitmap of this level has len[kk+1] bytes; bits past n must be 0 */
+    if ((n & 7u) && (lmap[len[kk + 1u] - 1u] >> (n & 7u))) return -1;
+    h5fz_blk_share(blk, n, 8u, &lo, &hi);
+    uint64_t rank = h5fz_blk_exscan(blk, h5fz_rze_count_share(lmap, lo, hi), &total);
+    if (offset + total > size) return -1;
+    const uint8_t *kept = in + offset;
+    if (kk == 0) {
+      for (uint32_t i = lo; i < hi; i++)
+        dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+    } else {
+      /* a dropped byte repeats the one before it: the last kept byte */
+      for (uint32_t i = lo; i < hi; i++) {
+        rank += (lmap[i / 8u] >> (i & 7u)) & 1u;
+        dst[i] = rank ? kept[rank - 1u] : 0u;
+      }
+    }
+    h5fz_blk_sync(blk);
+    offset += total;
+    lmap = dst;
+  }
+  return offset == size ? 0 : -1;
+}

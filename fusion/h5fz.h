@@ -1,0 +1,179 @@
+/*
+ * h5fz.h - the ChunkFusionSpec and the chunk codec of h5fz.
+ *
+ * This header is what the filter, the CLI and applications see of the codec.
+ * It knows nothing of HDF5: a chunk is a byte buffer, a spec is a struct.
+ *
+ * Error handling: every function that can fail returns an h5fz_status
+ * (0 = H5FZ_OK, negative = error). The human-readable reason of the last
+ * failure on the calling thread is available from h5fz_last_error().
+ * No function aborts the process or prints.
+ */
+#ifndef H5FZ_H
+#define H5FZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes ------------------------------------------------------ */
+typedef enum {
+  H5FZ_OK = 0,
+  H5FZ_ERR_ARG = -1,         /* invalid argument (NULL, size out of range) */
+  H5FZ_ERR_NOMEM = -2,       /* allocation failed */
+  H5FZ_ERR_SPEC = -3,        /* invalid spec text or cd_values */
+  H5FZ_ERR_TRUNCATED = -4,   /* chunk shorter than its header says */
+  H5FZ_ERR_CORRUPT = -5,     /* chunk fails a consistency check */
+  H5FZ_ERR_CHECKSUM = -6,    /* chunk checksum mismatch */
+  H5FZ_ERR_VERSION = -7,     /* chunk written by a newer format version */
+  H5FZ_ERR_UNSUPPORTED = -8, /* op, type or mode not supported here */
+  H5FZ_ERR_DEVICE = -9       /* GPU or driver error (never loses data) */
+} h5fz_status;
+
+/* Short fixed name of a status code ("corrupt chunk", ...). Never NULL. */
+const char *h5fz_status_name(int status);
+
+/* Detailed message of the last failure on this thread (thread-local buffer,
+ * valid until the next h5fz call on the same thread). Empty if none. */
+const char *h5fz_last_error(void);
+
+/* ---- the spec ------------------------------------------------------------ */
+#define H5FZ_MAX_OPS 10          /* one map + up to 8 transforms + one coder */
+#define H5FZ_MAX_TRANSFORMS 8
+#define H5FZ_MAX_RANK 4          /* chunk dims kept (slowest dims folded) */
+#define H5FZ_CD_VERSION 1        /* first word of the user cd_values */
+#define H5FZ_CD_USER_MAX 20      /* h5repack's limit on user words */
+#define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
+#define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 3 + H5FZ_MAX_RANK + 1)
+#define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
+#define H5FZ_MIN_SUBCHUNK_BYTES 512u
+#define H5FZ_MAX_SUBCHUNK_BYTES 65536u
+
+typedef enum { H5FZ_DTYPE_UNKNOWN = 0, H5FZ_DTYPE_F32 = 1, H5FZ_DTYPE_F64 = 2 } h5fz_dtype;
+
+/* Error-bound modes. ABS: |x - x'| <= bound. REL: |x - x'| <= bound * (max -
+ * min) of the finite values of the chunk being encoded (the filter sees one
+ * chunk at a time; see docs/spec.md). */
+typedef enum { H5FZ_MODE_ABS = 0, H5FZ_MODE_REL = 1 } h5fz_mode;
+
+/* Op ids: stable numbers stored in cd_values and in every chunk header. */
+typedef enum {
+  H5FZ_OP_NONE = 0,
+  H5FZ_OP_QUANT = 1,       /* map: error-bounded quantizer + outlier escape */
+  H5FZ_OP_DELTA = 10,      /* transform: 1-D delta within a sub-chunk */
+  H5FZ_OP_ZIGZAG = 11,     /* transform: signed -> unsigned, small |v| small */
+  H5FZ_OP_NEGABINARY = 12, /* transform: two's complement -> base -2 */
+  H5FZ_OP_BITSHUFFLE = 13, /* transform: words -> bit planes (bytes) */
+  H5FZ_OP_RZE = 30,        /* coder: repeated-zero elimination */
+  H5FZ_OP_RAW = 31         /* coder: bytes as they are */
+} h5fz_op_id;
+
+typedef struct {
+  /* user part (travels in the user cd_values) */
+  h5fz_mode mode;
+  double bound;               /* ABS: absolute; REL: fraction of the range */
+  uint32_t subchunk_bytes;    /* bytes of input per sub-chunk (thread block) */
+  uint32_t n_ops;             /* map, transforms, coder, in order */
+  uint8_t ops[H5FZ_MAX_OPS];  /* h5fz_op_id values */
+  /* dataset part (filled by set_local; 0 when unknown) */
+  h5fz_dtype dtype;
+  uint32_t rank;              /* 0..H5FZ_MAX_RANK */
+  uint32_t dims[H5FZ_MAX_RANK]; /* chunk dims, slowest first, in elements */
+} h5fz_spec;
+
+/* Fill *spec with the defaults that `UD=<id>,0,0` means: REL 1e-4, the
+ * default chain quant -> delta -> zigzag -> bitshuffle -> rze, 16 KiB
+ * sub-chunks, unknown dtype and dims. Returns H5FZ_OK or H5FZ_ERR_ARG. */
+int h5fz_spec_default(h5fz_spec *spec);
+
+/* Parse the text form, e.g. "abs=1e-3", "rel=1e-4 delta zigzag bitshuffle
+ * rze", "abs=0.5 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192".
+ * A bound alone means the default chain. Grammar in docs/spec.md.
+ * Returns H5FZ_OK, or H5FZ_ERR_SPEC with the reason in h5fz_last_error(). */
+int h5fz_spec_parse(const char *text, h5fz_spec *spec);
+
+/* Write the canonical text form of *spec into buf (buf_len bytes, NUL
+ * terminated). Returns H5FZ_OK or H5FZ_ERR_ARG if buf is too small. */
+int h5fz_spec_format(const h5fz_spec *spec, char *buf, size_t buf_len);
+
+/* Check that the chain type-checks (one map first, transforms whose input
+ * kind matches the previous output kind, one coder last), the bound is
+ * finite and positive, the sub-chunk size is valid. H5FZ_OK or
+ * H5FZ_ERR_SPEC with the reason. */
+int h5fz_spec_validate(const h5fz_spec *spec);
+
+/* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
+ * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the
+ * dataset part (marker, dtype, element size, rank, dims) follows it.
+ * *n_out receives the number of words. The bound (a double) is stored as two
+ * words, low 32 bits first. Returns H5FZ_OK, H5FZ_ERR_ARG (cap too small),
+ * or H5FZ_ERR_SPEC (invalid spec). */
+int h5fz_spec_to_cd_values(const h5fz_spec *spec, int include_local,
+                           unsigned *cd, size_t cap, size_t *n_out);
+
+/* Decode cd_values (n words; n = 0 gives the defaults). Missing trailing user
+ * words take their defaults; a dataset part is recognised by its marker.
+ * *user_words receives the length of the user part (may be NULL).
+ * Returns H5FZ_OK or H5FZ_ERR_SPEC with the reason. */
+int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *spec,
+                             size_t *user_words);
+
+/* Size of one element of dtype in bytes (4 or 8), 0 if unknown. */
+size_t h5fz_dtype_size(h5fz_dtype dtype);
+
+/* ---- the chunk codec ------------------------------------------------------ */
+
+/* Executor choice (H5FZ_DEVICE=auto|gpu|cpu overrides H5FZ_EXEC_AUTO). */
+typedef enum { H5FZ_EXEC_AUTO = 0, H5FZ_EXEC_CPU = 1, H5FZ_EXEC_GPU = 2 } h5fz_executor;
+
+/* Encode one chunk of in_bytes bytes of spec->dtype values (native
+ * little-endian) into a chunk container (docs/format.md).
+ * in_bytes need not be a multiple of the element size: trailing bytes are
+ * stored verbatim. spec->dtype must be known.
+ * On success *out is a malloc'd buffer owned by the caller (free()), holding
+ * *out_bytes bytes. Returns H5FZ_OK, H5FZ_ERR_ARG, H5FZ_ERR_SPEC,
+ * H5FZ_ERR_NOMEM. Never fails because of the data: values that cannot be
+ * quantized within the bound (NaN, Inf, -0.0, huge) are stored exactly. */
+int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes,
+                      void **out, size_t *out_bytes);
+
+/* Decode one chunk container of in_bytes bytes. On success *out is a
+ * malloc'd buffer (caller frees) of *out_bytes bytes, equal to the in_bytes
+ * that was encoded. The decoder checks every size and offset against the
+ * buffer and the checksum before using them: any corrupt or truncated input
+ * gives an error, never an out-of-bounds access. Returns H5FZ_OK,
+ * H5FZ_ERR_ARG, H5FZ_ERR_TRUNCATED, H5FZ_ERR_CORRUPT, H5FZ_ERR_CHECKSUM,
+ * H5FZ_ERR_VERSION, H5FZ_ERR_UNSUPPORTED, H5FZ_ERR_NOMEM. */
+int h5fz_chunk_decode(const void *in, size_t in_bytes, void **out, size_t *out_bytes);
+
+/* Summary of a chunk container's header, for inspection tools. */
+typedef struct {
+  uint32_t format_version;
+  h5fz_dtype dtype;
+  h5fz_mode mode;
+  double abs_bound;        /* the absolute bound actually applied */
+  uint64_t input_bytes;    /* bytes the chunk decodes to */
+  uint64_t n_elements;
+  uint32_t subchunk_elems;
+  uint32_t n_subchunks;
+  uint32_t n_raw_subchunks;
+  uint32_t n_outliers;
+  int stored_raw;          /* whole chunk stored verbatim */
+  uint32_t n_ops;
+  uint8_t ops[H5FZ_MAX_OPS];
+} h5fz_chunk_info;
+
+/* Parse and check the header (and checksum) of a container without decoding
+ * the payload. Same error codes as h5fz_chunk_decode. */
+int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
+
+/* Library version string, e.g. "0.1.0". */
+const char *h5fz_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* H5FZ_H */

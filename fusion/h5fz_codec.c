@@ -1,0 +1,287 @@
+/*
+ * h5fz_codec.c - the public chunk codec: plan a chunk, pick the executor,
+ * write and read the container.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_exec.h"
+
+/* Range of the finite values, for REL bounds; 0 when there are none. */
+static double finite_range(h5fz_dtype dtype, const void *in, uint64_t n)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  if (dtype == H5FZ_DTYPE_F32) {
+    const float *v = in;
+    for (uint64_t i = 0; i < n; i++)
+      if (isfinite(v[i])) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+      }
+  } else {
+    const double *v = in;
+    for (uint64_t i = 0; i < n; i++)
+      if (isfinite(v[i])) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+      }
+  }
+  return hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
+}
+
+int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,
+                         h5fz_header *h)
+{
+  int rc = h5fz_spec_validate(spec);
+  if (rc) return rc;
+  if (spec->dtype == H5FZ_DTYPE_UNKNOWN)
+    return h5fz_fail(H5FZ_ERR_SPEC, "the spec does not say whether values are float32 or float64");
+  if (in_bytes > H5FZ_MAX_CHUNK_BYTES)
+    return h5fz_fail(H5FZ_ERR_ARG, "chunk of %zu bytes exceeds the %u-byte limit of format v1",
+                     in_bytes, H5FZ_MAX_CHUNK_BYTES);
+  memset(p, 0, sizeof *p);
+  memset(h, 0, sizeof *h);
+  p->dtype = spec->dtype;
+  p->esize = (uint32_t)h5fz_dtype_size(spec->dtype);
+  p->n_elements = in_bytes / p->esize;
+  p->subchunk_elems = spec->subchunk_bytes / p->esize;
+  p->n_subchunks = (uint32_t)((p->n_elements + p->subchunk_elems - 1) / p->subchunk_elems);
+  p->n_ops = spec->n_ops;
+  memcpy(p->ops, spec->ops, H5FZ_MAX_OPS);
+  double eb = spec->bound;
+  if (spec->mode == H5FZ_MODE_REL) eb = spec->bound * finite_range(spec->dtype, in, p->n_elements);
+  if (!isfinite(eb)) eb = 0.0;
+  p->quant = h5fz_quant_params_for(eb);
+
+  h->version = H5FZ_FORMAT_VERSION;
+  h->dtype = (uint8_t)spec->dtype;
+  h->mode = (uint8_t)spec->mode;
+  h->input_bytes = in_bytes;
+  h->n_elements = p->n_elements;
+  h->abs_bound = eb;
+  h->subchunk_elems = p->subchunk_elems;
+  h->n_subchunks = p->n_subchunks;
+  h->n_ops = (uint8_t)spec->n_ops;
+  memcpy(h->ops, spec->ops, H5FZ_MAX_OPS);
+  h->rank = (uint8_t)spec->rank;
+  memcpy(h->dims, spec->dims, sizeof h->dims);
+  return H5FZ_OK;
+}
+
+void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
+{
+  memset(p, 0, sizeof *p);
+  p->dtype = (h5fz_dtype)h->dtype;
+  p->esize = (uint32_t)h5fz_dtype_size(p->dtype);
+  p->n_elements = h->n_elements;
+  p->subchunk_elems = h->subchunk_elems;
+  p->n_subchunks = h->n_subchunks;
+  p->n_ops = h->n_ops;
+  memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
+  p->quant = h5fz_quant_params_for(h->abs_bound);
+}
+
+static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                     size_t *out_bytes)
+{
+  h5fz_header r = *h;
+  r.flags = H5FZ_FLAG_STORED_RAW;
+  r.n_outliers = 0;
+  size_t total = H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES;
+  uint8_t *buf = malloc(total);
+  if (!buf) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes", total);
+  h5fz_header_write(&r, buf);
+  memcpy(buf + H5FZ_HEADER_BYTES, in, in_bytes);
+  h5fz_put_u32(buf + total - 4, h5fz_checksum(buf, total - 4));
+  *out = buf;
+  *out_bytes = total;
+  return H5FZ_OK;
+}
+
+int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
+                         const void *vals, const uint8_t *in, size_t in_bytes, void **out,
+                         size_t *out_bytes)
+{
+  uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h->dtype);
+  size_t trailing = in_bytes - (size_t)h->n_elements * esize;
+  size_t payload_bytes = 0;
+  for (uint32_t s = 0; s < h->n_subchunks; s++) payload_bytes += payload->entries[s] & H5FZ_SUB_SIZE_MASK;
+  uint8_t *side = NULL;
+  size_t side_bytes = 0;
+  if (h->n_outliers) {
+    int rc = h5fz_side_encode(pos, vals, h->n_outliers, esize, &side, &side_bytes);
+    if (rc) return rc;
+  }
+  size_t total = H5FZ_HEADER_BYTES + 4u * (size_t)h->n_subchunks + payload_bytes + side_bytes +
+                 trailing + H5FZ_CHECKSUM_BYTES;
+  if (total >= H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES) {
+    free(side);
+    return write_raw(h, in, in_bytes, out, out_bytes);
+  }
+  uint8_t *buf = malloc(total);
+  if (!buf) {
+    free(side);
+    return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a %zu-byte container", total);
+  }
+  h5fz_header_write(h, buf);
+  uint8_t *w = buf + H5FZ_HEADER_BYTES;
+  for (uint32_t s = 0; s < h->n_subchunks; s++, w += 4) h5fz_put_u32(w, payload->entries[s]);
+  const uint8_t *src = payload->base;
+  for (uint32_t s = 0; s < h->n_subchunks; s++) {
+    size_t size = payload->entries[s] & H5FZ_SUB_SIZE_MASK;
+    const uint8_t *from = payload->stride ? payload->base + (size_t)s * payload->stride : src;
+    memcpy(w, from, size);
+    w += size;
+    src += size;
+  }
+  if (side_bytes) memcpy(w, side, side_bytes);
+  w += side_bytes;
+  memcpy(w, in + (size_t)h->n_elements * esize, trailing);
+  w += trailing;
+  h5fz_put_u32(w, h5fz_checksum(buf, total - 4));
+  free(side);
+  *out = buf;
+  *out_bytes = total;
+  return H5FZ_OK;
+}
+
+int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
+                      size_t *out_bytes)
+{
+  h5fz_clear_error();
+  if (!spec || (!in && in_bytes) || !out || !out_bytes)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_encode: NULL argument");
+  h5fz_chunk_plan p;
+  h5fz_header h;
+  int rc = h5fz_chunk_plan_make(spec, in, in_bytes, &p, &h);
+  if (rc) return rc;
+  if (p.n_subchunks == 0) {
+    h5fz_payload none = {NULL, 0, NULL};
+    return h5fz_container_write(&h, &none, NULL, NULL, in, in_bytes, out, out_bytes);
+  }
+  return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
+}
+
+/* Check the size table against the body and compute payload offsets. */
+static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len,
+                      uint64_t *offsets, size_t *payload_end)
+{
+  size_t table = 4u * (size_t)h->n_subchunks;
+  if (table > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
+  uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h->dtype);
+  uint64_t off = 0, room = body_len - table;
+  for (uint32_t s = 0; s < h->n_subchunks; s++) {
+    uint32_t e = h5fz_get_u32(body + 4u * (size_t)s), size = e & H5FZ_SUB_SIZE_MASK;
+    uint64_t m = h->n_elements - (uint64_t)s * h->subchunk_elems;
+    if (m > h->subchunk_elems) m = h->subchunk_elems;
+    uint32_t L = h5fz_pad64((uint32_t)m) * esize;
+    if (size > L || (size == L && !(e & H5FZ_SUB_RAW)))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %u claims %u bytes, more than its %u raw bytes", s, size, L);
+    if (size > room - off)
+      return h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
+    offsets[s] = off;
+    off += size;
+  }
+  *payload_end = table + off;
+  return H5FZ_OK;
+}
+
+static void scatter_outliers(uint8_t *values, const uint32_t *pos, const uint8_t *vals, uint32_t n,
+                             uint32_t esize)
+{
+  for (uint32_t i = 0; i < n; i++) memcpy(values + (size_t)pos[i] * esize, vals + (size_t)i * esize, esize);
+}
+
+int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
+{
+  h5fz_clear_error();
+  if (!in_v || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
+  const uint8_t *in = in_v;
+  h5fz_header h;
+  int rc = h5fz_container_open(in, in_bytes, &h);
+  if (rc) return rc;
+  const uint8_t *body = in + H5FZ_HEADER_BYTES;
+  size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
+  uint8_t *values = malloc(h.input_bytes ? h.input_bytes : 1u);
+  if (!values) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)h.input_bytes);
+  if (h.flags & H5FZ_FLAG_STORED_RAW) {
+    if (body_len != h.input_bytes) {
+      free(values);
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "stored-raw chunk holds %zu bytes, header says %llu", body_len,
+                       (unsigned long long)h.input_bytes);
+    }
+    memcpy(values, body, body_len);
+    *out = values;
+    *out_bytes = body_len;
+    return H5FZ_OK;
+  }
+  h5fz_chunk_plan p;
+  h5fz_chunk_plan_from_header(&h, &p);
+  uint64_t *offsets = malloc(((size_t)h.n_subchunks + 1u) * sizeof *offsets);
+  uint32_t *entries = malloc(((size_t)h.n_subchunks + 1u) * 4u);
+  uint32_t *pos = malloc(((size_t)h.n_outliers + 1u) * 4u);
+  uint8_t *vals = malloc(((size_t)h.n_outliers + 1u) * p.esize);
+  size_t payload_end = 0, used = 0;
+  if (!offsets || !entries || !pos || !vals) {
+    rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tables");
+    goto fail;
+  }
+  rc = read_table(&h, body, body_len, offsets, &payload_end);
+  if (rc) goto fail;
+  for (uint32_t s = 0; s < h.n_subchunks; s++) entries[s] = h5fz_get_u32(body + 4u * (size_t)s);
+  if (h.n_outliers) {
+    rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h.n_outliers, p.esize, h.n_elements,
+                          pos, vals, &used);
+    if (rc) goto fail;
+  }
+  size_t trailing = h.input_bytes - h.n_elements * p.esize;
+  if (payload_end + used + trailing != body_len) {
+    rc = h5fz_fail(H5FZ_ERR_CORRUPT, "chunk body has %zu bytes, its parts add up to %zu", body_len,
+                   payload_end + used + trailing);
+    goto fail;
+  }
+  if (h.n_subchunks) {
+    rc = h5fz_cpu_decode_chunk(&p, entries, body + 4u * (size_t)h.n_subchunks, offsets, values);
+    if (rc) goto fail;
+  }
+  scatter_outliers(values, pos, vals, h.n_outliers, p.esize);
+  memcpy(values + h.n_elements * p.esize, body + payload_end + used, trailing);
+  free(offsets); free(entries); free(pos); free(vals);
+  *out = values;
+  *out_bytes = h.input_bytes;
+  return H5FZ_OK;
+fail:
+  free(offsets); free(entries); free(pos); free(vals); free(values);
+  return rc;
+}
+
+int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)
+{
+  h5fz_clear_error();
+  if (!in_v || !info) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_inspect: NULL argument");
+  const uint8_t *in = in_v;
+  h5fz_header h;
+  int rc = h5fz_container_open(in, in_bytes, &h);
+  if (rc) return rc;
+  memset(info, 0, sizeof *info);
+  info->format_version = h.version;
+  info->dtype = (h5fz_dtype)h.dtype;
+  info->mode = (h5fz_mode)h.mode;
+  info->abs_bound = h.abs_bound;
+  info->input_bytes = h.input_bytes;
+  info->n_elements = h.n_elements;
+  info->subchunk_elems = h.subchunk_elems;
+  info->n_subchunks = h.n_subchunks;
+  info->n_outliers = h.n_outliers;
+  info->stored_raw = (h.flags & H5FZ_FLAG_STORED_RAW) != 0;
+  info->n_ops = h.n_ops;
+  memcpy(info->ops, h.ops, H5FZ_MAX_OPS);
+  if (!info->stored_raw) {
+    size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
+    if (4u * (size_t)h.n_subchunks > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
+    for (uint32_t s = 0; s < h.n_subchunks; s++)
+      if (h5fz_get_u32(in + H5FZ_HEADER_BYTES + 4u * (size_t)s) & H5FZ_SUB_RAW) info->n_raw_subchunks++;
+  }
+  return H5FZ_OK;
+}

@@ -1,0 +1,129 @@
+/* h5fz_container.c - write and open the v1 chunk header (docs/format.md). */
+#include <math.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "h5fz_container.h"
+
+static const uint8_t magic[4] = {'H', '5', 'F', 'Z'};
+
+uint32_t h5fz_checksum(const uint8_t *buf, size_t len)
+{
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (len) { /* crc32 takes uInt lengths */
+    uInt part = len > 0x40000000u ? 0x40000000u : (uInt)len;
+    crc = crc32(crc, buf, part);
+    buf += part;
+    len -= part;
+  }
+  return (uint32_t)crc;
+}
+
+void h5fz_header_write(const h5fz_header *h, uint8_t *out)
+{
+  uint64_t bound_bits;
+  memset(out, 0, H5FZ_HEADER_BYTES);
+  memcpy(out, magic, 4);
+  out[4] = h->version;
+  out[5] = H5FZ_HEADER_BYTES;
+  out[6] = h->dtype;
+  out[7] = h->flags;
+  h5fz_put_u64(out + 8, h->input_bytes);
+  h5fz_put_u64(out + 16, h->n_elements);
+  memcpy(&bound_bits, &h->abs_bound, 8);
+  h5fz_put_u64(out + 24, bound_bits);
+  out[32] = h->mode;
+  out[33] = h->n_ops;
+  out[34] = h->rank;
+  h5fz_put_u32(out + 36, h->subchunk_elems);
+  h5fz_put_u32(out + 40, h->n_subchunks);
+  h5fz_put_u32(out + 44, h->n_outliers);
+  memcpy(out + 48, h->ops, H5FZ_MAX_OPS);
+  for (int i = 0; i < H5FZ_MAX_RANK; i++) h5fz_put_u32(out + 60 + 4 * i, h->dims[i]);
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (p[i]) return 0;
+  return 1;
+}
+
+static int check_fields(const h5fz_header *h, const uint8_t *in)
+{
+  size_t esize = h5fz_dtype_size((h5fz_dtype)h->dtype);
+  if (!esize) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header names unknown element type %u", h->dtype);
+  if (h->flags & ~H5FZ_FLAG_STORED_RAW)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header has unknown flags 0x%02x", h->flags);
+  if (!all_zero(in + 35, 1) || !all_zero(in + 58, 2) || !all_zero(in + 76, 4))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header reserved bytes are not zero");
+  if (h->input_bytes > H5FZ_MAX_CHUNK_BYTES || h->n_elements != h->input_bytes / esize)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sizes disagree (%llu bytes, %llu elements)",
+                     (unsigned long long)h->input_bytes, (unsigned long long)h->n_elements);
+  if (h->flags & H5FZ_FLAG_STORED_RAW) return H5FZ_OK;
+  if (h->mode > H5FZ_MODE_REL) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header mode %u unknown", h->mode);
+  if (!(h->abs_bound >= 0) || !isfinite(h->abs_bound))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header error bound is not a finite number >= 0");
+  uint32_t se = h->subchunk_elems;
+  if (se == 0 || se % 64u || se * esize > H5FZ_MAX_SUBCHUNK_BYTES)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sub-chunk size %u elements is invalid", se);
+  if (h->n_subchunks != (h->n_elements + se - 1) / se)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sub-chunk count %u does not match %llu elements",
+                     h->n_subchunks, (unsigned long long)h->n_elements);
+  if (h->n_outliers > h->n_elements)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header counts more outliers than elements");
+  if (h->rank > H5FZ_MAX_RANK) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header rank %u", h->rank);
+  h5fz_spec s;
+  h5fz_spec_default(&s);
+  s.n_ops = h->n_ops;
+  if (h->n_ops > H5FZ_MAX_OPS) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header lists %u ops", h->n_ops);
+  memcpy(s.ops, h->ops, H5FZ_MAX_OPS);
+  if (!all_zero(h->ops + h->n_ops, H5FZ_MAX_OPS - h->n_ops))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header has op ids past its chain");
+  if (h5fz_spec_validate(&s)) {
+    char why[256];
+    strncpy(why, h5fz_last_error(), sizeof why - 1);
+    why[sizeof why - 1] = '\0';
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header chain is invalid: %s", why);
+  }
+  return H5FZ_OK;
+}
+
+int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
+{
+  if (!in) return h5fz_fail(H5FZ_ERR_ARG, "NULL chunk");
+  if (len < 6) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk of %zu bytes is too short for an h5fz header", len);
+  if (memcmp(in, magic, 4))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk does not start with the h5fz magic 'H5FZ'");
+  if (in[4] > H5FZ_FORMAT_VERSION)
+    return h5fz_fail(H5FZ_ERR_VERSION,
+                     "chunk format version %u is newer than this h5fz (reads up to version %u); "
+                     "upgrade h5fz to read it", in[4], H5FZ_FORMAT_VERSION);
+  if (in[4] == 0) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk format version 0 does not exist");
+  if (in[5] != H5FZ_HEADER_BYTES)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header length %u, version 1 has %u", in[5], H5FZ_HEADER_BYTES);
+  if (len < H5FZ_HEADER_BYTES + H5FZ_CHECKSUM_BYTES)
+    return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk of %zu bytes is shorter than header and checksum", len);
+  uint32_t stored = h5fz_get_u32(in + len - H5FZ_CHECKSUM_BYTES);
+  uint32_t actual = h5fz_checksum(in, len - H5FZ_CHECKSUM_BYTES);
+  if (stored != actual)
+    return h5fz_fail(H5FZ_ERR_CHECKSUM, "chunk checksum mismatch (stored %08x, computed %08x): "
+                     "the chunk is corrupt or truncated", stored, actual);
+  memset(h, 0, sizeof *h);
+  h->version = in[4];
+  h->dtype = in[6];
+  h->flags = in[7];
+  h->input_bytes = h5fz_get_u64(in + 8);
+  h->n_elements = h5fz_get_u64(in + 16);
+  uint64_t bound_bits = h5fz_get_u64(in + 24);
+  memcpy(&h->abs_bound, &bound_bits, 8);
+  h->mode = in[32];
+  h->n_ops = in[33];
+  h->rank = in[34];
+  h->subchunk_elems = h5fz_get_u32(in + 36);
+  h->n_subchunks = h5fz_get_u32(in + 40);
+  h->n_outliers = h5fz_get_u32(in + 44);
+  memcpy(h->ops, in + 48, H5FZ_MAX_OPS);
+  for (int i = 0; i < H5FZ_MAX_RANK; i++) h->dims[i] = h5fz_get_u32(in + 60 + 4 * i);
+  return check_fields(h, in);
+}

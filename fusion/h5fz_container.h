@@ -1,0 +1,65 @@
+/*
+ * h5fz_container.h - the chunk container v1 (docs/format.md): header layout,
+ * writing it, and opening a container with every size checked.
+ */
+#ifndef H5FZ_CONTAINER_H
+#define H5FZ_CONTAINER_H
+
+#include "h5fz_internal.h"
+
+#define H5FZ_FORMAT_VERSION 1u
+#define H5FZ_HEADER_BYTES 80u
+#define H5FZ_CHECKSUM_BYTES 4u
+#define H5FZ_FLAG_STORED_RAW 0x01u
+#define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
+#define H5FZ_SUB_SIZE_MASK 0x7fffffffu
+#define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* u32 offsets inside a chunk */
+
+typedef struct {
+  uint8_t version;
+  uint8_t dtype;
+  uint8_t flags;
+  uint8_t mode;
+  uint8_t n_ops;
+  uint8_t rank;
+  uint64_t input_bytes;
+  uint64_t n_elements;
+  double abs_bound;
+  uint32_t subchunk_elems;
+  uint32_t n_subchunks;
+  uint32_t n_outliers;
+  uint8_t ops[H5FZ_MAX_OPS];
+  uint32_t dims[H5FZ_MAX_RANK];
+} h5fz_header;
+
+/* Serialise h to out[0..H5FZ_HEADER_BYTES) (little-endian). */
+void h5fz_header_write(const h5fz_header *h, uint8_t *out);
+
+/* Check a whole container: magic, version, checksum, header fields and
+ * their consistency. On success *h holds the header. The body (size table,
+ * payload, side section, trailing bytes) is in[H5FZ_HEADER_BYTES .. len-4).
+ * Returns H5FZ_OK or a negative status with h5fz_last_error() set. */
+int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h);
+
+/* CRC-32 (zlib) of buf[0..len). */
+uint32_t h5fz_checksum(const uint8_t *buf, size_t len);
+
+static inline void h5fz_put_u32(uint8_t *p, uint32_t v)
+{
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t h5fz_get_u32(const uint8_t *p)
+{
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void h5fz_put_u64(uint8_t *p, uint64_t v)
+{
+  h5fz_put_u32(p, (uint32_t)v);
+  h5fz_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t h5fz_get_u64(const uint8_t *p)
+{
+  return (uint64_t)h5fz_get_u32(p) | (uint64_t)h5fz_get_u32(p + 4) << 32;
+}
+
+#endif /* H5FZ_CONTAINER_H */

@@ -1,0 +1,134 @@
+/*
+ * h5fz_cpu_chain.c - the CPU run of a chain on one sub-chunk: the ops of
+ * device_ops/ called in spec order with a one-thread "block".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_chain.h"
+
+static const h5fz_blk one_thread = {0u, 1u, NULL};
+
+h5fz_quant_params h5fz_quant_params_for(double eb)
+{
+  h5fz_quant_params q;
+  q.eb = eb;
+  q.step = 2.0 * eb;
+  q.inv_step = 1.0 / q.step; /* +inf when eb = 0: every value escapes */
+  return q;
+}
+
+int h5fz_cpu_work_alloc(h5fz_cpu_work *w, uint32_t max_bytes)
+{
+  w->a = malloc(max_bytes);
+  w->b = malloc(max_bytes);
+  w->scratch = malloc(h5fz_rze_scratch_bytes(max_bytes) + 64u);
+  if (w->a && w->b && w->scratch) return H5FZ_OK;
+  h5fz_cpu_work_free(w);
+  return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %u bytes of sub-chunk work buffers", 3u * max_bytes);
+}
+
+void h5fz_cpu_work_free(h5fz_cpu_work *w)
+{
+  free(w->a);
+  free(w->b);
+  free(w->scratch);
+  w->a = w->b = w->scratch = NULL;
+}
+
+/* Forward transform op on n words: in -> out. */
+static void transform_encode(uint8_t op, int wide, const void *in, void *out, uint32_t n)
+{
+  const h5fz_blk *b = &one_thread;
+  switch (op) {
+  case H5FZ_OP_DELTA:
+    wide ? h5fz_delta_encode_64(b, in, out, n) : h5fz_delta_encode_32(b, in, out, n);
+    break;
+  case H5FZ_OP_ZIGZAG:
+    wide ? h5fz_zigzag_encode_64(b, in, out, n) : h5fz_zigzag_encode_32(b, in, out, n);
+    break;
+  case H5FZ_OP_NEGABINARY:
+    wide ? h5fz_negabinary_encode_64(b, in, out, n) : h5fz_negabinary_encode_32(b, in, out, n);
+    break;
+  case H5FZ_OP_BITSHUFFLE:
+    wide ? h5fz_bitshuffle_encode_64(b, in, out, n) : h5fz_bitshuffle_encode_32(b, in, out, n);
+    break;
+  }
+}
+
+static void transform_decode(uint8_t op, int wide, const void *in, void *out, uint32_t n)
+{
+  const h5fz_blk *b = &one_thread;
+  switch (op) {
+  case H5FZ_OP_DELTA:
+    wide ? h5fz_delta_decode_64(b, in, out, n) : h5fz_delta_decode_32(b, in, out, n);
+    break;
+  case H5FZ_OP_ZIGZAG:
+    wide ? h5fz_zigzag_decode_64(b, in, out, n) : h5fz_zigzag_decode_32(b, in, out, n);
+    break;
+  case H5FZ_OP_NEGABINARY:
+    wide ? h5fz_negabinary_decode_64(b, in, out, n) : h5fz_negabinary_decode_32(b, in, out, n);
+    break;
+  case H5FZ_OP_BITSHUFFLE:
+    wide ? h5fz_bitshuffle_decode_64(b, in, out, n) : h5fz_bitshuffle_decode_32(b, in, out, n);
+    break;
+  }
+}
+
+/* Run the coder on L bytes; returns the size-table entry. */
+static uint32_t code(uint8_t coder, const uint8_t *in, uint32_t L, uint8_t *slot, uint8_t *scratch)
+{
+  if (coder == H5FZ_OP_RZE) {
+    uint32_t size = h5fz_rze_encode(&one_thread, in, L, slot, L, scratch);
+    if (size != H5FZ_RZE_NOT_SMALLER) return size;
+  }
+  memcpy(slot, in, L); /* raw coder, or RZE did not shrink it */
+  return L | H5FZ_SUB_RAW;
+}
+
+uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, uint32_t m,
+                                  h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos,
+                                  void *out_val, uint32_t *n_out)
+{
+  int wide = p->esize == 8;
+  uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize;
+  uint8_t *cur = w->a, *other = w->b;
+  *n_out = wide ? h5fz_quant_encode_64(&one_thread, values, m, m_pad, &p->quant, (uint64_t *)cur,
+                                       out_pos, out_val)
+                : h5fz_quant_encode_32(&one_thread, values, m, m_pad, &p->quant, (uint32_t *)cur,
+                                       out_pos, out_val);
+  for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
+    transform_encode(p->ops[i], wide, cur, other, m_pad);
+    uint8_t *t = cur;
+    cur = other;
+    other = t;
+  }
+  return code(p->ops[p->n_ops - 1], cur, L, slot, w->scratch);
+}
+
+int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uint8_t *bytes,
+                             uint32_t m, h5fz_cpu_work *w, void *values)
+{
+  int wide = p->esize == 8;
+  uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize, size = entry & H5FZ_SUB_SIZE_MASK;
+  uint8_t *cur = w->a, *other = w->b;
+  if (entry & H5FZ_SUB_RAW) {
+    if (size != L)
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
+    memcpy(cur, bytes, L);
+  } else if (p->ops[p->n_ops - 1] == H5FZ_OP_RZE) {
+    if (h5fz_rze_decode(&one_thread, bytes, size, cur, L, w->scratch))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk RZE stream of %u bytes is inconsistent", size);
+  } else {
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
+  }
+  for (uint32_t i = p->n_ops - 1; i-- > 1;) {
+    transform_decode(p->ops[i], wide, cur, other, m_pad);
+    uint8_t *t = cur;
+    cur = other;
+    other = t;
+  }
+  if (wide) h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
+  else h5fz_quant_decode_32(&one_thread, (const uint32_t *)cur, m, &p->quant, values);
+  return H5FZ_OK;
+}

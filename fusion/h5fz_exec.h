@@ -1,0 +1,49 @@
+/*
+ * h5fz_exec.h - what the executors share: making a chunk plan from a spec,
+ * writing the container around an executor's payload, and the executors.
+ */
+#ifndef H5FZ_EXEC_H
+#define H5FZ_EXEC_H
+
+#include "h5fz_chain.h"
+
+/* An executor's encoded sub-chunks: sub-chunk s's bytes start at
+ * base + s * stride (stride 0: packed back to back), sizes in entries[]. */
+typedef struct {
+  const uint8_t *base;
+  size_t stride;
+  const uint32_t *entries;
+} h5fz_payload;
+
+/* Resolve spec + chunk into a plan and the matching header: element count,
+ * sub-chunk geometry, the absolute bound (for REL: bound x the range of the
+ * chunk's finite values). Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG. */
+int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
+                         h5fz_chunk_plan *p, h5fz_header *h);
+
+/* The plan a decoder uses, from a checked header. */
+void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p);
+
+/* Write a container (malloc'd, caller frees): header h (n_outliers set),
+ * size table and payload, side section of h->n_outliers outliers
+ * (pos[] global, strictly increasing; vals[] raw bits), the trailing
+ * bytes of in (past the last whole element), checksum. Falls back to a
+ * stored-raw container when that is not larger. */
+int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
+                         const void *vals, const uint8_t *in, size_t in_bytes, void **out,
+                         size_t *out_bytes);
+
+/* Threads the CPU executor uses for a chunk of n_subchunks (H5FZ_THREADS
+ * overrides the processor count). */
+unsigned h5fz_cpu_threads(uint32_t n_subchunks);
+
+/* CPU executor: encode the chunk described by p/h into a container. */
+int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in,
+                          size_t in_bytes, void **out, size_t *out_bytes);
+
+/* CPU executor: decode all sub-chunks into values (n_elements x esize bytes)
+ * given the checked size table, payload base and per-sub-chunk offsets. */
+int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
+                          const uint64_t *offsets, uint8_t *values);
+
+#endif /* H5FZ_EXEC_H */

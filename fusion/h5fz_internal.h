@@ -1,0 +1,49 @@
+/*
+ * h5fz_internal.h - shared by the files of fusion/; not installed.
+ */
+#ifndef H5FZ_INTERNAL_H
+#define H5FZ_INTERNAL_H
+
+#include "h5fz.h"
+
+/* Record a failure for h5fz_last_error() and return `status`. printf-style. */
+int h5fz_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Clear the thread's last error (called at the start of public entry points). */
+void h5fz_clear_error(void);
+
+/* ---- the op table: one place that maps id <-> name <-> kind ------------- */
+typedef enum {
+  H5FZ_KIND_MAP = 1,       /* float values -> integer words (+ outliers) */
+  H5FZ_KIND_TRANSFORM = 2, /* words -> words or bytes, invertible */
+  H5FZ_KIND_CODER = 3      /* words or bytes -> variable-length bytes */
+} h5fz_op_kind;
+
+typedef enum {
+  H5FZ_STREAM_FLOAT = 1, /* the chunk's values */
+  H5FZ_STREAM_WORDS = 2, /* integer words of the element's width */
+  H5FZ_STREAM_BYTES = 3  /* a byte stream (bit planes, packed bits) */
+} h5fz_stream;
+
+typedef struct {
+  h5fz_op_id id;
+  const char *name;        /* text form and generated code */
+  h5fz_op_kind kind;
+  h5fz_stream input;       /* what the op consumes (coders: WORDS or BYTES) */
+  h5fz_stream output;
+  unsigned param_words;    /* cd_values words after the id (0 for all of v1) */
+  const char *device_fn;   /* base name in device_ops/: <fn>_encode_32 ... */
+  const char *summary;
+} h5fz_op_info;
+
+/* The entry of an op id, or NULL if the id is unknown. */
+const h5fz_op_info *h5fz_op_lookup(unsigned id);
+/* The entry of an op name (case-sensitive), or NULL. */
+const h5fz_op_info *h5fz_op_by_name(const char *name);
+/* All entries, *count receives their number. */
+const h5fz_op_info *h5fz_op_table(size_t *count);
+
+/* The default chain: quant delta zigzag bitshuffle rze. */
+extern const uint8_t h5fz_default_chain[5];
+
+#endif /* H5FZ_INTERNAL_H */
