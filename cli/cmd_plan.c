@@ -1,0 +1,207 @@
+/*
+ * cmd_plan.c - `h5fz plan`: ask the planner for a plan and print it.
+ * Uses only the public planner API (planner/h5fz_planner.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_plan.h"
+#include "h5fz_planner.h"
+
+#define PLAN_MAX_OPS 16
+
+typedef struct {
+  int json;
+  int gpu;
+  const char *device;
+  const char *registry;
+  const char *calibration;
+  uint64_t chunk;
+  uint8_t ops[PLAN_MAX_OPS];
+  size_t n_ops;
+} plan_args;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: h5fz plan [--json] [--device FILE | --gpu N] "
+          "[--registry FILE]\n"
+          "                 [--ops LIST] [--chunk BYTES] [--calibration "
+          "FILE]\n"
+          "Print the hardware plan: device, chosen kernel class, refused "
+          "classes and\n"
+          "why, predicted GB/s and the chunk size above which chunks go to "
+          "the GPU.\n"
+          "  --json            print one JSON object\n"
+          "  --device FILE     plan for a described device "
+          "(planner/devices/*.txt)\n"
+          "  --gpu N           detect GPU number N (default 0)\n"
+          "  --registry FILE   kernel classes from FILE (default: embedded)\n"
+          "  --ops LIST        op ids of the spec (default 1,10,11,13,30)\n"
+          "  --chunk BYTES     route and prediction for one chunk size "
+          "(K, M, G = KiB, MiB, GiB)\n"
+          "  --calibration F   measured figures (default "
+          "<cache dir>/calibration.txt)\n");
+}
+
+/* "4194304", "4M", "16KiB" -> bytes. 0 on success. */
+static int parse_bytes(const char *s, uint64_t *out) {
+  char *end;
+  unsigned long long v;
+  uint64_t mul = 1;
+  if (s[0] < '0' || s[0] > '9') return -1;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno != 0) return -1;
+  if (*end == 'K' || *end == 'k') mul = 1024;
+  else if (*end == 'M' || *end == 'm') mul = 1024 * 1024;
+  else if (*end == 'G' || *end == 'g') mul = 1024ull * 1024 * 1024;
+  if (mul != 1) {
+    end++;
+    if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0) end += strlen(end);
+  }
+  if (*end != '\0' || v == 0 || v > UINT64_MAX / mul) return -1;
+  *out = v * mul;
+  return 0;
+}
+
+static int parse_ops(const char *s, plan_args *a) {
+  char tmp[256], *tok, *save = NULL;
+  if (strlen(s) >= sizeof tmp) return -1;
+  strcpy(tmp, s);
+  a->n_ops = 0;
+  for (tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+    char *end;
+    long v = strtol(tok, &end, 10);
+    if (*end != '\0' || v < 1 || v > 255 || a->n_ops == PLAN_MAX_OPS) return -1;
+    a->ops[a->n_ops++] = (uint8_t)v;
+  }
+  return a->n_ops > 0 ? 0 : -1;
+}
+
+/* 0 ok, 2 usage error, 3 --help */
+static int parse_args(int argc, char **argv, plan_args *a) {
+  static const uint8_t def_ops[] = {1, 10, 11, 13, 30};
+  int i;
+  memset(a, 0, sizeof *a);
+  memcpy(a->ops, def_ops, sizeof def_ops);
+  a->n_ops = sizeof def_ops;
+  for (i = 1; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) return 3;
+    if (strcmp(o, "--json") == 0) {
+      a->json = 1;
+      continue;
+    }
+    if (v == NULL) {
+      fprintf(stderr, "h5fz plan: unknown option or missing value: %s\n", o);
+      return 2;
+    }
+    i++;
+    if (strcmp(o, "--device") == 0) a->device = v;
+    else if (strcmp(o, "--registry") == 0) a->registry = v;
+    else if (strcmp(o, "--calibration") == 0) a->calibration = v;
+    else if (strcmp(o, "--gpu") == 0) a->gpu = atoi(v);
+    else if (strcmp(o, "--chunk") == 0) {
+      if (parse_bytes(v, &a->chunk) != 0) {
+        fprintf(stderr, "h5fz plan: bad --chunk '%s' (bytes, K/M/G suffix)\n",
+                v);
+        return 2;
+      }
+    } else if (strcmp(o, "--ops") == 0) {
+      if (parse_ops(v, a) != 0) {
+        fprintf(stderr, "h5fz plan: bad --ops '%s' (ids 1-255, commas)\n", v);
+        return 2;
+      }
+    } else {
+      fprintf(stderr, "h5fz plan: unknown option %s\n", o);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+static int get_device(const plan_args *a, h5fz_device_desc *dev) {
+  char err[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
+  if (a->device == NULL) {
+    /* no GPU is a valid answer: the plan then explains it */
+    (void)h5fz_device_detect(a->gpu, dev, err, sizeof err);
+    return 0;
+  }
+  if (h5fz_device_load(a->device, dev, err, sizeof err) != H5FZ_PLAN_OK) {
+    fprintf(stderr, "h5fz plan: %s\n", err);
+    return 1;
+  }
+  if (!dev->nvrtc_known) (void)h5fz_nvrtc_query(dev, NULL, 0);
+  return 0;
+}
+
+static int print_plan(const h5fz_plan *plan, const plan_args *a) {
+  char small[1];
+  int n = a->json ? h5fz_plan_format_json(plan, a->chunk, small, sizeof small)
+                  : h5fz_plan_format_text(plan, a->chunk, small, sizeof small);
+  char *buf;
+  if (n < 0 || (buf = malloc((size_t)n + 1)) == NULL) {
+    fprintf(stderr, "h5fz plan: out of memory\n");
+    return 1;
+  }
+  if (a->json) h5fz_plan_format_json(plan, a->chunk, buf, (size_t)n + 1);
+  else h5fz_plan_format_text(plan, a->chunk, buf, (size_t)n + 1);
+  fputs(buf, stdout);
+  free(buf);
+  return 0;
+}
+
+int h5fz_cmd_plan(int argc, char **argv) {
+  plan_args a;
+  h5fz_device_desc dev;
+  h5fz_registry *reg = NULL;
+  h5fz_plan *plan = NULL;
+  h5fz_plan_options opts;
+  char err[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX], cal[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX + 32];
+  int rc = parse_args(argc, argv, &a), r;
+  if (rc == 3) {
+    usage(stdout);
+    return 0;
+  }
+  if (rc != 0) {
+    usage(stderr);
+    return 2;
+  }
+  if (get_device(&a, &dev) != 0) return 1;
+  reg = malloc(sizeof *reg);
+  plan = malloc(sizeof *plan);
+  if (reg == NULL || plan == NULL) {
+    fprintf(stderr, "h5fz plan: out of memory\n");
+    rc = 1;
+    goto done;
+  }
+  r = a.registry ? h5fz_registry_load_file(a.registry, reg, err, sizeof err)
+                 : h5fz_registry_load_default(reg, err, sizeof err);
+  if (r != H5FZ_PLAN_OK) {
+    fprintf(stderr, "h5fz plan: registry: %s\n", err);
+    rc = 1;
+    goto done;
+  }
+  h5fz_plan_options_default(&opts);
+  if (a.calibration) {
+    opts.calibration_path = a.calibration;
+  } else if (h5fz_planner_cache_dir(err, sizeof err) == H5FZ_PLAN_OK) {
+    snprintf(cal, sizeof cal, "%s/calibration.txt", err);
+    opts.calibration_path = cal;
+  }
+  r = h5fz_plan_make(&dev, reg, a.ops, a.n_ops, &opts, plan);
+  if (r != H5FZ_PLAN_OK) {
+    fprintf(stderr, "h5fz plan: planning failed (%d): %s\n", r,
+            plan->calibration_note[0] ? plan->calibration_note
+                                      : "no class of the chain is available");
+    rc = 1;
+    goto done;
+  }
+  rc = print_plan(plan, &a);
+done:
+  free(reg);
+  free(plan);
+  return rc;
+}
