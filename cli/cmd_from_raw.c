@@ -52,8 +52,9 @@ static h5fz_dtype dtype_from_path(const char *path) {
   return dot ? dtype_from_name(dot + 1) : H5FZ_DTYPE_UNKNOWN;
 }
 
-/* Chunks of about target bytes: whole fast dimensions, the first dimension
- * that does not fit whole is cut, slower ones get extent 1. */
+/* Chunks of at most about target bytes: whole fast dimensions, the first
+ * dimension that does not fit whole is cut into equal pieces (so the edge
+ * chunk is not mostly padding), slower ones get extent 1. */
 static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
                           hsize_t *chunk) {
   hsize_t inner = elem;
@@ -62,8 +63,10 @@ static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t tar
       chunk[i] = dims[i];
       inner *= dims[i];
     } else {
-      hsize_t fit = target / inner;
-      chunk[i] = fit ? fit : 1;
+      hsize_t fit = target / inner, pieces;
+      if (fit == 0) fit = 1;
+      pieces = (dims[i] + fit - 1) / fit;
+      chunk[i] = (dims[i] + pieces - 1) / pieces;
       for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
       return;
     }

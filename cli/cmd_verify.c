@@ -41,7 +41,7 @@ static void help(FILE *out) {
 
 typedef struct {
   const char *name;
-  char error[512];       /* non-empty: the dataset could not be compared */
+  char error[640];       /* non-empty: the dataset could not be compared */
   char shape[256];
   const char *dtype;
   uint64_t n;

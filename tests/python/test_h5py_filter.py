@@ -1,0 +1,96 @@
+"""Writing through the filter from h5py, as a Python user does:
+compression=<id>, compression_opts=<cd_values from `h5fz cd-values`>.
+
+h5py adds third-party filters as optional, so a failing filter would store
+chunks raw without an error: every write here also checks that the stored
+chunk really is smaller than the raw one.
+"""
+import h5py
+import numpy as np
+import pytest
+
+import h5fz_testlib as lib
+
+
+@pytest.fixture(scope="module")
+def field_data():
+    field = lib.embedded_field()
+    return field, field.load()
+
+
+def _write_read(path, data, chunks, **filter_kw):
+    with h5py.File(path, "w") as f:
+        f.create_dataset("data", data=data, chunks=chunks, **filter_kw)
+    f = h5py.File(path, "r")
+    return f, f["data"]
+
+
+def _first_chunk_bytes(dset):
+    mask, raw = dset.id.read_direct_chunk((0,) * dset.ndim)
+    return mask, len(raw)
+
+
+def test_plugin_is_found():
+    assert h5py.h5z.filter_avail(lib.FILTER_ID), (
+        "HDF5 cannot load the h5fz filter: HDF5_PLUGIN_PATH=%s" % lib.os.environ.get(
+            "HDF5_PLUGIN_PATH"))
+
+
+@pytest.mark.parametrize("rel", [1e-2, 1e-4, 1e-6])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_h5py_roundtrip(field_data, tmp_path, rel, dtype):
+    field, data = field_data
+    data = data.astype(dtype)
+    bound = rel * lib.value_range(field, data)
+    cd, _ = lib.cd_values(lib.spec_abs(bound))
+    chunks = (12, 100, 100)  # 50 planes: the last chunk is an edge chunk
+    f, dset = _write_read(tmp_path / "w.h5", data, chunks, compression=lib.FILTER_ID,
+                          compression_opts=tuple(cd))
+    with f:
+        assert lib.FILTER_ID in lib.filter_ids(dset)
+        dec = dset[...]
+        mask, stored = _first_chunk_bytes(dset)
+        total = dset.id.get_storage_size()
+    assert mask == 0, "the filter was skipped for chunk 0 (mask %#x)" % mask
+    raw = int(np.prod(chunks)) * data.dtype.itemsize
+    assert stored < raw, "chunk 0 stored %d bytes, raw is %d: not compressed" % (stored, raw)
+    lib.check_bound(data, dec, bound, "h5py %s rel %g" % (dtype, rel))
+    print("h5py %s rel %g: ratio %.3f" % (dtype, rel, data.nbytes / total))
+
+
+def test_h5py_partial_reads(field_data, tmp_path):
+    """Hyperslab reads across chunk borders decode the right chunks."""
+    field, data = field_data
+    bound = 1e-3 * lib.value_range(field, data)
+    cd, _ = lib.cd_values(lib.spec_abs(bound))
+    f, dset = _write_read(tmp_path / "p.h5", data, (12, 30, 40), compression=lib.FILTER_ID,
+                          compression_opts=tuple(cd))
+    with f:
+        for sl in [np.s_[11:13, 29:31, 39:41], np.s_[48:, 90:, 80:], np.s_[5, :, 7]]:
+            lib.check_bound(data[sl], dset[sl], bound, "slice %s" % (sl,))
+
+
+def test_h5py_default_options(field_data, tmp_path):
+    """compression=<id> with no options means the documented defaults (REL
+    1e-4 of each chunk's range, so within 1e-4 of the field's range)."""
+    field, data = field_data
+    f, dset = _write_read(tmp_path / "d.h5", data, (12, 100, 100), compression=lib.FILTER_ID)
+    with f:
+        dec = dset[...]
+        mask, stored = _first_chunk_bytes(dset)
+    assert mask == 0 and stored < 12 * 100 * 100 * 4
+    lib.check_bound(data, dec, 1e-4 * lib.value_range(field, data), "defaults")
+
+
+def test_h5py_written_file_verifies(field_data, tmp_path):
+    """A file written by h5py is checked by `h5fz verify` (C libhdf5)."""
+    field, data = field_data
+    bound = 1e-4 * lib.value_range(field, data)
+    cd, _ = lib.cd_values(lib.spec_abs(bound))
+    with h5py.File(tmp_path / "o.h5", "w") as f:
+        f.create_dataset("grp/data", data=data, chunks=(12, 100, 100))
+    with h5py.File(tmp_path / "c.h5", "w") as f:
+        f.create_dataset("grp/data", data=data, chunks=(12, 100, 100),
+                         compression=lib.FILTER_ID, compression_opts=tuple(cd))
+    lib.cli("verify", tmp_path / "o.h5", tmp_path / "c.h5", "--abs", repr(bound),
+            "--require-filter")
