@@ -193,9 +193,10 @@ int h5fz_cmd_plan(int argc, char **argv) {
   }
   r = h5fz_plan_make(&dev, reg, a.ops, a.n_ops, &opts, plan);
   if (r != H5FZ_PLAN_OK) {
-    fprintf(stderr, "h5fz plan: planning failed (%d): %s\n", r,
-            plan->calibration_note[0] ? plan->calibration_note
-                                      : "no class of the chain is available");
+    fprintf(stderr, "h5fz plan: planning failed: %s\n",
+            r == H5FZ_PLAN_ERR_NOCLASS ? "no class of the chain is available"
+            : r == H5FZ_PLAN_ERR_PARSE ? plan->calibration_note
+                                       : "invalid argument");
     rc = 1;
     goto done;
   }

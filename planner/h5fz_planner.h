@@ -250,9 +250,11 @@ typedef struct {
   double hbm_efficiency;  /* reachable fraction of peak HBM (0.80) */
   double pcie_efficiency; /* reachable fraction of the PCIe link (0.80) */
   double assumed_ratio;   /* compression ratio assumed for output bytes (4) */
-  /* Calibration to apply; NULL = none. h5fz_plan_make looks up the chosen
-   * class in it with h5fz_calibration_lookup when calibration_path is set. */
-  const char *calibration_path; /* NULL: no calibration file is read */
+  /* Calibration file; NULL = none is read (the default). When set,
+   * h5fz_plan_make looks up (device name, chosen class) in it with
+   * h5fz_calibration_lookup; a missing file means "not calibrated". The CLI
+   * passes <cache dir>/calibration.txt. Not kept in the plan. */
+  const char *calibration_path;
 } h5fz_plan_options;
 
 typedef struct {
