@@ -102,7 +102,15 @@ static int parse_args(int argc, char **argv, plan_args *a) {
     if (strcmp(o, "--device") == 0) a->device = v;
     else if (strcmp(o, "--registry") == 0) a->registry = v;
     else if (strcmp(o, "--calibration") == 0) a->calibration = v;
-    else if (strcmp(o, "--gpu") == 0) a->gpu = atoi(v);
+    else if (strcmp(o, "--gpu") == 0) {
+      char *end;
+      long g = strtol(v, &end, 10);
+      if (*end != '\0' || end == v || g < 0 || g > 1024) {
+        fprintf(stderr, "h5fz plan: bad --gpu '%s' (0, 1, ...)\n", v);
+        return 2;
+      }
+      a->gpu = (int)g;
+    }
     else if (strcmp(o, "--chunk") == 0) {
       if (parse_bytes(v, &a->chunk) != 0) {
         fprintf(stderr, "h5fz plan: bad --chunk '%s' (bytes, K/M/G suffix)\n",
