@@ -191,7 +191,7 @@ static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtyp
 
   t_enc = calloc((size_t)o->runs, sizeof *t_enc);
   t_dec = calloc((size_t)o->runs, sizeof *t_dec);
-  snprintf(text, sizeof text, "abs=%.17g %s", bound, o->spec_tail);
+  snprintf(text, sizeof text, "abs=%.17g%s%s", bound, o->spec_tail[0] ? " " : "", o->spec_tail);
   st = h5fz_spec_parse(text, &spec);
   spec.dtype = dtype;
   for (int r = 0; st == H5FZ_OK && r < o->runs; r++) {
