@@ -146,10 +146,48 @@ static int chunk_dims(hid_t dcpl_id, uint32_t *rank, uint32_t dims[H5FZ_MAX_RANK
   return 0;
 }
 
-/* H5Z set_local: replace any dataset part in the cd_values with this
- * dataset's (type, chunk dims) and make the filter mandatory for float
- * datasets (docs/filter.md, "Optional or mandatory"). Returns 0 or -1;
- * never 0 on error, which HDF5 would take as success. */
+/* h5fz must be the first filter of the pipeline: a filter before it sees
+ * the exact bytes, and after a lossy round trip it gets different ones back
+ * (Fletcher32 reports a checksum error on every read; shuffle or a
+ * compressor would hand us, and get back, bytes that are not floats).
+ * Returns 0 when h5fz is first, -1 (with the reason pushed) otherwise. */
+static int check_first_in_pipeline(hid_t dcpl_id)
+{
+  int n = H5Pget_nfilters(dcpl_id);
+  if (n < 0) {
+    H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot read the dataset's filter pipeline");
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    unsigned flags = 0, filter_config = 0;
+    size_t n_cd = 0;
+    char name[64] = "";
+    H5Z_filter_t id =
+        H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &n_cd, NULL, sizeof name, name, &filter_config);
+    if (id < 0) {
+      H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot read the dataset's filter pipeline");
+      return -1;
+    }
+    if (id == H5FZ_FILTER_ID)
+      return 0;
+    char msg[H5FZ_FILTER_MSG_LEN];
+    snprintf(msg, sizeof msg,
+             "h5fz: filter '%s' (id %d) comes before h5fz in the pipeline; h5fz is lossy, so "
+             "a filter before it would not get its exact bytes back on read (Fletcher32 fails "
+             "its checksum). Add h5fz first, then other filters (e.g. H5Pset_fletcher32 after "
+             "H5Pset_filter)",
+             name[0] ? name : "?", (int)id);
+    H5FZ_PUSH(H5E_SETLOCAL, msg);
+    return -1;
+  }
+  return 0;
+}
+
+/* H5Z set_local: check h5fz is the first filter, replace any dataset part
+ * in the cd_values with this dataset's (type, chunk dims) and make the
+ * filter mandatory for float datasets (docs/filter.md, "Optional or
+ * mandatory"). Returns 0 or -1; never 0 on error, which HDF5 would take as
+ * success. */
 static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)space_id;
@@ -176,7 +214,7 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
     return -1;
   }
   uint32_t rank = 0, dims[H5FZ_MAX_RANK] = {0};
-  if (ok == 1 && chunk_dims(dcpl_id, &rank, dims) < 0)
+  if (ok == 1 && (check_first_in_pipeline(dcpl_id) < 0 || chunk_dims(dcpl_id, &rank, dims) < 0))
     return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;

@@ -2,7 +2,8 @@
  * can_apply refuses types h5fz must not compress: with a mandatory filter
  * H5Dcreate fails with our reason on the error stack; with an optional one
  * the dataset is created and written unfiltered (and exactly). Also: a
- * float dataset's filter is made mandatory by set_local.
+ * float dataset's filter is made mandatory by set_local, and a filter
+ * placed before h5fz is refused.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -104,6 +105,30 @@ static void float_forced_mandatory(hid_t f)
   H5Sclose(space);
 }
 
+/* A filter before h5fz cannot survive a lossy round trip: refused. */
+static void filter_before(hid_t f, const char *name, int which)
+{
+  hsize_t dims[1] = {N}, chunk[1] = {CHUNK};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, chunk);
+  if (which == 0)
+    H5Pset_fletcher32(dcpl);
+  else
+    H5Pset_shuffle(dcpl);
+  H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_OPTIONAL, 0, NULL);
+  hid_t d = H5Dcreate2(f, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  char stack[4096];
+  ft_error_stack(stack, sizeof stack);
+  FT_CHECK(d < 0, "%s: H5Dcreate2 with a filter before h5fz succeeded", name);
+  FT_CHECK(ft_contains(stack, "comes before h5fz"), "%s: message: %s", name, stack);
+  printf("%s refused: %s\n", name, ft_ours(stack));
+  if (d >= 0)
+    H5Dclose(d);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+}
+
 int main(void)
 {
   if (ft_begin("filter_refuse_type") < 0)
@@ -118,6 +143,8 @@ int main(void)
   hid_t be = make_be_float();
   refused_mandatory(f, "f32_be", be, "big-endian");
   H5Tclose(be);
+  filter_before(f, "fletcher32_before", 0);
+  filter_before(f, "shuffle_before", 1);
   int_optional(f);
   float_forced_mandatory(f);
   H5Fclose(f);
