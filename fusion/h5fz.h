@@ -126,9 +126,6 @@ size_t h5fz_dtype_size(h5fz_dtype dtype);
 
 /* ---- the chunk codec ------------------------------------------------------ */
 
-/* Executor choice (H5FZ_DEVICE=auto|gpu|cpu overrides H5FZ_EXEC_AUTO). */
-typedef enum { H5FZ_EXEC_AUTO = 0, H5FZ_EXEC_CPU = 1, H5FZ_EXEC_GPU = 2 } h5fz_executor;
-
 /* Encode one chunk of in_bytes bytes of spec->dtype values (native
  * little-endian) into a chunk container (docs/format.md).
  * in_bytes need not be a multiple of the element size: trailing bytes are

@@ -3,10 +3,12 @@
  * write and read the container.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_exec.h"
+#include "h5fz_gpu.h"
 
 /* Range of the finite values, for REL bounds; 0 when there are none. */
 static double finite_range(h5fz_dtype dtype, const void *in, uint64_t n)
@@ -146,6 +148,37 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
   return H5FZ_OK;
 }
 
+typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_mode;
+
+/* H5FZ_DEVICE=auto|gpu|cpu; unset or empty means auto. */
+static int read_device_mode(device_mode *mode)
+{
+  const char *v = getenv("H5FZ_DEVICE");
+  if (!v || !*v || !strcmp(v, "auto")) *mode = DEVICE_AUTO;
+  else if (!strcmp(v, "cpu")) *mode = DEVICE_CPU;
+  else if (!strcmp(v, "gpu")) *mode = DEVICE_GPU;
+  else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=%s: want auto, gpu or cpu", v);
+  return H5FZ_OK;
+}
+
+/* 1: run this chunk on the GPU; 0: on the CPU; <0: H5FZ_DEVICE=gpu asked
+ * for a GPU that is not usable (the error says why). */
+static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
+{
+  device_mode mode = DEVICE_AUTO;
+  int rc = read_device_mode(&mode);
+  if (rc) return rc;
+  if (mode == DEVICE_CPU || p->n_subchunks == 0) return 0;
+  int route = h5fz_gpu_route(p, chunk_bytes, mode == DEVICE_GPU);
+  if (route >= 0) return route;
+  if (mode == DEVICE_GPU) {
+    char why[400];
+    snprintf(why, sizeof why, "%s", h5fz_last_error());
+    return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
+  }
+  return 0;
+}
+
 int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
                       size_t *out_bytes)
 {
@@ -160,6 +193,15 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
     h5fz_payload none = {NULL, 0, NULL};
     return h5fz_container_write(&h, &none, NULL, NULL, in, in_bytes, out, out_bytes);
   }
+  int gpu = choose_gpu(&p, in_bytes);
+  if (gpu < 0) return gpu;
+  if (gpu) {
+    h5fz_header gh = h;
+    if (h5fz_gpu_encode_chunk(&p, &gh, in, in_bytes, out, out_bytes) == H5FZ_OK) return H5FZ_OK;
+    h5fz_log_once("h5fz: GPU encode failed, this and later failing chunks use the CPU executor: %s",
+                  h5fz_last_error());
+  }
+  h5fz_clear_error();
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
 }
 
@@ -242,8 +284,18 @@ int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out
     goto fail;
   }
   if (h.n_subchunks) {
-    rc = h5fz_cpu_decode_chunk(&p, entries, body + 4u * (size_t)h.n_subchunks, offsets, values);
-    if (rc) goto fail;
+    const uint8_t *payload = body + 4u * (size_t)h.n_subchunks;
+    size_t payload_bytes = payload_end - 4u * (size_t)h.n_subchunks;
+    rc = choose_gpu(&p, h.input_bytes);
+    if (rc < 0) goto fail;
+    if (rc && h5fz_gpu_decode_chunk(&p, entries, payload, payload_bytes, offsets, values) == H5FZ_OK) {
+      rc = H5FZ_OK;
+    } else {
+      if (rc) h5fz_log_once("h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
+                            h5fz_last_error());
+      rc = h5fz_cpu_decode_chunk(&p, entries, payload, offsets, values);
+      if (rc) goto fail;
+    }
   }
   scatter_outliers(values, pos, vals, h.n_outliers, p.esize);
   memcpy(values + h.n_elements * p.esize, body + payload_end + used, trailing);

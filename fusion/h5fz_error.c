@@ -1,5 +1,7 @@
 /* h5fz_error.c - status names and the thread-local last-error message. */
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "h5fz_internal.h"
@@ -37,3 +39,15 @@ int h5fz_fail(int status, const char *fmt, ...)
 }
 
 const char *h5fz_version(void) { return H5FZ_VERSION_STRING; }
+
+void h5fz_log_once(const char *fmt, ...)
+{
+  static atomic_int logged;
+  const char *quiet = getenv("H5FZ_QUIET");
+  if ((quiet && *quiet && *quiet != '0') || atomic_exchange(&logged, 1)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}

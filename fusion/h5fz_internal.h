@@ -9,6 +9,10 @@
 /* Record a failure for h5fz_last_error() and return `status`. printf-style. */
 int h5fz_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Print a warning to stderr once per process (later calls are silent), so
+ * a fallback is visible without flooding; H5FZ_QUIET=1 silences it. */
+void h5fz_log_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Clear the thread's last error (called at the start of public entry points). */
 void h5fz_clear_error(void);
 

@@ -1,0 +1,154 @@
+/*
+ * h5fz_codegen.c - spec -> CUDA source (see h5fz_codegen.h). The output is
+ * meant to be read: `h5fz codegen SPEC` prints it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../device_ops/h5fz_ops.h"
+#include "h5fz_codegen.h"
+#include "h5fz_internal.h"
+
+typedef struct {
+  char *buf;
+  size_t len, cap;
+  int oom;
+} strbuf;
+
+static void emit(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(strbuf *b, const char *fmt, ...)
+{
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? b->cap - b->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) { b->oom = 1; return; }
+    if (b->buf && b->len + (size_t)n < b->cap) { b->len += (size_t)n; return; }
+    size_t cap = b->cap ? b->cap * 2 : 8192;
+    while (cap < b->len + (size_t)n + 1) cap *= 2;
+    char *nb = realloc(b->buf, cap);
+    if (!nb) { b->oom = 1; return; }
+    b->buf = nb;
+    b->cap = cap;
+  }
+}
+
+/* Buffer names of the ping-pong pair: op k reads buf[k%2], writes the other. */
+static const char *bufname(unsigned k) { return k % 2 ? "buf1" : "buf0"; }
+
+static void emit_prologue(strbuf *b, const char *kernel, const char *params)
+{
+  emit(b, "extern \"C\" __global__ void __launch_bounds__(THREADS)\n%s(%s)\n{\n", kernel, params);
+  emit(b, "  extern __shared__ uint64_t smem[];\n"
+          "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
+          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
+          "  const h5fz_quant_params qp = {eb, step, inv_step};\n"
+          "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
+          "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
+          "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
+          "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n"
+          "  (void)L;\n"
+          "  (void)scratch;\n\n");
+}
+
+static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
+{
+  emit_prologue(b, H5FZ_KERNEL_ENCODE,
+                "const value_t *in, unsigned long long n, double eb, double step, double inv_step,\n"
+                "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount");
+  emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n\n");
+  emit(b, "  /* map: quant (outliers to this sub-chunk's side buffers, index order) */\n");
+  emit(b, "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, in + first, m, m_pad, &qp, (word_t *)buf0,\n"
+          "                                              opos + first, oval + first);\n"
+          "  __syncthreads();\n", w);
+  unsigned k = 0;
+  for (uint32_t i = 1; i + 1 < s->n_ops; i++, k++) {
+    const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
+    const char *out_cast = op->output == H5FZ_STREAM_BYTES ? "(uint8_t *)" : "(word_t *)";
+    emit(b, "  /* transform: %s */\n", op->name);
+    emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, %s%s, m_pad);\n  __syncthreads();\n", op->device_fn, w,
+         bufname(k), out_cast, bufname(k + 1));
+  }
+  const h5fz_op_info *coder = h5fz_op_lookup(s->ops[s->n_ops - 1]);
+  emit(b, "  /* coder: %s; a sub-chunk it would not shrink is stored raw */\n", coder->name);
+  if (coder->id == H5FZ_OP_RZE)
+    emit(b, "  uint32_t size = h5fz_rze_encode(&blk, %s, L, slot, L, scratch);\n", bufname(k));
+  else
+    emit(b, "  uint32_t size = H5FZ_RZE_NOT_SMALLER;\n");
+  emit(b, "  if (size == H5FZ_RZE_NOT_SMALLER) {\n"
+          "    for (uint32_t i = threadIdx.x; i < L; i += blockDim.x) slot[i] = %s[i];\n"
+          "    size = L | 0x80000000u;\n"
+          "  }\n"
+          "  if (threadIdx.x == 0) {\n"
+          "    entries[blockIdx.x] = size;\n"
+          "    ocount[blockIdx.x] = n_out;\n"
+          "  }\n}\n\n", bufname(k));
+}
+
+static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
+{
+  emit_prologue(b, H5FZ_KERNEL_DECODE,
+                "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+                "            unsigned long long n, double eb, double step, double inv_step, value_t *out,\n"
+                "            int *status");
+  emit(b, "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
+          "  const uint8_t *src = payload + offsets[blockIdx.x];\n\n");
+  const h5fz_op_info *coder = h5fz_op_lookup(s->ops[s->n_ops - 1]);
+  emit(b, "  /* coder: %s (raw sub-chunks were checked on the host: size == L) */\n", coder->name);
+  emit(b, "  if (e & 0x80000000u) {\n"
+          "    for (uint32_t i = threadIdx.x; i < size; i += blockDim.x) buf0[i] = src[i];\n"
+          "  } else");
+  if (coder->id == H5FZ_OP_RZE)
+    emit(b, " if (h5fz_rze_decode(&blk, src, size, buf0, L, scratch)) {\n");
+  else
+    emit(b, " {\n");
+  emit(b, "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
+          "    return; /* the whole block agrees: the condition is block-uniform */\n"
+          "  }\n  __syncthreads();\n");
+  unsigned k = 0;
+  for (uint32_t i = s->n_ops - 1; i-- > 1; k++) {
+    const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
+    const char *in_cast = op->output == H5FZ_STREAM_BYTES ? "(const uint8_t *)" : "(const word_t *)";
+    emit(b, "  /* inverse transform: %s */\n", op->name);
+    emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
+         bufname(k), bufname(k + 1));
+  }
+  emit(b, "  /* inverse map: quant (outliers are patched from the side section on the host) */\n");
+  emit(b, "  h5fz_quant_decode_%s(&blk, (const word_t *)%s, m, &qp, out + first);\n}\n", w, bufname(k));
+}
+
+int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_bytes)
+{
+  if (!spec || !src || !smem_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_codegen: NULL argument");
+  int rc = h5fz_spec_validate(spec);
+  if (rc) return rc;
+  if (spec->dtype == H5FZ_DTYPE_UNKNOWN)
+    return h5fz_fail(H5FZ_ERR_SPEC, "codegen needs the element type (dtype=f32 or dtype=f64)");
+  if (threads < 32 || threads > 1024 || threads % 32)
+    return h5fz_fail(H5FZ_ERR_ARG, "threads per block %d must be a multiple of 32 in [32, 1024]", threads);
+  int f64 = spec->dtype == H5FZ_DTYPE_F64;
+  const char *w = f64 ? "64" : "32";
+  uint32_t slot = spec->subchunk_bytes, elems = slot / (f64 ? 8u : 4u);
+  char text[512];
+  h5fz_spec_format(spec, text, sizeof text);
+  strbuf b = {0};
+  emit(&b, "/*\n * Generated by h5fz codegen for the chain\n *   %s\n"
+           " * One thread block of %d threads per sub-chunk of %u %s values (%u bytes),\n"
+           " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
+       text, threads, elems, f64 ? "float64" : "float32", slot);
+  emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n\n");
+  emit(&b, "#define THREADS %du\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n", threads, elems, slot);
+  emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
+  emit_encode(&b, spec, w);
+  emit_decode(&b, spec, w);
+  if (b.oom) {
+    free(b.buf);
+    return h5fz_fail(H5FZ_ERR_NOMEM, "codegen: out of memory");
+  }
+  *src = b.buf;
+  *smem_bytes = 2u * (size_t)slot + h5fz_rze_scratch_bytes(slot) + 64u;
+  return H5FZ_OK;
+}

@@ -1,0 +1,31 @@
+/*
+ * h5fz_codegen.h - a ChunkFusionSpec becomes CUDA source: one fused encode
+ * kernel and one fused decode kernel that call the ops of device_ops/ in
+ * chain order on a sub-chunk held in shared memory, one thread block per
+ * sub-chunk. Only this glue is generated; the ops are the embedded headers.
+ */
+#ifndef H5FZ_CODEGEN_H
+#define H5FZ_CODEGEN_H
+
+#include <stddef.h>
+
+#include "h5fz.h"
+
+/* Generated kernels' names. */
+#define H5FZ_KERNEL_ENCODE "h5fz_encode"
+#define H5FZ_KERNEL_DECODE "h5fz_decode"
+#define H5FZ_KERNEL_TAIL_SCAN "h5fz_tail_scan"
+#define H5FZ_KERNEL_TAIL_PACK "h5fz_tail_pack"
+
+/* Generate the source for spec (dtype must be known) with
+ * threads_per_block threads (a multiple of 32, 32..1024). *src is a
+ * malloc'd NUL-terminated string (caller frees); *smem_bytes receives the
+ * dynamic shared memory a block of either kernel needs.
+ * Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
+int h5fz_codegen(const h5fz_spec *spec, int threads_per_block, char **src, size_t *smem_bytes);
+
+/* The op headers embedded at build time, as NVRTC wants them: *count
+ * entries of names[] (include names) and sources[] (NUL-terminated). */
+void h5fz_embedded_headers(size_t *count, const char *const **names, const char *const **sources);
+
+#endif /* H5FZ_CODEGEN_H */

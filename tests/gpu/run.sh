@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Build h5fz and run every GPU-side test and the GPU benchmark, on a machine
+# with an NVIDIA GPU. Logs go to $OUT (the device tool's folder) or
+# build-gpu/logs. Data: $H5FZ_DATA_DIR, else .devdata/ (gzipped copies of
+# ../shared/data, see tests/gpu/README.md), else ../shared/data.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${H5FZ_GPU_BUILD:-$root/build-gpu}
+out=${OUT:-$build/logs}
+mkdir -p "$out"
+if [ -z "${H5FZ_DATA_DIR:-}" ]; then
+  if [ -d "$root/.devdata" ]; then
+    H5FZ_DATA_DIR=/tmp/h5fz-devdata
+    mkdir -p "$H5FZ_DATA_DIR"
+    for f in "$root"/.devdata/*; do
+      case "$f" in
+        *.gz) gunzip -c "$f" > "$H5FZ_DATA_DIR/$(basename "${f%.gz}")" ;;
+        *) cp "$f" "$H5FZ_DATA_DIR/" ;;
+      esac
+    done
+  else
+    H5FZ_DATA_DIR=$root/../shared/data
+  fi
+fi
+export H5FZ_DATA_DIR
+export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache}
+status=0
+{ nvidia-smi; nvidia-smi --query-gpu=name,clocks.max.memory,pcie.link.gen.current,pcie.link.width.current --format=csv; } > "$out/nvidia-smi.txt" 2>&1
+echo "== configure + build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5FZ_DATA_DIR="$H5FZ_DATA_DIR" > "$out/configure.log" 2>&1 \
+  || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E -A5 "error" "$out/build.log" | head -60; exit 1; }
+echo "== h5fz plan"
+"$build/bin/h5fz" plan 2>&1 | tee "$out/plan.txt"
+echo "== GPU tests (byte identity with the CPU, codegen) and C tests with the GPU executor forced"
+ctest --test-dir "$build" -R 'gpu\.|core\.' --output-on-failure > "$out/ctest-gpu.log" 2>&1 || status=1
+grep -E "^(ok|FAIL|SKIP)|passed|failed|GPU chunks|tests passed|Test +#" "$out/ctest-gpu.log" | tail -80
+H5FZ_DEVICE=gpu ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
+tail -12 "$out/ctest-filter-gpu.log"
+if [ "${H5FZ_SKIP_BENCH:-0}" != 1 ]; then
+  echo "== benchmark"
+  "$build/bin/h5fz_bench_gpu" --data "$H5FZ_DATA_DIR" > "$out/bench_gpu.json" 2> "$out/bench_gpu.err" || status=1
+  cat "$out/bench_gpu.json"; tail -5 "$out/bench_gpu.err"
+fi
+exit $status

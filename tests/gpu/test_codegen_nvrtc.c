@@ -1,0 +1,98 @@
+/*
+ * test_codegen_nvrtc.c - generated kernels compile with NVRTC for every
+ * architecture the planner's registry knows, for each chain and type, so
+ * codegen cannot rot on machines without a GPU. Needs libnvrtc only;
+ * skips (77) when it is absent. Architectures this NVRTC cannot target are
+ * listed and skipped (the planner refuses them the same way). The default
+ * chain is compiled for every arch; the other chains (which differ only in
+ * the generated glue) for the first arch, to keep CI fast.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../planner/h5fz_planner.h"
+#include "h5fz.h"
+#include "h5fz_codegen.h"
+#include "h5fz_cuda.h"
+#include "h5fz_jit.h"
+
+static const char *const chains[] = {"", "delta negabinary bitshuffle rze", "zigzag bitshuffle rze",
+                                     "delta zigzag rze", "delta zigzag raw"};
+
+static int nvrtc_supports(const h5fz_device_desc *d, int arch)
+{
+  for (int i = 0; i < d->n_nvrtc_archs; i++)
+    if (d->nvrtc_archs[i] == arch) return 1;
+  return 0;
+}
+
+int main(void)
+{
+  const char *why;
+  if (!h5fz_nvrtc_get(&why)) {
+    printf("SKIP: %s\n", why);
+    return 77;
+  }
+  h5fz_device_desc host;
+  char err[256];
+  h5fz_device_none(&host, "test");
+  if (h5fz_nvrtc_query(&host, err, sizeof err) || !host.nvrtc_known) {
+    printf("SKIP: NVRTC query failed: %s\n", err);
+    return 77;
+  }
+  h5fz_registry reg;
+  if (h5fz_registry_load_default(&reg, err, sizeof err)) {
+    printf("FAIL: registry: %s\n", err);
+    return 1;
+  }
+  /* every arch the registry names: cubin archs, and the PTX classes' min arch */
+  char archs[64][24];
+  int n_archs = 0;
+  for (int c = 0; c < reg.n_classes; c++) {
+    const h5fz_kernel_class *k = &reg.classes[c];
+    if (k->target == H5FZ_TARGET_CUBIN)
+      for (int a = 0; a < k->n_archs && n_archs < 64; a++) {
+        if (!nvrtc_supports(&host, k->archs[a])) {
+          printf("skip sm_%d (class %s): this NVRTC %d.%d cannot target it\n", k->archs[a], k->name,
+                 host.nvrtc_major, host.nvrtc_minor);
+          continue;
+        }
+        snprintf(archs[n_archs++], 24, "sm_%d", k->archs[a]);
+      }
+    if (k->target == H5FZ_TARGET_PTX && n_archs < 64) {
+      int a = k->min_arch;
+      while (a < 200 && !nvrtc_supports(&host, a)) a++;
+      if (a < 200) snprintf(archs[n_archs++], 24, "compute_%d", a);
+    }
+  }
+  int passed = 0, failed = 0;
+  for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
+    for (int f64 = 0; f64 < 2; f64++) {
+      char text[256];
+      snprintf(text, sizeof text, "abs=1e-3 %s dtype=%s", chains[c], f64 ? "f64" : "f32");
+      h5fz_spec s;
+      char *src = NULL;
+      size_t smem = 0;
+      if (h5fz_spec_parse(text, &s) || h5fz_codegen(&s, 512, &src, &smem)) {
+        printf("FAIL %s: %s\n", text, h5fz_last_error());
+        failed++;
+        continue;
+      }
+      for (int a = 0; a < (c == 0 ? n_archs : 1); a++) {
+        void *img = NULL;
+        size_t size = 0;
+        char *log = NULL;
+        int rc = h5fz_jit_compile(src, archs[a], &img, &size, &log);
+        printf("%s %-40s %-12s %zu bytes\n", rc ? "FAIL" : "ok  ", text, archs[a], size);
+        if (rc) printf("%s\n%s\n", h5fz_last_error(), log ? log : "");
+        rc ? failed++ : passed++;
+        free(img);
+        free(log);
+      }
+      free(src);
+    }
+  if (!passed) failed++;
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * test_gpu_identical.c - the GPU executor writes the same bytes as the CPU
+ * executor, and each decodes the other's output within the bound, on every
+ * real field, for each chain of v1 at three bounds. Skips (77) without a GPU.
+ *   test_gpu_identical [DATA_DIR] (default $H5FZ_DATA_DIR)
+ */
+#include <stdint.h>
+
+#include "gpu_test_util.h"
+#include "h5fz.h"
+#include "h5fz_gpu.h"
+
+static const char *const chains[] = {
+  "",                                /* default: delta zigzag bitshuffle rze */
+  "delta negabinary bitshuffle rze",
+  "zigzag bitshuffle rze",
+  "delta zigzag rze",
+  "delta zigzag raw",
+};
+
+static int encode_with(const char *device, const h5fz_spec *s, const void *in, size_t n, void **out, size_t *out_n)
+{
+  setenv("H5FZ_DEVICE", device, 1);
+  return h5fz_chunk_encode(s, in, n, out, out_n);
+}
+
+static int decode_with(const char *device, const void *in, size_t n, void **out, size_t *out_n)
+{
+  setenv("H5FZ_DEVICE", device, 1);
+  return h5fz_chunk_decode(in, n, out, out_n);
+}
+
+int main(int argc, char **argv)
+{
+  const char *dir = argc > 1 ? argv[1] : getenv("H5FZ_DATA_DIR");
+  setenv("H5FZ_DEVICE", "gpu", 1);
+  /* probe: is there a usable GPU at all? */
+  h5fz_spec probe;
+  h5fz_spec_parse("abs=1 dtype=f32", &probe);
+  float one[64] = {0};
+  void *tmp;
+  size_t tmp_n;
+  if (h5fz_chunk_encode(&probe, one, sizeof one, &tmp, &tmp_n)) {
+    printf("SKIP: no usable GPU: %s\n", h5fz_last_error());
+    return CTEST_SKIP;
+  }
+  free(tmp);
+  test_field *fields = NULL;
+  int n_fields = dir ? load_fields(dir, &fields) : 0;
+  if (!n_fields) {
+    printf("SKIP: no real fields in %s (set H5FZ_DATA_DIR)\n", dir ? dir : "(unset)");
+    return CTEST_SKIP;
+  }
+  size_t chunk_bytes = 4u << 20; /* as an HDF5 chunk of 4 MiB */
+  int failures = 0, cases = 0;
+  h5fz_gpu_stats before, after;
+  h5fz_gpu_get_stats(&before);
+  for (int f = 0; f < n_fields; f++) {
+    test_field *t = &fields[f];
+    for (size_t c = 0; c < sizeof chains / sizeof *chains; c++) {
+      for (double rel = 1e-2; rel > 1e-7; rel /= 100) {
+        char text[256];
+        double eb = rel * t->range;
+        snprintf(text, sizeof text, "abs=%.17g %s dtype=%s", eb, chains[c], t->f64 ? "f64" : "f32");
+        h5fz_spec s;
+        if (h5fz_spec_parse(text, &s)) {
+          printf("FAIL %s: %s\n", text, h5fz_last_error());
+          failures++;
+          continue;
+        }
+        size_t total_cpu = 0, mism = 0, bad = 0, errors = 0;
+        for (size_t off = 0; off < t->bytes; off += chunk_bytes) {
+          size_t len = t->bytes - off < chunk_bytes ? t->bytes - off : chunk_bytes;
+          const unsigned char *in = t->data + off;
+          void *cpu = NULL, *gpu = NULL, *back1 = NULL, *back2 = NULL;
+          size_t cpu_n = 0, gpu_n = 0, b1 = 0, b2 = 0;
+          if (encode_with("cpu", &s, in, len, &cpu, &cpu_n) || encode_with("gpu", &s, in, len, &gpu, &gpu_n)) {
+            printf("  encode error: %s\n", h5fz_last_error());
+            errors++;
+          } else {
+            total_cpu += cpu_n;
+            if (cpu_n != gpu_n || memcmp(cpu, gpu, cpu_n)) mism++;
+            if (decode_with("cpu", gpu, gpu_n, &back1, &b1) || decode_with("gpu", cpu, cpu_n, &back2, &b2)) {
+              printf("  decode error: %s\n", h5fz_last_error());
+              errors++;
+            } else {
+              size_t es = t->f64 ? 8 : 4;
+              bad += count_violations(in, back1, len / es, t->f64, eb);
+              bad += count_violations(in, back2, len / es, t->f64, eb);
+              if (b1 != len || b2 != len || memcmp(back1, back2, len)) mism++;
+            }
+          }
+          free(cpu); free(gpu); free(back1); free(back2);
+        }
+        cases++;
+        int ok = !mism && !bad && !errors;
+        failures += !ok;
+        printf("%s %-52s rel=%-6g chain=%-32s ratio=%8.2f %s\n", ok ? "ok  " : "FAIL", t->name, rel,
+               chains[c][0] ? chains[c] : "(default)", (double)t->bytes / (double)total_cpu,
+               ok ? "identical" : "MISMATCH/ERROR");
+      }
+    }
+  }
+  h5fz_gpu_get_stats(&after);
+  printf("GPU chunks encoded: %llu, decoded: %llu\n", after.chunks_encoded - before.chunks_encoded,
+         after.chunks_decoded - before.chunks_decoded);
+  if (after.chunks_encoded == before.chunks_encoded || after.chunks_decoded == before.chunks_decoded) {
+    printf("FAIL: the GPU executor did not run\n");
+    failures++;
+  }
+  printf("%d passed, %d failed\n", cases - (failures > cases ? cases : failures), failures);
+  for (int f = 0; f < n_fields; f++) free(fields[f].data);
+  free(fields);
+  return failures ? 1 : 0;
+}
