@@ -4,7 +4,10 @@
  * >= 1 GiB array made by tiling the real float32 fields, and end-to-end time
  * per HDF5-sized chunk (1, 4, 16 MiB) through h5fz_chunk_encode/decode.
  * GB/s = 1e9 bytes of uncompressed input per second.
- *   h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G]
+ * --sweep adds the tuning sweep (threads per block x sub-chunk bytes) on the
+ * tiled array, and --write-calibration stores the measured kernel rate, the
+ * fixed per-chunk cost and the CPU rate where the planner reads them.
+ *   h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration]
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +72,9 @@ static void run_probe(const char *self, const char *label)
   printf(",\n");
 }
 
+/* Kernel-only encode GB/s of the last kernel_row (for the calibration). */
+static double last_encode_GBps;
+
 static void kernel_row(const char *name, const char *spec, const void *data, size_t bytes, int reps, int last)
 {
   h5fz_chunk_plan p;
@@ -85,12 +91,38 @@ static void kernel_row(const char *name, const char *spec, const void *data, siz
          "\"encode_GBps\": %.1f, \"decode_GBps\": %.1f, \"payload_ratio\": %.2f}%s\n",
          name, bytes, spec, enc, dec, bytes / enc / 1e6, bytes / dec / 1e6, (double)bytes / (double)payload,
          last ? "" : ",");
+  last_encode_GBps = bytes / enc / 1e6;
 }
 
 static int cmp_d(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* Median seconds to encode a chunk of `chunk` bytes through the public API. */
+static double median_encode_s(const char *device, const unsigned char *data, size_t total, double eb, size_t chunk,
+                              int count)
+{
+  char spec[128];
+  snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", eb);
+  h5fz_spec s;
+  h5fz_spec_parse(spec, &s);
+  setenv("H5FZ_DEVICE", device, 1);
+  double *t = calloc((size_t)count, sizeof *t);
+  for (int i = 0; i < count; i++) {
+    size_t off = ((size_t)i * chunk) % (total - chunk);
+    void *enc = NULL;
+    size_t en;
+    double t0 = now_s();
+    h5fz_chunk_encode(&s, data + off, chunk, &enc, &en);
+    t[i] = now_s() - t0;
+    free(enc);
+  }
+  qsort(t, (size_t)count, sizeof *t, cmp_d);
+  double m = t[count / 2];
+  free(t);
+  return m;
 }
 
 static void e2e_row(const unsigned char *data, size_t total, double eb, size_t chunk, int last)
@@ -133,15 +165,17 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
 int main(int argc, char **argv)
 {
   const char *dir = getenv("H5FZ_DATA_DIR");
-  int reps = 9;
+  int reps = 9, sweep = 0, write_cal = 0;
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe")) return jit_probe();
     if (!strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc) tiled_gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--sweep")) sweep = 1;
+    else if (!strcmp(argv[i], "--write-calibration")) write_cal = 1;
     else {
-      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G]\n"
+      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -155,7 +189,9 @@ int main(int argc, char **argv)
   }
   char cache[] = "/tmp/h5fz-bench-cache-XXXXXX";
   if (!mkdtemp(cache)) return 2;
-  setenv("H5FZ_CACHE_DIR", cache, 1);
+  char user_cache[512];
+  if (h5fz_planner_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
+  setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
   printf("  \"jit\": {\n");
   run_probe(argv[0], "cold_empty_cache");
@@ -210,7 +246,42 @@ int main(int argc, char **argv)
   char spec[128];
   snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", eb);
   kernel_row("tiled", spec, tiled, total, reps, 1);
-  printf("  ]},\n  \"end_to_end_per_chunk\": [\n");
+  double kernel_GBps = last_encode_GBps;
+  printf("  ]},\n");
+  if (sweep) {
+    static const int threads[] = {128, 256, 512, 1024};
+    static const int subs[] = {4096, 8192, 16384, 32768, 65536};
+    printf("  \"tuning_sweep_tiled\": [\n");
+    for (int t = 0; t < 4; t++)
+      for (int k = 0; k < 5; k++) {
+        char tv[16], sp[160], nm[64];
+        snprintf(tv, sizeof tv, "%d", threads[t]);
+        setenv("H5FZ_GPU_THREADS", tv, 1);
+        snprintf(sp, sizeof sp, "abs=%.17g subchunk=%d dtype=f32", eb, subs[k]);
+        snprintf(nm, sizeof nm, "threads=%d subchunk=%d", threads[t], subs[k]);
+        kernel_row(nm, sp, tiled, total, reps, t == 3 && k == 4);
+      }
+    unsetenv("H5FZ_GPU_THREADS");
+    printf("  ],\n");
+  }
+  double overhead_us = median_encode_s("gpu", tiled, total, eb, 64u << 10, 33) * 1e6;
+  double cpu_s = median_encode_s("cpu", tiled, total, eb, 4u << 20, 5);
+  double cpu_GBps = (4u << 20) / cpu_s / 1e9;
+  printf("  \"calibration\": {\"device\": \"%s\", \"class\": \"%s\", \"kernel_GBps\": %.1f, "
+         "\"overhead_us\": %.1f, \"cpu_GBps\": %.3f, \"note\": \"overhead = median GPU encode of a 64 KiB chunk; "
+         "cpu = median CPU encode of a 4 MiB chunk on this host\"},\n",
+         plan.device.name, plan.klass, kernel_GBps, overhead_us, cpu_GBps);
+  if (write_cal && user_cache[0]) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/calibration.txt", user_cache);
+    FILE *cf = fopen(path, "a");
+    if (cf) {
+      fprintf(cf, "%s | %s | kernel_GBps=%.1f overhead_us=%.1f cpu_GBps=%.3f\n", plan.device.name, plan.klass,
+              kernel_GBps, overhead_us, cpu_GBps);
+      fclose(cf);
+    }
+  }
+  printf("  \"end_to_end_per_chunk\": [\n");
   static const size_t sizes[] = {1u << 20, 4u << 20, 16u << 20};
   for (int i = 0; i < 3; i++) e2e_row(tiled, total, eb, sizes[i], i == 2);
   printf("  ]\n}\n");

@@ -31,6 +31,7 @@ typedef struct {
   uint32_t n_ops;
   h5fz_dtype dtype;
   uint32_t subchunk_bytes;
+  int threads;              /* threads per block actually used */
   int usable;               /* 0: the plan refused the GPU (why in reason) */
   char reason[256];
   h5fz_plan plan;
@@ -129,14 +130,24 @@ static int grow_pinned(size_t bytes)
   return H5FZ_OK;
 }
 
-/* The planned and compiled chain for (ops, dtype, sub-chunk). */
+/* Threads per block: the plan's tuning, unless H5FZ_GPU_THREADS overrides it
+ * (for tuning sweeps; a multiple of 32 in [64, 1024]). 0 = use the plan. */
+static int threads_override(void)
+{
+  const char *v = getenv("H5FZ_GPU_THREADS");
+  int t = v ? atoi(v) : 0;
+  return t >= 64 && t <= 1024 && t % 32 == 0 ? t : 0;
+}
+
+/* The planned and compiled chain for (ops, dtype, sub-chunk, threads). */
 static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
 {
   uint32_t sub_bytes = p->subchunk_elems * p->esize;
+  int want_threads = threads_override();
   for (int i = 0; i < gpu.n_chains; i++) {
     chain_entry *c = &gpu.chains[i];
     if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
-        c->subchunk_bytes == sub_bytes) {
+        c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads)) {
       *out = c;
       return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
     }
@@ -149,7 +160,14 @@ static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   c->n_ops = p->n_ops;
   c->dtype = p->dtype;
   c->subchunk_bytes = sub_bytes;
-  h5fz_plan_make(&gpu.dev, &gpu.reg, p->ops, p->n_ops, NULL, &c->plan);
+  h5fz_plan_options opts;
+  h5fz_plan_options_default(&opts);
+  char cal[600], dir[512];
+  if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 && snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
+    opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
+  if (h5fz_plan_make(&gpu.dev, &gpu.reg, p->ops, p->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
+    h5fz_plan_make(&gpu.dev, &gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
+  c->threads = want_threads ? want_threads : c->plan.tuning.threads_per_block;
   gpu.n_chains++;
   if (c->plan.target == H5FZ_TARGET_CPU) {
     snprintf(c->reason, sizeof c->reason, "planner chose the CPU: %s",
@@ -165,7 +183,7 @@ static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   s.n_ops = p->n_ops;
   memcpy(s.ops, p->ops, H5FZ_MAX_OPS);
   char *src = NULL;
-  int rc = h5fz_codegen(&s, c->plan.tuning.threads_per_block, &src, &c->smem);
+  int rc = h5fz_codegen(&s, c->threads, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;
   if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, &c->mod, &from, &ms);
@@ -217,7 +235,7 @@ static int launch_encode(const chain_entry *c, const h5fz_chunk_plan *p)
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   void *enc_args[] = {&gpu.in.ptr, &n_ull, &eb, &step, &inv, &gpu.slots.ptr, &gpu.entries.ptr,
                       &gpu.opos.ptr, &gpu.oval.ptr, &gpu.ocount.ptr};
-  if ((rc = launch(c->mod.encode, n_sub, (unsigned)c->plan.tuning.threads_per_block, (unsigned)c->smem, enc_args,
+  if ((rc = launch(c->mod.encode, n_sub, (unsigned)c->threads, (unsigned)c->smem, enc_args,
              "encode kernel"))) return rc;
   void *scan_args[] = {&gpu.entries.ptr, &gpu.ocount.ptr, &n_sub, &gpu.offsets.ptr, &gpu.ooffsets.ptr,
                        &gpu.totals.ptr};
@@ -238,7 +256,7 @@ static int launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, CUdevic
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   void *args[] = {&gpu.packed.ptr, &gpu.offsets.ptr, &gpu.entries.ptr, &n_ull, &eb, &step, &inv, &out,
                   &gpu.status.ptr};
-  return launch(c->mod.decode, p->n_subchunks, (unsigned)c->plan.tuning.threads_per_block, (unsigned)c->smem, args,
+  return launch(c->mod.decode, p->n_subchunks, (unsigned)c->threads, (unsigned)c->smem, args,
                 "decode kernel");
 }
 

@@ -33,13 +33,18 @@ cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E -A5 "er
 echo "== h5fz plan"
 "$build/bin/h5fz" plan 2>&1 | tee "$out/plan.txt"
 echo "== GPU tests (byte identity with the CPU, codegen) and C tests with the GPU executor forced"
-ctest --test-dir "$build" -R 'gpu\.|core\.' --output-on-failure > "$out/ctest-gpu.log" 2>&1 || status=1
-grep -E "^(ok|FAIL|SKIP)|passed|failed|GPU chunks|tests passed|Test +#" "$out/ctest-gpu.log" | tail -80
+ctest --test-dir "$build" -R 'gpu\.|core\.' -V > "$out/ctest-gpu.log" 2>&1 || status=1
+grep -E "(ok|FAIL|SKIP) |passed|failed|GPU chunks|tests passed|Test +#|out of bound" "$out/ctest-gpu.log" | grep -v "^.*: ok  " | tail -40
+grep -cE ": ok +.*identical" "$out/ctest-gpu.log" | sed 's/^/identical cases: /'
+cp "$build/tests/gpu/gpu_written_v1.h5" "$out/" 2>/dev/null
 H5FZ_DEVICE=gpu ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
 tail -12 "$out/ctest-filter-gpu.log"
+echo "== h5py (the machine's python3) through the plugin on the GPU"
+HDF5_PLUGIN_PATH="$build/plugin" python3 "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
+  "$root/tests/data/mitgcm_deep_convection_theta_float32_50x100x100.f32" 50 100 100 /tmp/h5py_gpu.h5 2>&1 | tail -15
 if [ "${H5FZ_SKIP_BENCH:-0}" != 1 ]; then
   echo "== benchmark"
-  "$build/bin/h5fz_bench_gpu" --data "$H5FZ_DATA_DIR" > "$out/bench_gpu.json" 2> "$out/bench_gpu.err" || status=1
+  "$build/bin/h5fz_bench_gpu" --data "$H5FZ_DATA_DIR" ${H5FZ_BENCH_ARGS:-} > "$out/bench_gpu.json" 2> "$out/bench_gpu.err" || status=1
   cat "$out/bench_gpu.json"; tail -5 "$out/bench_gpu.err"
 fi
 exit $status
