@@ -167,6 +167,14 @@ typedef struct {
  * the payload. Same error codes as h5fz_chunk_decode. */
 int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
 
+/* Name of an op id ("delta"), or NULL if the id is unknown. */
+const char *h5fz_op_name(unsigned id);
+
+/* Entry i (0-based) of the op table: id, name, kind ("map", "transform",
+ * "coder") and a one-line summary. Returns H5FZ_OK, or H5FZ_ERR_ARG when i
+ * is past the end (so callers loop until it fails). Pointers are static. */
+int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, const char **summary);
+
 /* Library version string, e.g. "0.1.0". */
 const char *h5fz_version(void);
 

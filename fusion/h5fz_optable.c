@@ -42,3 +42,20 @@ const h5fz_op_info *h5fz_op_table(size_t *count)
   *count = sizeof op_table / sizeof op_table[0];
   return op_table;
 }
+
+const char *h5fz_op_name(unsigned id)
+{
+  const h5fz_op_info *op = h5fz_op_lookup(id);
+  return op ? op->name : NULL;
+}
+
+int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, const char **summary)
+{
+  static const char *const kinds[] = {"?", "map", "transform", "coder"};
+  if (i >= sizeof op_table / sizeof op_table[0]) return H5FZ_ERR_ARG;
+  if (id) *id = (unsigned)op_table[i].id;
+  if (name) *name = op_table[i].name;
+  if (kind) *kind = kinds[op_table[i].kind];
+  if (summary) *summary = op_table[i].summary;
+  return H5FZ_OK;
+}
