@@ -1,0 +1,361 @@
+"""A second decoder of the h5fz chunk container, format v1.
+
+Written from docs/format.md alone (pure Python + numpy), as the proof that
+the document is enough to read h5fz chunks without the C code. Section
+numbers in the comments (§n) refer to docs/format.md.
+
+    decode_chunk(buf: bytes) -> bytes     # the bytes the chunk decodes to
+    parse_header(buf: bytes) -> Header    # checks §3 and §4 only
+
+Errors raise FormatError whose .status is one of the names of §8:
+"truncated", "corrupt", "checksum", "version".
+"""
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+KNOWN_VERSION = 1
+HEADER_BYTES = 80
+CHECKSUM_BYTES = 4
+FLAG_STORED_RAW = 0x01
+RAW_BIT = 0x80000000
+SIZE_MASK = 0x7FFFFFFF
+MAX_CHUNK_BYTES = 0x7FFF0000
+MAX_SUBCHUNK_BYTES = 65536
+MAX_OPS = 10
+MAX_RANK = 4
+
+DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
+QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, RZE, RAW = 1, 10, 11, 12, 13, 30, 31
+# §5.1: id -> (kind, input stream, output stream)
+OPS = {
+    QUANT: ("map", "float", "words"),
+    DELTA: ("transform", "words", "words"),
+    ZIGZAG: ("transform", "words", "words"),
+    NEGABINARY: ("transform", "words", "words"),
+    BITSHUFFLE: ("transform", "words", "bytes"),
+    RZE: ("coder", "bytes", "bytes"),
+    RAW: ("coder", "bytes", "bytes"),
+}
+RZE_TOP_MAX = 64
+RZE_MAX_LEVELS = 12
+
+
+class FormatError(Exception):
+    def __init__(self, status, message):
+        super().__init__("%s: %s" % (status, message))
+        self.status = status
+
+
+def _fail(status, fmt, *args):
+    raise FormatError(status, fmt % args if args else fmt)
+
+
+@dataclass
+class Header:
+    version: int
+    dtype: int
+    flags: int
+    input_bytes: int
+    n_elements: int
+    abs_bound: float
+    mode: int
+    n_ops: int
+    rank: int
+    subchunk_elems: int
+    n_subchunks: int
+    n_outliers: int
+    ops: list = field(default_factory=list)
+    dims: list = field(default_factory=list)
+
+    @property
+    def esize(self):
+        return DTYPES[self.dtype].itemsize
+
+    @property
+    def stored_raw(self):
+        return bool(self.flags & FLAG_STORED_RAW)
+
+
+def pad64(m):
+    return (m + 63) & ~63
+
+
+# ---- §3, §4: header ------------------------------------------------------
+
+def parse_header(buf):
+    buf = bytes(buf)
+    n = len(buf)
+    if n < 6:
+        _fail("truncated", "chunk of %d bytes is too short for a header", n)
+    if buf[0:4] != b"H5FZ":
+        _fail("corrupt", "no magic 'H5FZ'")
+    if buf[4] > KNOWN_VERSION:
+        _fail("version", "chunk format version %d is newer than this decoder (reads up to %d)",
+              buf[4], KNOWN_VERSION)
+    if buf[4] == 0:
+        _fail("corrupt", "format version 0 does not exist")
+    if buf[5] != HEADER_BYTES:
+        _fail("corrupt", "header length %d, version 1 has 80", buf[5])
+    if n < HEADER_BYTES + CHECKSUM_BYTES:
+        _fail("truncated", "chunk of %d bytes is shorter than header and checksum", n)
+    stored, = struct.unpack_from("<I", buf, n - 4)
+    actual = zlib.crc32(buf[: n - 4]) & 0xFFFFFFFF
+    if stored != actual:
+        _fail("checksum", "stored %08x, computed %08x", stored, actual)
+
+    (version, hlen, dtype, flags, input_bytes, n_elements, abs_bound, mode, n_ops, rank,
+     res35, se, nsub, nout) = struct.unpack_from("<BBBBQQdBBBBIII", buf, 4)
+    ops = list(buf[48:58])
+    dims = list(struct.unpack_from("<4I", buf, 60))
+    h = Header(version, dtype, flags, input_bytes, n_elements, abs_bound, mode, n_ops, rank,
+               se, nsub, nout, ops, dims)
+
+    if dtype not in DTYPES:
+        _fail("corrupt", "unknown element type %d", dtype)
+    if flags & ~FLAG_STORED_RAW:
+        _fail("corrupt", "unknown flags 0x%02x", flags)
+    if res35 or any(buf[58:60]) or any(buf[76:80]):
+        _fail("corrupt", "reserved header bytes are not zero")
+    esize = h.esize
+    if input_bytes > MAX_CHUNK_BYTES or n_elements != input_bytes // esize:
+        _fail("corrupt", "sizes disagree (%d bytes, %d elements)", input_bytes, n_elements)
+    if h.stored_raw:
+        return h
+    if mode > 1:
+        _fail("corrupt", "mode %d unknown", mode)
+    if not (abs_bound >= 0 and np.isfinite(abs_bound)):
+        _fail("corrupt", "error bound is not a finite number >= 0")
+    if se == 0 or se % 64 or se * esize > MAX_SUBCHUNK_BYTES:
+        _fail("corrupt", "sub-chunk size %d elements is invalid", se)
+    if nsub != (n_elements + se - 1) // se:
+        _fail("corrupt", "sub-chunk count %d does not match %d elements", nsub, n_elements)
+    if nout > n_elements:
+        _fail("corrupt", "more outliers than elements")
+    if rank > MAX_RANK:
+        _fail("corrupt", "rank %d", rank)
+    if n_ops > MAX_OPS:
+        _fail("corrupt", "%d ops", n_ops)
+    if any(ops[n_ops:]):
+        _fail("corrupt", "op ids past the chain")
+    _check_chain(ops[:n_ops])
+    return h
+
+
+def _check_chain(chain):
+    """§5.1 type rules."""
+    if len(chain) < 2:
+        _fail("corrupt", "chain has %d ops", len(chain))
+    stream = "float"
+    for i, op in enumerate(chain):
+        if op not in OPS:
+            _fail("corrupt", "op %d has unknown id %d", i, op)
+        kind, inp, out = OPS[op]
+        first, last = i == 0, i == len(chain) - 1
+        if first != (kind == "map") or last != (kind == "coder"):
+            _fail("corrupt", "op %d (id %d) is in the wrong place", i, op)
+        if kind == "transform" and inp != stream:
+            _fail("corrupt", "op %d (id %d) needs words but gets bytes", i, op)
+        stream = out
+
+
+# ---- §6: RZE ---------------------------------------------------------------
+
+def rze_levels(L):
+    """len[0] = L, len[k+1] = ceil(len[k] / 8); returns (levels, len)."""
+    lens = [L]
+    k = 0
+    while True:
+        lens.append((lens[k] + 7) // 8)
+        if lens[k + 1] <= RZE_TOP_MAX or k + 1 == RZE_MAX_LEVELS:
+            return k + 1, lens
+        k += 1
+
+
+def rze_decode(data, L):
+    data = np.frombuffer(bytes(data), np.uint8)
+    size = data.size
+    levels, lens = rze_levels(L)
+    if lens[levels] > size:
+        raise ValueError("top bitmap overruns")
+    bitmap = data[: lens[levels]]
+    offset = lens[levels]
+    for k in range(levels - 1, -1, -1):
+        n = lens[k]
+        if n & 7 and int(bitmap[-1]) >> (n & 7):
+            raise ValueError("bits past the end of level %d" % k)
+        bits = np.unpackbits(bitmap, bitorder="little")[:n].astype(bool)
+        count = int(bits.sum())
+        if offset + count > size:
+            raise ValueError("kept bytes of level %d overrun" % k)
+        kept = data[offset: offset + count]
+        offset += count
+        if k == 0:
+            out = np.zeros(n, np.uint8)
+            out[bits] = kept
+        else:
+            # a dropped byte repeats the last kept byte before it (0 if none)
+            rank = np.cumsum(bits)
+            out = np.concatenate(([0], kept)).astype(np.uint8)[rank]
+        bitmap = out
+    if offset != size:
+        raise ValueError("%d bytes left over" % (size - offset))
+    return bitmap.tobytes()
+
+
+# ---- §5: transforms, quantizer -----------------------------------------------
+
+def bitshuffle_decode(data, n, bits):
+    """W planes of n/8 bytes, plane p = bit p; bit k of byte j = word 8j+k."""
+    planes = np.frombuffer(data, np.uint8).reshape(bits, n // 8)
+    b = np.unpackbits(planes, axis=1, bitorder="little").astype(np.uint64)  # (W, n)
+    wt = np.uint32 if bits == 32 else np.uint64
+    w = np.zeros(n, np.uint64)
+    for p in range(bits):
+        w |= b[p] << np.uint64(p)
+    return w.astype(wt)
+
+
+def transform_decode(op, words):
+    wt = words.dtype.type
+    bits = words.dtype.itemsize * 8
+    if op == DELTA:
+        return np.cumsum(words, dtype=words.dtype)  # wraps modulo 2^W
+    if op == ZIGZAG:
+        return (words >> wt(1)) ^ (wt(0) - (words & wt(1)))
+    if op == NEGABINARY:
+        M = wt(int("AA" * (bits // 8), 16))
+        return (words ^ M) - M
+    raise AssertionError(op)
+
+
+def quant_decode(words, step, float_dtype):
+    signed = words.view(np.int32 if words.dtype == np.uint32 else np.int64)
+    with np.errstate(all="ignore"):
+        return (signed.astype(np.float64) * np.float64(step)).astype(float_dtype)
+
+
+def decode_subchunk(h, entry, payload, m):
+    wide = h.esize == 8
+    wt = np.uint64 if wide else np.uint32
+    bits = 64 if wide else 32
+    m_pad = pad64(m)
+    L = m_pad * h.esize
+    size = entry & SIZE_MASK
+    chain = h.ops[: h.n_ops]
+    if entry & RAW_BIT:
+        if size != L:
+            _fail("corrupt", "raw sub-chunk holds %d bytes, expected %d", size, L)
+        data = bytes(payload)
+    elif chain[-1] == RZE:
+        try:
+            data = rze_decode(payload, L)
+        except ValueError as e:
+            _fail("corrupt", "sub-chunk RZE stream: %s", e)
+    else:
+        _fail("corrupt", "sub-chunk of a raw-coded chain is not marked raw")
+    stream = data  # bytes
+    for op in reversed(chain[1:-1]):
+        if op == BITSHUFFLE:
+            stream = bitshuffle_decode(stream, m_pad, bits)
+        else:
+            if isinstance(stream, bytes):
+                stream = np.frombuffer(stream, "<u%d" % h.esize).astype(wt)
+            stream = transform_decode(op, stream)
+    if isinstance(stream, bytes):
+        stream = np.frombuffer(stream, "<u%d" % h.esize).astype(wt)
+    return quant_decode(stream[:m], 2.0 * h.abs_bound, DTYPES[h.dtype])
+
+
+# ---- §7: outlier side section -----------------------------------------------
+
+def _unpack_side_block(body, off, end, entry, padded, esize):
+    L = padded * esize
+    size = entry & SIZE_MASK
+    if size > end - off:
+        _fail("corrupt", "outlier section overruns the chunk")
+    blob = body[off: off + size]
+    if entry & RAW_BIT:
+        if size != L:
+            _fail("corrupt", "raw outlier block has %d bytes, expected %d", size, L)
+        data = bytes(blob)
+    else:
+        try:
+            data = rze_decode(blob, L)
+        except ValueError as e:
+            _fail("corrupt", "outlier section RZE stream: %s", e)
+    return bitshuffle_decode(data, padded, esize * 8), off + size
+
+
+def decode_side(h, body, off, end):
+    if end - off < 8:
+        _fail("truncated", "outlier section is truncated")
+    count = h.n_outliers
+    padded = pad64(count)
+    e_gaps, e_vals = struct.unpack_from("<II", body, off)
+    start = off
+    off += 8
+    gaps, off = _unpack_side_block(body, off, end, e_gaps, padded, 4)
+    gaps = gaps[:count].astype(np.uint64)
+    pos = np.cumsum(gaps + np.uint64(1)) - np.uint64(1)  # p0 = g0, p_i = p_{i-1} + 1 + g_i
+    if count and int(pos[-1]) >= h.n_elements:
+        bad = int(np.argmax(pos >= np.uint64(h.n_elements)))
+        _fail("corrupt", "outlier %d points past the chunk's %d elements", bad, h.n_elements)
+    x, off = _unpack_side_block(body, off, end, e_vals, padded, h.esize)
+    vals = np.bitwise_xor.accumulate(x[:count]) if count else x[:0]
+    return pos.astype(np.int64), vals, off - start
+
+
+# ---- §8: the whole chunk -------------------------------------------------------
+
+def decode_chunk(buf):
+    buf = bytes(buf)
+    h = parse_header(buf)
+    body = buf[HEADER_BYTES: len(buf) - CHECKSUM_BYTES]
+    if h.stored_raw:
+        if len(body) != h.input_bytes:
+            _fail("corrupt", "stored-raw chunk holds %d bytes, header says %d", len(body), h.input_bytes)
+        return body
+    esize = h.esize
+    table = 4 * h.n_subchunks
+    if table > len(body):
+        _fail("truncated", "chunk ends inside its size table")
+    entries = struct.unpack_from("<%dI" % h.n_subchunks, body, 0)
+    offsets, off, room = [], 0, len(body) - table
+    for s, e in enumerate(entries):
+        size = e & SIZE_MASK
+        m = min(h.subchunk_elems, h.n_elements - s * h.subchunk_elems)
+        L = pad64(m) * esize
+        if size > L or (size == L and not e & RAW_BIT):
+            _fail("corrupt", "sub-chunk %d claims %d bytes, more than its %d raw bytes", s, size, L)
+        if size > room - off:
+            _fail("truncated", "sub-chunk %d runs past the end of the chunk", s)
+        offsets.append(off)
+        off += size
+    payload_end = table + off
+    used = 0
+    if h.n_outliers:
+        pos, vals, used = decode_side(h, body, payload_end, len(body))
+    trailing = h.input_bytes - h.n_elements * esize
+    if payload_end + used + trailing != len(body):
+        _fail("corrupt", "chunk body has %d bytes, its parts add up to %d", len(body),
+              payload_end + used + trailing)
+    values = np.zeros(h.n_elements, DTYPES[h.dtype])
+    for s, e in enumerate(entries):
+        lo = s * h.subchunk_elems
+        m = min(h.subchunk_elems, h.n_elements - lo)
+        start = table + offsets[s]
+        values[lo: lo + m] = decode_subchunk(h, e, body[start: start + (e & SIZE_MASK)], m)
+    raw = values.view("<u%d" % esize)
+    if h.n_outliers:
+        raw[pos] = vals
+    return raw.tobytes() + body[payload_end + used:]
+
+
+def decode_array(buf):
+    """The decoded elements as a numpy array (trailing bytes dropped)."""
+    h = parse_header(buf)
+    out = decode_chunk(buf)
+    return np.frombuffer(out[: h.n_elements * h.esize], DTYPES[h.dtype])
