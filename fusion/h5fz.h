@@ -47,7 +47,7 @@ const char *h5fz_last_error(void);
 #define H5FZ_CD_VERSION 1        /* first word of the user cd_values */
 #define H5FZ_CD_USER_MAX 20      /* h5repack's limit on user words */
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
-#define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 3 + H5FZ_MAX_RANK + 1)
+#define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
 #define H5FZ_MIN_SUBCHUNK_BYTES 512u
 #define H5FZ_MAX_SUBCHUNK_BYTES 65536u
@@ -55,8 +55,9 @@ const char *h5fz_last_error(void);
 typedef enum { H5FZ_DTYPE_UNKNOWN = 0, H5FZ_DTYPE_F32 = 1, H5FZ_DTYPE_F64 = 2 } h5fz_dtype;
 
 /* Error-bound modes. ABS: |x - x'| <= bound. REL: |x - x'| <= bound * (max -
- * min) of the finite values of the chunk being encoded (the filter sees one
- * chunk at a time; see docs/spec.md). */
+ * min) of the finite values of the chunk being encoded, leaving out values
+ * equal to the dataset's fill value (HDF5 pads edge chunks with it); the
+ * filter sees one chunk at a time, see docs/spec.md. */
 typedef enum { H5FZ_MODE_ABS = 0, H5FZ_MODE_REL = 1 } h5fz_mode;
 
 /* Op ids: stable numbers stored in cd_values and in every chunk header. */
@@ -82,6 +83,8 @@ typedef struct {
   h5fz_dtype dtype;
   uint32_t rank;              /* 0..H5FZ_MAX_RANK */
   uint32_t dims[H5FZ_MAX_RANK]; /* chunk dims, slowest first, in elements */
+  int has_fill;               /* 1: the dataset's fill value is known */
+  double fill;                /* it; REL ranges leave it out (edge-chunk padding) */
 } h5fz_spec;
 
 /* Fill *spec with the defaults that `UD=<id>,0,0` means: REL 1e-4, the
@@ -107,7 +110,8 @@ int h5fz_spec_validate(const h5fz_spec *spec);
 
 /* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
  * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the
- * dataset part (marker, dtype, element size, rank, dims) follows it.
+ * dataset part (marker, dtype, element size, rank, dims, and when has_fill
+ * the words 1, fill low, fill high) follows it.
  * *n_out receives the number of words. The bound (a double) is stored as two
  * words, low 32 bits first. Returns H5FZ_OK, H5FZ_ERR_ARG (cap too small),
  * or H5FZ_ERR_SPEC (invalid spec). */

@@ -10,21 +10,25 @@
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
 
-/* Range of the finite values, for REL bounds; 0 when there are none. */
-static double finite_range(h5fz_dtype dtype, const void *in, uint64_t n)
+/* Range of the finite values, for REL bounds, leaving out the fill value
+ * (HDF5 pads edge chunks with it, and padding must not widen the bound of
+ * the real values); 0 when there are none. */
+static double finite_range(const h5fz_spec *spec, const void *in, uint64_t n)
 {
   double lo = INFINITY, hi = -INFINITY;
-  if (dtype == H5FZ_DTYPE_F32) {
+  int skip = spec->has_fill;
+  if (spec->dtype == H5FZ_DTYPE_F32) {
     const float *v = in;
+    float fill = (float)spec->fill;
     for (uint64_t i = 0; i < n; i++)
-      if (isfinite(v[i])) {
+      if (isfinite(v[i]) && !(skip && v[i] == fill)) {
         if (v[i] < lo) lo = v[i];
         if (v[i] > hi) hi = v[i];
       }
   } else {
     const double *v = in;
     for (uint64_t i = 0; i < n; i++)
-      if (isfinite(v[i])) {
+      if (isfinite(v[i]) && !(skip && v[i] == spec->fill)) {
         if (v[i] < lo) lo = v[i];
         if (v[i] > hi) hi = v[i];
       }
@@ -52,7 +56,7 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   p->n_ops = spec->n_ops;
   memcpy(p->ops, spec->ops, H5FZ_MAX_OPS);
   double eb = spec->bound;
-  if (spec->mode == H5FZ_MODE_REL) eb = spec->bound * finite_range(spec->dtype, in, p->n_elements);
+  if (spec->mode == H5FZ_MODE_REL) eb = spec->bound * finite_range(spec, in, p->n_elements);
   if (!isfinite(eb)) eb = 0.0;
   p->quant = h5fz_quant_params_for(eb);
 

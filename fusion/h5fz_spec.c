@@ -102,7 +102,7 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
   if (!s || !cd || !n_out) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_to_cd_values: NULL argument");
   int rc = h5fz_spec_validate(s);
   if (rc) return rc;
-  size_t need = 6 + s->n_ops + (include_local ? 4 + s->rank : 0);
+  size_t need = 6 + s->n_ops + (include_local ? 4 + s->rank + (s->has_fill ? 3 : 0) : 0);
   if (cap < need) return h5fz_fail(H5FZ_ERR_ARG, "cd_values needs %zu words, room for %zu", need, cap);
   size_t n = 0;
   cd[n++] = H5FZ_CD_VERSION;
@@ -118,6 +118,11 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
     cd[n++] = (unsigned)h5fz_dtype_size(s->dtype);
     cd[n++] = s->rank;
     for (uint32_t i = 0; i < s->rank; i++) cd[n++] = s->dims[i];
+    if (s->has_fill) {
+      cd[n++] = 1;
+      put_double(cd + n, s->fill);
+      n += 2;
+    }
   }
   *n_out = n;
   return H5FZ_OK;
@@ -131,11 +136,15 @@ static int parse_local(const unsigned *cd, size_t n, h5fz_spec *s)
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values names element type %u (1 = float32, 2 = float64)", dtype);
   if (esize != h5fz_dtype_size((h5fz_dtype)dtype))
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values element size %u does not match type %u", esize, dtype);
-  if (rank > H5FZ_MAX_RANK || n != 4 + (size_t)rank)
+  if (rank > H5FZ_MAX_RANK || (n != 4 + (size_t)rank && n != 7 + (size_t)rank))
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values dataset part has rank %u and %zu words", rank, n);
+  if (n == 7 + (size_t)rank && cd[4 + rank] != 1)
+    return h5fz_fail(H5FZ_ERR_SPEC, "cd_values dataset part: fill-value flag is %u, want 1", cd[4 + rank]);
   s->dtype = (h5fz_dtype)dtype;
   s->rank = rank;
   for (unsigned i = 0; i < rank; i++) s->dims[i] = cd[4 + i];
+  s->has_fill = n == 7 + (size_t)rank;
+  if (s->has_fill) s->fill = get_double(cd + 5 + rank);
   return H5FZ_OK;
 }
 
@@ -256,7 +265,13 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
       return H5FZ_OK;
     }
     if (!strcmp(key, "dims")) return parse_dims(val, s);
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, subchunk=, dtype=, dims=)", tok);
+    if (!strcmp(key, "fill")) {
+      if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
+      s->has_fill = 1;
+      s->fill = v;
+      return H5FZ_OK;
+    }
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, subchunk=, dtype=, dims=, fill=)", tok);
   }
   const h5fz_op_info *op = h5fz_op_by_name(tok);
   if (!op) return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s' (see `h5fz ops` / docs/spec.md)", tok);
@@ -328,6 +343,10 @@ int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
     n += (size_t)snprintf(buf + n, buf_len - n, " dtype=%s", s->dtype == H5FZ_DTYPE_F32 ? "f32" : "f64");
   for (uint32_t i = 0; i < s->rank && n < buf_len; i++)
     n += (size_t)snprintf(buf + n, buf_len - n, "%s%u", i ? "x" : " dims=", s->dims[i]);
+  if (n < buf_len && s->has_fill) {
+    format_double(s->fill, num, sizeof num);
+    n += (size_t)snprintf(buf + n, buf_len - n, " fill=%s", num);
+  }
   if (n >= buf_len) return h5fz_fail(H5FZ_ERR_ARG, "spec text needs more than %zu bytes", buf_len);
   return H5FZ_OK;
 }

@@ -168,6 +168,31 @@ static void test_corruption(void)
   free(enc);
 }
 
+/* REL leaves the fill value out of the range: an edge chunk padded with
+ * fill 0 keeps the bound of its real values (1000..1001 -> eb 1e-4). */
+static void test_rel_ignores_fill(void)
+{
+  float v[4096];
+  for (int i = 0; i < 4096; i++) v[i] = i < 3000 ? 1000.0f + (float)i / 3000.0f : 0.0f;
+  h5fz_spec s;
+  CHECK(h5fz_spec_parse("rel=1e-4 dtype=f32 fill=0", &s) == 0 && s.has_fill && s.fill == 0.0, "parse fill");
+  unsigned cd[H5FZ_CD_MAX];
+  size_t n, user;
+  h5fz_spec t;
+  CHECK(h5fz_spec_to_cd_values(&s, 1, cd, H5FZ_CD_MAX, &n) == 0 && h5fz_spec_from_cd_values(cd, n, &t, &user) == 0 &&
+        t.has_fill && t.fill == 0.0, "fill through cd_values: %s", h5fz_last_error());
+  void *enc, *dec;
+  size_t en, dn;
+  CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &en) == 0, "encode");
+  h5fz_chunk_info info;
+  CHECK(h5fz_chunk_inspect(enc, en, &info) == 0 && info.abs_bound <= 1e-4 * (1001.0 - 1000.0) * 1.0001,
+        "REL bound %g ignores the padding", info.abs_bound);
+  CHECK(h5fz_chunk_decode(enc, en, &dec, &dn) == 0, "decode");
+  check_values(v, dec, 4096, 0, info.abs_bound, "rel with fill");
+  free(enc);
+  free(dec);
+}
+
 int main(void)
 {
   static const char *chains[] = {"", "delta zigzag bitshuffle rze", "delta negabinary bitshuffle rze",
@@ -183,6 +208,7 @@ int main(void)
   for (double eb = 1e-7; eb < 10; eb *= 10) roundtrip("", 0, 50000, GEN_SMOOTH, eb, 0);
   roundtrip("", 1, 50000, GEN_SMOOTH, 1e-12, 0);
   test_corruption();
+  test_rel_ignores_fill();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("all core checks passed\n");
   return failures ? 1 : 0;
