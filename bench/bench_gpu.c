@@ -165,7 +165,7 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
 int main(int argc, char **argv)
 {
   const char *dir = getenv("H5FZ_DATA_DIR");
-  int reps = 9, sweep = 0, write_cal = 0;
+  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0;
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe")) return jit_probe();
@@ -173,9 +173,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc) tiled_gib = atof(argv[++i]);
     else if (!strcmp(argv[i], "--sweep")) sweep = 1;
+    else if (!strcmp(argv[i], "--kernels-only")) kernels_only = 1;
     else if (!strcmp(argv[i], "--write-calibration")) write_cal = 1;
     else {
-      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration]\n"
+      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--kernels-only]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -193,10 +194,13 @@ int main(int argc, char **argv)
   if (h5fz_planner_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
   setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
-  printf("  \"jit\": {\n");
-  run_probe(argv[0], "cold_empty_cache");
-  run_probe(argv[0], "new_process_disk_cache");
-  printf("    \"note\": \"each probe is a fresh process encoding one chunk; first_chunk_s includes CUDA context creation\"\n  },\n");
+  if (!kernels_only) {
+    printf("  \"jit\": {\n");
+    run_probe(argv[0], "cold_empty_cache");
+    run_probe(argv[0], "new_process_disk_cache");
+    printf("    \"note\": \"each probe is a fresh process encoding one chunk; first_chunk_s includes CUDA context "
+           "creation\"\n  },\n");
+  }
 
   h5fz_plan plan;
   h5fz_chunk_plan p0;
@@ -211,6 +215,13 @@ int main(int argc, char **argv)
     printf("  \"plan\": {\"error\": \"%s\"},\n", h5fz_last_error());
 
   printf("  \"kernel_per_field_rel_1e-4\": [\n");
+  if (kernels_only) { /* one field, for profilers */
+    char spec[128];
+    snprintf(spec, sizeof spec, "abs=%.17g dtype=%s", 1e-4 * fields[0].range, fields[0].f64 ? "f64" : "f32");
+    kernel_row(fields[0].name, spec, fields[0].data, fields[0].bytes, reps, 1);
+    printf("  ]\n}\n");
+    return 0;
+  }
   for (int f = 0; f < n; f++) {
     char spec[128];
     snprintf(spec, sizeof spec, "abs=%.17g dtype=%s", 1e-4 * fields[f].range, fields[f].f64 ? "f64" : "f32");
