@@ -8,6 +8,10 @@ build=${H5FZ_GPU_BUILD:-$root/build-gpu}
 out=${OUT:-$build/logs}
 field=${1:-um_sea_ice_northward_velocity_float32_120x215x360.f32}
 mkdir -p "$out" /tmp/h5fz-prof
+if [ ! -x "$build/bin/h5fz_bench_gpu" ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$out/configure.log" 2>&1
+  cmake --build "$build" --target h5fz_bench_gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+fi
 src=${H5FZ_DATA_DIR:-/tmp/h5fz-devdata}/$field
 [ -f "$src" ] || gunzip -c "$root/.devdata/$field.gz" > /tmp/h5fz-prof/$field
 [ -f "$src" ] && cp "$src" /tmp/h5fz-prof/
