@@ -104,6 +104,25 @@ H5FZ_FN uint64_t h5fz_blk_exscan(const h5fz_blk *b, uint64_t v, uint64_t *total)
 #endif
 }
 
+/* Block-wide copy of n bytes, src and dst 4-byte aligned: 16-byte pieces
+ * strided over the threads (coalesced on the GPU), then the tail. Used to
+ * stage a sub-chunk between global and shared memory. */
+H5FZ_FN void h5fz_blk_copy(const h5fz_blk *b, const void *src, void *dst, uint32_t n)
+{
+#if H5FZ_ON_GPU
+  uint32_t n16 = ((((uint64_t)src | (uint64_t)dst) & 15u) == 0) ? n / 16u : 0u;
+  const uint4 *s16 = (const uint4 *)src;
+  uint4 *d16 = (uint4 *)dst;
+  for (uint32_t i = b->tid; i < n16; i += b->nthreads) d16[i] = s16[i];
+  const uint32_t *s4 = (const uint32_t *)src;
+  uint32_t *d4 = (uint32_t *)dst;
+  for (uint32_t i = 4u * n16 + b->tid; i < n / 4u; i += b->nthreads) d4[i] = s4[i];
+#else
+  (void)b;
+  memcpy(dst, src, n);
+#endif
+}
+
 H5FZ_FN uint32_t h5fz_popcount8(uint32_t x)
 {
 #if H5FZ_ON_GPU

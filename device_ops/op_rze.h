@@ -44,6 +44,33 @@ H5FZ_FN uint32_t h5fz_rze_keep(const uint8_t *src, uint32_t i, uint32_t n, uint3
   return src[i] != (i ? src[i - 1u] : 0u);
 }
 
+/* Bitmap byte j of level `level` over src[0..n): bit b set when byte 8j+b is
+ * kept. Level 0 (nonzero bytes) takes the whole 8 bytes at once when they
+ * lie inside src (SWAR zero test, src 8-byte aligned at 8j). */
+H5FZ_FN uint32_t h5fz_rze_bitmap_byte(const uint8_t *src, uint32_t j, uint32_t n, uint32_t level)
+{
+  uint32_t byte = 0;
+  if (level == 0 && 8u * j + 8u <= n) {
+    for (uint32_t h = 0; h < 2u; h++) {
+      uint32_t x;
+#if H5FZ_ON_GPU
+      x = ((const uint32_t *)(src + 8u * j))[h];
+#else
+      memcpy(&x, src + 8u * j + 4u * h, 4); /* no aliasing of the byte buffer */
+#endif
+      /* high bit of each byte set iff the byte is nonzero */
+      uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+      byte |= ((nz >> 7) & 1u) << (4u * h);
+      byte |= ((nz >> 15) & 1u) << (4u * h + 1u);
+      byte |= ((nz >> 23) & 1u) << (4u * h + 2u);
+      byte |= ((nz >> 31) & 1u) << (4u * h + 3u);
+    }
+    return byte;
+  }
+  for (uint32_t b = 0; b < 8u; b++) byte |= h5fz_rze_keep(src, 8u * j + b, n, level) << b;
+  return byte;
+}
+
 /* Kept bytes of src[0..n) in this thread's share, as a count (1st pass) */
 H5FZ_FN uint32_t h5fz_rze_count_share(const uint8_t *bitmap, uint32_t lo, uint32_t hi)
 {
@@ -67,11 +94,7 @@ H5FZ_FN uint32_t h5fz_rze_encode(const h5fz_blk *blk, const uint8_t *in, uint32_
   /* 1st pass: bitmaps and the kept count of every level */
   for (uint32_t k = 0; k < levels; k++) {
     h5fz_blk_share(blk, len[k + 1u], 1u, &lo, &hi);
-    for (uint32_t j = lo; j < hi; j++) {
-      uint32_t byte = 0;
-      for (uint32_t b = 0; b < 8u; b++) byte |= h5fz_rze_keep(src, 8u * j + b, len[k], k) << b;
-      bitmap[j] = (uint8_t)byte;
-    }
+    for (uint32_t j = lo; j < hi; j++) bitmap[j] = (uint8_t)h5fz_rze_bitmap_byte(src, j, len[k], k);
     h5fz_blk_sync(blk);
     h5fz_blk_share(blk, len[k], 8u, &lo, &hi);
     (void)h5fz_blk_exscan(blk, h5fz_rze_count_share(bitmap, lo, hi), &total);
@@ -95,8 +118,11 @@ H5FZ_FN uint32_t h5fz_rze_encode(const h5fz_blk *blk, const uint8_t *in, uint32_
     const uint8_t *lmap = scratch + bitmap_off[kk];
     h5fz_blk_share(blk, len[kk], 8u, &lo, &hi);
     uint64_t pos = offset + h5fz_blk_exscan(blk, h5fz_rze_count_share(lmap, lo, hi), &total);
-    for (uint32_t i = lo; i < hi; i++)
-      if ((lmap[i / 8u] >> (i & 7u)) & 1u) out[pos++] = lsrc[i];
+    for (uint32_t i = lo; i < hi; i += 8u) { /* shares start at multiples of 8 */
+      uint32_t bits = lmap[i / 8u];
+      for (uint32_t b = 0; bits; b++, bits >>= 1)
+        if (bits & 1u) out[pos++] = lsrc[i + b];
+    }
     offset += kept[kk];
   }
   h5fz_blk_sync(blk);
@@ -128,8 +154,20 @@ H5FZ_FN int h5fz_rze_decode(const h5fz_blk *blk, const uint8_t *in, uint32_t siz
     if (offset + total > size) return -1;
     const uint8_t *kept = in + offset;
     if (kk == 0) {
-      for (uint32_t i = lo; i < hi; i++)
-        dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+      for (uint32_t i = lo; i < hi; i += 8u) { /* shares start at multiples of 8 */
+        uint32_t bits = lmap[i / 8u], end = hi - i < 8u ? hi - i : 8u;
+        if (!bits && end == 8u) {
+#if H5FZ_ON_GPU
+          uint32_t *d32 = (uint32_t *)(dst + i); /* dst is 8-byte aligned at i */
+          d32[0] = 0u;
+          d32[1] = 0u;
+#else
+          memset(dst + i, 0, 8);
+#endif
+          continue;
+        }
+        for (uint32_t b = 0; b < end; b++) dst[i + b] = ((bits >> b) & 1u) ? kept[rank++] : 0u;
+      }
     } else {
       /* a dropped byte repeats the one before it: the last kept byte */
       for (uint32_t i = lo; i < hi; i++) {

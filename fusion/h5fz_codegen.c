@@ -41,7 +41,7 @@ static const char *bufname(unsigned k) { return k % 2 ? "buf1" : "buf0"; }
 
 static void emit_prologue(strbuf *b, const char *kernel, const char *params)
 {
-  emit(b, "extern \"C\" __global__ void __launch_bounds__(THREADS)\n%s(%s)\n{\n", kernel, params);
+  emit(b, "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)\n%s(%s)\n{\n", kernel, params);
   emit(b, "  extern __shared__ uint64_t smem[];\n"
           "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
@@ -60,8 +60,11 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount");
   emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n\n");
+  emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
+          "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
+          "  __syncthreads();\n");
   emit(b, "  /* map: quant (outliers to this sub-chunk's side buffers, index order) */\n");
-  emit(b, "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, in + first, m, m_pad, &qp, (word_t *)buf0,\n"
+  emit(b, "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, (const value_t *)buf1, m, m_pad, &qp, (word_t *)buf0,\n"
           "                                              opos + first, oval + first);\n"
           "  __syncthreads();\n", w);
   unsigned k = 0;
@@ -116,8 +119,11 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
     emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
          bufname(k), bufname(k + 1));
   }
-  emit(b, "  /* inverse map: quant (outliers are patched from the side section on the host) */\n");
-  emit(b, "  h5fz_quant_decode_%s(&blk, (const word_t *)%s, m, &qp, out + first);\n}\n", w, bufname(k));
+  emit(b, "  /* inverse map: quant (outliers are patched from the side section on the host),\n"
+          "   * staged in shared memory so the stores to global memory coalesce */\n");
+  emit(b, "  h5fz_quant_decode_%s(&blk, (const word_t *)%s, m, &qp, (value_t *)%s);\n  __syncthreads();\n", w,
+       bufname(k), bufname(k + 1));
+  emit(b, "  h5fz_blk_copy(&blk, %s, out + first, m * (uint32_t)sizeof(value_t));\n}\n", bufname(k + 1));
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_bytes)
@@ -140,7 +146,12 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_by
            " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
        text, threads, elems, f64 ? "float64" : "float32", slot);
   emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n\n");
-  emit(&b, "#define THREADS %du\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n", threads, elems, slot);
+  /* Resident blocks per SM the register budget must allow (65536 registers
+   * per SM): 1024 threads, i.e. 64 registers per thread, so an SM holds two
+   * blocks of 512 rather than one (measured: 78 registers left it at one). */
+  int min_blocks = threads >= 1024 ? 1 : 1024 / threads;
+  emit(&b, "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n", threads,
+       min_blocks, elems, slot);
   emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
   emit_encode(&b, spec, w);
   emit_decode(&b, spec, w);

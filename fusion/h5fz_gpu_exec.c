@@ -189,6 +189,10 @@ static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, &c->mod, &from, &ms);
   free(src);
   CUresult r = 0;
+  /* all of L1 as shared memory: several blocks of sub-chunks per SM */
+  if (!rc && ((r = gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+              (r = gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+    rc = cuda_fail(r, "cuFuncSetAttribute(carveout)");
   if (!rc && c->smem > 48u * 1024u &&
       ((r = gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
        (r = gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
