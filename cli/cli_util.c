@@ -3,20 +3,82 @@
  */
 #include "h5fz_cli.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+char *h5fz_cli_one_line(char *s) {
+  char *w = s;
+  int blank = 0;
+  for (const char *r = s; *r; r++) {
+    if (isspace((unsigned char)*r)) {
+      blank = 1;
+      continue;
+    }
+    /* "... 2026\n, name" reads better as "... 2026, name". */
+    if (blank && w != s && *r != ',' && *r != ';') *w++ = ' ';
+    blank = 0;
+    *w++ = *r;
+  }
+  *w = '\0';
+  return s;
+}
 
 void h5fz_cli_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "h5fz %s: ", cmd);
+  char msg[2048];
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  /* One line, always: HDF5 messages embed newlines (a time string). */
+  fprintf(stderr, "h5fz %s: %s\n", cmd, h5fz_cli_one_line(msg));
+}
+
+const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len) {
+  size_t size = type >= 0 ? H5Tget_size(type) : 0;
+  if (len == 0) return buf;
+  switch (type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS) {
+    case H5T_FLOAT: snprintf(buf, len, "float%zu", 8 * size); break;
+    case H5T_INTEGER:
+      snprintf(buf, len, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", 8 * size);
+      break;
+    case H5T_STRING: snprintf(buf, len, "string"); break;
+    case H5T_COMPOUND: snprintf(buf, len, "compound (%zu bytes)", size); break;
+    case H5T_ENUM: snprintf(buf, len, "enum (%zu bytes)", size); break;
+    case H5T_ARRAY: snprintf(buf, len, "array (%zu bytes)", size); break;
+    case H5T_BITFIELD: snprintf(buf, len, "bitfield (%zu bytes)", size); break;
+    case H5T_OPAQUE: snprintf(buf, len, "opaque (%zu bytes)", size); break;
+    case H5T_VLEN: snprintf(buf, len, "variable-length"); break;
+    case H5T_REFERENCE: snprintf(buf, len, "reference"); break;
+    default: snprintf(buf, len, "unknown type"); break;
+  }
+  return buf;
+}
+
+int h5fz_cli_is_float_type(hid_t type) {
+  size_t size = H5Tget_size(type);
+  return H5Tget_class(type) == H5T_FLOAT && (size == 4 || size == 8);
+}
+
+int h5fz_cli_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  char *ra, *rb;
+  int same = 0;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  /* b may not exist yet: compare the canonical paths of what exists. */
+  ra = realpath(a, NULL);
+  rb = realpath(b, NULL);
+  if (ra && rb) same = !strcmp(ra, rb);
+  free(ra);
+  free(rb);
+  return same;
 }
 
 int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank) {
@@ -195,5 +257,15 @@ const char *h5fz_cli_hdf5_reason(char *buf, size_t len) {
   /* H5E_WALK_UPWARD starts at the innermost frame: the library (or the
    * filter) function where the error began. */
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_reason, &st);
-  return buf;
+  return h5fz_cli_one_line(buf);
+}
+
+void h5fz_cli_bad_option(const char *cmd, int c, char **argv) {
+  const char *arg = optind > 0 ? argv[optind - 1] : "";
+  if (c == ':')
+    h5fz_cli_error(cmd, "option '%s' needs a value", arg);
+  else if (optopt && optopt != '?')
+    h5fz_cli_error(cmd, "unknown option '-%c' (see h5fz %s --help)", optopt, cmd);
+  else
+    h5fz_cli_error(cmd, "unknown option '%s' (see h5fz %s --help)", arg, cmd);
 }

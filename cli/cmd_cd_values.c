@@ -2,7 +2,6 @@
  * cmd_cd_values.c - `h5fz cd-values SPEC`: the cd_values of a spec in the
  * forms h5repack, C and h5py want, so nobody splits a double by hand.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +14,9 @@ static void help(FILE *out) {
   fprintf(out,
           "usage: h5fz cd-values [--ud | --json] SPEC...\n"
           "\n"
-          "Print the user cd_values of an h5fz spec (words after the first are joined\n"
-          "with blanks, so quoting the spec is optional):\n"
+          "Print the user cd_values of an h5fz spec (the spec words are joined with\n"
+          "blanks, so quoting the spec is optional; options may come anywhere, and\n"
+          "\"--\" ends them):\n"
           "  spec      the canonical text form of the spec\n"
           "  h5repack  the -f argument: UD=<id>,0,<n>,<v1>,...\n"
           "  C         an initialiser for H5Pset_filter\n"
@@ -28,7 +28,9 @@ static void help(FILE *out) {
           "\n"
           "Spec examples: \"abs=1e-3\", \"rel=1e-4 delta zigzag bitshuffle rze\",\n"
           "\"abs=0.5 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192\"\n"
-          "(grammar: docs/spec.md). Filter id: %d.\n",
+          "(grammar: docs/spec.md; `h5fz ops` lists the ops). An empty spec (\"\")\n"
+          "means the defaults, as UD=<id>,0,0 does, with a note on stderr.\n"
+          "Filter id: %d.\n",
           H5FZ_FILTER_ID);
 }
 
@@ -59,40 +61,63 @@ static void print_ud(FILE *out, const unsigned *cd, size_t n) {
 }
 
 int h5fz_cmd_cd_values(int argc, char **argv) {
-  static const struct option options[] = {{"ud", no_argument, NULL, 'u'},
-                                          {"json", no_argument, NULL, 'j'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-  int ud_only = 0, json = 0, c;
+  int ud_only = 0, json = 0, n_words = 0, only_words = 0, blank = 1;
   unsigned cd[H5FZ_CD_USER_MAX];
   size_t n = 0;
   char canonical[512];
   h5fz_spec spec;
-  char *text;
+  char *text, **words;
   int status;
 
-  optind = 1;
-  /* '+': stop at the first non-option, so a spec word such as "-x" is not
-   * taken for an option by mistake. */
-  while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-    switch (c) {
-      case 'u': ud_only = 1; break;
-      case 'j': json = 1; break;
-      case 'h': help(stdout); return H5FZ_CLI_OK;
-      default: help(stderr); return H5FZ_CLI_USAGE;
+  /* Options may come anywhere; everything else is a spec word. getopt is
+   * not used because spec words such as "->" start with '-'. "--" ends the
+   * options. */
+  words = malloc((size_t)argc * sizeof *words);
+  if (!words) {
+    h5fz_cli_error(cmd, "out of memory");
+    return H5FZ_CLI_USAGE;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!only_words && !strcmp(a, "--")) {
+      only_words = 1;
+    } else if (!only_words && !strcmp(a, "--ud")) {
+      ud_only = 1;
+    } else if (!only_words && !strcmp(a, "--json")) {
+      json = 1;
+    } else if (!only_words && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+      free(words);
+      help(stdout);
+      return H5FZ_CLI_OK;
+    } else if (!only_words && !strncmp(a, "--", 2)) {
+      h5fz_cli_error(cmd, "unknown option '%s' (options: --ud, --json, --help)", a);
+      free(words);
+      help(stderr);
+      return H5FZ_CLI_USAGE;
+    } else {
+      words[n_words++] = argv[i];
     }
   }
-  if (optind >= argc) {
+  if (ud_only && json) {
+    h5fz_cli_error(cmd, "--ud and --json exclude each other");
+    free(words);
+    return H5FZ_CLI_USAGE;
+  }
+  if (n_words == 0) {
     h5fz_cli_error(cmd, "missing SPEC (e.g. \"abs=1e-3\")");
+    free(words);
     help(stderr);
     return H5FZ_CLI_USAGE;
   }
-  text = join_args(argc, argv, optind);
+  text = join_args(n_words, words, 0);
+  free(words);
   if (!text) {
     h5fz_cli_error(cmd, "out of memory");
     return H5FZ_CLI_USAGE;
   }
-  status = h5fz_spec_parse(text, &spec);
+  for (const char *p = text; *p; p++)
+    if (*p != ' ' && *p != '\t' && *p != '\n') blank = 0;
+  status = blank ? h5fz_spec_default(&spec) : h5fz_spec_parse(text, &spec);
   if (status == H5FZ_OK) status = h5fz_spec_validate(&spec);
   if (status == H5FZ_OK) status = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, &n);
   if (status == H5FZ_OK) status = h5fz_spec_format(&spec, canonical, sizeof canonical);
@@ -103,6 +128,13 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     free(text);
     return H5FZ_CLI_USAGE;
   }
+  /* An empty spec is what `UD=<id>,0,0` means: the defaults. Say so, since
+   * an empty shell variable is the usual way to get here by accident. */
+  if (blank)
+    fprintf(stderr,
+            "h5fz %s: note: the spec is empty, which means the defaults (%s), as "
+            "UD=%d,0,0 does\n",
+            cmd, canonical, H5FZ_FILTER_ID);
   free(text);
 
   if (ud_only) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "h5fz.h"
 #include "h5fz_cli.h"
@@ -22,8 +23,9 @@ static void help(FILE *out) {
           "usage: h5fz from-raw RAW OUT.h5 --shape DIMS [options]\n"
           "\n"
           "Convert a raw little-endian field (C order, slowest dimension first) into a\n"
-          "chunked HDF5 dataset. OUT.h5 is overwritten. The element type comes from the\n"
-          "extension: .f32 = float32, .f64 = float64 (or --dtype).\n"
+          "chunked HDF5 dataset in a new file OUT.h5. An existing OUT.h5 is replaced\n"
+          "only with --force, and never when it is RAW itself. The element type comes\n"
+          "from the extension: .f32 = float32, .f64 = float64 (or --dtype).\n"
           "\n"
           "options:\n"
           "  --shape DIMS        e.g. 12x291x360 (required; must match the file size)\n"
@@ -35,6 +37,7 @@ static void help(FILE *out) {
           "  --dtype f32|f64     element type when the extension does not say\n"
           "  --spec SPEC         compress through the h5fz filter (mandatory) with this\n"
           "                      spec, e.g. \"abs=1e-3\"; needs HDF5_PLUGIN_PATH\n"
+          "  --force             replace OUT.h5 if it exists (its whole content is lost)\n"
           "  --quiet             print nothing on success\n"
           "\n"
           "Prints the shape, chunk shape, and the finite range and NaN/Inf counts.\n",
@@ -236,19 +239,22 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
                                           {"dtype", required_argument, NULL, 't'},
                                           {"spec", required_argument, NULL, 'f'},
                                           {"quiet", no_argument, NULL, 'q'},
+                                          {"force", no_argument, NULL, 'F'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   write_job job = {NULL, "/data", NULL, H5FZ_DTYPE_UNKNOWN, 0, {0}, {0}};
   const char *shape_text = NULL, *chunk_text = NULL;
   double chunk_bytes = DEFAULT_CHUNK_BYTES;
-  int quiet = 0, c, chunk_rank = 0;
+  int quiet = 0, force = 0, c, chunk_rank = 0;
+  struct stat out_st;
   hsize_t n = 1;
   size_t elem;
   void *data;
   field_stats stats;
 
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
       case 's': shape_text = optarg; break;
       case 'c': chunk_text = optarg; break;
@@ -268,8 +274,12 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
         break;
       case 'f': job.spec_text = optarg; break;
       case 'q': quiet = 1; break;
+      case 'F': force = 1; break;
       case 'h': help(stdout); return H5FZ_CLI_OK;
-      default: help(stderr); return H5FZ_CLI_USAGE;
+      default:
+        h5fz_cli_bad_option(cmd, c, argv);
+        help(stderr);
+        return H5FZ_CLI_USAGE;
     }
   }
   if (argc - optind != 2 || !shape_text) {
@@ -278,6 +288,16 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     return H5FZ_CLI_USAGE;
   }
   job.out_path = argv[optind + 1];
+  /* A typo such as `from-raw IN IN` must not destroy the input. */
+  if (h5fz_cli_same_file(argv[optind], job.out_path)) {
+    h5fz_cli_error(cmd, "refusing to write %s: it is the input file %s", job.out_path,
+                   argv[optind]);
+    return H5FZ_CLI_USAGE;
+  }
+  if (!force && lstat(job.out_path, &out_st) == 0) {
+    h5fz_cli_error(cmd, "%s exists: give --force to replace it", job.out_path);
+    return H5FZ_CLI_USAGE;
+  }
   if (job.dtype == H5FZ_DTYPE_UNKNOWN) job.dtype = dtype_from_path(argv[optind]);
   if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
     h5fz_cli_error(cmd, "cannot tell the type of %s: name it .f32/.f64 or give --dtype",

@@ -18,11 +18,13 @@ static void help(FILE *out) {
   fprintf(out,
           "usage: h5fz inspect FILE.h5 [DATASET] [--json] [--summary]\n"
           "\n"
-          "For DATASET (default: every floating-point dataset), print the filter\n"
-          "pipeline's h5fz cd_values and spec text, then one line per stored chunk:\n"
-          "offset, stored bytes, ratio, outliers, raw sub-chunks / sub-chunks and\n"
-          "flags, read from the chunk container's header (the payload is not decoded,\n"
-          "so the plugin is not needed).\n"
+          "For DATASET (default: every floating-point dataset), print its type, shape\n"
+          "and chunk shape, the filter pipeline's h5fz cd_values and spec text, then\n"
+          "one line per stored chunk: offset, stored bytes, chunk ratio (padded chunk\n"
+          "bytes / stored bytes), outliers, raw sub-chunks / sub-chunks, the op chain\n"
+          "and flags, read from the chunk container's header (the payload is not\n"
+          "decoded, so the plugin is not needed). The total ratio is the dataset's\n"
+          "bytes / its storage size, as `h5fz verify` reports it.\n"
           "\n"
           "options:\n"
           "  --summary   totals only, no line per chunk\n"
@@ -34,7 +36,7 @@ typedef struct {
 } inspect_options;
 
 typedef struct {
-  uint64_t chunks, stored, input, outliers, raw_sub, sub, errors, unfiltered;
+  uint64_t chunks, stored, input, outliers, raw_sub, sub, errors, unfiltered, not_h5fz;
 } totals;
 
 static void print_offset(const hsize_t *off, int rank) {
@@ -46,6 +48,24 @@ static void print_offset(const hsize_t *off, int rank) {
     if (*p == 'x') *p = ',';
   if (rank == 0) strcpy(buf, "0");
   printf("[%s]", buf);
+}
+
+/* The op chain of a chunk header as names joined by sep ("quant delta ..."). */
+static void format_chain(const h5fz_chunk_info *info, const char *sep, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (uint32_t i = 0; i < info->n_ops && i < H5FZ_MAX_OPS && used < len; i++) {
+    const char *name = h5fz_op_name(info->ops[i]);
+    char unknown[32];
+    int n;
+    if (!name) {
+      snprintf(unknown, sizeof unknown, "op%u", (unsigned)info->ops[i]);
+      name = unknown;
+    }
+    n = snprintf(buf + used, len - used, "%s%s", i ? sep : "", name);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
 }
 
 /* One chunk: read its stored bytes and parse the container header. */
@@ -65,6 +85,11 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
   memset(&info, 0, sizeof info);
   if (H5Dget_chunk_info(dset, space, index, off, &mask, &addr, &size) < 0) {
     why = h5fz_cli_hdf5_reason(hdf5_why, sizeof hdf5_why);
+  } else if (filter_pos < 0) {
+    /* No h5fz in the pipeline: the bytes are not a container, whatever
+     * they are; do not look for the magic. */
+    why = "not compressed by h5fz";
+    st = 2;
   } else if ((buf = malloc(size ? size : 1)) != NULL &&
              H5Dread_chunk(dset, H5P_DEFAULT, off, &filters, buf) >= 0) {
     if (filter_pos >= 0 && (filters >> filter_pos) & 1u) {
@@ -86,6 +111,8 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
     t->sub += info.n_subchunks;
   } else if (st == 1) {
     t->unfiltered++;
+  } else if (st == 2) {
+    t->not_h5fz++;
   } else {
     t->errors++;
   }
@@ -95,15 +122,25 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
            (unsigned long long)index);
     for (int i = 0; i < rank; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)off[i]);
     printf("], \"stored_bytes\": %llu", (unsigned long long)size);
-    if (st == H5FZ_OK)
+    if (st == H5FZ_OK) {
+      /* "ratio" is the chunk ratio: padded chunk bytes / stored bytes. */
       printf(", \"input_bytes\": %llu, \"ratio\": %.6g, \"outliers\": %u, "
              "\"subchunks\": %u, \"raw_subchunks\": %u, \"stored_raw\": %s, "
-             "\"abs_bound\": %.17g}",
+             "\"abs_bound\": %.17g, \"chain\": [",
              (unsigned long long)info.input_bytes,
              size ? (double)info.input_bytes / (double)size : 0.0, info.n_outliers,
              info.n_subchunks, info.n_raw_subchunks, info.stored_raw ? "true" : "false",
              info.abs_bound);
-    else {
+      for (uint32_t i = 0; i < info.n_ops && i < H5FZ_MAX_OPS; i++) {
+        const char *name = h5fz_op_name(info.ops[i]);
+        if (i) printf(", ");
+        if (name)
+          h5fz_cli_json_string(stdout, name);
+        else
+          printf("\"op%u\"", (unsigned)info.ops[i]);
+      }
+      printf("]}");
+    } else {
       printf(", \"error\": ");
       h5fz_cli_json_string(stdout, why);
       printf("}");
@@ -112,12 +149,14 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
   }
   printf("  %6llu ", (unsigned long long)index);
   print_offset(off, rank);
-  if (st == H5FZ_OK)
-    printf("  stored %llu  ratio %.3f  outliers %u  raw sub-chunks %u/%u%s\n",
+  if (st == H5FZ_OK) {
+    char chain[256];
+    format_chain(&info, " ", chain, sizeof chain);
+    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s%s\n",
            (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0,
-           info.n_outliers, info.n_raw_subchunks, info.n_subchunks,
+           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain,
            info.stored_raw ? "  STORED RAW" : "");
-  else
+  } else
     printf("  stored %llu  %s\n", (unsigned long long)size, why);
 }
 
@@ -155,9 +194,12 @@ static int describe_filter(hid_t dcpl, const inspect_options *o) {
 static int inspect_dataset(hid_t file, const char *name, const inspect_options *o, int first) {
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), dcpl = -1, space = -1, type = -1;
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK], n_chunks = 0;
-  char shape[256], chunk_text[256] = "";
+  char shape[256], chunk_text[256] = "", type_name[64];
   char why[400];
   int rank, pos, rc = H5FZ_CLI_OK;
+  hssize_t n_elems;
+  uint64_t storage, logical;
+  double ratio;
   totals t;
 
   memset(&t, 0, sizeof t);
@@ -169,46 +211,80 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   space = H5Dget_space(dset);
   type = H5Dget_type(dset);
   rank = H5Sget_simple_extent_dims(space, dims, NULL);
+  if (rank < 0) rank = 0;
   h5fz_cli_format_dims(dims, rank, shape, sizeof shape);
+  if (rank == 0) snprintf(shape, sizeof shape, "scalar");
+  h5fz_cli_type_name(type, type_name, sizeof type_name);
   if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
     int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk);
     h5fz_cli_format_dims(chunk, crank, chunk_text, sizeof chunk_text);
   }
+  /* The ratio as verify reports it: the dataset's logical bytes over its
+   * storage size. Edge chunks are stored padded to the full chunk shape,
+   * so the chunks' own ratio (padded bytes / stored) is higher. */
+  n_elems = H5Sget_simple_extent_npoints(space);
+  storage = H5Dget_storage_size(dset);
+  logical = (uint64_t)(n_elems > 0 ? n_elems : 0) * H5Tget_size(type);
+  ratio = storage ? (double)logical / (double)storage : 0.0;
   if (o->json) {
     printf("%s\n    {\"dataset\": ", first ? "" : ",");
     h5fz_cli_json_string(stdout, name);
-    printf(", \"shape\": \"%s\", \"element_bytes\": %zu, \"chunk\": \"%s\", "
-           "\"storage_bytes\": %llu",
-           shape, H5Tget_size(type), chunk_text, (unsigned long long)H5Dget_storage_size(dset));
+    printf(", \"dtype\": \"%s\", \"shape\": \"%s\", \"element_bytes\": %zu, "
+           "\"chunk\": \"%s\", \"storage_bytes\": %llu, \"dataset_bytes\": %llu, "
+           "\"ratio\": %.6g",
+           type_name, shape, H5Tget_size(type), chunk_text, (unsigned long long)storage,
+           (unsigned long long)logical, ratio);
   } else {
-    printf("%s: %zu-byte floats, shape %s, chunk %s, stored %llu bytes\n", name,
-           H5Tget_size(type), shape, chunk_text[0] ? chunk_text : "(not chunked)",
-           (unsigned long long)H5Dget_storage_size(dset));
+    printf("%s: %s, shape %s, chunk %s, stored %llu bytes\n", name, type_name, shape,
+           chunk_text[0] ? chunk_text : (rank == 0 ? "(not chunked, cannot be compressed)"
+                                                   : "(not chunked)"),
+           (unsigned long long)storage);
   }
   pos = describe_filter(dcpl, o);
+  if (!o->json && !h5fz_cli_is_float_type(type))
+    printf("  %s is not float32/float64: not compressed by h5fz (the filter skips it)\n",
+           type_name);
   if (chunk_text[0] && H5Dget_num_chunks(dset, space, &n_chunks) < 0) {
     h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
     rc = H5FZ_CLI_USAGE;
   }
   if (o->json) printf(", \"chunks\": [");
+  else if (!o->summary && n_chunks && pos >= 0)
+    printf("  chunks: index [offset]  stored bytes  chunk ratio (padded chunk bytes / stored "
+           "bytes)  outliers  raw sub-chunks  op chain\n");
   for (hsize_t i = 0; i < n_chunks; i++) inspect_chunk(dset, i, space, rank, pos, o, &t);
   if (o->json) {
     printf("%s], \"totals\": {\"chunks\": %llu, \"stored_bytes\": %llu, \"input_bytes\": %llu, "
            "\"outliers\": %llu, \"subchunks\": %llu, \"raw_subchunks\": %llu, "
-           "\"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu}}",
+           "\"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu, "
+           "\"not_h5fz_chunks\": %llu, \"dataset_bytes\": %llu, \"ratio\": %.6g, "
+           "\"chunk_ratio\": %.6g}}",
            n_chunks && !o->summary ? "\n    " : "", (unsigned long long)t.chunks,
            (unsigned long long)t.stored, (unsigned long long)t.input,
            (unsigned long long)t.outliers, (unsigned long long)t.sub,
            (unsigned long long)t.raw_sub, (unsigned long long)t.unfiltered,
-           (unsigned long long)t.errors);
+           (unsigned long long)t.errors, (unsigned long long)t.not_h5fz,
+           (unsigned long long)logical, ratio,
+           t.stored ? (double)t.input / (double)t.stored : 0.0);
+  } else if (pos < 0) {
+    printf("  total: %llu chunks, stored %llu, dataset %llu bytes, ratio %.3f (dataset bytes / "
+           "storage size); not compressed by h5fz\n",
+           (unsigned long long)t.chunks, (unsigned long long)storage,
+           (unsigned long long)logical, ratio);
   } else {
-    printf("  total: %llu chunks, stored %llu, decoded %llu, ratio %.3f, outliers %llu, "
-           "raw sub-chunks %llu/%llu, unfiltered chunks %llu, unreadable %llu\n",
-           (unsigned long long)t.chunks, (unsigned long long)t.stored,
-           (unsigned long long)t.input,
-           t.stored ? (double)t.input / (double)t.stored : 0.0, (unsigned long long)t.outliers,
-           (unsigned long long)t.raw_sub, (unsigned long long)t.sub,
-           (unsigned long long)t.unfiltered, (unsigned long long)t.errors);
+    char chunk_ratio[128] = "chunk ratio n/a (no h5fz chunk)";
+    if (t.input && t.stored)
+      snprintf(chunk_ratio, sizeof chunk_ratio,
+               "chunk ratio %.3f (padded chunk bytes %llu / stored)",
+               (double)t.input / (double)t.stored, (unsigned long long)t.input);
+    printf("  total: %llu chunks, stored %llu, ratio %.3f (dataset bytes %llu / storage size "
+           "%llu, as verify), %s, outliers %llu, raw sub-chunks %llu/%llu, unfiltered "
+           "chunks %llu, unreadable %llu\n",
+           (unsigned long long)t.chunks, (unsigned long long)t.stored, ratio,
+           (unsigned long long)logical, (unsigned long long)storage, chunk_ratio,
+           (unsigned long long)t.outliers, (unsigned long long)t.raw_sub,
+           (unsigned long long)t.sub, (unsigned long long)t.unfiltered,
+           (unsigned long long)t.errors);
   }
   H5Tclose(type);
   H5Sclose(space);
@@ -229,12 +305,16 @@ int h5fz_cmd_inspect(int argc, char **argv) {
   char why[400];
 
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
       case 'j': o.json = 1; break;
       case 's': o.summary = 1; break;
       case 'h': help(stdout); return H5FZ_CLI_OK;
-      default: help(stderr); return H5FZ_CLI_USAGE;
+      default:
+        h5fz_cli_bad_option(cmd, c, argv);
+        help(stderr);
+        return H5FZ_CLI_USAGE;
     }
   }
   if (argc - optind < 1 || argc - optind > 2) {

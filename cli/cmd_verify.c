@@ -31,11 +31,16 @@ static void help(FILE *out) {
           "  --rel R            the bound is R x (max - min) of the finite values of\n"
           "                     the whole original dataset\n"
           "  --dataset NAME     check only NAME (repeatable)\n"
-          "  --require-filter   fail when a compressed dataset lacks the h5fz filter\n"
+          "  --require-filter   fail unless h5fz compressed each dataset: the filter is\n"
+          "                     in its pipeline AND every allocated chunk went through\n"
+          "                     it (an optional filter that fails stores the chunk\n"
+          "                     raw). Scalar datasets, which cannot be chunked, are\n"
+          "                     reported but not held against the file\n"
           "  --json             print a JSON object instead of text\n"
           "\n"
           "Exit status: 0 all checks passed, 1 a bound is broken, a NaN/Inf differs or\n"
-          "a required filter is missing, 2 usage or read error.\n",
+          "the required filter is missing or skipped chunks, 2 usage or read error.\n"
+          "Options may come before or after the file names.\n",
           H5FZ_FILTER_ID);
 }
 
@@ -43,12 +48,15 @@ typedef struct {
   const char *name;
   char error[640];       /* non-empty: the dataset could not be compared */
   char shape[256];
-  const char *dtype;
+  char dtype[64];
   uint64_t n;
   uint64_t n_finite, n_nan, n_inf;
   double min, max;       /* finite range of the original */
   double bound, max_err, psnr;
   int nan_match, inf_match, filter_found;
+  int is_float;          /* a type h5fz compresses (float32, float64) */
+  int chunked, scalar;   /* layout of the compressed dataset */
+  uint64_t chunks, unfiltered; /* allocated chunks; those h5fz skipped */
   uint64_t raw_bytes, stored_bytes;
   double ratio;
 } dataset_report;
@@ -88,19 +96,48 @@ done:
   return buf;
 }
 
+/* Counts the allocated chunks of dset and those stored without the filter
+ * at pipeline position pos (bit pos of the chunk's filter mask set: an
+ * optional filter that failed or refused the chunk). */
+static void count_unfiltered(hid_t dset, int pos, dataset_report *r) {
+  hid_t space = H5Dget_space(dset);
+  hsize_t n = 0;
+  if (space < 0) return;
+  if (H5Dget_num_chunks(dset, space, &n) >= 0) {
+    for (hsize_t i = 0; i < n; i++) {
+      hsize_t off[H5S_MAX_RANK];
+      unsigned mask = 0;
+      haddr_t addr;
+      hsize_t size;
+      if (H5Dget_chunk_info(dset, space, i, off, &mask, &addr, &size) < 0) continue;
+      r->chunks++;
+      if ((mask >> pos) & 1u) r->unfiltered++;
+    }
+  }
+  H5Sclose(space);
+}
+
 static void describe_compressed(hid_t file, const char *name, dataset_report *r) {
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
-  hid_t dcpl, type;
+  hid_t dcpl, type, space;
   unsigned flags, cd[H5FZ_CD_MAX];
   size_t n_cd;
+  int pos;
   if (dset < 0) return;
   dcpl = H5Dget_create_plist(dset);
   type = H5Dget_type(dset);
-  r->filter_found = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n_cd) >= 0;
+  space = H5Dget_space(dset);
+  pos = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n_cd);
+  r->filter_found = pos >= 0;
+  r->chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
+  r->scalar = H5Sget_simple_extent_type(space) != H5S_SIMPLE;
+  r->is_float = h5fz_cli_is_float_type(type);
+  if (r->chunked && pos >= 0) count_unfiltered(dset, pos, r);
   r->raw_bytes = r->n * H5Tget_size(type);
-  r->dtype = H5Tget_size(type) == 4 ? "float32" : H5Tget_size(type) == 8 ? "float64" : "float";
+  h5fz_cli_type_name(type, r->dtype, sizeof r->dtype);
   r->stored_bytes = H5Dget_storage_size(dset);
   r->ratio = r->stored_bytes ? (double)r->raw_bytes / (double)r->stored_bytes : 0.0;
+  H5Sclose(space);
   H5Tclose(type);
   H5Pclose(dcpl);
   H5Dclose(dset);
@@ -163,6 +200,7 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
     return;
   }
   h5fz_cli_format_dims(dims_a, rank_a, r->shape, sizeof r->shape);
+  if (rank_a == 0) snprintf(r->shape, sizeof r->shape, "scalar");
   if (rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
     char other[256];
     h5fz_cli_format_dims(dims_b, rank_b, other, sizeof other);
@@ -179,12 +217,46 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
   free(b);
 }
 
+/* Did h5fz really compress the dataset: in the pipeline and applied to
+ * every allocated chunk. A scalar dataset cannot be chunked, so no filter
+ * can ever apply to it: --require-filter does not hold it against the file. */
+static int filter_applied(const dataset_report *r) {
+  return r->filter_found && r->unfiltered == 0;
+}
+
+static int filter_ok(const dataset_report *r, const verify_options *o) {
+  return !o->require_filter || r->scalar || filter_applied(r);
+}
+
 static int report_ok(const dataset_report *r, const verify_options *o) {
   return !r->error[0] && r->max_err <= r->bound && r->nan_match && r->inf_match &&
-         (r->filter_found || !o->require_filter);
+         filter_ok(r, o);
+}
+
+/* The filter column of the text report. */
+static const char *filter_text(const dataset_report *r, const verify_options *o, char *buf,
+                               size_t len) {
+  const char *missing = o->require_filter ? "MISSING" : "none";
+  if (r->scalar)
+    snprintf(buf, len, "none (scalar: not chunked, cannot be compressed)");
+  else if (filter_applied(r))
+    snprintf(buf, len, "h5fz");
+  else if (r->filter_found)
+    snprintf(buf, len, "h5fz %s (%llu of %llu chunks stored unfiltered)",
+             o->require_filter ? "NOT APPLIED" : "not applied",
+             (unsigned long long)r->unfiltered, (unsigned long long)r->chunks);
+  else if (!r->is_float)
+    snprintf(buf, len, "%s (%s: not compressed by h5fz, which takes float32/float64)",
+             missing, r->dtype);
+  else if (!r->chunked)
+    snprintf(buf, len, "%s (not chunked, so not compressed)", missing);
+  else
+    snprintf(buf, len, "%s", missing);
+  return buf;
 }
 
 static void print_text(const dataset_report *r, const verify_options *o) {
+  char filter[160];
   if (r->error[0]) {
     printf("%s: ERROR %s\n", r->name, r->error);
     return;
@@ -193,8 +265,7 @@ static void print_text(const dataset_report *r, const verify_options *o) {
          "filter %s  -> %s\n",
          r->name, r->dtype, r->shape, r->bound, r->max_err, r->psnr, r->ratio,
          r->nan_match ? "match" : "MISMATCH", r->inf_match ? "match" : "MISMATCH",
-         r->filter_found ? "h5fz" : (o->require_filter ? "MISSING" : "none"),
-         report_ok(r, o) ? "ok" : "FAIL");
+         filter_text(r, o, filter, sizeof filter), report_ok(r, o) ? "ok" : "FAIL");
 }
 
 static void print_json(const dataset_report *r, const verify_options *o, int first) {
@@ -224,7 +295,11 @@ static void print_json(const dataset_report *r, const verify_options *o, int fir
          r->nan_match ? "true" : "false", r->inf_match ? "true" : "false",
          (unsigned long long)r->raw_bytes, (unsigned long long)r->stored_bytes);
   h5fz_cli_json_number(stdout, r->ratio);
-  printf(", \"filter_found\": %s, \"ok\": %s}", r->filter_found ? "true" : "false",
+  printf(", \"filter_found\": %s, \"filter_applied\": %s, \"chunked\": %s, "
+         "\"scalar\": %s, \"chunks\": %llu, \"unfiltered_chunks\": %llu, \"ok\": %s}",
+         r->filter_found ? "true" : "false", filter_applied(r) ? "true" : "false",
+         r->chunked ? "true" : "false", r->scalar ? "true" : "false",
+         (unsigned long long)r->chunks, (unsigned long long)r->unfiltered,
          report_ok(r, o) ? "true" : "false");
 }
 
@@ -258,7 +333,8 @@ int h5fz_cmd_verify(int argc, char **argv) {
   hid_t fa, fb;
 
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
       case 'a':
         if (h5fz_cli_parse_double(optarg, &o.abs_bound) < 0 || o.abs_bound < 0) {
@@ -283,7 +359,9 @@ int h5fz_cmd_verify(int argc, char **argv) {
         help(stdout);
         h5fz_cli_names_free(&names);
         return H5FZ_CLI_OK;
-      default: goto usage;
+      default:
+        h5fz_cli_bad_option(cmd, c, argv);
+        goto usage;
     }
   }
   if (argc - optind != 2 || have_abs == have_rel) {
@@ -310,7 +388,6 @@ int h5fz_cmd_verify(int argc, char **argv) {
       dataset_report r;
       memset(&r, 0, sizeof r);
       r.name = names.names[i];
-      r.dtype = "float";
       check_dataset(fa, fb, &o, &r);
       if (o.json)
         print_json(&r, &o, i == 0);

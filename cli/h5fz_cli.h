@@ -27,10 +27,32 @@ int h5fz_cmd_cd_values(int argc, char **argv);
 int h5fz_cmd_from_raw(int argc, char **argv);
 int h5fz_cmd_verify(int argc, char **argv);
 int h5fz_cmd_inspect(int argc, char **argv);
+int h5fz_cmd_codegen(int argc, char **argv);
+int h5fz_cmd_ops(int argc, char **argv);
 
-/* Print "h5fz <cmd>: <message>\n" on stderr, printf-style. */
+/* Print "h5fz <cmd>: <message>\n" on stderr, printf-style, on one line:
+ * every run of blanks and newlines in the message becomes one blank. */
 void h5fz_cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* After getopt_long (opterr = 0, optstring starting with ':') returned c
+ * = '?' or ':', report the offending option on one line. */
+void h5fz_cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Collapse every run of whitespace (newlines included) in s into one blank
+ * and trim both ends, in place. Returns s. */
+char *h5fz_cli_one_line(char *s);
+
+/* A short name of an HDF5 datatype: "float32", "int16", "uint8", "string",
+ * ... Returns buf. */
+const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len);
+
+/* 1 if type is a 4- or 8-byte floating-point type (what h5fz compresses). */
+int h5fz_cli_is_float_type(hid_t type);
+
+/* 1 if paths a and b name the same file: same st_dev/st_ino when both
+ * exist, else the same realpath. 0 otherwise. */
+int h5fz_cli_same_file(const char *a, const char *b);
 
 /* Parse "12x291x360" into dims[0..*rank), slowest first. Every extent must
  * be a positive decimal. Returns 0, or -1 if the text is malformed or has
@@ -77,8 +99,8 @@ void h5fz_cli_json_number(FILE *out, double v);
 void h5fz_cli_quiet_hdf5(void);
 
 /* The descriptions on the current HDF5 error stack, innermost (the real
- * cause, e.g. the filter's own message) first, joined by "; " into buf.
- * Returns buf ("" when the stack is empty). */
+ * cause, e.g. the filter's own message) first, joined by "; " into buf, on
+ * one line. Returns buf ("" when the stack is empty). */
 const char *h5fz_cli_hdf5_reason(char *buf, size_t len);
 
 #endif /* H5FZ_CLI_H */

@@ -18,11 +18,13 @@ typedef struct {
   const char *summary;
 } command;
 
+#ifndef H5FZ_CLI_HAVE_PLAN
 static int not_built(int argc, char **argv) {
   int help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
   h5fz_cli_error(argv[0], "not available in this build (reserved)");
   return help ? H5FZ_CLI_OK : H5FZ_CLI_USAGE;
 }
+#endif
 
 #ifdef H5FZ_CLI_HAVE_PLAN
 #define PLAN_ENTRY h5fz_cmd_plan
@@ -40,9 +42,8 @@ static const command commands[] = {
     {"inspect", h5fz_cmd_inspect,
      "FILE.h5 [DATASET]", "show the filter and the chunks of compressed datasets"},
     {"plan", PLAN_ENTRY, "...", "show the hardware plan (device classes, route)"},
-    /* Reserved for `h5fz codegen SPEC` (prints the generated CUDA kernel)
-     * once fusion/ exposes the generator. */
-    {"codegen", not_built, "SPEC", "print the CUDA source generated for a spec"},
+    {"codegen", h5fz_cmd_codegen, "SPEC", "print the CUDA source generated for a spec"},
+    {"ops", h5fz_cmd_ops, "", "list the ops a spec chain is made of"},
 };
 
 static void usage(FILE *out) {
@@ -67,6 +68,11 @@ int main(int argc, char **argv) {
     return H5FZ_CLI_OK;
   }
   if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+    if (argc > 2) {
+      fprintf(stderr, "h5fz version: unexpected argument '%s' (version takes none)\n",
+              argv[2]);
+      return H5FZ_CLI_USAGE;
+    }
     printf("h5fz %s (filter id %d)\n", h5fz_version(), H5FZ_FILTER_ID);
     return H5FZ_CLI_OK;
   }

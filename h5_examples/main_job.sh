@@ -59,7 +59,7 @@ orig=$work/original.h5
 comp=$work/compressed.h5
 
 echo "== field: $base (shape $shape)"
-summary=$("$h5fz" from-raw "$field" "$orig" --shape "$shape")
+summary=$("$h5fz" from-raw "$field" "$orig" --shape "$shape" --force)
 echo "$summary"
 
 # The bound is REL x the finite value range of the whole field, given to the

@@ -2,6 +2,7 @@
 verdicts (it must catch a broken bound) and inspect."""
 import json
 import re
+import shutil
 import struct
 
 import h5py
@@ -10,7 +11,7 @@ import pytest
 
 import h5fz_testlib as lib
 
-COMMANDS = ["cd-values", "from-raw", "verify", "inspect", "plan", "codegen"]
+COMMANDS = ["cd-values", "from-raw", "verify", "inspect", "plan", "codegen", "ops"]
 
 
 def test_top_level_help():
@@ -207,3 +208,166 @@ def test_inspect_text_and_json(compressed_pair):
     # The uncompressed original: no filter, chunks not containers.
     out = lib.cli("inspect", orig, "--summary").stdout
     assert "not in the pipeline" in out
+
+
+# ---- tester reports: data safety, honest reports, argument handling -------
+
+def test_from_raw_never_overwrites_its_input(tmp_path):
+    _, raw = _small_raw(tmp_path)
+    before = raw.read_bytes()
+    link = tmp_path / "link.f32"
+    link.symlink_to(raw)
+    for out in [raw, link, tmp_path / "." / raw.name]:
+        for extra in [[], ["--force"]]:
+            p = lib.cli("from-raw", raw, out, "--shape", "5x30x40", *extra, check=False)
+            assert p.returncode == 2 and "input" in p.stderr, (out, extra, p.stderr)
+    assert raw.read_bytes() == before
+
+
+def test_from_raw_needs_force_to_replace(tmp_path):
+    _, raw = _small_raw(tmp_path)
+    out = tmp_path / "o.h5"
+    lib.cli("from-raw", raw, out, "--shape", "5x30x40", "--quiet")
+    p = lib.cli("from-raw", raw, out, "--shape", "5x30x40", check=False)
+    assert p.returncode == 2 and "--force" in p.stderr
+    lib.cli("from-raw", raw, out, "--shape", "5x30x40", "--quiet", "--force")
+
+
+def _mixed_file(path):
+    a = np.sin(np.arange(5 * 30 * 40) / 50.0).astype("f4").reshape(5, 30, 40)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("be", data=a.astype(">f4"), chunks=(2, 30, 40))
+        f.create_dataset("le", data=a, chunks=(2, 30, 40))
+        f.create_dataset("i32", data=np.arange(1200, dtype="i4").reshape(30, 40), chunks=(10, 40))
+        f.create_dataset("scalar", data=np.float32(3.5))
+    return a
+
+
+@pytest.mark.skipif(shutil.which("h5repack") is None, reason="h5repack not installed")
+def test_verify_require_filter_checks_every_chunk(tmp_path):
+    """An optional filter that skipped the chunks (big-endian floats) is in
+    the pipeline but compressed nothing: --require-filter must fail."""
+    orig, comp = tmp_path / "mix.h5", tmp_path / "mixc.h5"
+    _mixed_file(orig)
+    ud = lib.cli("cd-values", "--ud", "abs=1e-3").stdout.strip()
+    optional = re.sub(r"^UD=(\d+),0,", r"UD=\1,1,", ud)
+    lib.h5repack(orig, comp, optional)
+    p = lib.cli("verify", orig, comp, "--abs", "1e-3", "--dataset", "/be", "--require-filter",
+                check=False)
+    assert p.returncode == 1 and "unfiltered" in p.stdout and "FAIL" in p.stdout, p.stdout
+    j = json.loads(lib.cli("verify", orig, comp, "--abs", "1e-3", "--json",
+                           "--require-filter", check=False).stdout)
+    ds = {d["dataset"]: d for d in j["datasets"]}
+    assert ds["/be"]["filter_found"] and not ds["/be"]["filter_applied"]
+    assert ds["/be"]["unfiltered_chunks"] == ds["/be"]["chunks"] == 3 and not ds["/be"]["ok"]
+    assert ds["/le"]["filter_applied"] and ds["/le"]["ok"]
+    # A scalar cannot be chunked, so cannot be compressed: said, not failed.
+    assert ds["/scalar"]["scalar"] and ds["/scalar"]["ok"]
+    p = lib.cli("verify", orig, comp, "--abs", "1e-3", "--dataset", "/scalar",
+                "--require-filter")
+    assert "not chunked, cannot be compressed" in p.stdout
+    p = lib.cli("verify", orig, comp, "--abs", "1e-3", "--dataset", "/le", "--require-filter")
+    assert p.returncode == 0
+    out = lib.cli("inspect", comp, "/be").stdout
+    assert "unfiltered chunks 3" in out
+
+
+def test_integer_datasets_are_reported_as_such(tmp_path):
+    path = tmp_path / "mix.h5"
+    _mixed_file(path)
+    out = lib.cli("inspect", path, "/i32").stdout
+    assert "int32" in out and "not compressed by h5fz" in out, out
+    assert "float" not in out.split("\n")[0] and "magic" not in out, out
+    j = json.loads(lib.cli("inspect", path, "/i32", "--json").stdout)
+    assert j["datasets"][0]["dtype"] == "int32"
+    p = lib.cli("verify", path, path, "--abs", "0", "--dataset", "/i32")
+    assert p.stdout.startswith("/i32: int32 30x40 "), p.stdout
+    assert "not compressed by h5fz" in p.stdout
+    out = lib.cli("inspect", path, "/scalar").stdout
+    assert "not chunked, cannot be compressed" in out
+
+
+def test_inspect_ratio_is_verify_ratio(compressed_pair):
+    data, orig, comp, bound = compressed_pair
+    v = json.loads(lib.cli("verify", orig, comp, "--abs", repr(bound), "--json").stdout)
+    i = json.loads(lib.cli("inspect", comp, "--json").stdout)
+    t = i["datasets"][0]
+    assert t["ratio"] == pytest.approx(v["datasets"][0]["ratio"], rel=1e-5)
+    assert t["dataset_bytes"] == data.nbytes
+    # Edge-chunk padding makes the chunks' own ratio higher.
+    assert t["totals"]["chunk_ratio"] > t["ratio"]
+    out = lib.cli("inspect", comp).stdout
+    assert "chunk ratio (padded chunk bytes / stored bytes)" in out
+    total = re.search(r"total: .* ratio ([0-9.]+) \(dataset bytes", out)
+    assert total and float(total.group(1)) == pytest.approx(v["datasets"][0]["ratio"], abs=1e-3)
+
+
+def test_inspect_shows_each_chunks_chain(compressed_pair):
+    _, _, comp, _ = compressed_pair
+    out = lib.cli("inspect", comp).stdout
+    assert out.count("chain quant delta zigzag bitshuffle rze") == 3, out
+    j = json.loads(lib.cli("inspect", comp, "--json").stdout)
+    for c in j["datasets"][0]["chunks"]:
+        assert c["chain"] == ["quant", "delta", "zigzag", "bitshuffle", "rze"]
+
+
+def test_errors_are_one_line(tmp_path):
+    p = lib.cli("inspect", tmp_path / "nonexist.h5", check=False)
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("h5fz inspect: "), repr(p.stderr)
+    p = lib.cli("verify", tmp_path / "a.h5", tmp_path / "b.h5", "--abs", "1", check=False)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, repr(p.stderr)
+
+
+def test_options_after_positional_arguments(compressed_pair):
+    _, orig, comp, bound = compressed_pair
+    a = lib.cli("cd-values", "abs=1e-3", "--ud").stdout
+    assert a == lib.cli("cd-values", "--ud", "abs=1e-3").stdout and a.startswith("UD=")
+    j = json.loads(lib.cli("cd-values", "abs=1e-3", "delta", "zigzag", "bitshuffle", "rze",
+                           "--json").stdout)
+    assert j["spec"].startswith("abs=")
+    # "->" is a spec word, not an option.
+    lib.cli("cd-values", "abs=1e-3", "->", "delta", "->", "zigzag", "->", "bitshuffle", "->",
+            "rze", "--ud")
+    for args in [("cd-values", "abs=1e-3", "--nope"), ("inspect", comp, "--nope"),
+                 ("verify", orig, comp, "--abs", "1", "--nope"), ("codegen", "abs=1", "--nope")]:
+        p = lib.cli(*args, check=False)
+        assert p.returncode == 2 and "unknown option '--nope'" in p.stderr, (args, p.stderr)
+    p = lib.cli("inspect", comp, "--summary")
+    assert "total:" in p.stdout
+    p = lib.cli("verify", orig, "--json", comp, "--abs", repr(bound))
+    assert json.loads(p.stdout)["ok"]
+
+
+def test_codegen_prints_the_kernel():
+    out = lib.cli("codegen", "abs=1e-3").stdout
+    assert "h5fz_encode" in out and "h5fz_rze_encode" in out and "h5fz_decode" in out
+    assert "float32" in out
+    out64 = lib.cli("codegen", "abs=1e-3", "--dtype", "f64", "--threads", "256").stdout
+    assert "float64" in out64 and "256" in out64
+    assert "float64" in lib.cli("codegen", "abs=1e-3 dtype=f64").stdout
+    for bad in [["--threads", "33"], ["--dtype", "f16"], ["--dtype", "f32", "dtype=f64"]]:
+        p = lib.cli("codegen", "abs=1e-3", *bad, check=False)
+        assert p.returncode == 2 and p.stderr.strip(), bad
+    assert lib.cli("codegen", check=False).returncode == 2
+
+
+def test_ops_lists_the_op_table():
+    out = lib.cli("ops").stdout
+    for name in ["quant", "delta", "zigzag", "negabinary", "bitshuffle", "rze", "raw"]:
+        assert re.search(r"^\d+ +%s +(map|transform|coder) " % name, out, re.M), (name, out)
+    j = json.loads(lib.cli("ops", "--json").stdout)
+    assert {"id": 30, "name": "rze"}.items() <= next(o for o in j if o["name"] == "rze").items()
+    assert lib.cli("ops", "extra", check=False).returncode == 2
+
+
+def test_version_takes_no_arguments():
+    assert lib.cli("version").stdout.startswith("h5fz ")
+    p = lib.cli("version", "extra", check=False)
+    assert p.returncode == 2 and "extra" in p.stderr
+
+
+def test_cd_values_empty_spec_means_defaults_with_a_note():
+    p = lib.cli("cd-values", "--ud", "")
+    assert p.stdout.strip() == lib.cli("cd-values", "--ud", "rel=1e-4").stdout.strip()
+    assert "empty" in p.stderr and "defaults" in p.stderr
