@@ -1,13 +1,15 @@
 /*
- * h5fz_cpu_chain.c - the CPU run of a chain on one sub-chunk: the ops of
- * device_ops/ called in spec order with a one-thread "block".
+ * h5fz_cpu_chain.c - the CPU run of a chain on one sub-chunk: the ops in
+ * spec order, as the CPU-specialised versions of h5fz_cpu_fast.c, which
+ * write exactly the bytes of the device_ops/ ops run with a one-thread
+ * "block" (tests/core/test_cpu_fast.c); a delta directly followed by zigzag
+ * or negabinary runs as one fused pass.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_chain.h"
-
-static const h5fz_blk one_thread = {0u, 1u, NULL};
+#include "h5fz_cpu_fast.h"
 
 h5fz_quant_params h5fz_quant_params_for(double eb)
 {
@@ -36,42 +38,35 @@ void h5fz_cpu_work_free(h5fz_cpu_work *w)
   w->a = w->b = w->scratch = NULL;
 }
 
+/* Does ops[i] (a delta) fuse with ops[i+1] (zigzag or negabinary)? */
+static int fuses(const h5fz_chunk_plan *p, uint32_t i)
+{
+  return p->ops[i] == H5FZ_OP_DELTA && i + 2 < p->n_ops &&
+         (p->ops[i + 1] == H5FZ_OP_ZIGZAG || p->ops[i + 1] == H5FZ_OP_NEGABINARY);
+}
+
 /* Forward transform op on n words: in -> out. */
 static void transform_encode(uint8_t op, int wide, const void *in, void *out, uint32_t n)
 {
-  const h5fz_blk *b = &one_thread;
-  switch (op) {
-  case H5FZ_OP_DELTA:
-    wide ? h5fz_delta_encode_64(b, in, out, n) : h5fz_delta_encode_32(b, in, out, n);
-    break;
-  case H5FZ_OP_ZIGZAG:
-    wide ? h5fz_zigzag_encode_64(b, in, out, n) : h5fz_zigzag_encode_32(b, in, out, n);
-    break;
-  case H5FZ_OP_NEGABINARY:
-    wide ? h5fz_negabinary_encode_64(b, in, out, n) : h5fz_negabinary_encode_32(b, in, out, n);
-    break;
-  case H5FZ_OP_BITSHUFFLE:
-    wide ? h5fz_bitshuffle_encode_64(b, in, out, n) : h5fz_bitshuffle_encode_32(b, in, out, n);
-    break;
+  if (op == H5FZ_OP_BITSHUFFLE) {
+    if (wide) h5fz_fast_bitshuffle_encode_64(in, out, n);
+    else h5fz_fast_bitshuffle_encode_32(in, out, n);
+  } else if (wide) {
+    h5fz_fast_transform_encode_64(op, in, out, n);
+  } else {
+    h5fz_fast_transform_encode_32(op, in, out, n);
   }
 }
 
 static void transform_decode(uint8_t op, int wide, const void *in, void *out, uint32_t n)
 {
-  const h5fz_blk *b = &one_thread;
-  switch (op) {
-  case H5FZ_OP_DELTA:
-    wide ? h5fz_delta_decode_64(b, in, out, n) : h5fz_delta_decode_32(b, in, out, n);
-    break;
-  case H5FZ_OP_ZIGZAG:
-    wide ? h5fz_zigzag_decode_64(b, in, out, n) : h5fz_zigzag_decode_32(b, in, out, n);
-    break;
-  case H5FZ_OP_NEGABINARY:
-    wide ? h5fz_negabinary_decode_64(b, in, out, n) : h5fz_negabinary_decode_32(b, in, out, n);
-    break;
-  case H5FZ_OP_BITSHUFFLE:
-    wide ? h5fz_bitshuffle_decode_64(b, in, out, n) : h5fz_bitshuffle_decode_32(b, in, out, n);
-    break;
+  if (op == H5FZ_OP_BITSHUFFLE) {
+    if (wide) h5fz_fast_bitshuffle_decode_64(in, out, n);
+    else h5fz_fast_bitshuffle_decode_32(in, out, n);
+  } else if (wide) {
+    h5fz_fast_transform_decode_64(op, in, out, n);
+  } else {
+    h5fz_fast_transform_decode_32(op, in, out, n);
   }
 }
 
@@ -79,7 +74,7 @@ static void transform_decode(uint8_t op, int wide, const void *in, void *out, ui
 static uint32_t code(uint8_t coder, const uint8_t *in, uint32_t L, uint8_t *slot, uint8_t *scratch)
 {
   if (coder == H5FZ_OP_RZE) {
-    uint32_t size = h5fz_rze_encode(&one_thread, in, L, slot, L, scratch);
+    uint32_t size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
     if (size != H5FZ_RZE_NOT_SMALLER) return size;
   }
   memcpy(slot, in, L); /* raw coder, or RZE did not shrink it */
@@ -93,12 +88,18 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, 
   int wide = p->esize == 8;
   uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize;
   uint8_t *cur = w->a, *other = w->b;
-  *n_out = wide ? h5fz_quant_encode_64(&one_thread, values, m, m_pad, &p->quant, (uint64_t *)cur,
-                                       out_pos, out_val)
-                : h5fz_quant_encode_32(&one_thread, values, m, m_pad, &p->quant, (uint32_t *)cur,
-                                       out_pos, out_val);
+  *n_out = wide ? h5fz_fast_quant_encode_64(values, m, m_pad, &p->quant, (uint64_t *)cur,
+                                            out_pos, out_val)
+                : h5fz_fast_quant_encode_32(values, m, m_pad, &p->quant, (uint32_t *)cur,
+                                            out_pos, out_val);
   for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
-    transform_encode(p->ops[i], wide, cur, other, m_pad);
+    if (fuses(p, i)) {
+      if (wide) h5fz_fast_delta_then_encode_64(p->ops[i + 1], (const uint64_t *)cur, (uint64_t *)other, m_pad);
+      else h5fz_fast_delta_then_encode_32(p->ops[i + 1], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      i++;
+    } else {
+      transform_encode(p->ops[i], wide, cur, other, m_pad);
+    }
     uint8_t *t = cur;
     cur = other;
     other = t;
@@ -117,18 +118,24 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uin
       return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
     memcpy(cur, bytes, L);
   } else if (p->ops[p->n_ops - 1] == H5FZ_OP_RZE) {
-    if (h5fz_rze_decode(&one_thread, bytes, size, cur, L, w->scratch))
+    if (h5fz_fast_rze_decode(bytes, size, cur, L, w->scratch))
       return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk RZE stream of %u bytes is inconsistent", size);
   } else {
     return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
   }
   for (uint32_t i = p->n_ops - 1; i-- > 1;) {
-    transform_decode(p->ops[i], wide, cur, other, m_pad);
+    if (i >= 2 && fuses(p, i - 1)) {
+      if (wide) h5fz_fast_undo_then_delta_decode_64(p->ops[i], (const uint64_t *)cur, (uint64_t *)other, m_pad);
+      else h5fz_fast_undo_then_delta_decode_32(p->ops[i], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      i--;
+    } else {
+      transform_decode(p->ops[i], wide, cur, other, m_pad);
+    }
     uint8_t *t = cur;
     cur = other;
     other = t;
   }
-  if (wide) h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
-  else h5fz_quant_decode_32(&one_thread, (const uint32_t *)cur, m, &p->quant, values);
+  if (wide) h5fz_fast_quant_decode_64((const uint64_t *)cur, m, &p->quant, values);
+  else h5fz_fast_quant_decode_32((const uint32_t *)cur, m, &p->quant, values);
   return H5FZ_OK;
 }

@@ -4,14 +4,14 @@
  * Outliers are often clustered (NaN land masks, fill-value corners), so the
  * section stores position gaps and value bits XOR the previous outlier's
  * bits, each as words bit-shuffled and RZE-coded: a run of NaN costs about
- * one bit per value. Same ops as the payload, one thread.
+ * one bit per value. Same ops as the payload, in their CPU-specialised
+ * versions (h5fz_cpu_fast.c: the bytes of the device_ops/ ops, one thread).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_chain.h"
-
-static const h5fz_blk one_thread = {0u, 1u, NULL};
+#include "h5fz_cpu_fast.h"
 
 /* Words (count of esize bytes, already padded to a multiple of 64 in buf)
  * -> bitshuffle -> RZE into out. Returns the entry (size | raw bit). */
@@ -19,9 +19,9 @@ static uint32_t pack_words(const void *words, uint32_t padded, uint32_t esize, u
                            uint8_t *scratch, uint8_t *out)
 {
   uint32_t L = padded * esize;
-  if (esize == 8) h5fz_bitshuffle_encode_64(&one_thread, words, shuffled, padded);
-  else h5fz_bitshuffle_encode_32(&one_thread, words, shuffled, padded);
-  uint32_t size = h5fz_rze_encode(&one_thread, shuffled, L, out, L, scratch);
+  if (esize == 8) h5fz_fast_bitshuffle_encode_64(words, shuffled, padded);
+  else h5fz_fast_bitshuffle_encode_32(words, shuffled, padded);
+  uint32_t size = h5fz_fast_rze_encode(shuffled, L, out, L, scratch);
   if (size != H5FZ_RZE_NOT_SMALLER) return size;
   memcpy(out, shuffled, L);
   return L | H5FZ_SUB_RAW;
@@ -71,11 +71,11 @@ static int unpack_words(const uint8_t *in, size_t avail, uint32_t entry, uint32_
   if (entry & H5FZ_SUB_RAW) {
     if (size != L) return h5fz_fail(H5FZ_ERR_CORRUPT, "raw outlier block has %u bytes, expected %u", size, L);
     memcpy(shuffled, in, L);
-  } else if (h5fz_rze_decode(&one_thread, in, size, shuffled, L, scratch)) {
+  } else if (h5fz_fast_rze_decode(in, size, shuffled, L, scratch)) {
     return h5fz_fail(H5FZ_ERR_CORRUPT, "outlier section RZE stream is inconsistent");
   }
-  if (esize == 8) h5fz_bitshuffle_decode_64(&one_thread, shuffled, words, padded);
-  else h5fz_bitshuffle_decode_32(&one_thread, shuffled, words, padded);
+  if (esize == 8) h5fz_fast_bitshuffle_decode_64(shuffled, words, padded);
+  else h5fz_fast_bitshuffle_decode_32(shuffled, words, padded);
   return H5FZ_OK;
 }
 

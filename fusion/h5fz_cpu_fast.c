@@ -1,0 +1,461 @@
+/*
+ * h5fz_cpu_fast.c - CPU-specialised hot ops (see h5fz_cpu_fast.h).
+ *
+ * Same bytes as device_ops/ with the one-thread block; only the way of
+ * computing them differs:
+ *  - bitshuffle: 8 words at a time, byte b of the 8 words packed into one
+ *    uint64 (an 8x8 bit matrix, row k = word k) and transposed, so that byte
+ *    q of the result is byte j of plane 8b+q;
+ *  - RZE: bitmaps built 8 input bytes at a time with a SWAR non-zero test
+ *    (level 0) or a SWAR "differs from the byte before" test (levels >= 1),
+ *    kept counts with popcounts, kept bytes copied by 64-byte runs where the
+ *    bitmap word is all ones and by set bits elsewhere;
+ *  - quantizer: the expressions of op_quant.h in a loop without branches
+ *    (escapes found afterwards per block of 64), compiled for SSE4.1 / AVX2
+ *    where the CPU has them (runtime dispatch) so that rint() is one
+ *    round instruction; FMA is never enabled (and -ffp-contract=off).
+ * All multi-byte loads and stores go through little-endian helpers.
+ */
+#include <string.h>
+
+#include "h5fz.h"
+#include "h5fz_cpu_fast.h"
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(H5FZ_NO_CLONES)
+#define H5FZ_CLONES __attribute__((target_clones("avx2", "sse4.1", "default")))
+#else
+#define H5FZ_CLONES
+#endif
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+
+static inline void st64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  memcpy(p, &v, 8);
+}
+
+/* Transpose of an 8x8 bit matrix: bit 8r+c <-> bit 8c+r (Hacker's Delight
+ * 7-3). With row r = byte r, byte q of the result holds bit q of every byte. */
+static inline uint64_t transpose8(uint64_t x)
+{
+  uint64_t t;
+  t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+  x ^= t ^ (t << 7);
+  t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+  x ^= t ^ (t << 14);
+  t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+  x ^= t ^ (t << 28);
+  return x;
+}
+
+/* ------------------------------------------------------------ bitshuffle */
+
+/* Bit planes 8b..8b+7 of one group of 8 words. */
+#define BS_STORE(x, b)                                                                  \
+  do {                                                                                  \
+    uint64_t y_ = transpose8(x);                                                        \
+    uint8_t *o_ = out + (size_t)(8u * (b)) * pb + j;                                    \
+    for (uint32_t q = 0; q < 8u; q++) o_[(size_t)q * pb] = (uint8_t)(y_ >> (8u * q));   \
+  } while (0)
+
+void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = 0; j < pb; j++) {
+    const uint32_t *w = in + 8u * j;
+    uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+    for (uint32_t k = 0; k < 8u; k++) {
+      uint64_t v = w[k];
+      x0 |= (v & 0xffu) << (8u * k);
+      x1 |= ((v >> 8) & 0xffu) << (8u * k);
+      x2 |= ((v >> 16) & 0xffu) << (8u * k);
+      x3 |= ((v >> 24) & 0xffu) << (8u * k);
+    }
+    BS_STORE(x0, 0u);
+    BS_STORE(x1, 1u);
+    BS_STORE(x2, 2u);
+    BS_STORE(x3, 3u);
+  }
+}
+
+void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = 0; j < pb; j++) {
+    const uint64_t *w = in + 8u * j;
+    uint64_t x[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (uint32_t k = 0; k < 8u; k++) {
+      uint64_t v = w[k];
+      for (uint32_t b = 0; b < 8u; b++) x[b] |= ((v >> (8u * b)) & 0xffu) << (8u * k);
+    }
+    for (uint32_t b = 0; b < 8u; b++) BS_STORE(x[b], b);
+  }
+}
+#undef BS_STORE
+
+/* Byte j of planes 8b..8b+7, transposed: byte k = byte b of word 8j+k. */
+static inline uint64_t bs_gather(const uint8_t *in, uint32_t pb, uint32_t j, uint32_t b)
+{
+  const uint8_t *s = in + (size_t)(8u * b) * pb + j;
+  uint64_t x = 0;
+  for (uint32_t q = 0; q < 8u; q++) x |= (uint64_t)s[(size_t)q * pb] << (8u * q);
+  return transpose8(x);
+}
+
+void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = 0; j < pb; j++) {
+    uint64_t x0 = bs_gather(in, pb, j, 0), x1 = bs_gather(in, pb, j, 1);
+    uint64_t x2 = bs_gather(in, pb, j, 2), x3 = bs_gather(in, pb, j, 3);
+    uint32_t *w = out + 8u * j;
+    for (uint32_t k = 0; k < 8u; k++)
+      w[k] = (uint32_t)((x0 >> (8u * k)) & 0xffu) | (uint32_t)((x1 >> (8u * k)) & 0xffu) << 8 |
+             (uint32_t)((x2 >> (8u * k)) & 0xffu) << 16 | (uint32_t)((x3 >> (8u * k)) & 0xffu) << 24;
+  }
+}
+
+void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = 0; j < pb; j++) {
+    uint64_t x[8];
+    for (uint32_t b = 0; b < 8u; b++) x[b] = bs_gather(in, pb, j, b);
+    uint64_t *w = out + 8u * j;
+    for (uint32_t k = 0; k < 8u; k++) {
+      uint64_t v = 0;
+      for (uint32_t b = 0; b < 8u; b++) v |= ((x[b] >> (8u * k)) & 0xffu) << (8u * b);
+      w[k] = v;
+    }
+  }
+}
+
+/* ------------------------------------------------------------------- RZE */
+
+/* Bit k set iff byte k of t is non-zero. */
+static inline uint32_t nz_bits8(uint64_t t)
+{
+  const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+  uint64_t hi = (t | ((t & lo7) + lo7)) & 0x8080808080808080ull;
+  return (uint32_t)(((hi >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* Bitmap of level `level` over src[0..n) into bitmap[0..ceil(n/8)). */
+static void rze_bitmap(const uint8_t *src, uint32_t n, uint32_t level, uint8_t *bitmap)
+{
+  uint32_t full = n / 8u, j;
+  if (level == 0) {
+    for (j = 0; j < full; j++) bitmap[j] = (uint8_t)nz_bits8(ld64(src + 8u * j));
+  } else {
+    uint64_t before = 0; /* the byte before src[8j], in the low byte */
+    for (j = 0; j < full; j++) {
+      uint64_t v = ld64(src + 8u * j);
+      bitmap[j] = (uint8_t)nz_bits8(v ^ ((v << 8) | before));
+      before = v >> 56;
+    }
+  }
+  if (n & 7u) {
+    uint32_t byte = 0;
+    for (uint32_t b = 0; b < (n & 7u); b++) {
+      uint32_t i = 8u * full + b;
+      uint32_t keep = level == 0 ? src[i] != 0 : src[i] != (i ? src[i - 1u] : 0u);
+      byte |= keep << b;
+    }
+    bitmap[full] = (uint8_t)byte;
+  }
+}
+
+static uint64_t popcount_bytes(const uint8_t *p, uint32_t nb)
+{
+  uint64_t c = 0;
+  uint32_t i = 0;
+  for (; i + 8u <= nb; i += 8u) c += (uint64_t)__builtin_popcountll(ld64(p + i));
+  for (; i < nb; i++) c += (uint64_t)__builtin_popcount(p[i]);
+  return c;
+}
+
+/* Appends the kept bytes of src[0..n) (bitmap map) at out + pos, where
+ * out[0..limit) may be written (limit: the encoded size). Returns the new pos. */
+static uint64_t rze_gather(const uint8_t *src, uint32_t n, const uint8_t *map, uint8_t *out,
+                           uint64_t pos, uint64_t limit)
+{
+  uint32_t words = n / 64u;
+  for (uint32_t t = 0; t < words; t++) {
+    uint64_t m = ld64(map + 8u * t);
+    const uint8_t *s = src + 64u * t;
+    if (m == ~0ull) {
+      memcpy(out + pos, s, 64);
+      pos += 64u;
+    } else if (m == 0) {
+      continue;
+    } else if (pos + 64u <= limit && __builtin_popcountll(m) > 16) {
+      /* dense: store every byte, advance past the kept ones (the others are
+       * overwritten by later kept bytes, all below limit) */
+      for (uint32_t b = 0; b < 64u; b++) {
+        out[pos] = s[b];
+        pos += (m >> b) & 1u;
+      }
+    } else {
+      while (m) {
+        out[pos++] = s[__builtin_ctzll(m)];
+        m &= m - 1u;
+      }
+    }
+  }
+  for (uint32_t i = 64u * words; i < n; i++)
+    if ((map[i / 8u] >> (i & 7u)) & 1u) out[pos++] = src[i];
+  return pos;
+}
+
+uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap,
+                              uint8_t *scratch)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS + 1u];
+  uint64_t kept[H5FZ_RZE_MAX_LEVELS];
+  const uint8_t *src = in;
+  bitmap_off[0] = 0;
+  for (uint32_t k = 0; k < levels; k++) {
+    uint8_t *bitmap = scratch + bitmap_off[k];
+    rze_bitmap(src, len[k], k, bitmap);
+    kept[k] = popcount_bytes(bitmap, len[k + 1u]);
+    bitmap_off[k + 1u] = bitmap_off[k] + len[k + 1u];
+    src = bitmap;
+  }
+  uint64_t size = len[levels];
+  for (uint32_t k = 0; k < levels; k++) size += kept[k];
+  if (size >= L || size > cap) return H5FZ_RZE_NOT_SMALLER;
+  memcpy(out, scratch + bitmap_off[levels - 1u], len[levels]);
+  uint64_t offset = len[levels];
+  for (uint32_t kk = levels; kk-- > 0;) {
+    const uint8_t *lsrc = kk ? scratch + bitmap_off[kk - 1u] : in;
+    offset = rze_gather(lsrc, len[kk], scratch + bitmap_off[kk], out, offset, size);
+  }
+  return (uint32_t)size;
+}
+
+int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L,
+                         uint8_t *scratch)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS];
+  if (len[levels] > size) return -1;
+  bitmap_off[0] = 0;
+  for (uint32_t k = 1; k < levels; k++) bitmap_off[k] = bitmap_off[k - 1u] + len[k];
+  uint64_t offset = len[levels];
+  const uint8_t *lmap = in; /* the top bitmap */
+  for (uint32_t kk = levels; kk-- > 0;) {
+    uint8_t *dst = kk ? scratch + bitmap_off[kk - 1u] : out;
+    uint32_t n = len[kk], nb = len[kk + 1u];
+    if ((n & 7u) && (lmap[nb - 1u] >> (n & 7u))) return -1;
+    uint64_t total = popcount_bytes(lmap, nb);
+    if (offset + total > size) return -1;
+    const uint8_t *kept = in + offset;
+    uint64_t rank = 0;
+    uint32_t words = n / 64u, i;
+    if (kk == 0) {
+      for (uint32_t t = 0; t < words; t++) {
+        uint64_t m = ld64(lmap + 8u * t);
+        uint8_t *d = dst + 64u * t;
+        if (m == ~0ull) {
+          memcpy(d, kept + rank, 64);
+          rank += 64u;
+        } else {
+          memset(d, 0, 64);
+          while (m) {
+            d[__builtin_ctzll(m)] = kept[rank++];
+            m &= m - 1u;
+          }
+        }
+      }
+      for (i = 64u * words; i < n; i++)
+        dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+    } else {
+      /* a dropped byte repeats the one before it: the last kept byte */
+      uint8_t last = 0;
+      for (uint32_t t = 0; t < words; t++) {
+        uint64_t m = ld64(lmap + 8u * t);
+        uint8_t *d = dst + 64u * t;
+        if (m == 0) {
+          memset(d, last, 64);
+        } else if (m == ~0ull) {
+          memcpy(d, kept + rank, 64);
+          rank += 64u;
+          last = d[63];
+        } else {
+          for (uint32_t b = 0; b < 64u; b++) {
+            if ((m >> b) & 1u) last = kept[rank++];
+            d[b] = last;
+          }
+        }
+      }
+      for (i = 64u * words; i < n; i++) {
+        if ((lmap[i / 8u] >> (i & 7u)) & 1u) last = kept[rank++];
+        dst[i] = last;
+      }
+    }
+    offset += total;
+    lmap = dst;
+  }
+  return offset == size ? 0 : -1;
+}
+
+/* ------------------------------------------------------------- quantizer */
+
+/* Word and escape flag of one value: the expressions of op_quant.h
+ * (h5fz_quant_one), written without branches. The -0.0 test compares the
+ * bits, which is x == 0 && signbit(x). */
+#define QUANT_ENCODE_BODY(FLOAT, WORD, SWORD, MAXBIN, SIGNBIT)                       \
+  uint32_t count = 0;                                                               \
+  const double inv_step = p->inv_step, step = p->step, eb = p->eb;                  \
+  for (uint32_t base = 0; base < m; base += 64u) {                                  \
+    uint32_t end = m - base < 64u ? m - base : 64u;                                 \
+    const FLOAT *x = in + base;                                                     \
+    WORD *o = out + base;                                                           \
+    uint32_t bad = 0;                                                               \
+    for (uint32_t i = 0; i < end; i++) {                                            \
+      FLOAT xi = x[i];                                                              \
+      WORD bits;                                                                    \
+      memcpy(&bits, &xi, sizeof bits);                                              \
+      double b = rint((double)xi * inv_step);                                       \
+      int ok = fabs(b) <= (double)(MAXBIN);                                         \
+      SWORD bin = (SWORD)(ok ? b : 0.0);                                            \
+      FLOAT r = (FLOAT)((double)bin * step);                                        \
+      ok &= fabs((double)xi - (double)r) <= eb;                                     \
+      ok &= bits != (WORD)(SIGNBIT);                                                \
+      o[i] = ok ? (WORD)bin : (WORD)0;                                              \
+      bad |= (uint32_t)!ok;                                                         \
+    }                                                                               \
+    if (bad) /* rare: list the escapes of this block in index order */              \
+      for (uint32_t i = 0; i < end; i++) {                                          \
+        FLOAT xi = x[i];                                                            \
+        WORD bits;                                                                  \
+        memcpy(&bits, &xi, sizeof bits);                                            \
+        double b = rint((double)xi * inv_step);                                     \
+        int esc = !(fabs(b) <= (double)(MAXBIN));                                   \
+        if (!esc) {                                                                 \
+          FLOAT r = (FLOAT)((double)(SWORD)b * step);                               \
+          esc = !(fabs((double)xi - (double)r) <= eb) || bits == (WORD)(SIGNBIT);   \
+        }                                                                           \
+        if (esc) {                                                                  \
+          out_pos[count] = base + i;                                                \
+          out_val[count] = bits;                                                    \
+          count++;                                                                  \
+        }                                                                           \
+      }                                                                             \
+  }                                                                                 \
+  for (uint32_t i = m; i < m_pad; i++) out[i] = 0;                                  \
+  return count;
+
+H5FZ_CLONES
+uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad,
+                                   const h5fz_quant_params *p, uint32_t *out, uint32_t *out_pos,
+                                   uint32_t *out_val)
+{
+  QUANT_ENCODE_BODY(float, uint32_t, int32_t, 1073741824, 0x80000000u)
+}
+
+H5FZ_CLONES
+uint32_t h5fz_fast_quant_encode_64(const double *in, uint32_t m, uint32_t m_pad,
+                                   const h5fz_quant_params *p, uint64_t *out, uint32_t *out_pos,
+                                   uint64_t *out_val)
+{
+  QUANT_ENCODE_BODY(double, uint64_t, int64_t, 4503599627370496LL, 0x8000000000000000ull)
+}
+#undef QUANT_ENCODE_BODY
+
+H5FZ_CLONES
+void h5fz_fast_quant_decode_32(const uint32_t *in, uint32_t n, const h5fz_quant_params *p,
+                               float *out)
+{
+  const double step = p->step;
+  for (uint32_t i = 0; i < n; i++) out[i] = (float)((double)(int32_t)in[i] * step);
+}
+
+H5FZ_CLONES
+void h5fz_fast_quant_decode_64(const uint64_t *in, uint32_t n, const h5fz_quant_params *p,
+                               double *out)
+{
+  const double step = p->step;
+  for (uint32_t i = 0; i < n; i++) out[i] = (double)((double)(int64_t)in[i] * step);
+}
+
+/* ------------------------------------------------------------ transforms */
+
+#define NEGA_M(WORD) ((WORD)((WORD) ~(WORD)0 / 3u * 2u))
+#define ZZ_ENC(WORD, BITS, v) ((WORD)(((v) << 1) ^ ((WORD)0 - ((v) >> ((BITS)-1u)))))
+#define ZZ_DEC(WORD, u) ((WORD)(((u) >> 1) ^ ((WORD)0 - ((u) & 1u))))
+#define NB_ENC(WORD, v) ((WORD)(((v) + NEGA_M(WORD)) ^ NEGA_M(WORD)))
+#define NB_DEC(WORD, u) ((WORD)(((u) ^ NEGA_M(WORD)) - NEGA_M(WORD)))
+
+#define TRANSFORMS(W, WORD, BITS)                                                              \
+  int h5fz_fast_transform_encode_##W(uint8_t op, const WORD *in, WORD *out, uint32_t n)        \
+  {                                                                                            \
+    switch (op) {                                                                              \
+    case H5FZ_OP_DELTA:                                                                        \
+      if (n) out[0] = in[0];                                                                   \
+      for (uint32_t i = 1; i < n; i++) out[i] = (WORD)(in[i] - in[i - 1u]);                    \
+      return 0;                                                                                \
+    case H5FZ_OP_ZIGZAG:                                                                       \
+      for (uint32_t i = 0; i < n; i++) out[i] = ZZ_ENC(WORD, BITS, in[i]);                     \
+      return 0;                                                                                \
+    case H5FZ_OP_NEGABINARY:                                                                   \
+      for (uint32_t i = 0; i < n; i++) out[i] = NB_ENC(WORD, in[i]);                           \
+      return 0;                                                                                \
+    }                                                                                          \
+    return -1;                                                                                 \
+  }                                                                                            \
+  int h5fz_fast_transform_decode_##W(uint8_t op, const WORD *in, WORD *out, uint32_t n)        \
+  {                                                                                            \
+    switch (op) {                                                                              \
+    case H5FZ_OP_DELTA: {                                                                      \
+      WORD acc = 0;                                                                            \
+      for (uint32_t i = 0; i < n; i++) out[i] = acc = (WORD)(acc + in[i]);                     \
+      return 0;                                                                                \
+    }                                                                                          \
+    case H5FZ_OP_ZIGZAG:                                                                       \
+      for (uint32_t i = 0; i < n; i++) out[i] = ZZ_DEC(WORD, in[i]);                           \
+      return 0;                                                                                \
+    case H5FZ_OP_NEGABINARY:                                                                   \
+      for (uint32_t i = 0; i < n; i++) out[i] = NB_DEC(WORD, in[i]);                           \
+      return 0;                                                                                \
+    }                                                                                          \
+    return -1;                                                                                 \
+  }                                                                                            \
+  void h5fz_fast_delta_then_encode_##W(uint8_t op2, const WORD *in, WORD *out, uint32_t n)     \
+  {                                                                                            \
+    if (!n) return;                                                                            \
+    if (op2 == H5FZ_OP_ZIGZAG) {                                                               \
+      out[0] = ZZ_ENC(WORD, BITS, in[0]);                                                      \
+      for (uint32_t i = 1; i < n; i++) {                                                       \
+        WORD d = (WORD)(in[i] - in[i - 1u]);                                                   \
+        out[i] = ZZ_ENC(WORD, BITS, d);                                                        \
+      }                                                                                        \
+    } else {                                                                                   \
+      out[0] = NB_ENC(WORD, in[0]);                                                            \
+      for (uint32_t i = 1; i < n; i++) out[i] = NB_ENC(WORD, (WORD)(in[i] - in[i - 1u]));      \
+    }                                                                                          \
+  }                                                                                            \
+  void h5fz_fast_undo_then_delta_decode_##W(uint8_t op2, const WORD *in, WORD *out, uint32_t n) \
+  {                                                                                            \
+    WORD acc = 0;                                                                              \
+    if (op2 == H5FZ_OP_ZIGZAG)                                                                 \
+      for (uint32_t i = 0; i < n; i++) out[i] = acc = (WORD)(acc + ZZ_DEC(WORD, in[i]));       \
+    else                                                                                       \
+      for (uint32_t i = 0; i < n; i++) out[i] = acc = (WORD)(acc + NB_DEC(WORD, in[i]));       \
+  }
+
+TRANSFORMS(32, uint32_t, 32u)
+TRANSFORMS(64, uint64_t, 64u)
