@@ -2,16 +2,43 @@
  * h5fz_plugin.c - the HDF5 side of the h5fz filter: plugin entry points and
  * the H5Z_class2_t callbacks.
  *
- * Every HDF5 call of the plugin lives in this file, so that binding to the
- * calling libhdf5 at run time (self-binding, see HDF5_NOTES.md) has one
- * place to cover. The codec work is in h5fz_filter_core.c.
+ * Every HDF5 call of the plugin lives in this file. The plugin is NOT linked
+ * to libhdf5: it binds itself at run time to the libhdf5 that loads it
+ * (self-binding, see docs/filter.md and HDF5_NOTES.md, "Two copies of
+ * libhdf5 in one process"). A process can hold several libhdf5 copies (an
+ * h5py wheel carries a private one, loaded RTLD_LOCAL), and hid_t values and
+ * the H5E_*_g / H5T_*_g globals belong to one copy: calling another copy
+ * with them fails ("error during user callback"). So:
+ *
+ *   - H5PLget_plugin_type/H5PLget_plugin_info find the calling library with
+ *     dladdr(__builtin_return_address(0)); when it exports H5open, every
+ *     function and global below is dlsym'ed from it (RTLD_NOLOAD handle).
+ *   - Otherwise (a ctypes caller), the global scope (RTLD_DEFAULT) is tried,
+ *     and init_filter(libhdf5_path) binds explicitly.
+ *   - Globals are read through their addresses at call time, after H5open
+ *     (as the HDF5 macros do), never copied at bind time.
+ *   - Unbound, every callback fails cleanly (can_apply/set_local -1,
+ *     filter 0) and nothing is called.
+ *   - The binding is made once. A different libhdf5 copy that later loads
+ *     this same plugin file gets NULL from H5PLget_plugin_info (filter not
+ *     available there) instead of a class that would call the wrong copy.
+ *
+ * The HDF5 headers are used for types and prototypes only; the function
+ * pointer types are taken from the prototypes with __typeof__, so a
+ * signature change in the headers shows up at compile time.
  *
  * Callbacks never print and never abort: failures go onto the HDF5 error
  * stack with H5Epush2 (message text starts with "h5fz: ") and are returned
  * as HDF5 expects (can_apply -1/0, set_local -1, filter 0).
  */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <hdf5.h>
 #include <H5PLextern.h>
@@ -28,11 +55,314 @@
 
 #define H5FZ_EXPORT __attribute__((visibility("default")))
 
+/* ---- run-time binding ------------------------------------------------- */
+
+/* Every HDF5 function and global the plugin uses. Same names, same
+ * prototypes in HDF5 1.10, 1.12, 1.14 and 2.0 (docs/filter.md). */
+#define H5FZ_HDF5_FUNCS(X)                                                                     \
+  X(H5open)                                                                                    \
+  X(H5Epush2)                                                                                  \
+  X(H5Tget_class)                                                                              \
+  X(H5Tget_size)                                                                               \
+  X(H5Tget_order)                                                                              \
+  X(H5Tequal)                                                                                  \
+  X(H5Pget_chunk)                                                                              \
+  X(H5Pget_nfilters)                                                                           \
+  X(H5Pget_filter2)                                                                            \
+  X(H5Pget_filter_by_id2)                                                                      \
+  X(H5Pmodify_filter)                                                                          \
+  X(H5free_memory)
+#define H5FZ_HDF5_VARS(X)                                                                      \
+  X(H5E_ERR_CLS_g)                                                                             \
+  X(H5E_PLINE_g)                                                                               \
+  X(H5E_CANAPPLY_g)                                                                            \
+  X(H5E_SETLOCAL_g)                                                                            \
+  X(H5E_CANTFILTER_g)                                                                          \
+  X(H5T_IEEE_F32LE_g)                                                                          \
+  X(H5T_IEEE_F64LE_g)
+#define H5FZ_HDF5_SYMBOLS(X) H5FZ_HDF5_FUNCS(X) H5FZ_HDF5_VARS(X)
+
+/* A member per symbol, typed from the header's declaration: a function
+ * pointer for a function, a hid_t * for a global. __typeof__ does not
+ * evaluate its operand, so no link-time reference to libhdf5 is made. */
+typedef struct h5fz_hdf5_api {
+#define H5FZ_MEMBER(name) __typeof__(&name) name;
+  H5FZ_HDF5_SYMBOLS(H5FZ_MEMBER)
+#undef H5FZ_MEMBER
+} h5fz_hdf5_api;
+
+static h5fz_hdf5_api g_api;
+static int g_bound;               /* set once, with release order, after g_api */
+static const void *g_bound_base;  /* dli_fbase of the bound libhdf5 */
+static pthread_mutex_t g_bind_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The bound API, or NULL when no libhdf5 is bound yet. */
+static const h5fz_hdf5_api *api(void)
+{
+  return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL;
+}
+
+/* Base address of the object that defines H5open in handle, or NULL. */
+static const void *h5open_base(void *handle)
+{
+  void *sym = dlsym(handle, "H5open");
+  Dl_info info;
+  if (!sym || !dladdr(sym, &info))
+    return NULL;
+  return info.dli_fbase;
+}
+
+/* ---- where libhdf5 itself keeps its globals ----
+ * dlsym(handle, "H5T_IEEE_F32LE_g") gives libhdf5's own definition, but the
+ * library's code may use another one: when a program linked to libhdf5
+ * reads a global (the H5T_NATIVE_* macros do), the linker makes a copy of it
+ * in the program (copy relocation) and libhdf5's GOT points at that copy;
+ * the definition inside libhdf5 then never leaves its initial -1. The exact
+ * address libhdf5 uses is in its GOT: the GLOB_DAT relocation naming the
+ * symbol. So the globals are taken from there, and from dlsym only where
+ * libhdf5 has no such relocation (-Bsymbolic, a static build). */
+#if defined(__x86_64__)
+#define H5FZ_R_GLOB_DAT R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#define H5FZ_R_GLOB_DAT R_AARCH64_GLOB_DAT
+#elif defined(__powerpc64__)
+#define H5FZ_R_GLOB_DAT R_PPC64_GLOB_DAT
+#endif
+
+#define H5FZ_VAR_NAME(name) #name,
+static const char *const k_var_names[] = {H5FZ_HDF5_VARS(H5FZ_VAR_NAME)};
+#undef H5FZ_VAR_NAME
+#define H5FZ_NVARS (sizeof k_var_names / sizeof k_var_names[0])
+
+#if defined(H5FZ_R_GLOB_DAT) && __SIZEOF_POINTER__ == 8
+typedef struct got_query {
+  uintptr_t inside;          /* an address in the libhdf5 (its H5open) */
+  void *addr[H5FZ_NVARS];    /* out: the address of each global libhdf5 uses */
+} got_query;
+
+static int got_scan(struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void)size;
+  got_query *q = data;
+  const ElfW(Dyn) *dyn = NULL;
+  int inside = 0;
+  for (size_t i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && q->inside >= lo && q->inside < lo + ph->p_memsz)
+      inside = 1;
+    else if (ph->p_type == PT_DYNAMIC)
+      dyn = (const ElfW(Dyn) *)lo;
+  }
+  if (!inside)
+    return 0;
+  if (!dyn)
+    return 1;
+  uintptr_t symtab = 0, strtab = 0, rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0;
+  uintptr_t relaent = sizeof(ElfW(Rela));
+  for (; dyn->d_tag != DT_NULL; dyn++) {
+    switch (dyn->d_tag) {
+    case DT_SYMTAB: symtab = dyn->d_un.d_ptr; break;
+    case DT_STRTAB: strtab = dyn->d_un.d_ptr; break;
+    case DT_RELA: rela = dyn->d_un.d_ptr; break;
+    case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+    case DT_RELAENT: relaent = dyn->d_un.d_val; break;
+    case DT_JMPREL: jmprel = dyn->d_un.d_ptr; break;
+    case DT_PLTRELSZ: pltrelsz = dyn->d_un.d_val; break;
+    default: break;
+    }
+  }
+  /* glibc relocates these entries in place on most targets; where it does
+   * not (read-only .dynamic), they are still offsets from the load bias. */
+#define H5FZ_ABS(p) ((p) && (p) < info->dlpi_addr ? (p) + info->dlpi_addr : (p))
+  symtab = H5FZ_ABS(symtab);
+  strtab = H5FZ_ABS(strtab);
+  rela = H5FZ_ABS(rela);
+  jmprel = H5FZ_ABS(jmprel);
+#undef H5FZ_ABS
+  if (!symtab || !strtab || relaent < sizeof(ElfW(Rela)))
+    return 1;
+  const uintptr_t tables[2][2] = {{rela, relasz}, {jmprel, pltrelsz}};
+  for (int t = 0; t < 2; t++) {
+    if (!tables[t][0])
+      continue;
+    for (uintptr_t off = 0; off + relaent <= tables[t][1]; off += relaent) {
+      const ElfW(Rela) *r = (const ElfW(Rela) *)(tables[t][0] + off);
+      if (ELF64_R_TYPE(r->r_info) != H5FZ_R_GLOB_DAT)
+        continue;
+      const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + ELF64_R_SYM(r->r_info);
+      const char *name = (const char *)strtab + sym->st_name;
+      for (size_t k = 0; k < H5FZ_NVARS; k++)
+        if (!q->addr[k] && strcmp(name, k_var_names[k]) == 0)
+          q->addr[k] = *(void *const *)(info->dlpi_addr + r->r_offset);
+    }
+  }
+  return 1;
+}
+
+/* The addresses libhdf5 (the object holding `inside`) uses for the
+ * globals; NULL where its GOT does not say. */
+static void globals_from_got(const void *inside, void *addr[H5FZ_NVARS])
+{
+  got_query q;
+  memset(&q, 0, sizeof q);
+  q.inside = (uintptr_t)inside;
+  dl_iterate_phdr(got_scan, &q);
+  memcpy(addr, q.addr, sizeof q.addr);
+}
+#else
+static void globals_from_got(const void *inside, void *addr[H5FZ_NVARS])
+{
+  (void)inside;
+  memset(addr, 0, H5FZ_NVARS * sizeof addr[0]);
+}
+#endif
+
+/* Bind every symbol from handle, which must be (or lead to) the libhdf5
+ * whose base address is base. Caller holds g_bind_lock. 1 newly bound, 0
+ * already bound to that library, -1 failed or bound to another one. */
+static int bind_handle_locked(void *handle, const void *base)
+{
+  if (g_bound)
+    return base == g_bound_base ? 0 : -1;
+  h5fz_hdf5_api a;
+  memset(&a, 0, sizeof a);
+#define H5FZ_BIND(name)                                                                        \
+  {                                                                                            \
+    void *p = dlsym(handle, #name);                                                            \
+    if (!p)                                                                                    \
+      return -1;                                                                               \
+    memcpy(&a.name, &p, sizeof p);                                                             \
+  }
+  H5FZ_HDF5_SYMBOLS(H5FZ_BIND)
+#undef H5FZ_BIND
+  void *got[H5FZ_NVARS];
+  void *h5open_addr;
+  memcpy(&h5open_addr, &a.H5open, sizeof h5open_addr);
+  globals_from_got(h5open_addr, got);
+  size_t k = 0;
+#define H5FZ_FROM_GOT(name)                                                                    \
+  if (got[k])                                                                                  \
+    memcpy(&a.name, &got[k], sizeof got[k]);                                                   \
+  k++;
+  H5FZ_HDF5_VARS(H5FZ_FROM_GOT)
+#undef H5FZ_FROM_GOT
+  g_api = a;
+  g_bound_base = base;
+  __atomic_store_n(&g_bound, 1, __ATOMIC_RELEASE);
+  return 1;
+}
+
+/* Bind to the libhdf5 whose code contains addr (the caller of an entry
+ * point). 1 bound (or already bound to that very library), 0 addr is not in
+ * a libhdf5, -1 addr is in a libhdf5 other than the bound one. */
+static int bind_to_caller(const void *addr)
+{
+  Dl_info info;
+  if (!addr || !dladdr(addr, &info) || !info.dli_fbase)
+    return 0;
+  if (__atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) && info.dli_fbase == g_bound_base)
+    return 1; /* the common case: the same libhdf5 calls again */
+  /* dli_fname of the main program may not be a usable path: then try the
+   * global scope, which starts with the main program. */
+  void *handle = info.dli_fname && info.dli_fname[0]
+                     ? dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)
+                     : NULL;
+  if (!handle)
+    handle = dlopen(NULL, RTLD_NOW);
+  if (!handle)
+    return 0;
+  int rc = 0;
+  /* A libhdf5 is an object that itself defines H5open (not merely one whose
+   * dependencies do). */
+  if (h5open_base(handle) == info.dli_fbase) {
+    pthread_mutex_lock(&g_bind_lock);
+    int b = bind_handle_locked(handle, info.dli_fbase);
+    pthread_mutex_unlock(&g_bind_lock);
+    rc = b < 0 ? -1 : 1;
+    if (b == 1)
+      return 1; /* a bound handle stays open for the life of the process */
+  }
+  dlclose(handle);
+  return rc;
+}
+
+/* Callers that are not libhdf5: a libhdf5 in the global scope (a program
+ * linked to it, or one loaded RTLD_GLOBAL). */
+static void bind_from_global_scope(void)
+{
+  if (api())
+    return;
+  const void *base = h5open_base(RTLD_DEFAULT);
+  if (!base)
+    return;
+  pthread_mutex_lock(&g_bind_lock);
+  (void)bind_handle_locked(RTLD_DEFAULT, base);
+  pthread_mutex_unlock(&g_bind_lock);
+}
+
+/* Both entry points: bind to the calling libhdf5 if it is one, else to the
+ * global scope. 0 when the caller may use the filter class, -1 when the
+ * caller is a libhdf5 other than the bound one. */
+static int bind_entry(const void *caller)
+{
+  int rc = bind_to_caller(caller);
+  if (rc < 0)
+    return -1;
+  if (rc == 0)
+    bind_from_global_scope();
+  return 0;
+}
+
+/* Explicit binding for callers that are not libhdf5 (ctypes registration,
+ * as hdf5plugin does): libhdf5_path is the libhdf5 the caller uses (for
+ * h5py, the one h5py loaded). Returns 0 when bound to it (or it was already
+ * bound to that very library), -1 when it cannot be opened or is not a
+ * libhdf5, or another libhdf5 is bound already. */
+H5FZ_EXPORT int init_filter(const char *libhdf5_path)
+{
+  if (!libhdf5_path || !libhdf5_path[0])
+    return -1;
+  void *handle = dlopen(libhdf5_path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return -1;
+  const void *base = h5open_base(handle);
+  Dl_info info;
+  int b = -1;
+  /* The path must name a libhdf5 itself, not something depending on one. */
+  if (base && dladdr(dlsym(handle, "H5open"), &info) && info.dli_fbase == base) {
+    void *self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    int is_itself = self != NULL && h5open_base(self) == base;
+    if (self)
+      dlclose(self);
+    if (is_itself) {
+      pthread_mutex_lock(&g_bind_lock);
+      b = bind_handle_locked(handle, base);
+      pthread_mutex_unlock(&g_bind_lock);
+    }
+  }
+  if (b != 1)
+    dlclose(handle); /* a bound handle stays open for the life of the process */
+  return b < 0 ? -1 : 0;
+}
+
 /* H5Epush2's message is a format string: pass our text as an argument so a
- * '%' in a codec message cannot be read as a conversion. */
-#define H5FZ_PUSH(minor, text)                                                             \
-  H5Epush2(H5E_DEFAULT, __FILE__, __func__, __LINE__, H5E_ERR_CLS, H5E_PLINE, (minor), "%s", \
-           (text))
+ * '%' in a codec message cannot be read as a conversion. The globals are
+ * read at call time, after H5open, as HDF5's own H5E_* macros do. */
+static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func,
+                       unsigned line, const char *text)
+{
+  if (h->H5open() < 0)
+    return;
+  h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g,
+              "%s", text);
+}
+/* minor: H5E_CANAPPLY_g, H5E_SETLOCAL_g or H5E_CANTFILTER_g. */
+#define H5FZ_PUSH(h, minor, text)                                                              \
+  do {                                                                                         \
+    if (h)                                                                                     \
+      push_error((h), (h)->minor, __func__, __LINE__, (text));                                 \
+  } while (0)
 
 static const char *type_class_name(H5T_class_t cls)
 {
@@ -58,10 +388,11 @@ static const char *type_class_name(H5T_class_t cls)
  * converts memory data to the file type before the filter, and writing the
  * dataset as H5T_IEEE_F*LE costs the user nothing while a byte-order field
  * would have to travel in every chunk. */
-static int classify_type(hid_t type, h5fz_dtype *dtype, char *why, size_t why_len)
+static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, char *why,
+                         size_t why_len)
 {
   *dtype = H5FZ_DTYPE_UNKNOWN;
-  H5T_class_t cls = H5Tget_class(type);
+  H5T_class_t cls = h->H5Tget_class(type);
   if (cls == H5T_NO_CLASS)
     return -1;
   if (cls != H5T_FLOAT) {
@@ -70,7 +401,7 @@ static int classify_type(hid_t type, h5fz_dtype *dtype, char *why, size_t why_le
              type_class_name(cls));
     return 0;
   }
-  size_t size = H5Tget_size(type);
+  size_t size = h->H5Tget_size(type);
   if (size == 0)
     return -1;
   if (size != 4 && size != 8) {
@@ -80,7 +411,7 @@ static int classify_type(hid_t type, h5fz_dtype *dtype, char *why, size_t why_le
              size);
     return 0;
   }
-  H5T_order_t order = H5Tget_order(type);
+  H5T_order_t order = h->H5Tget_order(type);
   if (order == H5T_ORDER_ERROR)
     return -1;
   if (order != H5T_ORDER_LE) {
@@ -90,7 +421,9 @@ static int classify_type(hid_t type, h5fz_dtype *dtype, char *why, size_t why_le
              order == H5T_ORDER_BE ? "big-endian" : "non-little-endian", size * 8, size * 8);
     return 0;
   }
-  htri_t same = H5Tequal(type, size == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE);
+  if (h->H5open() < 0) /* what the H5T_IEEE_* macros do before reading the global */
+    return -1;
+  htri_t same = h->H5Tequal(type, size == 4 ? *h->H5T_IEEE_F32LE_g : *h->H5T_IEEE_F64LE_g);
   if (same < 0)
     return -1;
   if (!same) {
@@ -112,35 +445,38 @@ static htri_t h5fz_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)dcpl_id;
   (void)space_id;
+  const h5fz_hdf5_api *h = api();
+  if (!h)
+    return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char why[H5FZ_FILTER_MSG_LEN];
   h5fz_dtype dtype;
-  int ok = classify_type(type_id, &dtype, why, sizeof why);
+  int ok = classify_type(h, type_id, &dtype, why, sizeof why);
   if (ok < 0) {
-    H5FZ_PUSH(H5E_CANAPPLY, "h5fz: cannot inspect the dataset type");
+    H5FZ_PUSH(h, H5E_CANAPPLY_g, "h5fz: cannot inspect the dataset type");
     return -1;
   }
   if (ok == 0) {
-    H5FZ_PUSH(H5E_CANAPPLY, why);
+    H5FZ_PUSH(h, H5E_CANAPPLY_g, why);
     return 0;
   }
   return 1;
 }
 
 /* Read the chunk dims of dcpl and fold them to H5FZ_MAX_RANK. 0 or -1. */
-static int chunk_dims(hid_t dcpl_id, uint32_t *rank, uint32_t dims[H5FZ_MAX_RANK])
+static int chunk_dims(const h5fz_hdf5_api *h, hid_t dcpl_id, uint32_t *rank, uint32_t dims[H5FZ_MAX_RANK])
 {
   char msg[H5FZ_FILTER_MSG_LEN];
   hsize_t hdims[H5S_MAX_RANK];
-  int hrank = H5Pget_chunk(dcpl_id, H5S_MAX_RANK, hdims);
+  int hrank = h->H5Pget_chunk(dcpl_id, H5S_MAX_RANK, hdims);
   if (hrank <= 0) {
-    H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot read the chunk dims (h5fz needs a chunked layout)");
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the chunk dims (h5fz needs a chunked layout)");
     return -1;
   }
   uint64_t dims64[H5S_MAX_RANK];
   for (int i = 0; i < hrank; i++)
     dims64[i] = (uint64_t)hdims[i];
   if (h5fz_filter_fold_dims((size_t)hrank, dims64, rank, dims, msg, sizeof msg) != H5FZ_OK) {
-    H5FZ_PUSH(H5E_SETLOCAL, msg);
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }
   return 0;
@@ -151,11 +487,11 @@ static int chunk_dims(hid_t dcpl_id, uint32_t *rank, uint32_t dims[H5FZ_MAX_RANK
  * (Fletcher32 reports a checksum error on every read; shuffle or a
  * compressor would hand us, and get back, bytes that are not floats).
  * Returns 0 when h5fz is first, -1 (with the reason pushed) otherwise. */
-static int check_first_in_pipeline(hid_t dcpl_id)
+static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
 {
-  int n = H5Pget_nfilters(dcpl_id);
+  int n = h->H5Pget_nfilters(dcpl_id);
   if (n < 0) {
-    H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot read the dataset's filter pipeline");
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's filter pipeline");
     return -1;
   }
   for (int i = 0; i < n; i++) {
@@ -163,9 +499,9 @@ static int check_first_in_pipeline(hid_t dcpl_id)
     size_t n_cd = 0;
     char name[64] = "";
     H5Z_filter_t id =
-        H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &n_cd, NULL, sizeof name, name, &filter_config);
+        h->H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &n_cd, NULL, sizeof name, name, &filter_config);
     if (id < 0) {
-      H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot read the dataset's filter pipeline");
+      H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's filter pipeline");
       return -1;
     }
     if (id == H5FZ_FILTER_ID)
@@ -177,7 +513,7 @@ static int check_first_in_pipeline(hid_t dcpl_id)
              "its checksum). Add h5fz first, then other filters (e.g. H5Pset_fletcher32 after "
              "H5Pset_filter)",
              name[0] ? name : "?", (int)id);
-    H5FZ_PUSH(H5E_SETLOCAL, msg);
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }
   return 0;
@@ -191,12 +527,15 @@ static int check_first_in_pipeline(hid_t dcpl_id)
 static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)space_id;
+  const h5fz_hdf5_api *h = api();
+  if (!h)
+    return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char msg[H5FZ_FILTER_MSG_LEN];
   unsigned flags = 0;
   size_t n = H5FZ_PLUGIN_CD_CAP;
   unsigned cd[H5FZ_PLUGIN_CD_CAP];
-  if (H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0) {
-    H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot read the filter's cd_values");
+  if (h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0) {
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the filter's cd_values");
     return -1;
   }
   if (n > H5FZ_PLUGIN_CD_CAP) {
@@ -204,23 +543,23 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
              "h5fz: invalid cd_values: %zu words; a spec has at most %d user words plus the "
              "dataset part",
              n, H5FZ_CD_USER_MAX);
-    H5FZ_PUSH(H5E_SETLOCAL, msg);
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }
   h5fz_dtype dtype;
-  int ok = classify_type(type_id, &dtype, msg, sizeof msg);
+  int ok = classify_type(h, type_id, &dtype, msg, sizeof msg);
   if (ok < 0) {
-    H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot inspect the dataset type");
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot inspect the dataset type");
     return -1;
   }
   uint32_t rank = 0, dims[H5FZ_MAX_RANK] = {0};
-  if (ok == 1 && (check_first_in_pipeline(dcpl_id) < 0 || chunk_dims(dcpl_id, &rank, dims) < 0))
+  if (ok == 1 && (check_first_in_pipeline(h, dcpl_id) < 0 || chunk_dims(h, dcpl_id, &rank, dims) < 0))
     return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;
   if (h5fz_filter_local_cd_values(cd, n, dtype, rank, dims, out, H5FZ_CD_MAX, &n_out, msg,
                                   sizeof msg) != H5FZ_OK) {
-    H5FZ_PUSH(H5E_SETLOCAL, msg);
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }
   /* h5py adds every third-party filter as optional, and HDF5 stores a chunk
@@ -230,8 +569,8 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
    * filter can still pass over integer datasets. */
   if (ok == 1)
     flags &= ~(unsigned)H5Z_FLAG_OPTIONAL;
-  if (H5Pmodify_filter(dcpl_id, H5FZ_FILTER_ID, flags, n_out, out) < 0) {
-    H5FZ_PUSH(H5E_SETLOCAL, "h5fz: cannot store the dataset's cd_values");
+  if (h->H5Pmodify_filter(dcpl_id, H5FZ_FILTER_ID, flags, n_out, out) < 0) {
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot store the dataset's cd_values");
     return -1;
   }
   return 0;
@@ -246,16 +585,19 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
 static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
                           size_t nbytes, size_t *buf_size, void **buf)
 {
+  const h5fz_hdf5_api *h = api();
+  if (!h)
+    return 0; /* no libhdf5 bound: cannot free HDF5's buffer nor report */
   char msg[H5FZ_FILTER_MSG_LEN];
   void *out = NULL;
   size_t out_bytes = 0;
   int reverse = (flags & H5Z_FLAG_REVERSE) != 0;
   if (h5fz_filter_run(reverse, cd_values, cd_nelmts, *buf, nbytes, &out, &out_bytes, msg,
                       sizeof msg) != H5FZ_OK) {
-    H5FZ_PUSH(H5E_CANTFILTER, msg);
+    H5FZ_PUSH(h, H5E_CANTFILTER_g, msg);
     return 0;
   }
-  H5free_memory(*buf);
+  h->H5free_memory(*buf);
   *buf = out;
   *buf_size = out_bytes;
   return out_bytes;
@@ -272,16 +614,22 @@ static const H5Z_class2_t H5FZ_CLASS = {
     h5fz_filter,
 };
 
-/* Plugin entry point: this library provides a filter. Does nothing else:
- * HDF5 opens every library in the plugin folder while searching, so no
- * work (CUDA, threads) may happen at load time. */
+/* Plugin entry point: this library provides a filter. Binds to the calling
+ * libhdf5 and does nothing else: HDF5 opens every library in the plugin
+ * folder while searching, so no work (CUDA, threads) may happen here. */
 H5FZ_EXPORT H5PL_type_t H5PLget_plugin_type(void)
 {
+  (void)bind_entry(__builtin_return_address(0));
   return H5PL_TYPE_FILTER;
 }
 
-/* Plugin entry point: the filter class (static storage, never freed). */
+/* Plugin entry point: the filter class (static storage, never freed),
+ * after binding to the calling libhdf5 (dlopen/dlsym only: no HDF5 call, no
+ * other work). NULL for a libhdf5 other than the one bound already: the
+ * filter is then unavailable in that copy rather than calling the other. */
 H5FZ_EXPORT const void *H5PLget_plugin_info(void)
 {
+  if (bind_entry(__builtin_return_address(0)) < 0)
+    return NULL;
   return &H5FZ_CLASS;
 }
