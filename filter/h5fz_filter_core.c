@@ -57,8 +57,9 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
 }
 
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype,
-                                uint32_t rank, const uint32_t *dims, unsigned *cd_out,
-                                size_t cap, size_t *n_out, char *msg, size_t msg_len)
+                                uint32_t rank, const uint32_t *dims, int has_fill, double fill,
+                                int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
+                                char *msg, size_t msg_len)
 {
   h5fz_spec spec;
   int st = h5fz_spec_from_cd_values(cd_in, n_in, &spec, NULL);
@@ -67,6 +68,8 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
   spec.rank = 0;
   for (uint32_t i = 0; i < H5FZ_MAX_RANK; i++)
     spec.dims[i] = 0;
+  spec.has_fill = 0;
+  spec.fill = 0.0;
   if (dtype == H5FZ_DTYPE_UNKNOWN) {
     /* The user part is still validated for a refused type: a bad spec is a
      * mistake worth reporting wherever it is applied (h5repack -f applies
@@ -82,10 +85,19 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     snprintf(msg, msg_len, "h5fz: chunk rank %u out of range 1..%d", (unsigned)rank, H5FZ_MAX_RANK);
     return H5FZ_ERR_ARG;
   }
+  if (spec.mode == H5FZ_MODE_REL && !padding_known) {
+    snprintf(msg, msg_len,
+             "h5fz: a rel= bound needs a defined fill value: edge chunks are padded with it and the "
+             "range of each chunk leaves it out; this dataset has no fill value or fill time NEVER "
+             "(use abs=, or H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET))");
+    return H5FZ_ERR_SPEC;
+  }
   spec.dtype = dtype;
   spec.rank = rank;
   for (uint32_t i = 0; i < rank; i++)
     spec.dims[i] = dims[i];
+  spec.has_fill = has_fill;
+  spec.fill = fill;
   st = h5fz_spec_validate(&spec);
   if (st != H5FZ_OK)
     return codec_failure(st, msg, msg_len, "invalid filter parameters for this dataset");

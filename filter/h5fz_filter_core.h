@@ -42,12 +42,16 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * part is written, so the filter function refuses every chunk and HDF5
  * stores them unfiltered instead of compressing integers as floats.
  * rank/dims are the folded chunk dims (see h5fz_filter_fold_dims).
+ * has_fill/fill: the dataset's fill value (HDF5 pads edge chunks with it;
+ * REL ranges leave it out); padding_known = 0 when the padding is undefined
+ * (no fill value or fill time NEVER): a REL spec is then refused.
  * cd_out holds cap words; *n_out receives the count.
  * Returns H5FZ_OK, or the codec status (H5FZ_ERR_SPEC for a bad user part:
  * version, bound, chain, sub-chunk size) with msg filled. */
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype,
-                                uint32_t rank, const uint32_t *dims, unsigned *cd_out,
-                                size_t cap, size_t *n_out, char *msg, size_t msg_len);
+                                uint32_t rank, const uint32_t *dims, int has_fill, double fill,
+                                int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
+                                char *msg, size_t msg_len);
 
 /* Run the filter on one chunk.
  * reverse = 0: encode in_bytes bytes (need not be whole elements: a

@@ -71,6 +71,9 @@
   X(H5Pget_filter2)                                                                            \
   X(H5Pget_filter_by_id2)                                                                      \
   X(H5Pmodify_filter)                                                                          \
+  X(H5Pfill_value_defined)                                                                     \
+  X(H5Pget_fill_value)                                                                         \
+  X(H5Pget_fill_time)                                                                          \
   X(H5free_memory)
 #define H5FZ_HDF5_VARS(X)                                                                      \
   X(H5E_ERR_CLS_g)                                                                             \
@@ -482,6 +485,30 @@ static int chunk_dims(const h5fz_hdf5_api *h, hid_t dcpl_id, uint32_t *rank, uin
   return 0;
 }
 
+/* The dataset's fill value, which HDF5 writes into the padding of edge
+ * chunks: REL ranges leave it out. *padding_known is 0 when the padding is
+ * not defined (no fill value, or fill time NEVER), which REL cannot accept.
+ * Returns 0, or -1 with the reason pushed. */
+static int fill_value(const h5fz_hdf5_api *h, hid_t dcpl_id, int *has_fill, double *fill, int *padding_known)
+{
+  H5D_fill_value_t status;
+  H5D_fill_time_t when;
+  *has_fill = 0;
+  *fill = 0.0;
+  if (h->H5Pfill_value_defined(dcpl_id, &status) < 0 || h->H5Pget_fill_time(dcpl_id, &when) < 0) {
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's fill value");
+    return -1;
+  }
+  *padding_known = status != H5D_FILL_VALUE_UNDEFINED && when != H5D_FILL_TIME_NEVER;
+  if (status == H5D_FILL_VALUE_UNDEFINED) return 0;
+  if (h->H5Pget_fill_value(dcpl_id, *h->H5T_IEEE_F64LE_g, fill) < 0) {
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's fill value");
+    return -1;
+  }
+  *has_fill = 1;
+  return 0;
+}
+
 /* h5fz must be the first filter of the pipeline: a filter before it sees
  * the exact bytes, and after a lossy round trip it gets different ones back
  * (Fletcher32 reports a checksum error on every read; shuffle or a
@@ -555,10 +582,14 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
   uint32_t rank = 0, dims[H5FZ_MAX_RANK] = {0};
   if (ok == 1 && (check_first_in_pipeline(h, dcpl_id) < 0 || chunk_dims(h, dcpl_id, &rank, dims) < 0))
     return -1;
+  int has_fill = 0, padding_known = 1;
+  double fill = 0.0;
+  if (ok == 1 && fill_value(h, dcpl_id, &has_fill, &fill, &padding_known) < 0)
+    return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;
-  if (h5fz_filter_local_cd_values(cd, n, dtype, rank, dims, out, H5FZ_CD_MAX, &n_out, msg,
-                                  sizeof msg) != H5FZ_OK) {
+  if (h5fz_filter_local_cd_values(cd, n, dtype, rank, dims, has_fill, fill, padding_known, out,
+                                  H5FZ_CD_MAX, &n_out, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }
