@@ -8,15 +8,35 @@
 #ifndef H5FZ_OPS_H
 #define H5FZ_OPS_H
 
+#include "h5fz_detmath.h"
 #include "h5fz_dev.h"
+
+/* Quantizer modes (the values of h5fz_mode). */
+#define H5FZ_QMODE_ABS 0      /* linear bins of 2 eb */
+#define H5FZ_QMODE_REL 1      /* linear, eb resolved per chunk */
+#define H5FZ_QMODE_PW_REL 2   /* bins of log2|x|: |x - x'| <= eb |x| */
+#define H5FZ_QMODE_LOSSLESS 3 /* order-preserving integer image of the bits */
 
 /* Parameters of the quantizer, computed once per chunk on the host so that
  * every executor uses the same bits. */
 typedef struct {
-  double eb;       /* absolute error bound */
-  double step;     /* 2 * eb: width of a quantization bin */
-  double inv_step; /* 1 / step */
+  double eb;       /* ABS/REL: absolute bound; PW_REL: relative bound */
+  double step;     /* bin width: 2 eb, or 2 log2(1 + eb) for PW_REL */
+  double inv_step; /* 1 / step (+inf when eb = 0: every value escapes) */
+  int mode;        /* H5FZ_QMODE_* */
 } h5fz_quant_params;
+
+/* The parameters of a mode and bound (the encoder and the decoder both
+ * derive them from the bound stored in the chunk header). */
+H5FZ_FN h5fz_quant_params h5fz_quant_params_make(int mode, double eb)
+{
+  h5fz_quant_params q;
+  q.mode = mode;
+  q.eb = mode == H5FZ_QMODE_LOSSLESS ? 0.0 : eb;
+  q.step = mode == H5FZ_QMODE_PW_REL ? 2.0 * h5fz_log2_det(1.0 + eb) : 2.0 * q.eb;
+  q.inv_step = 1.0 / q.step;
+  return q;
+}
 
 H5FZ_FN uint32_t h5fz_float_bits_32(float x)
 {
@@ -28,6 +48,19 @@ H5FZ_FN uint32_t h5fz_float_bits_32(float x)
   return u;
 #endif
 }
+
+H5FZ_FN float h5fz_float_from_bits_32(uint32_t u)
+{
+#if H5FZ_ON_GPU
+  return __uint_as_float(u);
+#else
+  float x;
+  memcpy(&x, &u, 4);
+  return x;
+#endif
+}
+
+H5FZ_FN double h5fz_float_from_bits_64(uint64_t u) { return h5fz_dfrom(u); }
 
 H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 {
@@ -57,6 +90,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 #undef H5FZ_T_BITS
 #undef H5FZ_T_MAXBIN
 #undef H5FZ_TN
+#undef H5FZ_T_ZERO_CODE
 
 #define H5FZ_T_FLOAT double
 #define H5FZ_T_WORD uint64_t
@@ -75,6 +109,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 #undef H5FZ_T_BITS
 #undef H5FZ_T_MAXBIN
 #undef H5FZ_TN
+#undef H5FZ_T_ZERO_CODE
 
 #include "op_rze.h"
 

@@ -1,7 +1,10 @@
 /*
- * op_quant.h - map: error-bounded linear quantizer with outlier escape.
- * Templated: included by h5fz_ops.h once per float width (see there).
+ * op_quant.h - map: error-bounded quantizer with outlier escape, in three
+ * forms chosen by the mode (docs/format.md): linear bins (ABS, REL), bins
+ * of log2|x| (PW_REL), and lossless (the bits as an order-preserving
+ * integer). Templated: included by h5fz_ops.h once per float width.
  *
+ * Linear:
  * A value x becomes the bin b = rint(x / (2 eb)) and is reconstructed as
  * x' = (FLOAT)(b * 2 eb). As in PFPL (Fallin & Burtscher, "Lossy Scientific
  * Data Compression With SPARC/PFPL"), the encoder reconstructs exactly as
@@ -16,10 +19,63 @@ H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_quant_recon)(H5FZ_T_SWORD bin, double step)
   return (H5FZ_T_FLOAT)((double)bin * step);
 }
 
+/* PW_REL code of zero (+0.0); other codes are 2 bin + sign with |bin|
+ * below MAXBIN / 4, so they never meet it. */
+#define H5FZ_T_ZERO_CODE ((H5FZ_T_WORD)1 << (H5FZ_T_BITS - 1u))
+
+/* PW_REL (after PFPL's log-domain quantizer): bin = rint(log2|x| / step),
+ * x' = sign * 2^(bin step); |x - x'| <= eb |x| is checked in double as the
+ * decoder will reconstruct; zeros are exact (+0.0 a code, -0.0 escapes). */
+H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_pwrel_recon)(H5FZ_T_WORD w, double step)
+{
+  if (w == H5FZ_T_ZERO_CODE) return (H5FZ_T_FLOAT)0;
+  H5FZ_T_SWORD code = (H5FZ_T_SWORD)w, sign = (H5FZ_T_SWORD)(w & 1u);
+  H5FZ_T_SWORD bin = (code - sign) / 2;
+  H5FZ_T_FLOAT r = (H5FZ_T_FLOAT)h5fz_exp2_det((double)bin * step);
+  return sign ? -r : r;
+}
+
+H5FZ_FN int H5FZ_TN(h5fz_pwrel_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p, H5FZ_T_WORD *word)
+{
+  if (x == 0) {
+    if (signbit(x)) return 1;
+    *word = H5FZ_T_ZERO_CODE;
+    return 0;
+  }
+  double a = fabs((double)x);
+  if (!(a <= 1.7976931348623157e308)) return 1; /* NaN, Inf */
+  double b = rint(h5fz_log2_det(a) * p->inv_step);
+  if (!(fabs(b) <= (double)(H5FZ_T_MAXBIN / 4))) return 1;
+  H5FZ_T_WORD w = (H5FZ_T_WORD)((H5FZ_T_SWORD)b * 2 + (x < 0 ? 1 : 0));
+  H5FZ_T_FLOAT r = H5FZ_TN(h5fz_pwrel_recon)(w, p->step);
+  if (!(fabs((double)x - (double)r) <= p->eb * a)) return 1;
+  *word = w;
+  return 0;
+}
+
+/* Lossless: the bits, turned so that nearby values are nearby integers
+ * (negative values complemented, the sign bit of positive ones set). */
+H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lossless_word)(H5FZ_T_FLOAT x)
+{
+  H5FZ_T_WORD u = H5FZ_TN(h5fz_float_bits)(x);
+  return (u >> (H5FZ_T_BITS - 1u)) ? (H5FZ_T_WORD)~u : (H5FZ_T_WORD)(u ^ H5FZ_T_ZERO_CODE);
+}
+
+H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_lossless_value)(H5FZ_T_WORD w)
+{
+  H5FZ_T_WORD u = (w >> (H5FZ_T_BITS - 1u)) ? (H5FZ_T_WORD)(w ^ H5FZ_T_ZERO_CODE) : (H5FZ_T_WORD)~w;
+  return H5FZ_TN(h5fz_float_from_bits)(u);
+}
+
 /* Quantize one value; returns 1 if it must escape to the outlier list. */
 H5FZ_FN int H5FZ_TN(h5fz_quant_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p,
                                     H5FZ_T_WORD *word)
 {
+  if (p->mode == H5FZ_QMODE_LOSSLESS) {
+    *word = H5FZ_TN(h5fz_lossless_word)(x);
+    return 0;
+  }
+  if (p->mode == H5FZ_QMODE_PW_REL) return H5FZ_TN(h5fz_pwrel_one)(x, p, word);
   double b = rint((double)x * p->inv_step);
   if (!(fabs(b) <= (double)H5FZ_T_MAXBIN)) return 1; /* NaN, Inf, too large */
   H5FZ_T_SWORD bin = (H5FZ_T_SWORD)b;
@@ -74,13 +130,19 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_quant_encode)(const h5fz_blk *blk, const H5FZ_T_FL
   return (uint32_t)total;
 }
 
-/* Decode n words back to values (outliers come back as 0 and are patched
- * from the side list by the executor). */
+/* Decode n words back to values (outliers come back as 0, or as the
+ * mode's zero code's value, and are patched from the side list by the
+ * executor). */
 H5FZ_FN void H5FZ_TN(h5fz_quant_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in, uint32_t n,
                                         const h5fz_quant_params *p, H5FZ_T_FLOAT *out)
 {
   uint32_t lo, hi;
   h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++)
-    out[i] = H5FZ_TN(h5fz_quant_recon)((H5FZ_T_SWORD)in[i], p->step);
+  if (p->mode == H5FZ_QMODE_LOSSLESS) {
+    for (uint32_t i = lo; i < hi; i++) out[i] = H5FZ_TN(h5fz_lossless_value)(in[i]);
+  } else if (p->mode == H5FZ_QMODE_PW_REL) {
+    for (uint32_t i = lo; i < hi; i++) out[i] = H5FZ_TN(h5fz_pwrel_recon)(in[i], p->step);
+  } else {
+    for (uint32_t i = lo; i < hi; i++) out[i] = H5FZ_TN(h5fz_quant_recon)((H5FZ_T_SWORD)in[i], p->step);
+  }
 }

@@ -58,7 +58,12 @@ typedef enum { H5FZ_DTYPE_UNKNOWN = 0, H5FZ_DTYPE_F32 = 1, H5FZ_DTYPE_F64 = 2 } 
  * min) of the finite values of the chunk being encoded, leaving out values
  * equal to the dataset's fill value (HDF5 pads edge chunks with it); the
  * filter sees one chunk at a time, see docs/spec.md. */
-typedef enum { H5FZ_MODE_ABS = 0, H5FZ_MODE_REL = 1 } h5fz_mode;
+typedef enum {
+  H5FZ_MODE_ABS = 0,     /* |x - x'| <= bound */
+  H5FZ_MODE_REL = 1,     /* |x - x'| <= bound * range of the chunk (above) */
+  H5FZ_MODE_PW_REL = 2,  /* |x - x'| <= bound * |x|, 0 < bound < 1; signs and zeros exact */
+  H5FZ_MODE_LOSSLESS = 3 /* bit-exact; bound 0 */
+} h5fz_mode;
 
 /* Op ids: stable numbers stored in cd_values and in every chunk header. */
 typedef enum {
@@ -75,7 +80,8 @@ typedef enum {
 typedef struct {
   /* user part (travels in the user cd_values) */
   h5fz_mode mode;
-  double bound;               /* ABS: absolute; REL: fraction of the range */
+  double bound;               /* ABS: absolute; REL: fraction of the range;
+                                 PW_REL: fraction of |x|; LOSSLESS: 0 */
   uint32_t subchunk_bytes;    /* bytes of input per sub-chunk (thread block) */
   uint32_t n_ops;             /* map, transforms, coder, in order */
   uint8_t ops[H5FZ_MAX_OPS];  /* h5fz_op_id values */

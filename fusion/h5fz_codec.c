@@ -58,7 +58,7 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   double eb = spec->bound;
   if (spec->mode == H5FZ_MODE_REL) eb = spec->bound * finite_range(spec, in, p->n_elements);
   if (!isfinite(eb)) eb = 0.0;
-  p->quant = h5fz_quant_params_for(eb);
+  p->quant = h5fz_quant_params_make((int)spec->mode, eb);
 
   h->version = H5FZ_FORMAT_VERSION;
   h->dtype = (uint8_t)spec->dtype;
@@ -71,7 +71,8 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   h->n_ops = (uint8_t)spec->n_ops;
   memcpy(h->ops, spec->ops, H5FZ_MAX_OPS);
   h->rank = (uint8_t)spec->rank;
-  memcpy(h->dims, spec->dims, sizeof h->dims);
+  /* dims past rank are written 0 (docs/format.md section 3) */
+  for (uint32_t i = 0; i < spec->rank; i++) h->dims[i] = spec->dims[i];
   return H5FZ_OK;
 }
 
@@ -85,7 +86,7 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
   p->n_subchunks = h->n_subchunks;
   p->n_ops = h->n_ops;
   memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
-  p->quant = h5fz_quant_params_for(h->abs_bound);
+  p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound);
 }
 
 static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,

@@ -45,7 +45,7 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
   emit(b, "  extern __shared__ uint64_t smem[];\n"
           "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
-          "  const h5fz_quant_params qp = {eb, step, inv_step};\n"
+          "  const h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
           "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
           "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
@@ -57,7 +57,7 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
 static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
-                "const value_t *in, unsigned long long n, double eb, double step, double inv_step,\n"
+                "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount");
   emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n\n");
   emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
@@ -95,7 +95,7 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
 {
   emit_prologue(b, H5FZ_KERNEL_DECODE,
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-                "            unsigned long long n, double eb, double step, double inv_step, value_t *out,\n"
+                "            unsigned long long n, double eb, double step, double inv_step, int mode, value_t *out,\n"
                 "            int *status");
   emit(b, "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
           "  const uint8_t *src = payload + offsets[blockIdx.x];\n\n");

@@ -61,9 +61,10 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sizes disagree (%llu bytes, %llu elements)",
                      (unsigned long long)h->input_bytes, (unsigned long long)h->n_elements);
   if (h->flags & H5FZ_FLAG_STORED_RAW) return H5FZ_OK;
-  if (h->mode > H5FZ_MODE_REL) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header mode %u unknown", h->mode);
-  if (!(h->abs_bound >= 0) || !isfinite(h->abs_bound))
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header error bound is not a finite number >= 0");
+  if (h->mode > H5FZ_MODE_LOSSLESS) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header mode %u unknown", h->mode);
+  if (!(h->abs_bound >= 0) || !isfinite(h->abs_bound) || (h->mode == H5FZ_MODE_PW_REL && !(h->abs_bound < 1)) ||
+      (h->mode == H5FZ_MODE_LOSSLESS && h->abs_bound != 0))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header error bound %g does not fit mode %u", h->abs_bound, h->mode);
   uint32_t se = h->subchunk_elems;
   if (se == 0 || se % 64u || se * esize > H5FZ_MAX_SUBCHUNK_BYTES)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sub-chunk size %u elements is invalid", se);

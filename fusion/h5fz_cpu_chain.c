@@ -11,6 +11,8 @@
 #include "h5fz_chain.h"
 #include "h5fz_cpu_fast.h"
 
+static const h5fz_blk one_thread = {0u, 1u, NULL};
+
 h5fz_quant_params h5fz_quant_params_for(double eb)
 {
   h5fz_quant_params q;
@@ -88,10 +90,12 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, 
   int wide = p->esize == 8;
   uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize;
   uint8_t *cur = w->a, *other = w->b;
-  *n_out = wide ? h5fz_fast_quant_encode_64(values, m, m_pad, &p->quant, (uint64_t *)cur,
-                                            out_pos, out_val)
-                : h5fz_fast_quant_encode_32(values, m, m_pad, &p->quant, (uint32_t *)cur,
-                                            out_pos, out_val);
+  if (p->quant.mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+    *n_out = wide ? h5fz_quant_encode_64(&one_thread, values, m, m_pad, &p->quant, (uint64_t *)cur, out_pos, out_val)
+                  : h5fz_quant_encode_32(&one_thread, values, m, m_pad, &p->quant, (uint32_t *)cur, out_pos, out_val);
+  else
+    *n_out = wide ? h5fz_fast_quant_encode_64(values, m, m_pad, &p->quant, (uint64_t *)cur, out_pos, out_val)
+                  : h5fz_fast_quant_encode_32(values, m, m_pad, &p->quant, (uint32_t *)cur, out_pos, out_val);
   for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
     if (fuses(p, i)) {
       if (wide) h5fz_fast_delta_then_encode_64(p->ops[i + 1], (const uint64_t *)cur, (uint64_t *)other, m_pad);
@@ -135,7 +139,13 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uin
     cur = other;
     other = t;
   }
-  if (wide) h5fz_fast_quant_decode_64((const uint64_t *)cur, m, &p->quant, values);
-  else h5fz_fast_quant_decode_32((const uint32_t *)cur, m, &p->quant, values);
+  if (p->quant.mode > H5FZ_QMODE_REL) {
+    if (wide) h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
+    else h5fz_quant_decode_32(&one_thread, (const uint32_t *)cur, m, &p->quant, values);
+  } else if (wide) {
+    h5fz_fast_quant_decode_64((const uint64_t *)cur, m, &p->quant, values);
+  } else {
+    h5fz_fast_quant_decode_32((const uint32_t *)cur, m, &p->quant, values);
+  }
   return H5FZ_OK;
 }

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,10 +62,19 @@ static int validate_chain(const h5fz_spec *s)
 int h5fz_spec_validate(const h5fz_spec *s)
 {
   if (!s) return h5fz_fail(H5FZ_ERR_ARG, "NULL spec");
-  if (s->mode != H5FZ_MODE_ABS && s->mode != H5FZ_MODE_REL)
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %d (0 = abs, 1 = rel)", (int)s->mode);
-  if (!(s->bound > 0) || !(s->bound <= MAX_BOUND))
-    return h5fz_fail(H5FZ_ERR_SPEC, "error bound %g is not a finite number in (0, 1e300]", s->bound);
+  if ((unsigned)s->mode > H5FZ_MODE_LOSSLESS)
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %d (0 = abs, 1 = rel, 2 = pw_rel, 3 = lossless)",
+                     (int)s->mode);
+  if (s->mode == H5FZ_MODE_LOSSLESS) {
+    if (s->bound != 0)
+      return h5fz_fail(H5FZ_ERR_SPEC, "lossless mode takes bound 0, not %g", s->bound);
+  } else if (s->mode == H5FZ_MODE_PW_REL) {
+    if (!(s->bound > 0) || !(s->bound < 1))
+      return h5fz_fail(H5FZ_ERR_SPEC, "pointwise relative bound %g must be in (0, 1)", s->bound);
+  } else if (!(s->bound > 0) || !(s->bound <= MAX_BOUND)) {
+    return h5fz_fail(H5FZ_ERR_SPEC, "error bound %g is not a finite number in (0, 1e300] "
+                     "(for bit-exact storage use the lossless mode)", s->bound);
+  }
   if (s->subchunk_bytes < H5FZ_MIN_SUBCHUNK_BYTES || s->subchunk_bytes > H5FZ_MAX_SUBCHUNK_BYTES ||
       s->subchunk_bytes % H5FZ_MIN_SUBCHUNK_BYTES)
     return h5fz_fail(H5FZ_ERR_SPEC, "sub-chunk size %u bytes must be a multiple of %u in [%u, %u]",
@@ -102,6 +112,9 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
   if (!s || !cd || !n_out) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_to_cd_values: NULL argument");
   int rc = h5fz_spec_validate(s);
   if (rc) return rc;
+  /* a dataset part without an element type would not read back */
+  if (include_local && s->dtype == H5FZ_DTYPE_UNKNOWN)
+    return h5fz_fail(H5FZ_ERR_SPEC, "cd_values dataset part needs the element type (f32 or f64)");
   size_t need = 6 + s->n_ops + (include_local ? 4 + s->rank + (s->has_fill ? 3 : 0) : 0);
   if (cap < need) return h5fz_fail(H5FZ_ERR_ARG, "cd_values needs %zu words, room for %zu", need, cap);
   size_t n = 0;
@@ -160,7 +173,10 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
                        cd[0], H5FZ_CD_VERSION);
     p = 1;
   }
-  if (n > p) s->mode = (h5fz_mode)cd[p++];
+  if (n > p) {
+    s->mode = (h5fz_mode)cd[p++];
+    if (s->mode == H5FZ_MODE_LOSSLESS) s->bound = 0.0; /* unless bound words follow */
+  }
   if (n == p + 1)
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values end inside the error bound: it takes two words (low 32 bits, then high)");
   if (n > p) {
@@ -206,7 +222,9 @@ static int parse_number(const char *key, const char *val, double *out)
   char *end;
   errno = 0;
   double v = strtod(val, &end);
-  if (end == val || *end || errno == ERANGE)
+  /* ERANGE: overflow (inf) or underflow; a nonzero subnormal result is exact
+   * enough and is what h5fz_spec_format writes for a subnormal double */
+  if (end == val || *end || (errno == ERANGE && !(v != 0 && fabs(v) < DBL_MIN)))
     return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': not a number", key, val);
   *out = v;
   return H5FZ_OK;
@@ -216,6 +234,8 @@ static int parse_dims(const char *val, h5fz_spec *s)
 {
   uint32_t rank = 0;
   const char *p = val;
+  /* a later dims= replaces an earlier one whole: no stale dims past rank */
+  memset(s->dims, 0, sizeof s->dims);
   while (*p) {
     char *end;
     errno = 0;
@@ -243,10 +263,10 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
     key[kl] = '\0';
     const char *val = eq + 1;
     double v;
-    if (!strcmp(key, "abs") || !strcmp(key, "rel")) {
+    if (!strcmp(key, "abs") || !strcmp(key, "rel") || !strcmp(key, "pw_rel")) {
       if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'%s': the error bound is given twice", tok);
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
-      s->mode = key[0] == 'a' ? H5FZ_MODE_ABS : H5FZ_MODE_REL;
+      s->mode = key[0] == 'a' ? H5FZ_MODE_ABS : key[0] == 'p' ? H5FZ_MODE_PW_REL : H5FZ_MODE_REL;
       s->bound = v;
       *have_bound = 1;
       return H5FZ_OK;
@@ -271,7 +291,14 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
       s->fill = v;
       return H5FZ_OK;
     }
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, subchunk=, dtype=, dims=, fill=)", tok);
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=)", tok);
+  }
+  if (!strcmp(tok, "lossless")) {
+    if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'lossless': the error bound is given twice");
+    s->mode = H5FZ_MODE_LOSSLESS;
+    s->bound = 0.0;
+    *have_bound = 1;
+    return H5FZ_OK;
   }
   const h5fz_op_info *op = h5fz_op_by_name(tok);
   if (!op) return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s' (see `h5fz ops` / docs/spec.md)", tok);
@@ -330,9 +357,12 @@ static void format_double(double v, char *buf, size_t len)
 int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
 {
   if (!s || !buf || !buf_len) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_format: NULL argument");
+  static const char *const mode_names[] = {"abs", "rel", "pw_rel", "lossless"};
   char num[40];
   format_double(s->bound, num, sizeof num);
-  size_t n = (size_t)snprintf(buf, buf_len, "%s=%s", s->mode == H5FZ_MODE_ABS ? "abs" : "rel", num);
+  size_t n = s->mode == H5FZ_MODE_LOSSLESS
+                 ? (size_t)snprintf(buf, buf_len, "lossless")
+                 : (size_t)snprintf(buf, buf_len, "%s=%s", mode_names[(unsigned)s->mode <= 2 ? s->mode : 0], num);
   for (uint32_t i = 0; i < s->n_ops && n < buf_len; i++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     n += (size_t)snprintf(buf + n, buf_len - n, " %s", op ? op->name : "?");

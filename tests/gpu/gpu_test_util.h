@@ -81,4 +81,19 @@ static inline size_t count_violations(const void *orig, const void *back, size_t
   return bad;
 }
 
+/* As count_violations; pw = 1 checks |x - x'| <= eb |x| (PW_REL) and the
+ * sign; eb = 0 demands bit-exact values (lossless). */
+static inline size_t count_violations_mode(const void *orig, const void *back, size_t n, int f64, int pw, double eb)
+{
+  if (!pw && eb > 0) return count_violations(orig, back, n, f64, eb);
+  size_t bad = 0, es = f64 ? 8 : 4;
+  for (size_t i = 0; i < n; i++) {
+    double x = f64 ? ((const double *)orig)[i] : ((const float *)orig)[i];
+    double y = f64 ? ((const double *)back)[i] : ((const float *)back)[i];
+    if (pw && isfinite(x) && x != 0) bad += !(fabs(x - y) <= eb * fabs(x)) || signbit(x) != signbit(y);
+    else bad += memcmp((const char *)orig + i * es, (const char *)back + i * es, es) != 0;
+  }
+  return bad;
+}
+
 #endif /* GPU_TEST_UTIL_H */
