@@ -70,10 +70,10 @@ static inline uint64_t transpose8(uint64_t x)
     for (uint32_t q = 0; q < 8u; q++) o_[(size_t)q * pb] = (uint8_t)(y_ >> (8u * q));   \
   } while (0)
 
-void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n)
+static void bs_encode_32_groups(const uint32_t *in, uint8_t *out, uint32_t n, uint32_t j0)
 {
   uint32_t pb = n / 8u;
-  for (uint32_t j = 0; j < pb; j++) {
+  for (uint32_t j = j0; j < pb; j++) {
     const uint32_t *w = in + 8u * j;
     uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
     for (uint32_t k = 0; k < 8u; k++) {
@@ -90,10 +90,10 @@ void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n
   }
 }
 
-void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n)
+static void bs_encode_64_groups(const uint64_t *in, uint8_t *out, uint32_t n, uint32_t j0)
 {
   uint32_t pb = n / 8u;
-  for (uint32_t j = 0; j < pb; j++) {
+  for (uint32_t j = j0; j < pb; j++) {
     const uint64_t *w = in + 8u * j;
     uint64_t x[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (uint32_t k = 0; k < 8u; k++) {
@@ -114,10 +114,10 @@ static inline uint64_t bs_gather(const uint8_t *in, uint32_t pb, uint32_t j, uin
   return transpose8(x);
 }
 
-void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n)
+static void bs_decode_32_groups(const uint8_t *in, uint32_t *out, uint32_t n, uint32_t j0)
 {
   uint32_t pb = n / 8u;
-  for (uint32_t j = 0; j < pb; j++) {
+  for (uint32_t j = j0; j < pb; j++) {
     uint64_t x0 = bs_gather(in, pb, j, 0), x1 = bs_gather(in, pb, j, 1);
     uint64_t x2 = bs_gather(in, pb, j, 2), x3 = bs_gather(in, pb, j, 3);
     uint32_t *w = out + 8u * j;
@@ -127,10 +127,10 @@ void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n
   }
 }
 
-void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n)
+static void bs_decode_64_groups(const uint8_t *in, uint64_t *out, uint32_t n, uint32_t j0)
 {
   uint32_t pb = n / 8u;
-  for (uint32_t j = 0; j < pb; j++) {
+  for (uint32_t j = j0; j < pb; j++) {
     uint64_t x[8];
     for (uint32_t b = 0; b < 8u; b++) x[b] = bs_gather(in, pb, j, b);
     uint64_t *w = out + 8u * j;
@@ -141,6 +141,158 @@ void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n
     }
   }
 }
+
+
+#if defined(__SSE2__) && !defined(H5FZ_NO_SSE2)
+/* SSE2 (the x86-64 baseline): 16 words at a time. */
+#include <emmintrin.h>
+
+/* Four vectors of 4 32-bit words (words 0..15) -> four vectors R_b, byte k
+ * of R_b = byte b of word k. */
+static inline void bytes_to_rows(__m128i a0, __m128i a1, __m128i a2, __m128i a3, __m128i r[4])
+{
+  __m128i u0 = _mm_unpacklo_epi8(a0, a1), u1 = _mm_unpackhi_epi8(a0, a1);
+  __m128i u2 = _mm_unpacklo_epi8(a2, a3), u3 = _mm_unpackhi_epi8(a2, a3);
+  __m128i v0 = _mm_unpacklo_epi8(u0, u1), v1 = _mm_unpackhi_epi8(u0, u1);
+  __m128i v2 = _mm_unpacklo_epi8(u2, u3), v3 = _mm_unpackhi_epi8(u2, u3);
+  __m128i x0 = _mm_unpacklo_epi8(v0, v1), x1 = _mm_unpackhi_epi8(v0, v1);
+  __m128i x2 = _mm_unpacklo_epi8(v2, v3), x3 = _mm_unpackhi_epi8(v2, v3);
+  r[0] = _mm_unpacklo_epi64(x0, x2);
+  r[1] = _mm_unpackhi_epi64(x0, x2);
+  r[2] = _mm_unpacklo_epi64(x1, x3);
+  r[3] = _mm_unpackhi_epi64(x1, x3);
+}
+
+/* Planes 8b..8b+7 of 16 words from their row R_b: 2 bytes each at byte j. */
+static inline void row_to_planes(__m128i r, uint8_t *out, uint32_t pb, uint32_t b, uint32_t j)
+{
+  for (uint32_t q = 8u; q-- > 0;) {
+    uint32_t mk = (uint32_t)_mm_movemask_epi8(r);
+    uint8_t *o = out + (size_t)(8u * b + q) * pb + j;
+    o[0] = (uint8_t)mk;
+    o[1] = (uint8_t)(mk >> 8);
+    r = _mm_add_epi8(r, r);
+  }
+}
+
+/* Inverse: row R_b of 16 words from 2 bytes of each of planes 8b..8b+7. */
+static inline __m128i planes_to_row(const uint8_t *in, uint32_t pb, uint32_t b, uint32_t j)
+{
+  __m128i v = _mm_setzero_si128(), t;
+  const uint8_t *s = in + (size_t)(8u * b) * pb + j;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 0);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 1);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 2);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 3);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 4);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 5);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 6);
+  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 7);
+  /* lane 0: byte q = plane q's bits of words 0..7; lane 1: words 8..15 */
+  v = _mm_packus_epi16(_mm_and_si128(v, _mm_set1_epi16(0xff)), _mm_srli_epi16(v, 8));
+  /* 8x8 bit transpose of each 64-bit lane (transpose8) */
+  t = _mm_and_si128(_mm_xor_si128(v, _mm_srli_epi64(v, 7)), _mm_set1_epi64x(0x00AA00AA00AA00AAll));
+  v = _mm_xor_si128(v, _mm_xor_si128(t, _mm_slli_epi64(t, 7)));
+  t = _mm_and_si128(_mm_xor_si128(v, _mm_srli_epi64(v, 14)), _mm_set1_epi64x(0x0000CCCC0000CCCCll));
+  v = _mm_xor_si128(v, _mm_xor_si128(t, _mm_slli_epi64(t, 14)));
+  t = _mm_and_si128(_mm_xor_si128(v, _mm_srli_epi64(v, 28)), _mm_set1_epi64x(0x00000000F0F0F0F0ll));
+  v = _mm_xor_si128(v, _mm_xor_si128(t, _mm_slli_epi64(t, 28)));
+  return v;
+}
+
+/* Rows R_0..R_3 -> 16 32-bit words (4 vectors). */
+static inline void rows_to_words(const __m128i r[4], __m128i w[4])
+{
+  __m128i a = _mm_unpacklo_epi8(r[0], r[1]), b = _mm_unpackhi_epi8(r[0], r[1]);
+  __m128i c = _mm_unpacklo_epi8(r[2], r[3]), d = _mm_unpackhi_epi8(r[2], r[3]);
+  w[0] = _mm_unpacklo_epi16(a, c);
+  w[1] = _mm_unpackhi_epi16(a, c);
+  w[2] = _mm_unpacklo_epi16(b, d);
+  w[3] = _mm_unpackhi_epi16(b, d);
+}
+
+void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    const __m128i *v = (const __m128i *)(in + 16u * g);
+    __m128i r[4];
+    bytes_to_rows(_mm_loadu_si128(v), _mm_loadu_si128(v + 1), _mm_loadu_si128(v + 2),
+                  _mm_loadu_si128(v + 3), r);
+    for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, b, 2u * g);
+  }
+  bs_encode_32_groups(in, out, n, 2u * r16);
+}
+
+void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    const __m128i *v = (const __m128i *)(in + 16u * g);
+    __m128i lo[4], hi[4], r[4];
+    for (uint32_t i = 0; i < 4u; i++) {
+      /* [w0lo w0hi w1lo w1hi] -> [w0lo w1lo w0hi w1hi] */
+      __m128i s0 = _mm_shuffle_epi32(_mm_loadu_si128(v + 2u * i), _MM_SHUFFLE(3, 1, 2, 0));
+      __m128i s1 = _mm_shuffle_epi32(_mm_loadu_si128(v + 2u * i + 1u), _MM_SHUFFLE(3, 1, 2, 0));
+      lo[i] = _mm_unpacklo_epi64(s0, s1);
+      hi[i] = _mm_unpackhi_epi64(s0, s1);
+    }
+    bytes_to_rows(lo[0], lo[1], lo[2], lo[3], r);
+    for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, b, 2u * g);
+    bytes_to_rows(hi[0], hi[1], hi[2], hi[3], r);
+    for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, 4u + b, 2u * g);
+  }
+  bs_encode_64_groups(in, out, n, 2u * r16);
+}
+
+void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    __m128i r[4], w[4];
+    for (uint32_t b = 0; b < 4u; b++) r[b] = planes_to_row(in, pb, b, 2u * g);
+    rows_to_words(r, w);
+    __m128i *o = (__m128i *)(out + 16u * g);
+    for (uint32_t i = 0; i < 4u; i++) _mm_storeu_si128(o + i, w[i]);
+  }
+  bs_decode_32_groups(in, out, n, 2u * r16);
+}
+
+void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    __m128i r[4], lo[4], hi[4];
+    for (uint32_t b = 0; b < 4u; b++) r[b] = planes_to_row(in, pb, b, 2u * g);
+    rows_to_words(r, lo);
+    for (uint32_t b = 0; b < 4u; b++) r[b] = planes_to_row(in, pb, 4u + b, 2u * g);
+    rows_to_words(r, hi);
+    __m128i *o = (__m128i *)(out + 16u * g);
+    for (uint32_t i = 0; i < 4u; i++) {
+      _mm_storeu_si128(o + 2u * i, _mm_unpacklo_epi32(lo[i], hi[i]));
+      _mm_storeu_si128(o + 2u * i + 1u, _mm_unpackhi_epi32(lo[i], hi[i]));
+    }
+  }
+  bs_decode_64_groups(in, out, n, 2u * r16);
+}
+#else
+void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n)
+{
+  bs_encode_32_groups(in, out, n, 0);
+}
+void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n)
+{
+  bs_encode_64_groups(in, out, n, 0);
+}
+void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n)
+{
+  bs_decode_32_groups(in, out, n, 0);
+}
+void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n)
+{
+  bs_decode_64_groups(in, out, n, 0);
+}
+#endif
 
 /* ------------------------------------------------------------------- RZE */
 
@@ -177,12 +329,22 @@ static void rze_bitmap(const uint8_t *src, uint32_t n, uint32_t level, uint8_t *
   }
 }
 
+/* Population count of 64 bits (SWAR: the x86-64 baseline has no POPCNT
+ * and __builtin_popcountll would call libgcc). */
+static inline uint32_t pop64(uint64_t x)
+{
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 static uint64_t popcount_bytes(const uint8_t *p, uint32_t nb)
 {
   uint64_t c = 0;
   uint32_t i = 0;
-  for (; i + 8u <= nb; i += 8u) c += (uint64_t)__builtin_popcountll(ld64(p + i));
-  for (; i < nb; i++) c += (uint64_t)__builtin_popcount(p[i]);
+  for (; i + 8u <= nb; i += 8u) c += pop64(ld64(p + i));
+  for (; i < nb; i++) c += pop64(p[i]);
   return c;
 }
 
@@ -200,7 +362,7 @@ static uint64_t rze_gather(const uint8_t *src, uint32_t n, const uint8_t *map, u
       pos += 64u;
     } else if (m == 0) {
       continue;
-    } else if (pos + 64u <= limit && __builtin_popcountll(m) > 16) {
+    } else if (pos + 64u <= limit && pop64(m) > 16) {
       /* dense: store every byte, advance past the kept ones (the others are
        * overwritten by later kept bytes, all below limit) */
       for (uint32_t b = 0; b < 64u; b++) {
@@ -359,12 +521,82 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
   for (uint32_t i = m; i < m_pad; i++) out[i] = 0;                                  \
   return count;
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(H5FZ_NO_CLONES)
+#define H5FZ_QUANT_AVX2 1
+#include <immintrin.h>
+/* One block of 64 (or fewer: end) float32 values, 8 at a time in AVX2, with
+ * the scalar expressions lane by lane: (double)x, * inv_step, rint (round
+ * to the current direction), |b| <= 2^30 (false for NaN), (int32) of an
+ * integral double, (double)bin * step, (float) of it (round to nearest as
+ * the scalar conversion), |x - r| <= eb, bits != -0.0. No FMA.
+ * Returns whether any value of the block escapes. */
+__attribute__((target("avx2"))) static uint32_t quant_block_32_avx2(const float *x, uint32_t end,
+                                                                    const h5fz_quant_params *p,
+                                                                    uint32_t *o)
+{
+  const __m256d inv = _mm256_set1_pd(p->inv_step), step = _mm256_set1_pd(p->step);
+  const __m256d eb = _mm256_set1_pd(p->eb), maxbin = _mm256_set1_pd(1073741824.0);
+  const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+  const __m128i negzero = _mm_set1_epi32((int)0x80000000u);
+  uint32_t bad = 0, i = 0;
+  for (; i + 4u <= end; i += 4u) {
+    __m128 xf = _mm_loadu_ps(x + i);
+    __m256d xd = _mm256_cvtps_pd(xf);
+    __m256d b = _mm256_round_pd(_mm256_mul_pd(xd, inv), _MM_FROUND_CUR_DIRECTION);
+    __m256d inr = _mm256_cmp_pd(_mm256_and_pd(b, absmask), maxbin, _CMP_LE_OQ);
+    __m128i bin = _mm256_cvttpd_epi32(_mm256_and_pd(b, inr)); /* 0 where out of range */
+    __m256d r = _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(bin), step)));
+    __m256d okd = _mm256_and_pd(inr, _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(xd, r), absmask), eb, _CMP_LE_OQ));
+    /* 64-bit lane masks -> 32-bit lane masks */
+    __m256i okl = _mm256_castpd_si256(okd);
+    __m128i ok32 = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(_mm256_castsi256_si128(okl)),
+                                                   _mm_castsi128_ps(_mm256_extracti128_si256(okl, 1)),
+                                                   _MM_SHUFFLE(2, 0, 2, 0)));
+    ok32 = _mm_andnot_si128(_mm_cmpeq_epi32(_mm_castps_si128(xf), negzero), ok32);
+    _mm_storeu_si128((__m128i *)(o + i), _mm_and_si128(bin, ok32));
+    bad |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(ok32)) ^ 0xfu;
+  }
+  for (; i < end; i++) {
+    uint32_t w = 0;
+    if (h5fz_quant_one_32(x[i], p, &w)) bad = 1, w = 0;
+    o[i] = w;
+  }
+  return bad;
+}
+#endif
+
 H5FZ_CLONES
+static uint32_t quant_encode_32_scalar(const float *in, uint32_t m, uint32_t m_pad,
+                                       const h5fz_quant_params *p, uint32_t *out,
+                                       uint32_t *out_pos, uint32_t *out_val)
+{
+  QUANT_ENCODE_BODY(float, uint32_t, int32_t, 1073741824, 0x80000000u)
+}
+
 uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad,
                                    const h5fz_quant_params *p, uint32_t *out, uint32_t *out_pos,
                                    uint32_t *out_val)
 {
-  QUANT_ENCODE_BODY(float, uint32_t, int32_t, 1073741824, 0x80000000u)
+#ifdef H5FZ_QUANT_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    uint32_t count = 0;
+    for (uint32_t base = 0; base < m; base += 64u) {
+      uint32_t end = m - base < 64u ? m - base : 64u;
+      if (!quant_block_32_avx2(in + base, end, p, out + base)) continue;
+      for (uint32_t i = 0; i < end; i++) { /* rare: list this block's escapes */
+        uint32_t w;
+        if (h5fz_quant_one_32(in[base + i], p, &w)) {
+          out_pos[count] = base + i;
+          out_val[count] = h5fz_float_bits_32(in[base + i]);
+          count++;
+        }
+      }
+    }
+    for (uint32_t i = m; i < m_pad; i++) out[i] = 0;
+    return count;
+  }
+#endif
+  return quant_encode_32_scalar(in, m, m_pad, p, out, out_pos, out_val);
 }
 
 H5FZ_CLONES
