@@ -18,7 +18,8 @@ typedef struct {
   int f64;
   size_t bytes;
   unsigned char *data;
-  double range; /* of the finite values, fill values (|x| >= 1e9) left out */
+  double range;     /* of the finite values, fill values (|x| >= 1e9) left out */
+  double range_all; /* of all finite values (what REL sees when no fill is named) */
 } test_field;
 
 /* Load every *.f32 / *.f64 of dir (sorted by name). Returns the count; *out
@@ -44,7 +45,7 @@ static inline int load_fields(const char *dir, test_field **out)
         if (t->data && fread(t->data, 1, t->bytes, f) == t->bytes) {
           snprintf(t->name, sizeof t->name, "%s", nm);
           t->f64 = !strcmp(dot, ".f64");
-          double lo = INFINITY, hi = -INFINITY;
+          double lo = INFINITY, hi = -INFINITY, alo = INFINITY, ahi = -INFINITY;
           size_t cnt = t->bytes / (t->f64 ? 8 : 4);
           for (size_t j = 0; j < cnt; j++) {
             double x = t->f64 ? ((double *)t->data)[j] : ((float *)t->data)[j];
@@ -52,8 +53,13 @@ static inline int load_fields(const char *dir, test_field **out)
               if (x < lo) lo = x;
               if (x > hi) hi = x;
             }
+            if (isfinite(x)) {
+              if (x < alo) alo = x;
+              if (x > ahi) ahi = x;
+            }
           }
           t->range = hi > lo ? hi - lo : 1.0;
+          t->range_all = ahi > alo ? ahi - alo : 1.0;
           k++;
         } else {
           free(t->data);
