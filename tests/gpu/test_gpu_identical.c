@@ -111,6 +111,8 @@ int main(int argc, char **argv)
         printf("%s %-52s %-28s chain=%-32s ratio=%8.2f %s\n", ok ? "ok  " : "FAIL", t->name, mode,
                cases[c].chain[0] ? cases[c].chain : "(default)", (double)t->bytes / (double)total_cpu,
                ok ? "identical" : "MISMATCH/ERROR");
+        if (!ok)
+          printf("     byte mismatches %zu, values out of bound %zu, errors %zu\n", mism, bad, errors);
         if (lossless) break; /* one bound is enough */
       }
     }
