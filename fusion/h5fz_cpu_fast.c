@@ -10,7 +10,8 @@
  *    (level 0) or a SWAR "differs from the byte before" test (levels >= 1),
  *    kept counts with popcounts, kept bytes copied by 64-byte runs where the
  *    bitmap word is all ones and by set bits elsewhere;
- *  - quantizer: the expressions of op_quant.h in a loop without branches
+ *  - quantizer (linear modes ABS/REL; PW_REL and LOSSLESS run the
+ *    reference map): the expressions of op_quant.h in a loop without branches
  *    (escapes found afterwards per block of 64), compiled for SSE4.1 / AVX2
  *    where the CPU has them (runtime dispatch) so that rint() is one
  *    round instruction; FMA is never enabled (and -ffp-contract=off).
@@ -20,6 +21,8 @@
 
 #include "h5fz.h"
 #include "h5fz_cpu_fast.h"
+
+static const h5fz_blk one_thread = {0u, 1u, NULL};
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(H5FZ_NO_CLONES)
@@ -577,6 +580,8 @@ uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad,
                                    const h5fz_quant_params *p, uint32_t *out, uint32_t *out_pos,
                                    uint32_t *out_val)
 {
+  if (p->mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+    return h5fz_quant_encode_32(&one_thread, in, m, m_pad, p, out, out_pos, out_val);
 #ifdef H5FZ_QUANT_AVX2
   if (__builtin_cpu_supports("avx2")) {
     uint32_t count = 0;
@@ -604,6 +609,8 @@ uint32_t h5fz_fast_quant_encode_64(const double *in, uint32_t m, uint32_t m_pad,
                                    const h5fz_quant_params *p, uint64_t *out, uint32_t *out_pos,
                                    uint64_t *out_val)
 {
+  if (p->mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+    return h5fz_quant_encode_64(&one_thread, in, m, m_pad, p, out, out_pos, out_val);
   QUANT_ENCODE_BODY(double, uint64_t, int64_t, 4503599627370496LL, 0x8000000000000000ull)
 }
 #undef QUANT_ENCODE_BODY
@@ -612,6 +619,10 @@ H5FZ_CLONES
 void h5fz_fast_quant_decode_32(const uint32_t *in, uint32_t n, const h5fz_quant_params *p,
                                float *out)
 {
+  if (p->mode > H5FZ_QMODE_REL) {
+    h5fz_quant_decode_32(&one_thread, in, n, p, out);
+    return;
+  }
   const double step = p->step;
   for (uint32_t i = 0; i < n; i++) out[i] = (float)((double)(int32_t)in[i] * step);
 }
@@ -620,6 +631,10 @@ H5FZ_CLONES
 void h5fz_fast_quant_decode_64(const uint64_t *in, uint32_t n, const h5fz_quant_params *p,
                                double *out)
 {
+  if (p->mode > H5FZ_QMODE_REL) {
+    h5fz_quant_decode_64(&one_thread, in, n, p, out);
+    return;
+  }
   const double step = p->step;
   for (uint32_t i = 0; i < n; i++) out[i] = (double)((double)(int64_t)in[i] * step);
 }

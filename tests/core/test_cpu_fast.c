@@ -240,28 +240,28 @@ static void test_quant(void)
   uint32_t *p1 = malloc(nmax * 4u), *p2 = malloc(nmax * 4u);
   uint64_t *v1 = malloc(nmax * 8u), *v2 = malloc(nmax * 8u);
   double ebs[] = {1e-3, 0.5, 1e-7, 3.0e-5, 0.0, 1e-300, 1e30, 0.1};
+  const int modes[3] = {H5FZ_QMODE_ABS, H5FZ_QMODE_PW_REL, H5FZ_QMODE_LOSSLESS};
   for (int s = 0; s < n_sizes; s++)
     for (unsigned e = 0; e < sizeof ebs / sizeof ebs[0]; e++)
-      for (int kind = 0; kind < 4; kind++) {
+      for (int kind = 0; kind < 4 * 3; kind++) {
+        int mode = modes[kind / 4];
         uint32_t m_pad = sizes[s] < 64 ? 64 : sizes[s], m = m_pad - (uint32_t)(rnd() % 64u);
-        if (kind == 3) m = m_pad;
-        h5fz_quant_params q;
-        q.eb = ebs[e];
-        q.step = 2.0 * q.eb;
-        q.inv_step = 1.0 / q.step;
+        if (kind % 4 == 3) m = m_pad;
+        if (mode != H5FZ_QMODE_ABS && s % 4 != 0) continue; /* the reference map: fewer sizes */
+        h5fz_quant_params q = h5fz_quant_params_make(mode, ebs[e]);
         double phase = (double)(rnd() % 1000u);
         for (uint32_t i = 0; i < m; i++) {
           double x;
-          if (kind == 0) x = sin(0.01 * i + phase) * 100.0;
-          else if (kind == 1) x = ((double)(int64_t)rnd()) * 0x1p-40;
+          if (kind % 4 == 0) x = sin(0.01 * i + phase) * 100.0;
+          else if (kind % 4 == 1) x = ((double)(int64_t)rnd()) * 0x1p-40;
           else x = (rnd() % 5u == 0) ? special(rnd()) : (double)(rnd() % 2000u) * 1e-4 - 0.1;
-          if (kind == 3 && i % 7u == 0) { /* exact bit patterns */
+          if (kind % 4 == 3 && i % 7u == 0) { /* exact bit patterns */
             uint64_t b = rnd();
             memcpy(&x, &b, 8);
           }
           d[i] = x;
           f[i] = (float)x;
-          if (kind == 3 && i % 11u == 0) {
+          if (kind % 4 == 3 && i % 11u == 0) {
             uint32_t b = (uint32_t)rnd();
             memcpy(&f[i], &b, 4);
           }
@@ -287,7 +287,7 @@ static void test_quant(void)
                   "quant_%u encode m=%u eb=%g kind=%d: outlier list", wide ? 64 : 32, m, q.eb, kind);
           }
           /* decode of any words, including huge bins */
-          if (kind == 1)
+          if (kind % 4 == 1)
             for (uint32_t i = 0; i < m_pad; i++) w1[i] = rnd();
           memset(v1, 0x12, m_pad * 8u);
           memset(v2, 0x12, m_pad * 8u);
