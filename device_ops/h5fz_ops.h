@@ -84,6 +84,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 #include "op_zigzag.h"
 #include "op_negabinary.h"
 #include "op_bitshuffle.h"
+#include "op_bitpack.h"
 #undef H5FZ_T_FLOAT
 #undef H5FZ_T_WORD
 #undef H5FZ_T_SWORD
@@ -103,6 +104,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 #include "op_zigzag.h"
 #include "op_negabinary.h"
 #include "op_bitshuffle.h"
+#include "op_bitpack.h"
 #undef H5FZ_T_FLOAT
 #undef H5FZ_T_WORD
 #undef H5FZ_T_SWORD

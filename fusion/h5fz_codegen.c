@@ -79,6 +79,8 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
   emit(b, "  /* coder: %s; a sub-chunk it would not shrink is stored raw */\n", coder->name);
   if (coder->id == H5FZ_OP_RZE)
     emit(b, "  uint32_t size = h5fz_rze_encode(&blk, %s, L, slot, L, scratch);\n", bufname(k));
+  else if (coder->id == H5FZ_OP_BITPACK)
+    emit(b, "  uint32_t size = h5fz_bitpack_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L);\n", w, bufname(k));
   else
     emit(b, "  uint32_t size = H5FZ_RZE_NOT_SMALLER;\n");
   emit(b, "  if (size == H5FZ_RZE_NOT_SMALLER) {\n"
@@ -106,6 +108,8 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
           "  } else");
   if (coder->id == H5FZ_OP_RZE)
     emit(b, " if (h5fz_rze_decode(&blk, src, size, buf0, L, scratch)) {\n");
+  else if (coder->id == H5FZ_OP_BITPACK)
+    emit(b, " if (h5fz_bitpack_decode_%s(&blk, src, size, (word_t *)buf0, m_pad)) {\n", w);
   else
     emit(b, " {\n");
   emit(b, "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"

@@ -72,14 +72,17 @@ static void transform_decode(uint8_t op, int wide, const void *in, void *out, ui
   }
 }
 
-/* Run the coder on L bytes; returns the size-table entry. */
-static uint32_t code(uint8_t coder, const uint8_t *in, uint32_t L, uint8_t *slot, uint8_t *scratch)
+/* Run the coder on L bytes (n words); returns the size-table entry. */
+static uint32_t code(uint8_t coder, int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *slot,
+                     uint8_t *scratch)
 {
-  if (coder == H5FZ_OP_RZE) {
-    uint32_t size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
-    if (size != H5FZ_RZE_NOT_SMALLER) return size;
-  }
-  memcpy(slot, in, L); /* raw coder, or RZE did not shrink it */
+  uint32_t size = H5FZ_RZE_NOT_SMALLER;
+  if (coder == H5FZ_OP_RZE) size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
+  else if (coder == H5FZ_OP_BITPACK)
+    size = wide ? h5fz_bitpack_encode_64(&one_thread, (const uint64_t *)in, n, slot, L)
+                : h5fz_bitpack_encode_32(&one_thread, (const uint32_t *)in, n, slot, L);
+  if (size != H5FZ_RZE_NOT_SMALLER) return size;
+  memcpy(slot, in, L); /* raw coder, or the coder did not shrink it */
   return L | H5FZ_SUB_RAW;
 }
 
@@ -108,7 +111,7 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, 
     cur = other;
     other = t;
   }
-  return code(p->ops[p->n_ops - 1], cur, L, slot, w->scratch);
+  return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch);
 }
 
 int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uint8_t *bytes,
@@ -124,6 +127,10 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uin
   } else if (p->ops[p->n_ops - 1] == H5FZ_OP_RZE) {
     if (h5fz_fast_rze_decode(bytes, size, cur, L, w->scratch))
       return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk RZE stream of %u bytes is inconsistent", size);
+  } else if (p->ops[p->n_ops - 1] == H5FZ_OP_BITPACK) {
+    if (wide ? h5fz_bitpack_decode_64(&one_thread, bytes, size, (uint64_t *)cur, m_pad)
+             : h5fz_bitpack_decode_32(&one_thread, bytes, size, (uint32_t *)cur, m_pad))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk bit-packed stream of %u bytes is inconsistent", size);
   } else {
     return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
   }

@@ -18,6 +18,8 @@ static const h5fz_op_info op_table[] = {
    "h5fz_rze", "repeated-zero elimination"},
   {H5FZ_OP_RAW, "raw", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0,
    NULL, "bytes as they are"},
+  {H5FZ_OP_BITPACK, "bitpack", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0,
+   "h5fz_bitpack", "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes"},
 };
 
 const uint8_t h5fz_default_chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG,

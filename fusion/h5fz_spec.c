@@ -50,7 +50,11 @@ static int validate_chain(const h5fz_spec *s)
       return h5fz_fail(H5FZ_ERR_SPEC, last ? "the chain must end with a coder (rze or raw), not '%s'"
                                            : "'%s' is a coder; only the last op may be a coder",
                        op->name);
-    /* coders take words as little-endian bytes, so only transforms check */
+    /* rze and raw take words as little-endian bytes; bitpack and the
+     * transforms need integer words */
+    if (op->kind == H5FZ_KIND_CODER && op->input == H5FZ_STREAM_WORDS && stream != H5FZ_STREAM_WORDS)
+      return h5fz_fail(H5FZ_ERR_SPEC, "coder '%s' needs integer words but follows '%s', which makes bytes",
+                       op->name, h5fz_op_lookup(s->ops[i - 1])->name);
     if (op->kind == H5FZ_KIND_TRANSFORM && op->input != stream)
       return h5fz_fail(H5FZ_ERR_SPEC, "'%s' needs integer words but follows '%s', which makes bytes",
                        op->name, h5fz_op_lookup(s->ops[i - 1])->name);

@@ -178,6 +178,8 @@ static void test_spec_forms(void)
   CHECK(h5fz_spec_parse("abs=1e-3 bitshuffle delta rze", &t) == H5FZ_ERR_SPEC, "delta after bitshuffle");
   CHECK(strstr(h5fz_last_error(), "delta") != NULL, "type-check message: %s", h5fz_last_error());
   CHECK(h5fz_spec_parse("abs=1e-3 delta zigzag", &t) == H5FZ_ERR_SPEC, "no coder");
+  CHECK(h5fz_spec_parse("abs=1e-3 delta bitshuffle bitpack", &t) == H5FZ_ERR_SPEC, "bitpack after bit planes");
+  CHECK(strstr(h5fz_last_error(), "bitpack") != NULL, "bitpack type-check message: %s", h5fz_last_error());
   CHECK(h5fz_spec_parse("abs=0", &t) == H5FZ_ERR_SPEC, "zero bound");
   CHECK(h5fz_spec_parse("abs=1e-3 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192", &t) == 0,
         "arrow form: %s", h5fz_last_error());
@@ -246,7 +248,7 @@ int main(void)
 {
   static const char *chains[] = {"", "delta zigzag bitshuffle rze", "delta negabinary bitshuffle rze",
                                  "zigzag rze", "bitshuffle rze", "delta zigzag raw", "raw",
-                                 "delta delta zigzag bitshuffle rze"};
+                                 "delta delta zigzag bitshuffle rze", "delta zigzag bitpack", "bitpack"};
   static const size_t sizes[] = {1, 63, 64, 65, 4095, 4096, 4097, 100000};
   test_spec_forms();
   for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)

@@ -18,7 +18,7 @@
 #include "h5fz_jit.h"
 
 static const char *const chains[] = {"", "delta negabinary bitshuffle rze", "zigzag bitshuffle rze",
-                                     "delta zigzag rze", "delta zigzag raw"};
+                                     "delta zigzag rze", "delta zigzag raw", "delta zigzag bitpack"};
 
 static int nvrtc_supports(const h5fz_device_desc *d, int arch)
 {

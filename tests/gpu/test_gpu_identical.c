@@ -19,6 +19,7 @@ static const struct {
   {"abs=%.17g", "zigzag bitshuffle rze"},
   {"abs=%.17g", "delta zigzag rze"},
   {"abs=%.17g", "delta zigzag raw"},
+  {"abs=%.17g", "delta zigzag bitpack"}, /* the fast chain, after cuSZp */
   {"rel=%.17g", ""},
   {"pw_rel=%.17g", ""},
   {"lossless", ""},
