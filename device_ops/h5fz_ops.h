@@ -81,6 +81,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 #define H5FZ_TN(name) name##_32
 #include "op_quant.h"
 #include "op_delta.h"
+#include "op_lorenzo.h"
 #include "op_zigzag.h"
 #include "op_negabinary.h"
 #include "op_bitshuffle.h"
@@ -101,6 +102,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x)
 #define H5FZ_TN(name) name##_64
 #include "op_quant.h"
 #include "op_delta.h"
+#include "op_lorenzo.h"
 #include "op_zigzag.h"
 #include "op_negabinary.h"
 #include "op_bitshuffle.h"

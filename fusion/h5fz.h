@@ -73,6 +73,7 @@ typedef enum {
   H5FZ_OP_ZIGZAG = 11,     /* transform: signed -> unsigned, small |v| small */
   H5FZ_OP_NEGABINARY = 12, /* transform: two's complement -> base -2 */
   H5FZ_OP_BITSHUFFLE = 13, /* transform: words -> bit planes (bytes) */
+  H5FZ_OP_LORENZO = 14,    /* transform: 2-D Lorenzo over rows of the chunk's last dim */
   H5FZ_OP_RZE = 30,        /* coder: repeated-zero elimination */
   H5FZ_OP_RAW = 31,        /* coder: bytes as they are */
   H5FZ_OP_BITPACK = 32     /* coder: fixed-length bit packing per 32 words (cuSZp) */

@@ -18,6 +18,7 @@ typedef struct {
   uint32_t n_ops;
   uint8_t ops[H5FZ_MAX_OPS];
   h5fz_quant_params quant;
+  uint32_t row;             /* Lorenzo row length: the chunk's last dim (0: 1-D) */
 } h5fz_chunk_plan;
 
 /* Elements of sub-chunk s, and the padded word count the chain works on. */
@@ -40,18 +41,18 @@ typedef struct {
 int h5fz_cpu_work_alloc(h5fz_cpu_work *w, uint32_t max_bytes);
 void h5fz_cpu_work_free(h5fz_cpu_work *w);
 
-/* Encode sub-chunk values[0..m) (m <= subchunk_elems) through the chain into
+/* Encode sub-chunk s, values[0..m) (m <= subchunk_elems), through the chain into
  * slot[0..cap) (cap >= padded bytes). Outliers are appended to out_pos
  * (local positions) / out_val (raw bits, esize bytes each), capacity m.
  * Returns the size-table entry (size | H5FZ_SUB_RAW when stored raw);
  * *n_out receives the outlier count. */
-uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, uint32_t m,
+uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const void *values, uint32_t m,
                                   h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos,
                                   void *out_val, uint32_t *n_out);
 
-/* Decode one sub-chunk from its size-table entry and bytes into values[0..m)
+/* Decode sub-chunk s from its size-table entry and bytes into values[0..m)
  * (outliers come back as 0). Returns H5FZ_OK or H5FZ_ERR_CORRUPT. */
-int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uint8_t *bytes,
+int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes,
                              uint32_t m, h5fz_cpu_work *w, void *values);
 
 /* Outlier side section (docs/format.md): encode count outliers (global

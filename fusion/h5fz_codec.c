@@ -59,6 +59,7 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   if (spec->mode == H5FZ_MODE_REL) eb = spec->bound * finite_range(spec, in, p->n_elements);
   if (!isfinite(eb)) eb = 0.0;
   p->quant = h5fz_quant_params_make((int)spec->mode, eb);
+  p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
 
   h->version = H5FZ_FORMAT_VERSION;
   h->dtype = (uint8_t)spec->dtype;
@@ -87,6 +88,7 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
   p->n_ops = h->n_ops;
   memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
   p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound);
+  p->row = h->rank >= 2 ? h->dims[h->rank - 1] : 0;
 }
 
 static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,

@@ -51,6 +51,7 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
           "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n"
           "  (void)L;\n"
+          "  (void)row;\n"
           "  (void)scratch;\n\n");
 }
 
@@ -58,6 +59,7 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
+                "            unsigned row,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount");
   emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n\n");
   emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
@@ -72,8 +74,12 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *out_cast = op->output == H5FZ_STREAM_BYTES ? "(uint8_t *)" : "(word_t *)";
     emit(b, "  /* transform: %s */\n", op->name);
-    emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, %s%s, m_pad);\n  __syncthreads();\n", op->device_fn, w,
-         bufname(k), out_cast, bufname(k + 1));
+    if (op->id == H5FZ_OP_LORENZO)
+      emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
+           op->device_fn, w, bufname(k), bufname(k + 1));
+    else
+      emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, %s%s, m_pad);\n  __syncthreads();\n", op->device_fn, w,
+           bufname(k), out_cast, bufname(k + 1));
   }
   const h5fz_op_info *coder = h5fz_op_lookup(s->ops[s->n_ops - 1]);
   emit(b, "  /* coder: %s; a sub-chunk it would not shrink is stored raw */\n", coder->name);
@@ -97,7 +103,8 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
 {
   emit_prologue(b, H5FZ_KERNEL_DECODE,
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-                "            unsigned long long n, double eb, double step, double inv_step, int mode, value_t *out,\n"
+                "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned row,\n"
+          "            value_t *out,\n"
                 "            int *status");
   emit(b, "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
           "  const uint8_t *src = payload + offsets[blockIdx.x];\n\n");
@@ -120,8 +127,12 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *in_cast = op->output == H5FZ_STREAM_BYTES ? "(const uint8_t *)" : "(const word_t *)";
     emit(b, "  /* inverse transform: %s */\n", op->name);
-    emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
-         bufname(k), bufname(k + 1));
+    if (op->id == H5FZ_OP_LORENZO)
+      emit(b, "  %s_decode_%s(&blk, (word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
+           op->device_fn, w, bufname(k), bufname(k + 1));
+    else
+      emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
+           bufname(k), bufname(k + 1));
   }
   emit(b, "  /* inverse map: quant (outliers are patched from the side section on the host),\n"
           "   * staged in shared memory so the stores to global memory coalesce */\n");

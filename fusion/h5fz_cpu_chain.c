@@ -47,10 +47,15 @@ static int fuses(const h5fz_chunk_plan *p, uint32_t i)
          (p->ops[i + 1] == H5FZ_OP_ZIGZAG || p->ops[i + 1] == H5FZ_OP_NEGABINARY);
 }
 
-/* Forward transform op on n words: in -> out. */
-static void transform_encode(uint8_t op, int wide, const void *in, void *out, uint32_t n)
+/* Forward transform op on n words of sub-chunk s: in -> out. */
+static void transform_encode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, const void *in, void *out,
+                             uint32_t n)
 {
-  if (op == H5FZ_OP_BITSHUFFLE) {
+  if (op == H5FZ_OP_LORENZO) {
+    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
+    if (wide) h5fz_lorenzo_encode_64(&one_thread, in, out, n, first, p->row);
+    else h5fz_lorenzo_encode_32(&one_thread, in, out, n, first, p->row);
+  } else if (op == H5FZ_OP_BITSHUFFLE) {
     if (wide) h5fz_fast_bitshuffle_encode_64(in, out, n);
     else h5fz_fast_bitshuffle_encode_32(in, out, n);
   } else if (wide) {
@@ -60,9 +65,15 @@ static void transform_encode(uint8_t op, int wide, const void *in, void *out, ui
   }
 }
 
-static void transform_decode(uint8_t op, int wide, const void *in, void *out, uint32_t n)
+/* Inverse; may overwrite in (Lorenzo uses it as scratch). */
+static void transform_decode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, void *in, void *out,
+                             uint32_t n)
 {
-  if (op == H5FZ_OP_BITSHUFFLE) {
+  if (op == H5FZ_OP_LORENZO) {
+    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
+    if (wide) h5fz_lorenzo_decode_64(&one_thread, in, out, n, first, p->row);
+    else h5fz_lorenzo_decode_32(&one_thread, in, out, n, first, p->row);
+  } else if (op == H5FZ_OP_BITSHUFFLE) {
     if (wide) h5fz_fast_bitshuffle_decode_64(in, out, n);
     else h5fz_fast_bitshuffle_decode_32(in, out, n);
   } else if (wide) {
@@ -86,7 +97,7 @@ static uint32_t code(uint8_t coder, int wide, const uint8_t *in, uint32_t L, uin
   return L | H5FZ_SUB_RAW;
 }
 
-uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, uint32_t m,
+uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const void *values, uint32_t m,
                                   h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos,
                                   void *out_val, uint32_t *n_out)
 {
@@ -105,7 +116,7 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, 
       else h5fz_fast_delta_then_encode_32(p->ops[i + 1], (const uint32_t *)cur, (uint32_t *)other, m_pad);
       i++;
     } else {
-      transform_encode(p->ops[i], wide, cur, other, m_pad);
+      transform_encode(p, s, p->ops[i], wide, cur, other, m_pad);
     }
     uint8_t *t = cur;
     cur = other;
@@ -114,7 +125,7 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, const void *values, 
   return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch);
 }
 
-int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uint8_t *bytes,
+int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes,
                              uint32_t m, h5fz_cpu_work *w, void *values)
 {
   int wide = p->esize == 8;
@@ -140,7 +151,7 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t entry, const uin
       else h5fz_fast_undo_then_delta_decode_32(p->ops[i], (const uint32_t *)cur, (uint32_t *)other, m_pad);
       i--;
     } else {
-      transform_decode(p->ops[i], wide, cur, other, m_pad);
+      transform_decode(p, s, p->ops[i], wide, cur, other, m_pad);
     }
     uint8_t *t = cur;
     cur = other;

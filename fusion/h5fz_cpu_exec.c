@@ -76,7 +76,7 @@ static void *encode_range(void *arg)
       break;
     }
     uint32_t *pos = t->opos + t->ocount;
-    t->entries[s] = h5fz_cpu_encode_subchunk(p, t->in + (size_t)s * full, m, &w,
+    t->entries[s] = h5fz_cpu_encode_subchunk(p, s, t->in + (size_t)s * full, m, &w,
                                              t->out + (size_t)s * full, pos,
                                              t->ovals + (size_t)t->ocount * p->esize, &n_out);
     for (uint32_t i = 0; i < n_out; i++) pos[i] += s * p->subchunk_elems;
@@ -97,7 +97,7 @@ static void *decode_range(void *arg)
     return NULL;
   }
   for (uint32_t s = t->s_begin; s < t->s_end; s++) {
-    if (h5fz_cpu_decode_subchunk(p, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s),
+    if (h5fz_cpu_decode_subchunk(p, s, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s),
                                  &w, t->out + (size_t)s * full)) {
       task_fail(t, H5FZ_ERR_CORRUPT);
       break;

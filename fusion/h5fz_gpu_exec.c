@@ -238,7 +238,8 @@ static int launch_encode(const chain_entry *c, const h5fz_chunk_plan *p)
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
-  void *enc_args[] = {&gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &gpu.slots.ptr, &gpu.entries.ptr,
+  unsigned row = p->row;
+  void *enc_args[] = {&gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &gpu.slots.ptr, &gpu.entries.ptr,
                       &gpu.opos.ptr, &gpu.oval.ptr, &gpu.ocount.ptr};
   if ((rc = launch(c->mod.encode, n_sub, (unsigned)c->threads, (unsigned)c->smem, enc_args,
              "encode kernel"))) return rc;
@@ -260,7 +261,8 @@ static int launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, CUdevic
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
-  void *args[] = {&gpu.packed.ptr, &gpu.offsets.ptr, &gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &out,
+  unsigned row = p->row;
+  void *args[] = {&gpu.packed.ptr, &gpu.offsets.ptr, &gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &out,
                   &gpu.status.ptr};
   return launch(c->mod.decode, p->n_subchunks, (unsigned)c->threads, (unsigned)c->smem, args,
                 "decode kernel");

@@ -248,7 +248,9 @@ int main(void)
 {
   static const char *chains[] = {"", "delta zigzag bitshuffle rze", "delta negabinary bitshuffle rze",
                                  "zigzag rze", "bitshuffle rze", "delta zigzag raw", "raw",
-                                 "delta delta zigzag bitshuffle rze", "delta zigzag bitpack", "bitpack"};
+                                 "delta delta zigzag bitshuffle rze", "delta zigzag bitpack", "bitpack", "lorenzo zigzag bitshuffle rze",
+                                 "lorenzo negabinary bitshuffle rze dims=7x13", "lorenzo zigzag rze dims=3x100",
+                                 "lorenzo zigzag bitshuffle rze dims=5x4x4096"};
   static const size_t sizes[] = {1, 63, 64, 65, 4095, 4096, 4097, 100000};
   test_spec_forms();
   for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)

@@ -20,6 +20,7 @@ typedef struct {
   unsigned char *data;
   double range;     /* of the finite values, fill values (|x| >= 1e9) left out */
   double range_all; /* of all finite values (what REL sees when no fill is named) */
+  char shape[64];   /* from the name, e.g. "12x291x360" */
 } test_field;
 
 /* Load every *.f32 / *.f64 of dir (sorted by name). Returns the count; *out
@@ -44,6 +45,8 @@ static inline int load_fields(const char *dir, test_field **out)
         t->data = malloc(t->bytes);
         if (t->data && fread(t->data, 1, t->bytes, f) == t->bytes) {
           snprintf(t->name, sizeof t->name, "%s", nm);
+          const char *us = strrchr(nm, '_');
+          snprintf(t->shape, sizeof t->shape, "%.*s", us ? (int)(dot - us - 1) : 0, us ? us + 1 : "");
           t->f64 = !strcmp(dot, ".f64");
           double lo = INFINITY, hi = -INFINITY, alo = INFINITY, ahi = -INFINITY;
           size_t cnt = t->bytes / (t->f64 ? 8 : 4);

@@ -18,7 +18,8 @@
 #include "h5fz_jit.h"
 
 static const char *const chains[] = {"", "delta negabinary bitshuffle rze", "zigzag bitshuffle rze",
-                                     "delta zigzag rze", "delta zigzag raw", "delta zigzag bitpack"};
+                                     "delta zigzag rze", "delta zigzag raw", "delta zigzag bitpack",
+                                     "lorenzo zigzag bitshuffle rze"};
 
 static int nvrtc_supports(const h5fz_device_desc *d, int arch)
 {

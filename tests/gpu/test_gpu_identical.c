@@ -20,6 +20,7 @@ static const struct {
   {"abs=%.17g", "delta zigzag rze"},
   {"abs=%.17g", "delta zigzag raw"},
   {"abs=%.17g", "delta zigzag bitpack"}, /* the fast chain, after cuSZp */
+  {"abs=%.17g", "lorenzo zigzag bitshuffle rze"}, /* dims from the field's shape */
   {"rel=%.17g", ""},
   {"pw_rel=%.17g", ""},
   {"lossless", ""},
@@ -74,7 +75,9 @@ int main(int argc, char **argv)
          * every chunk's */
         double eb = lossless ? 0 : pw || rel_mode ? rel : rel * t->range;
         snprintf(mode, sizeof mode, cases[c].mode, eb);
-        snprintf(text, sizeof text, "%s %s dtype=%s", mode, cases[c].chain, t->f64 ? "f64" : "f32");
+        snprintf(text, sizeof text, "%s %s dtype=%s%s%s", mode, cases[c].chain, t->f64 ? "f64" : "f32",
+                 strstr(cases[c].chain, "lorenzo") && strchr(t->shape, 'x') ? " dims=" : "",
+                 strstr(cases[c].chain, "lorenzo") && strchr(t->shape, 'x') ? t->shape : "");
         double check_eb = rel_mode ? rel * t->range_all : eb;
         h5fz_spec s;
         if (h5fz_spec_parse(text, &s)) {

@@ -1,0 +1,20 @@
+# common_srcs.sh - sourced by build.sh / run_regressions.sh / gen_seeds.sh:
+# the library sources (fusion/ + planner/, as fusion/ and planner/
+# CMakeLists.txt list them) and the two generated sources, made in $gen.
+#   needs: root (repo root), gen (folder for generated sources)
+h5fz_fuzz_gen_sources() {
+  mkdir -p "$gen"
+  local hdrs="" h
+  for h in h5fz_dev.h h5fz_ops.h op_quant.h op_delta.h op_zigzag.h op_negabinary.h \
+           op_bitshuffle.h op_rze.h h5fz_gpu_tail.h; do
+    hdrs="${hdrs:+$hdrs|}$root/device_ops/$h"
+  done
+  cmake -DOUTPUT="$gen/h5fz_embedded_ops.c" "-DHEADERS=$hdrs" -P "$root/device_ops/embed_ops.cmake"
+  cmake -DINPUT="$root/planner/registry/kernel_classes.txt" -DOUTPUT="$gen/registry_text.c" \
+        -DSYMBOL=h5fz_planner_registry_text -P "$root/planner/embed_text.cmake"
+  H5FZ_FUZZ_SRCS=( "$root"/fusion/h5fz_{error,optable,spec,container,cpu_chain,cpu_fast,side,cpu_exec,codec,cuda,codegen,jit,gpu_exec}.c
+                   "$root"/planner/{text_util,device_desc,device_detect,registry,resolve,roofline,calibration,plan,plan_format}.c
+                   "$gen/h5fz_embedded_ops.c" "$gen/registry_text.c" )
+  H5FZ_FUZZ_INC="-I$root/fusion -I$root/planner -I$root/device_ops -I$root"
+  H5FZ_FUZZ_DEFS="-D_GNU_SOURCE -DH5FZ_FILTER_ID=32770 -DH5FZ_VERSION_STRING=\"fuzz\""
+}
