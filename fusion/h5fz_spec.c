@@ -266,7 +266,7 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
     memcpy(key, tok, kl);
     key[kl] = '\0';
     const char *val = eq + 1;
-    double v;
+    double v = 0.0;
     if (!strcmp(key, "abs") || !strcmp(key, "rel") || !strcmp(key, "pw_rel")) {
       if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'%s': the error bound is given twice", tok);
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
