@@ -185,6 +185,9 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values end inside the error bound: it takes two words (low 32 bits, then high)");
   if (n > p) {
     s->bound = get_double(cd + p);
+    /* lossless takes bound 0; -0.0 is read as +0.0, the one bound the text
+     * form and the chunk header (abs_bound) can carry for it */
+    if (s->mode == H5FZ_MODE_LOSSLESS && s->bound == 0) s->bound = 0.0;
     p += 2;
   }
   if (n > p) {
