@@ -51,6 +51,7 @@ static struct {
   dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
   void *pinned;
   size_t pinned_cap;
+  size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
   chain_entry chains[32];
   int n_chains;
   h5fz_gpu_stats stats;
@@ -104,16 +105,31 @@ static int ensure_init(void)
   return r ? cuda_fail(r, "cuCtxSetCurrent") : H5FZ_OK;
 }
 
+/* Device memory h5fz may hold: H5FZ_GPU_MEMORY_LIMIT bytes (for a GPU
+ * shared with the simulation), unlimited when unset. A chunk that needs
+ * more fails over to the CPU executor like any device error. */
+static size_t memory_limit(void)
+{
+  const char *v = getenv("H5FZ_GPU_MEMORY_LIMIT");
+  unsigned long long l = v && *v ? strtoull(v, NULL, 10) : 0;
+  return l ? (size_t)l : (size_t)-1;
+}
+
 static int grow(dbuf *b, size_t bytes)
 {
   if (bytes <= b->cap) return H5FZ_OK;
   if (b->ptr) gpu.cu->cuMemFree(b->ptr);
+  gpu.device_bytes -= b->cap;
   b->ptr = 0;
   b->cap = 0;
   size_t cap = bytes + bytes / 4 + 256;
+  if (cap > memory_limit() || gpu.device_bytes > memory_limit() - cap)
+    return h5fz_fail(H5FZ_ERR_DEVICE, "device memory limit H5FZ_GPU_MEMORY_LIMIT=%zu bytes reached (%zu held, %zu more needed)",
+                     memory_limit(), gpu.device_bytes, cap);
   CUresult r = gpu.cu->cuMemAlloc(&b->ptr, cap);
   if (r) return cuda_fail(r, "cuMemAlloc");
   b->cap = cap;
+  gpu.device_bytes += cap;
   return H5FZ_OK;
 }
 
