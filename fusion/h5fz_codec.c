@@ -252,14 +252,20 @@ int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out
   if (rc) return rc;
   const uint8_t *body = in + H5FZ_HEADER_BYTES;
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
+  /* The size checks that need no table come before any allocation, so a
+   * small corrupt chunk cannot make the decoder allocate the up to 2 GiB its
+   * header claims: past them input_bytes <= 16384 * body_len + 8 (at most
+   * 65536 bytes per 4-byte size-table entry). Same statuses, same order. */
+  if (h.flags & H5FZ_FLAG_STORED_RAW) {
+    if (body_len != h.input_bytes)
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "stored-raw chunk holds %zu bytes, header says %llu", body_len,
+                       (unsigned long long)h.input_bytes);
+  } else if (4u * (size_t)h.n_subchunks > body_len) {
+    return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
+  }
   uint8_t *values = malloc(h.input_bytes ? h.input_bytes : 1u);
   if (!values) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)h.input_bytes);
   if (h.flags & H5FZ_FLAG_STORED_RAW) {
-    if (body_len != h.input_bytes) {
-      free(values);
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "stored-raw chunk holds %zu bytes, header says %llu", body_len,
-                       (unsigned long long)h.input_bytes);
-    }
     memcpy(values, body, body_len);
     *out = values;
     *out_bytes = body_len;

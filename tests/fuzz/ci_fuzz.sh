@@ -20,7 +20,11 @@ for t in chunk_decode cd_values spec_parse; do
   mkdir -p "$work/corpus_$t"
   cp "$here/corpus/$t/"* "$work/corpus_$t/"
   [ -d "$here/regressions/$t" ] && find "$here/regressions/$t" -type f ! -name '.*' -exec cp {} "$work/corpus_$t/" \;
-  ( cd "$work" && "./fuzz_$t" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2560 -print_final_stats=1 \
+  # -max_len 4096 with -malloc_limit_mb 256: a chunk of at most 4 KiB never
+  # makes the decoder allocate more than 256 MiB at once (it may decode to
+  # 16384 x its size, never to what a corrupt header claims)
+  ( cd "$work" && "./fuzz_$t" -max_total_time="$secs" -timeout=30 -max_len=4096 -malloc_limit_mb=256 \
+      -rss_limit_mb=2560 -print_final_stats=1 \
       -artifact_prefix="$work/artifacts/$t-" "corpus_$t" >"$work/fuzz_$t.log" 2>&1 ) &
   pids+=($!)
 done
