@@ -9,6 +9,11 @@ numbers in the comments (§n) refer to docs/format.md.
 
 Errors raise FormatError whose .status is one of the names of §8:
 "truncated", "corrupt", "checksum", "version".
+
+Covers modes ABS/REL (linear bins), PW_REL (log2_det/exp2_det of §5.4,
+reproduced one binary64 operation at a time; no library log2/exp2) and
+LOSSLESS; ops quant, delta, zigzag, negabinary, bitshuffle, lorenzo (§5.3),
+rze, raw and bitpack (§5.5).
 """
 import struct
 import zlib
@@ -28,16 +33,21 @@ MAX_OPS = 10
 MAX_RANK = 4
 
 DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
-QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, RZE, RAW = 1, 10, 11, 12, 13, 30, 31
-# §5.1: id -> (kind, input stream, output stream)
+QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, LORENZO = 1, 10, 11, 12, 13, 14
+RZE, RAW, BITPACK = 30, 31, 32
+MODE_ABS, MODE_REL, MODE_PW_REL, MODE_LOSSLESS = 0, 1, 2, 3
+# §5.1: id -> (kind, input stream, output stream). rze and raw read any
+# stream as bytes; bitpack needs words.
 OPS = {
     QUANT: ("map", "float", "words"),
     DELTA: ("transform", "words", "words"),
     ZIGZAG: ("transform", "words", "words"),
     NEGABINARY: ("transform", "words", "words"),
     BITSHUFFLE: ("transform", "words", "bytes"),
+    LORENZO: ("transform", "words", "words"),
     RZE: ("coder", "bytes", "bytes"),
     RAW: ("coder", "bytes", "bytes"),
+    BITPACK: ("coder", "words", "bytes"),
 }
 RZE_TOP_MAX = 64
 RZE_MAX_LEVELS = 12
@@ -77,6 +87,11 @@ class Header:
     @property
     def stored_raw(self):
         return bool(self.flags & FLAG_STORED_RAW)
+
+    @property
+    def row(self):
+        """R of lorenzo (§5.3): dims[rank-1] when rank >= 2, else 0."""
+        return self.dims[self.rank - 1] if 2 <= self.rank <= MAX_RANK else 0
 
 
 def pad64(m):
@@ -124,10 +139,14 @@ def parse_header(buf):
         _fail("corrupt", "sizes disagree (%d bytes, %d elements)", input_bytes, n_elements)
     if h.stored_raw:
         return h
-    if mode > 1:
+    if mode > MODE_LOSSLESS:
         _fail("corrupt", "mode %d unknown", mode)
     if not (abs_bound >= 0 and np.isfinite(abs_bound)):
         _fail("corrupt", "error bound is not a finite number >= 0")
+    if mode == MODE_PW_REL and not abs_bound < 1:
+        _fail("corrupt", "pointwise relative bound %r is not < 1", abs_bound)
+    if mode == MODE_LOSSLESS and abs_bound != 0:
+        _fail("corrupt", "lossless chunk with bound %r", abs_bound)
     if se == 0 or se % 64 or se * esize > MAX_SUBCHUNK_BYTES:
         _fail("corrupt", "sub-chunk size %d elements is invalid", se)
     if nsub != (n_elements + se - 1) // se:
@@ -156,7 +175,7 @@ def _check_chain(chain):
         first, last = i == 0, i == len(chain) - 1
         if first != (kind == "map") or last != (kind == "coder"):
             _fail("corrupt", "op %d (id %d) is in the wrong place", i, op)
-        if kind == "transform" and inp != stream:
+        if inp == "words" and stream != "words":  # transforms and bitpack
             _fail("corrupt", "op %d (id %d) needs words but gets bytes", i, op)
         stream = out
 
@@ -218,6 +237,30 @@ def bitshuffle_decode(data, n, bits):
     return w.astype(wt)
 
 
+def lorenzo_decode(d, R, first):
+    """§5.3: prefix sums down the columns (stride R), then along each row;
+    rows start at i = 0 and wherever (first + i) mod R == 0."""
+    wt = d.dtype.type
+    n = d.size
+    stride = R if 0 < R < n else n
+    if stride < n:
+        rows = -(-n // stride)
+        y = np.zeros(rows * stride, d.dtype)
+        y[:n] = d
+        y = np.cumsum(y.reshape(rows, stride), axis=0, dtype=d.dtype).reshape(-1)[:n]
+    else:
+        y = d.copy()
+    i = np.arange(n, dtype=np.int64)
+    if R > 0:
+        head = (R - first % R) % R
+        start = np.where(i < head, 0, head + ((i - head) // R) * R)
+    else:
+        start = np.zeros(n, np.int64)
+    cs = np.cumsum(y, dtype=d.dtype)  # wraps modulo 2^W
+    base = np.where(start > 0, cs[np.maximum(start - 1, 0)], wt(0)).astype(d.dtype)
+    return cs - base
+
+
 def transform_decode(op, words):
     wt = words.dtype.type
     bits = words.dtype.itemsize * 8
@@ -237,7 +280,149 @@ def quant_decode(words, step, float_dtype):
         return (signed.astype(np.float64) * np.float64(step)).astype(float_dtype)
 
 
-def decode_subchunk(h, entry, payload, m):
+# §5.4 log2_det / exp2_det: one binary64 operation at a time (numpy and
+# Python float arithmetic is IEEE round-to-nearest-even and never fused),
+# in the document's order; no library log2/exp2.
+
+def _dbits(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _dfrom(u):
+    return struct.unpack("<d", struct.pack("<Q", u))[0]
+
+
+def log2_det(a):
+    """log2 of a finite double a > 0 (a Python float)."""
+    a = float(a)
+    e_adj = 0
+    u = _dbits(a)
+    if u >> 52 == 0:
+        a = a * 18446744073709551616.0  # 2^64, exact
+        u = _dbits(a)
+        e_adj = -64
+    e = ((u >> 52) & 0x7FF) - 1023 + e_adj
+    m = _dfrom((u & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000)
+    if m > 1.4142135623730951:
+        m = m * 0.5
+        e += 1
+    t = (m - 1.0) / (m + 1.0)
+    t2 = t * t
+    s = 1.0 / 17.0
+    for k in (15.0, 13.0, 11.0, 9.0, 7.0, 5.0, 3.0):
+        s = 1.0 / k + t2 * s
+    s = 1.0 + t2 * s
+    return float(e) + (t * s) * 2.8853900817779268
+
+
+_EXP2_COEFFS = (1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0)
+
+
+def _pow2i(j):
+    """2^j, -1022 <= j <= 1023, from the bits (j an int64 array)."""
+    return ((j + 1023).astype(np.uint64) << np.uint64(52)).view(np.float64)
+
+
+def exp2_det(y):
+    """2^y elementwise on a float64 array."""
+    y = np.asarray(y, np.float64)
+    out = np.empty_like(y)
+    big = ~(y < 1024.0)
+    small = ~big & ~(y > -1100.0)
+    mid = ~big & ~small
+    out[big] = np.inf
+    out[small] = 0.0
+    ym = y[mid]
+    k = np.floor(ym)
+    g = (ym - k) * 0.69314718055994531
+    p = np.full_like(ym, 1.0 / 479001600.0)
+    for c in _EXP2_COEFFS:
+        p = c + g * p  # product rounded, then the sum rounded
+    ki = k.astype(np.int64)
+    normal = ki >= -1022
+    r = np.empty_like(ym)
+    with np.errstate(over="ignore"):
+        r[normal] = p[normal] * _pow2i(ki[normal])
+        r[~normal] = (p[~normal] * _pow2i(ki[~normal] + 600)) * _pow2i(np.full(int((~normal).sum()), -600, np.int64))
+    out[mid] = r
+    return out
+
+
+def pwrel_decode(words, step, float_dtype):
+    """§5.4 PW_REL recon of each word."""
+    bits = words.dtype.itemsize * 8
+    wt = words.dtype.type
+    zero = wt(1 << (bits - 1))
+    signed = words.view(np.int32 if bits == 32 else np.int64).astype(np.int64)
+    s = (words & wt(1)).astype(np.int64)
+    b = (signed - s) // 2  # exact: even
+    with np.errstate(all="ignore"):
+        v = exp2_det(b.astype(np.float64) * np.float64(step)).astype(float_dtype)
+    v = np.where(s == 1, -v, v)
+    v[words == zero] = float_dtype.type(0.0)
+    return v
+
+
+def lossless_decode(words, float_dtype):
+    """§5.4 LOSSLESS: u = (w & S) ? w ^ S : ~w, the value's bits."""
+    bits = words.dtype.itemsize * 8
+    S = words.dtype.type(1 << (bits - 1))
+    u = np.where((words & S) != 0, words ^ S, ~words).astype(words.dtype)
+    return u.view(float_dtype)
+
+
+def quant_step(h):
+    """§5.4 step from the header's bound and mode."""
+    if h.mode == MODE_PW_REL:
+        return 2.0 * log2_det(1.0 + h.abs_bound)
+    if h.mode == MODE_LOSSLESS:
+        return 0.0
+    return 2.0 * h.abs_bound
+
+
+def quant_decode_mode(h, words):
+    dt = DTYPES[h.dtype]
+    if h.mode == MODE_LOSSLESS:
+        return lossless_decode(words, dt)
+    if h.mode == MODE_PW_REL:
+        return pwrel_decode(words, quant_step(h), dt)
+    return quant_decode(words, quant_step(h), dt)
+
+
+# ---- §5.5: bitpack --------------------------------------------------------------
+
+def bitpack_decode(payload, n, bits):
+    """Widths of the n/32 groups, then their planes; raises ValueError on the
+    three checks of §5.5."""
+    data = np.frombuffer(bytes(payload), np.uint8)
+    size = data.size
+    G = n // 32
+    if size < G:
+        raise ValueError("%d bytes, fewer than the %d group widths" % (size, G))
+    widths = data[:G].astype(np.int64)
+    if (widths > bits).any():
+        raise ValueError("group width %d exceeds %d bits" % (int(widths.max()), bits))
+    if G + 4 * int(widths.sum()) != size:
+        raise ValueError("planes take %d bytes, payload has %d" % (4 * int(widths.sum()), size - G))
+    planes = np.frombuffer(data.tobytes(), "<u4", offset=G) if size > G else np.zeros(0, np.uint32)
+    wt = np.uint32 if bits == 32 else np.uint64
+    out = np.zeros(n, wt)
+    k = np.arange(32, dtype=np.uint32)
+    pos = 0
+    for g in range(G):
+        b = int(widths[g])
+        if not b:
+            continue
+        P = planes[pos: pos + b]
+        pos += b
+        bit = ((P[:, None] >> k[None, :]) & np.uint32(1)).astype(wt)  # (b, 32)
+        shifted = bit << np.arange(b, dtype=wt)[:, None]
+        out[32 * g: 32 * g + 32] = np.bitwise_or.reduce(shifted, axis=0)
+    return out
+
+
+def decode_subchunk(h, s, entry, payload, m):
     wide = h.esize == 8
     wt = np.uint64 if wide else np.uint32
     bits = 64 if wide else 32
@@ -254,19 +439,27 @@ def decode_subchunk(h, entry, payload, m):
             data = rze_decode(payload, L)
         except ValueError as e:
             _fail("corrupt", "sub-chunk RZE stream: %s", e)
+    elif chain[-1] == BITPACK:
+        try:
+            data = bitpack_decode(payload, m_pad, bits)  # words
+        except ValueError as e:
+            _fail("corrupt", "sub-chunk bit-packed stream: %s", e)
     else:
         _fail("corrupt", "sub-chunk of a raw-coded chain is not marked raw")
-    stream = data  # bytes
+    stream = data  # bytes, or words after bitpack
     for op in reversed(chain[1:-1]):
         if op == BITSHUFFLE:
             stream = bitshuffle_decode(stream, m_pad, bits)
         else:
             if isinstance(stream, bytes):
                 stream = np.frombuffer(stream, "<u%d" % h.esize).astype(wt)
-            stream = transform_decode(op, stream)
+            if op == LORENZO:
+                stream = lorenzo_decode(stream, h.row, s * h.subchunk_elems)
+            else:
+                stream = transform_decode(op, stream)
     if isinstance(stream, bytes):
         stream = np.frombuffer(stream, "<u%d" % h.esize).astype(wt)
-    return quant_decode(stream[:m], 2.0 * h.abs_bound, DTYPES[h.dtype])
+    return quant_decode_mode(h, stream[:m])
 
 
 # ---- §7: outlier side section -----------------------------------------------
@@ -347,7 +540,7 @@ def decode_chunk(buf):
         lo = s * h.subchunk_elems
         m = min(h.subchunk_elems, h.n_elements - lo)
         start = table + offsets[s]
-        values[lo: lo + m] = decode_subchunk(h, e, body[start: start + (e & SIZE_MASK)], m)
+        values[lo: lo + m] = decode_subchunk(h, s, e, body[start: start + (e & SIZE_MASK)], m)
     raw = values.view("<u%d" % esize)
     if h.n_outliers:
         raw[pos] = vals

@@ -1,7 +1,9 @@
 """docs/format.md is enough to decode h5fz chunks: second_decoder.py, written
 from the document alone, must give bit-identical results to the C filter on
 chunks the real library writes (several dtypes, chains, outliers, edge
-chunks, RZE-bypassed sub-chunks, stored-raw chunks) and on the golden files.
+chunks, RZE-bypassed sub-chunks, stored-raw chunks; modes PW_REL and
+LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; the bitpack coder
+and its decode errors) and on the golden files.
 
 Runs under ctest (python_test_second_decoder), which sets HDF5_PLUGIN_PATH,
 H5FZ_BIN and H5FZ_FILTER_ID; conftest.py supplies defaults otherwise.
@@ -239,3 +241,193 @@ def test_errors_match_the_c_decoder():
         name = {"version": "unsupported chunk format version", "checksum": "checksum mismatch",
                 "truncated": "truncated chunk", "corrupt": "corrupt chunk"}[status]
         assert name in str(ce.value), str(ce.value)
+
+
+# ---- modes PW_REL and LOSSLESS, ops lorenzo and bitpack (docs/format.md §5.3-§5.5)
+
+def signed_field(shape, dtype, seed=5):
+    """Positive and negative values over many decades, with +0.0 runs, -0.0,
+    NaN, +-Inf, subnormals and the smallest normal."""
+    rng = np.random.default_rng(seed)
+    x = field(shape, np.float64, seed)
+    flat = x.reshape(-1)
+    n = flat.size
+    flat *= np.where(np.arange(n) % 7 < 3, -1.0, 1.0)
+    flat *= 10.0 ** rng.uniform(-6, 6, n) if dtype == np.float32 else 10.0 ** rng.uniform(-60, 60, n)
+    x = x.astype(dtype)
+    flat = x.reshape(-1)
+    tiny = np.finfo(dtype).tiny
+    flat[10:30] = 0.0
+    flat[31] = -0.0
+    flat[32] = np.nan
+    flat[33] = -np.inf
+    flat[34] = np.inf
+    flat[35] = tiny                 # smallest normal
+    flat[36] = -tiny
+    flat[37:60] = tiny * np.linspace(1e-6, 0.9, 23).astype(dtype)  # subnormals
+    flat[60] = -tiny / 3
+    flat[61] = np.finfo(dtype).smallest_subnormal
+    flat[62] = np.finfo(dtype).max
+    flat[63] = -np.finfo(dtype).max
+    return x
+
+
+def bits_equal(a, b):
+    return a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bound", [1e-3, 1e-5])
+def test_pw_rel(dtype, bound):
+    x = signed_field((37, 53), dtype)
+    with mem_file() as f:
+        d = write(f, "p", x, (16, 32), "pw_rel=%g subchunk=1024" % bound)
+        hs = check_dataset(d, expect_raw=False)
+        back = d[...]
+    assert all(h.mode == sd.MODE_PW_REL and h.abs_bound == bound for h in hs)
+    assert all(h.n_outliers < h.n_elements // 2 for h in hs)  # most values are binned
+    # the guarantee (spec.md §6): exact specials and zeros, |x - x'| <= eb |x|
+    xs, bs = x.astype(np.float64).reshape(-1), back.astype(np.float64).reshape(-1)
+    xr, br = x.reshape(-1), back.reshape(-1)
+    fin = np.isfinite(xs) & (xs != 0)
+    assert (np.abs(xs[fin] - bs[fin]) <= bound * np.abs(xs[fin])).all()
+    assert (np.signbit(xr[fin]) == np.signbit(br[fin])).all()
+    special = ~fin
+    assert bits_equal(xr[special], br[special])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lossless(dtype):
+    x = signed_field((37, 53), dtype)
+    rng = np.random.default_rng(11)
+    flat = x.reshape(-1)
+    payloads = rng.integers(1, 1 << 20, 8)  # NaNs with payloads
+    flat[100:108] = (np.full(8, np.nan, dtype).view("u%d" % x.itemsize) | payloads.astype("u%d" % x.itemsize)).view(dtype)
+    with mem_file() as f:
+        d = write(f, "l", x, (16, 32), "lossless delta zigzag bitshuffle rze subchunk=512")
+        hs = check_dataset(d)
+        assert bits_equal(d[...], x)
+    assert all(h.mode == sd.MODE_LOSSLESS and h.abs_bound == 0 for h in hs)
+    assert all(h.stored_raw or h.n_outliers == 0 for h in hs)
+    # a smooth field compresses: at least one chunk is coded, not stored raw
+    with mem_file() as f:
+        s = field((4096,), dtype)
+        d = write(f, "s", s, (1000,), "lossless")
+        hs = check_dataset(d)
+        assert bits_equal(d[...], s)
+        assert any(not h.stored_raw for h in hs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bitpack(dtype):
+    x = plant_specials(field((37, 53), dtype))
+    with mem_file() as f:
+        d = write(f, "b", x, (16, 32), "abs=1e-2 delta zigzag bitpack subchunk=1024")
+        hs = check_dataset(d, expect_raw=False)
+        raws = []
+        for (_, raw), h in zip(chunks_of(d), hs):
+            assert h.ops[:h.n_ops] == [sd.QUANT, sd.DELTA, sd.ZIGZAG, sd.BITPACK]
+            raws.append(raw)
+    ents = [e for raw, h in zip(raws, hs) for e in struct.unpack_from("<%dI" % h.n_subchunks, raw, 80)]
+    assert not all(e & sd.RAW_BIT for e in ents)  # bit-packed payloads, not bypassed
+    # bins of random sign without zigzag: every group is W bits wide, the
+    # packed stream (G + 4 W G bytes) is not smaller than L, so that
+    # sub-chunk bypasses the coder (bit 31) next to packed ones
+    y = field((4096,), dtype)
+    y[1024:2048] = np.random.default_rng(2).integers(-2**20, 2**20, 1024)
+    with mem_file() as f:
+        d = write(f, "n", y, (4096,), "abs=0.5 bitpack subchunk=4096")
+        check_dataset(d, expect_raw=False)
+        (_, raw), = chunks_of(d)
+        h = sd.parse_header(raw)
+        ents = struct.unpack_from("<%dI" % h.n_subchunks, raw, 80)
+        assert any(e & sd.RAW_BIT for e in ents) and not all(e & sd.RAW_BIT for e in ents)
+
+
+def _bitpack_corruptions(raw):
+    """(description, chunk) pairs breaking the first packed sub-chunk's
+    stream in the three ways of format.md §5.5, checksum resealed."""
+    h = sd.parse_header(raw)
+    ents = struct.unpack_from("<%dI" % h.n_subchunks, raw, 80)
+    s = next(i for i, e in enumerate(ents) if not e & sd.RAW_BIT)
+    start = 80 + 4 * h.n_subchunks + sum(e & sd.SIZE_MASK for e in ents[:s])
+    size = ents[s] & sd.SIZE_MASK
+    W = 8 * h.esize
+    widths = raw[start: start + 2]
+    out = []
+    b = bytearray(raw)
+    b[start] = W + 1
+    out.append(("width > W", _reseal(b)))
+    b = bytearray(raw)
+    # one group wider, one narrower by one would keep the size: make it +1 only
+    b[start] = min(widths[0] + 1, W) if widths[0] < W else widths[0] - 1
+    out.append(("planes do not use up the payload", _reseal(b)))
+    # size < G: shrink the entry to 1 byte and cut the payload accordingly
+    b = bytearray(raw[:start + 1] + raw[start + size:])
+    struct.pack_into("<I", b, 80 + 4 * s, 1)
+    out.append(("size < groups", _reseal(b)))
+    return h, out
+
+
+def test_bitpack_errors_match_the_c_decoder():
+    x = field((2048,), np.float32)
+    with mem_file() as f:
+        d = write(f, "e", x, (2048,), "abs=1e-3 delta zigzag bitpack subchunk=2048")
+        (_, raw), = chunks_of(d)
+    h, cases = _bitpack_corruptions(raw)
+    assert not h.stored_raw
+    for what, bad in cases:
+        with pytest.raises(sd.FormatError) as e:
+            sd.decode_chunk(bad)
+        assert e.value.status == "corrupt", (what, e.value)
+        with pytest.raises(OSError) as ce:
+            c_decode_full_chunk(bad, (2048,), np.float32)
+        assert "corrupt chunk" in str(ce.value), (what, str(ce.value))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,chunks", [
+    ((37, 53), (16, 30)),        # R = 30: sub-chunks start mid-row
+    ((9, 13, 21), (4, 6, 10)),   # 3-D, R = 10
+    ((1000,), (300,)),           # 1-D: R = 0, lorenzo is delta
+])
+@pytest.mark.parametrize("coder", ["bitshuffle rze", "bitpack"])
+def test_lorenzo(dtype, shape, chunks, coder):
+    x = plant_specials(field(shape, dtype))
+    with mem_file() as f:
+        d = write(f, "z", x, chunks, "abs=1e-3 lorenzo zigzag %s subchunk=512" % coder)
+        hs = check_dataset(d, expect_raw=False)
+    n_chunks = int(np.prod([-(-s // c) for s, c in zip(shape, chunks)]))
+    assert len(hs) == n_chunks
+    R = chunks[-1] if len(chunks) >= 2 else 0
+    for h in hs:
+        assert h.ops[1] == sd.LORENZO and h.row == R and h.dims[:h.rank] == list(chunks)
+        if R:  # some sub-chunk starts inside a row (first mod R != 0)
+            assert any((s * h.subchunk_elems) % R for s in range(h.n_subchunks))
+
+
+def test_lorenzo_matches_its_definition():
+    """lorenzo_decode inverts the encoder of format.md §5.3 (written here
+    from the document) for several R and first, padding included."""
+    rng = np.random.default_rng(4)
+    with np.errstate(over="ignore"):
+        _lorenzo_cases(rng)
+
+
+def _lorenzo_cases(rng):
+    for wt in (np.uint32, np.uint64):
+        for n, R, first in [(128, 30, 0), (128, 30, 128), (128, 30, 7), (64, 100, 64),
+                            (64, 64, 0), (64, 0, 64), (256, 1, 3), (128, 127, 1)]:
+            q = rng.integers(0, 1 << 20, n).astype(wt)
+            out = np.zeros(n, wt)
+            for i in range(n):
+                col = (first + i) % R if R else (1 if i else 0)
+                p = wt(0)
+                if col > 0 and i > 0:
+                    p = wt(p + q[i - 1])
+                if R and i >= R:
+                    p = wt(p + q[i - R])
+                    if col > 0 and i > R:
+                        p = wt(p - q[i - R - 1])
+                out[i] = wt(q[i] - p)
+            assert (sd.lorenzo_decode(out, R, first) == q).all(), (n, R, first)
