@@ -62,16 +62,7 @@ H5FZ_FN float h5fz_float_from_bits_32(uint32_t u)
 
 H5FZ_FN double h5fz_float_from_bits_64(uint64_t u) { return h5fz_dfrom(u); }
 
-H5FZ_FN uint64_t h5fz_float_bits_64(double x)
-{
-#if H5FZ_ON_GPU
-  return (uint64_t)__double_as_longlong(x);
-#else
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  return u;
-#endif
-}
+H5FZ_FN uint64_t h5fz_float_bits_64(double x) { return h5fz_dbits(x); }
 
 #define H5FZ_T_FLOAT float
 #define H5FZ_T_WORD uint32_t
