@@ -8,6 +8,7 @@
  * chunk_decode seeds: byte 0 = harness mode (see fuzz_chunk_decode.c), then a
  * real container: several chains, f32/f64, outliers (NaN, Inf, -0.0, huge),
  * stored raw, sub-chunks stored raw (coder bypassed), trailing bytes,
+ * lorenzo (1-, 2-, 3-D) and bitpack chains,
  * multi-sub-chunk, empty. cd_values seeds: the words of several specs, with
  * and without a dataset part. spec_parse seeds: spec texts.
  */
@@ -125,6 +126,40 @@ int main(int argc, char **argv)
     write_file("chunk_decode", "f32_outliers_mode3", &m, 1, out, out_n);
     free(out); free(v);
   }
+  /* lorenzo (2-D over rows of the last dim, 3-D, 1-D without dims) and
+   * the bitpack coder; written after the seeds above so that their bytes
+   * (same random sequence) do not change */
+  chunk_seed("f32_lorenzo_2d", "abs=1e-3 lorenzo zigzag bitshuffle rze dims=7x100 subchunk=1024", 0, 700, 0, 0);
+  chunk_seed("f64_lorenzo_2d", "abs=1e-6 lorenzo zigzag bitshuffle rze dims=5x60 subchunk=1024", 1, 300, 0, 0);
+  chunk_seed("f32_lorenzo_3d", "abs=1e-3 lorenzo zigzag bitshuffle rze dims=4x5x30 subchunk=1024", 0, 600, 0, 0);
+  chunk_seed("f64_lorenzo_3d_outliers", "abs=1e-2 lorenzo zigzag rze dims=3x4x25 subchunk=1024", 1, 300, 1, 0);
+  chunk_seed("f32_lorenzo_1d_trailing", "abs=1e-3 lorenzo zigzag rze subchunk=512", 0, 300, 0, 3);
+  chunk_seed("f32_bitpack_delta", "abs=1e-3 delta zigzag bitpack subchunk=512", 0, 300, 0, 0);
+  chunk_seed("f64_bitpack_delta_outliers", "abs=1e-2 delta zigzag bitpack subchunk=512", 1, 200, 1, 0);
+  chunk_seed("f32_bitpack_zeros", "abs=1e-3 delta zigzag bitpack subchunk=1024", 0, 1000, 3, 0);
+  chunk_seed("f32_bitpack_random", "abs=1e-9 delta zigzag bitpack subchunk=512", 0, 200, 2, 0);
+  chunk_seed("f32_lorenzo_bitpack_2d", "abs=1e-3 lorenzo zigzag bitpack dims=6x50 subchunk=512", 0, 300, 0, 0);
+  chunk_seed("f64_lorenzo_bitpack_3d", "abs=1e-4 lorenzo zigzag bitpack dims=3x4x20 subchunk=1024", 1, 240, 4, 0);
+  chunk_seed("f32_pw_rel_lorenzo_bitpack", "pw_rel=1e-3 lorenzo zigzag bitpack dims=10x30 subchunk=512", 0, 300, 1, 0);
+  chunk_seed("f64_lossless_lorenzo_bitpack", "lossless lorenzo zigzag bitpack dims=8x20 subchunk=512", 1, 160, 0, 0);
+  chunk_seed("f32_lossless_lorenzo_rze", "lossless lorenzo zigzag bitshuffle rze dims=10x30 subchunk=512", 0, 300, 1, 0);
+  /* mode 3 (n_elements and n_subchunks rewritten) copies of a lorenzo and a
+   * bitpack chunk */
+  {
+    static const char *specs[2] = {"abs=1e-3 lorenzo zigzag bitpack dims=4x40 subchunk=512",
+                                   "abs=1e-3 lorenzo zigzag bitshuffle rze dims=2x4x20 subchunk=512"};
+    static const char *names[2] = {"f32_lorenzo_bitpack_mode3", "f32_lorenzo_rze_mode3"};
+    for (int i = 0; i < 2; i++) {
+      h5fz_spec s; void *out; size_t out_n;
+      if (h5fz_spec_parse(specs[i], &s)) { fprintf(stderr, "%s\n", h5fz_last_error()); return 1; }
+      s.dtype = H5FZ_DTYPE_F32;
+      void *v = make_values(0, 160, 0);
+      if (h5fz_chunk_encode(&s, v, 640, &out, &out_n)) { fprintf(stderr, "%s\n", h5fz_last_error()); return 1; }
+      unsigned char m = 3;
+      write_file("chunk_decode", names[i], &m, 1, out, out_n);
+      free(out); free(v);
+    }
+  }
   /* cd_values */
   cd_seed("default", "rel=1e-4", 0);
   cd_seed("abs_chain", "abs=1e-3 delta negabinary bitshuffle rze subchunk=8192", 0);
@@ -133,6 +168,7 @@ int main(int argc, char **argv)
   cd_seed("raw_coder", "abs=1 raw subchunk=512", 0);
   cd_seed("pw_rel", "pw_rel=1e-3 dtype=f32 dims=8x8", 1);
   cd_seed("lossless", "lossless zigzag rze", 0);
+  cd_seed("lorenzo_bitpack_local", "abs=1e-3 lorenzo zigzag bitpack dtype=f32 dims=7x100", 1);
   write_file("cd_values", "empty", NULL, 0, NULL, 0);
   {
     const uint8_t v1[4] = {1, 0, 0, 0};
@@ -146,6 +182,7 @@ int main(int argc, char **argv)
     "abs=1 raw subchunk=512 dtype=f64 fill=nan", "quant delta zigzag delta zigzag delta zigzag delta zigzag bitshuffle rze",
     "", "rel=1e300 subchunk=65536", "abs=0x1p-20 dims=1x1x1x1 fill=inf",
     "pw_rel=0.01 delta zigzag rze", "lossless bitshuffle rze dtype=f64", "abs=1e-310 fill=-1e-315",
+    "abs=1e-3 lorenzo zigzag bitshuffle rze dtype=f32 dims=7x100", "abs=1e-3 delta zigzag bitpack dtype=f64 dims=4x5x6",
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     char name[32];
