@@ -16,7 +16,8 @@ static const char *const cmd = "verify";
 
 static void help(FILE *out) {
   fprintf(out,
-          "usage: h5fz verify ORIG.h5 COMPRESSED.h5 (--abs B | --rel R) [options]\n"
+          "usage: h5fz verify ORIG.h5 COMPRESSED.h5 (--abs B | --rel R | --pw-rel E | --lossless)\n"
+          "                   [options]\n"
           "\n"
           "Read every floating-point dataset of ORIG.h5 (recursively, or those named\n"
           "by --dataset) and the dataset of the same path in COMPRESSED.h5 (decoded\n"
@@ -30,6 +31,11 @@ static void help(FILE *out) {
           "  --abs B            the bound is B\n"
           "  --rel R            the bound is R x (max - min) of the finite values of\n"
           "                     the whole original dataset\n"
+          "  --pw-rel E         pointwise relative: |x - x'| <= E |x| for every finite x,\n"
+          "                     with its sign, and zeros exact (max_err is then the\n"
+          "                     largest |x - x'| / |x|)\n"
+          "  --lossless         every value bit-exact, as read back as double (max_err is\n"
+          "                     0, or inf when any value differs)\n"
           "  --dataset NAME     check only NAME (repeatable)\n"
           "  --require-filter   fail unless h5fz compressed each dataset: the filter is\n"
           "                     in its pipeline AND every allocated chunk went through\n"
@@ -185,7 +191,26 @@ static void compare(const double *a, const double *b, hsize_t n, dataset_report 
 typedef struct {
   double abs_bound, rel_bound;
   int use_rel, require_filter, json;
+  int pw_rel, lossless; /* --pw-rel (bound in rel_bound), --lossless */
 } verify_options;
+
+/* PW_REL: the largest |x - x'| / |x| over finite x != 0 (inf when a sign
+ * flips), and zeros must come back as the same zero. LOSSLESS: 0, or inf
+ * when any value's bits differ. */
+static double pointwise_error(const double *a, const double *b, hsize_t n, int lossless) {
+  double worst = 0.0;
+  for (hsize_t i = 0; i < n; i++) {
+    if (lossless || a[i] == 0) {
+      if (memcmp(&a[i], &b[i], sizeof a[i]) != 0 && !(isnan(a[i]) && isnan(b[i]) && !lossless))
+        return INFINITY;
+    } else if (isfinite(a[i])) {
+      double e = fabs(a[i] - b[i]) / fabs(a[i]);
+      if (isnan(e) || signbit(a[i]) != signbit(b[i])) return INFINITY;
+      if (e > worst) worst = e;
+    }
+  }
+  return worst;
+}
 
 static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r) {
   hsize_t dims_a[H5S_MAX_RANK], dims_b[H5S_MAX_RANK], n_a = 0, n_b = 0;
@@ -211,6 +236,10 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
     finite_range(a, n_a, r);
     r->bound = o->use_rel ? o->rel_bound * (r->n_finite ? r->max - r->min : 0.0) : o->abs_bound;
     compare(a, b, n_a, r);
+    if (o->pw_rel || o->lossless) {
+      r->bound = o->pw_rel ? o->rel_bound : 0.0;
+      r->max_err = pointwise_error(a, b, n_a, o->lossless);
+    }
     describe_compressed(comp, r->name, r);
   }
   free(a);
@@ -322,13 +351,15 @@ static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb) {
 int h5fz_cmd_verify(int argc, char **argv) {
   static const struct option options[] = {{"abs", required_argument, NULL, 'a'},
                                           {"rel", required_argument, NULL, 'r'},
+                                          {"pw-rel", required_argument, NULL, 'p'},
+                                          {"lossless", no_argument, NULL, 'l'},
                                           {"dataset", required_argument, NULL, 'd'},
                                           {"require-filter", no_argument, NULL, 'f'},
                                           {"json", no_argument, NULL, 'j'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-  verify_options o = {0.0, 0.0, 0, 0, 0};
-  int have_abs = 0, have_rel = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
+  verify_options o = {0.0, 0.0, 0, 0, 0, 0, 0};
+  int have_abs = 0, have_rel = 0, have_pw = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
   h5fz_cli_names names = {NULL, 0, 0};
   hid_t fa, fb;
 
@@ -350,6 +381,14 @@ int h5fz_cmd_verify(int argc, char **argv) {
         }
         have_rel = 1;
         break;
+      case 'p':
+        if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || !(o.rel_bound > 0 && o.rel_bound < 1)) {
+          h5fz_cli_error(cmd, "bad --pw-rel '%s' (a number in (0, 1))", optarg);
+          goto usage;
+        }
+        have_pw = o.pw_rel = 1;
+        break;
+      case 'l': have_pw = o.lossless = 1; break;
       case 'd':
         if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
         break;
@@ -364,11 +403,12 @@ int h5fz_cmd_verify(int argc, char **argv) {
         goto usage;
     }
   }
-  if (argc - optind != 2 || have_abs == have_rel) {
-    h5fz_cli_error(cmd, "need ORIG.h5, COMPRESSED.h5 and exactly one of --abs, --rel");
+  if (argc - optind != 2 || have_abs + have_rel + (o.pw_rel + o.lossless) != 1) {
+    h5fz_cli_error(cmd, "need ORIG.h5, COMPRESSED.h5 and exactly one of --abs, --rel, --pw-rel, --lossless");
     goto usage;
   }
   o.use_rel = have_rel;
+  (void)have_pw;
   h5fz_cli_quiet_hdf5();
   if (open_pair(argv[optind], argv[optind + 1], &fa, &fb) < 0) {
     h5fz_cli_names_free(&names);

@@ -108,7 +108,7 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   uint32_t stored = h5fz_get_u32(in + len - H5FZ_CHECKSUM_BYTES);
   uint32_t actual = h5fz_checksum(in, len - H5FZ_CHECKSUM_BYTES);
   if (stored != actual)
-    return h5fz_fail(H5FZ_ERR_CHECKSUM, "chunk checksum mismatch (stored %08x, computed %08x): "
+    return h5fz_fail(H5FZ_ERR_CHECKSUM, "stored CRC-32 %08x, computed %08x: "
                      "the chunk is corrupt or truncated", stored, actual);
   memset(h, 0, sizeof *h);
   h->version = in[4];

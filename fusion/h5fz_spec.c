@@ -67,8 +67,8 @@ int h5fz_spec_validate(const h5fz_spec *s)
 {
   if (!s) return h5fz_fail(H5FZ_ERR_ARG, "NULL spec");
   if ((unsigned)s->mode > H5FZ_MODE_LOSSLESS)
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %d (0 = abs, 1 = rel, 2 = pw_rel, 3 = lossless)",
-                     (int)s->mode);
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %u (0 = abs, 1 = rel, 2 = pw_rel, 3 = lossless)",
+                     (unsigned)s->mode);
   if (s->mode == H5FZ_MODE_LOSSLESS) {
     if (s->bound != 0)
       return h5fz_fail(H5FZ_ERR_SPEC, "lossless mode takes bound 0, not %g", s->bound);
