@@ -29,8 +29,6 @@ static inline uint32_t h5fz_sub_elems(const h5fz_chunk_plan *p, uint32_t s)
 }
 static inline uint32_t h5fz_pad64(uint32_t m) { return (m + 63u) & ~63u; }
 
-/* Quantizer parameters for an absolute bound (eb = 0: everything escapes). */
-h5fz_quant_params h5fz_quant_params_for(double eb);
 
 /* Work buffers for one CPU thread: two ping-pong buffers of the full
  * sub-chunk's bytes and the RZE scratch. */

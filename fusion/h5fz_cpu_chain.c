@@ -13,15 +13,6 @@
 
 static const h5fz_blk one_thread = {0u, 1u, NULL};
 
-h5fz_quant_params h5fz_quant_params_for(double eb)
-{
-  h5fz_quant_params q;
-  q.eb = eb;
-  q.step = 2.0 * eb;
-  q.inv_step = 1.0 / q.step; /* +inf when eb = 0: every value escapes */
-  return q;
-}
-
 int h5fz_cpu_work_alloc(h5fz_cpu_work *w, uint32_t max_bytes)
 {
   w->a = malloc(max_bytes);
