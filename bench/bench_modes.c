@@ -17,7 +17,6 @@
 
 static const char *const chains[] = {"delta zigzag bitshuffle rze", "lorenzo zigzag bitshuffle rze",
                                      "delta zigzag bitpack"};
-static const char *const chain_names[] = {"default", "lorenzo", "fast"};
 
 /* ratio, or -1 on an error; *held = every element within its bound */
 static double run(const test_field *t, const char *mode, double eb, int pw, int chain, int *held)
@@ -103,6 +102,5 @@ int main(int argc, char **argv)
   }
   for (int f = 0; f < n; f++) free(fields[f].data);
   free(fields);
-  (void)chain_names;
   return all_held ? 0 : 1;
 }

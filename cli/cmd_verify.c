@@ -359,7 +359,7 @@ int h5fz_cmd_verify(int argc, char **argv) {
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
   verify_options o = {0.0, 0.0, 0, 0, 0, 0, 0};
-  int have_abs = 0, have_rel = 0, have_pw = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
+  int have_abs = 0, have_rel = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
   h5fz_cli_names names = {NULL, 0, 0};
   hid_t fa, fb;
 
@@ -386,9 +386,9 @@ int h5fz_cmd_verify(int argc, char **argv) {
           h5fz_cli_error(cmd, "bad --pw-rel '%s' (a number in (0, 1))", optarg);
           goto usage;
         }
-        have_pw = o.pw_rel = 1;
+        o.pw_rel = 1;
         break;
-      case 'l': have_pw = o.lossless = 1; break;
+      case 'l': o.lossless = 1; break;
       case 'd':
         if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
         break;
@@ -408,7 +408,6 @@ int h5fz_cmd_verify(int argc, char **argv) {
     goto usage;
   }
   o.use_rel = have_rel;
-  (void)have_pw;
   h5fz_cli_quiet_hdf5();
   if (open_pair(argv[optind], argv[optind + 1], &fa, &fb) < 0) {
     h5fz_cli_names_free(&names);

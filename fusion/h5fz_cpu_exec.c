@@ -59,51 +59,59 @@ static int grow_outliers(cpu_task *t, uint32_t more, uint32_t esize)
   return 0;
 }
 
-static void *encode_range(void *arg)
+/* One sub-chunk of a task's range; returns 0 or the status that stops it. */
+typedef int (*subchunk_step)(cpu_task *t, uint32_t s, h5fz_cpu_work *w);
+
+static int encode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
 {
-  cpu_task *t = arg;
+  const h5fz_chunk_plan *p = t->p;
+  uint32_t full = p->subchunk_elems * p->esize, m = h5fz_sub_elems(p, s), n_out = 0;
+  if (grow_outliers(t, m, p->esize)) return H5FZ_ERR_NOMEM;
+  uint32_t *pos = t->opos + t->ocount;
+  t->entries[s] = h5fz_cpu_encode_subchunk(p, s, t->in + (size_t)s * full, m, w, t->out + (size_t)s * full, pos,
+                                           t->ovals + (size_t)t->ocount * p->esize, &n_out);
+  for (uint32_t i = 0; i < n_out; i++) pos[i] += s * p->subchunk_elems;
+  t->ocount += n_out;
+  return H5FZ_OK;
+}
+
+static int decode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
+{
   const h5fz_chunk_plan *p = t->p;
   uint32_t full = p->subchunk_elems * p->esize;
+  return h5fz_cpu_decode_subchunk(p, s, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s), w,
+                                  t->out + (size_t)s * full)
+             ? H5FZ_ERR_CORRUPT
+             : H5FZ_OK;
+}
+
+/* A task's range with one set of work buffers, stopping at the first error. */
+static void run_range(cpu_task *t, subchunk_step step)
+{
   h5fz_cpu_work w;
-  if (h5fz_cpu_work_alloc(&w, full)) {
+  if (h5fz_cpu_work_alloc(&w, t->p->subchunk_elems * t->p->esize)) {
     task_fail(t, H5FZ_ERR_NOMEM);
-    return NULL;
+    return;
   }
   for (uint32_t s = t->s_begin; s < t->s_end; s++) {
-    uint32_t m = h5fz_sub_elems(p, s), n_out = 0;
-    if (grow_outliers(t, m, p->esize)) {
-      task_fail(t, H5FZ_ERR_NOMEM);
+    int rc = step(t, s, &w);
+    if (rc) {
+      task_fail(t, rc);
       break;
     }
-    uint32_t *pos = t->opos + t->ocount;
-    t->entries[s] = h5fz_cpu_encode_subchunk(p, s, t->in + (size_t)s * full, m, &w,
-                                             t->out + (size_t)s * full, pos,
-                                             t->ovals + (size_t)t->ocount * p->esize, &n_out);
-    for (uint32_t i = 0; i < n_out; i++) pos[i] += s * p->subchunk_elems;
-    t->ocount += n_out;
   }
   h5fz_cpu_work_free(&w);
+}
+
+static void *encode_range(void *arg)
+{
+  run_range(arg, encode_step);
   return NULL;
 }
 
 static void *decode_range(void *arg)
 {
-  cpu_task *t = arg;
-  const h5fz_chunk_plan *p = t->p;
-  uint32_t full = p->subchunk_elems * p->esize;
-  h5fz_cpu_work w;
-  if (h5fz_cpu_work_alloc(&w, full)) {
-    task_fail(t, H5FZ_ERR_NOMEM);
-    return NULL;
-  }
-  for (uint32_t s = t->s_begin; s < t->s_end; s++) {
-    if (h5fz_cpu_decode_subchunk(p, s, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s),
-                                 &w, t->out + (size_t)s * full)) {
-      task_fail(t, H5FZ_ERR_CORRUPT);
-      break;
-    }
-  }
-  h5fz_cpu_work_free(&w);
+  run_range(arg, decode_step);
   return NULL;
 }
 
