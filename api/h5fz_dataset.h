@@ -1,0 +1,99 @@
+/*
+ * h5fz_dataset.h - the dataset-level API: write or read a whole float32 /
+ * float64 array, in host or GPU memory, to or from a chunked HDF5 dataset
+ * whose pipeline is the h5fz filter, compressing (or decoding) many chunks
+ * per GPU launch.
+ *
+ * The chunks it stores are byte for byte the chunks the filter would store
+ * for the same data (plain H5Dwrite through the plugin), written with
+ * H5Dwrite_chunk, so every reader with the plugin (h5py, h5dump, h5repack,
+ * a machine without a GPU) reads the dataset transparently, and the read
+ * call reads datasets written either way. Without a usable GPU both calls
+ * run the CPU executor (same bytes).
+ *
+ * Link with h5fz_dataset and libhdf5 (>= 1.10.3). All functions return an
+ * h5fz_status (0 = H5FZ_OK, negative = error; h5fz_last_error() gives the
+ * reason). A failed HDF5 call gives H5FZ_ERR_HDF5, with HDF5's own error
+ * stack left for H5Eprint2. No function aborts or prints.
+ */
+#ifndef H5FZ_DATASET_H
+#define H5FZ_DATASET_H
+
+#include <hdf5.h>
+#include <stdint.h>
+
+#include "h5fz.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define H5FZ_ERR_HDF5 (-20) /* an HDF5 call failed (the HDF5 error stack says which) */
+
+/* Where the caller's array lives. */
+typedef enum {
+  H5FZ_MEM_HOST = 0,  /* ordinary (pageable or pinned) host memory */
+  H5FZ_MEM_DEVICE = 1 /* CUDA device memory of the current device's primary
+                         context (what cudaMalloc returns): the array is
+                         never copied to the host */
+} h5fz_mem;
+
+/* What a write or read did. Times are wall-clock seconds of the call. */
+typedef struct {
+  uint64_t n_chunks;         /* chunks written / read */
+  uint64_t input_bytes;      /* bytes of the array (not counting edge-chunk padding) */
+  uint64_t chunk_bytes;      /* bytes of all chunks, padding included */
+  uint64_t stored_bytes;     /* bytes of the stored chunk containers */
+  uint64_t n_outliers;       /* values stored exactly (all chunks) */
+  uint64_t n_raw_chunks;     /* chunks stored verbatim (incompressible) */
+  int on_gpu;                /* 1: the GPU executor ran; 0: the CPU executor */
+  char kernel_class[32];     /* planner's class ("hopper"), "cpu" on the CPU */
+  char plan_digest[20];      /* planner digest as 16 hex digits, "" on the CPU */
+  double seconds;
+} h5fz_dataset_report;
+
+/* Create a chunked dataset for the h5fz filter: rank dims (elements,
+ * slowest first), chunk dims, element type H5T_NATIVE_FLOAT or
+ * H5T_NATIVE_DOUBLE, and a spec in text form ("abs=1e-3", "rel=1e-4 delta
+ * zigzag bitshuffle rze", docs/spec.md; NULL = the defaults). Attributes
+ * use dense storage, so the outlier attributes can be large. The dataset's
+ * fill value is 0 and written at allocation (HDF5's default), so edge
+ * chunks are padded with 0 by both the filter and this API.
+ * On success *dset is an open dataset the caller closes (H5Dclose).
+ * Returns H5FZ_OK, H5FZ_ERR_ARG, H5FZ_ERR_SPEC, H5FZ_ERR_HDF5. */
+int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
+                        const hsize_t *chunk_dims, const char *spec_text, hid_t *dset);
+
+/* Write the whole dataset from data: the full extent, row-major, element
+ * type of the dataset (native float32 or float64), at `where`. The dataset
+ * must be chunked with h5fz as its only filter (e.g. made by
+ * h5fz_dataset_create, or by H5Pset_filter with the h5fz cd_values); its
+ * stored cd_values (after set_local) give the spec, as the filter uses them.
+ * Chunks are compressed in batches (one launch for all chunks of a slab of
+ * the chunk grid) and written with H5Dwrite_chunk; then the attributes of
+ * docs/dataset_api.md are written (spec, bound, mode, kernel class, plan
+ * digest, ratio, per-chunk outlier counts, and the outlier positions and
+ * values up to H5FZ_ATTR_MAX_OUTLIERS). report may be NULL.
+ * Returns H5FZ_OK, H5FZ_ERR_ARG (not chunked, not h5fz, another filter,
+ * not float), H5FZ_ERR_SPEC, H5FZ_ERR_NOMEM, H5FZ_ERR_HDF5, H5FZ_ERR_DEVICE
+ * (a device pointer and no usable GPU, or a CUDA error on it). A GPU error
+ * on host data falls back to the CPU executor. */
+int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report);
+
+/* Read the whole dataset into data (full extent, row-major, the dataset's
+ * native float type) at `where`, decoding the chunks in batches on the GPU
+ * (CPU executor without one). Chunks never written read as the fill value.
+ * Works on any dataset whose only filter is h5fz, however it was written.
+ * Returns H5FZ_OK or the codes of h5fz_chunk_decode (a corrupt chunk:
+ * H5FZ_ERR_CORRUPT / _CHECKSUM / _TRUNCATED, naming the chunk), H5FZ_ERR_ARG,
+ * H5FZ_ERR_HDF5, H5FZ_ERR_DEVICE (device pointer without a usable GPU). */
+int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report);
+
+/* Outlier lists longer than this are not copied into attributes (the
+ * chunks always hold them); h5fz_outliers_omitted then says how many. */
+#define H5FZ_ATTR_MAX_OUTLIERS (1u << 20)
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* H5FZ_DATASET_H */
