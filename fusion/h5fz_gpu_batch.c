@@ -99,6 +99,7 @@ typedef struct {
   size_t chunk_bytes, esize;
   uint32_t n_sub;
   uint8_t *pin_in;         /* chunk-contiguous input (host path), else NULL */
+  uint64_t gather_at;      /* first chunk of the piece being gathered */
   const double *eb;
   /* what came back */
   const uint32_t *entries, *ooffsets;
@@ -111,9 +112,10 @@ typedef struct {
   h5fz_chunk_info *info;
 } encode_job;
 
-static int gather_one(void *ctx, uint64_t j)
+static int gather_one(void *ctx, uint64_t i)
 {
   encode_job *e = ctx;
+  uint64_t j = e->gather_at + i;
   h5fz_array_gather_chunk(e->g, e->esize, e->data, e->first + j, e->fill, e->pin_in + j * e->chunk_bytes);
   return H5FZ_OK;
 }
@@ -241,10 +243,16 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
       TRY(move_chunks(c, 1, g, first, count, (CUdeviceptr)(uintptr_t)data, g_gpu.in.ptr, e.fill));
       e.pin_in = NULL;
     } else {
+      /* in pieces, so the copy of one piece overlaps the gather of the next */
       e.pin_in = B.pin_in;
-      TRY(h5fz_parallel_for(count, gather_one, &e));
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr, B.pin_in, count * chunk_bytes, g_gpu.stream),
-             "copy a batch to the GPU");
+      uint64_t piece = count / 8u ? count / 8u : 1u;
+      for (e.gather_at = 0; e.gather_at < count; e.gather_at += piece) {
+        uint64_t k = count - e.gather_at < piece ? count - e.gather_at : piece;
+        TRY(h5fz_parallel_for(k, gather_one, &e));
+        TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr + e.gather_at * chunk_bytes, (uint8_t *)B.pin_in + e.gather_at * chunk_bytes,
+                                           k * chunk_bytes, g_gpu.stream),
+               "copy a batch to the GPU");
+      }
     }
     CUdeviceptr q = 0;
     if (spec->mode == H5FZ_MODE_REL) {
@@ -662,7 +670,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
     int status = 0;
     TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, st), "copy status");
     if (on_device) {
-      TRY(move_chunks(c, 0, g, first, count, g_gpu.in.ptr, (CUdeviceptr)(uintptr_t)data, 0));
+      TRY(move_chunks(c, 0, g, first, count, (CUdeviceptr)(uintptr_t)data, g_gpu.in.ptr, 0));
       TRY(h5fz_gpu_sync_stream("batch decode"));
     } else {
       TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(B.pin_back, g_gpu.in.ptr, count * chunk_bytes, st), "copy values");
