@@ -41,12 +41,14 @@ void h5fz_array_fill_bits(h5fz_dtype dtype, double fill, uint64_t *bits)
   }
 }
 
-/* Visit the rows (along the last dim) of chunk `index`: for each, the
- * element offset of its first value in the array, how many of its values
- * lie inside the array, and the row's offset inside the chunk. */
+/* Visit rows [row_lo, row_hi) (along the last dim, row-major in the chunk)
+ * of chunk `index`: for each, the element offset of its first value in the
+ * array, how many of its values lie inside the array, and the row's offset
+ * inside the chunk. */
 typedef void (*row_fn)(void *ctx, uint64_t array_off, uint64_t inside, uint64_t chunk_off);
 
-static void for_each_row(const h5fz_array_geom *g, uint64_t index, row_fn fn, void *ctx)
+static void for_each_row(const h5fz_array_geom *g, uint64_t index, uint64_t row_lo, uint64_t row_hi, row_fn fn,
+                         void *ctx)
 {
   uint32_t rank = g->rank, last = rank - 1;
   uint64_t origin[H5FZ_ARRAY_MAX_RANK], at[H5FZ_ARRAY_MAX_RANK] = {0};
@@ -55,9 +57,14 @@ static void for_each_row(const h5fz_array_geom *g, uint64_t index, row_fn fn, vo
     origin[d] = index % grid * g->chunk[d];
     index /= grid;
   }
+  uint64_t rest = row_lo;
+  for (uint32_t d = last; d-- > 0;) {
+    at[d] = rest % g->chunk[d];
+    rest /= g->chunk[d];
+  }
   uint64_t L = g->chunk[last];
   uint64_t inside_x = origin[last] + L <= g->dims[last] ? L : g->dims[last] - origin[last];
-  for (uint64_t row = 0;; row++) {
+  for (uint64_t row = row_lo; row < row_hi; row++) {
     int inside = 1;
     uint64_t off = origin[last], stride = g->dims[last];
     for (uint32_t d = last; d-- > 0;) {
@@ -67,13 +74,16 @@ static void for_each_row(const h5fz_array_geom *g, uint64_t index, row_fn fn, vo
       stride *= g->dims[d];
     }
     fn(ctx, off, inside ? inside_x : 0, row * L);
-    uint32_t d = last;
-    while (d-- > 0) {
+    for (uint32_t d = last; d-- > 0;) {
       if (++at[d] < g->chunk[d]) break;
       at[d] = 0;
     }
-    if (d == UINT32_MAX) return; /* the odometer wrapped: every row visited */
   }
+}
+
+uint64_t h5fz_array_chunk_rows(const h5fz_array_geom *g)
+{
+  return h5fz_array_chunk_elems(g) / g->chunk[g->rank - 1];
 }
 
 typedef struct {
@@ -98,17 +108,29 @@ static void scatter_row(void *ctx, uint64_t array_off, uint64_t inside, uint64_t
   memcpy(c->dst + array_off * c->esize, c->src + chunk_off * c->esize, inside * c->esize);
 }
 
+void h5fz_array_gather_rows(const h5fz_array_geom *g, size_t esize, const void *data, uint64_t index,
+                            uint64_t fill_bits, void *out, uint64_t row_lo, uint64_t row_hi)
+{
+  row_copy c = {data, out, esize, g->chunk[g->rank - 1], fill_bits};
+  for_each_row(g, index, row_lo, row_hi, gather_row, &c);
+}
+
+void h5fz_array_scatter_rows(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data,
+                             uint64_t row_lo, uint64_t row_hi)
+{
+  row_copy c = {chunk, data, esize, g->chunk[g->rank - 1], 0};
+  for_each_row(g, index, row_lo, row_hi, scatter_row, &c);
+}
+
 void h5fz_array_gather_chunk(const h5fz_array_geom *g, size_t esize, const void *data, uint64_t index,
                              uint64_t fill_bits, void *out)
 {
-  row_copy c = {data, out, esize, g->chunk[g->rank - 1], fill_bits};
-  for_each_row(g, index, gather_row, &c);
+  h5fz_array_gather_rows(g, esize, data, index, fill_bits, out, 0, h5fz_array_chunk_rows(g));
 }
 
 void h5fz_array_scatter_chunk(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data)
 {
-  row_copy c = {chunk, data, esize, g->chunk[g->rank - 1], 0};
-  for_each_row(g, index, scatter_row, &c);
+  h5fz_array_scatter_rows(g, esize, chunk, index, data, 0, h5fz_array_chunk_rows(g));
 }
 
 int h5fz_array_check(const h5fz_array_geom *g, h5fz_dtype dtype)

@@ -27,6 +27,16 @@ void h5fz_array_gather_chunk(const h5fz_array_geom *g, size_t esize, const void 
  * the host array data. */
 void h5fz_array_scatter_chunk(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data);
 
+/* Rows (along the last dim) in one chunk. */
+uint64_t h5fz_array_chunk_rows(const h5fz_array_geom *g);
+
+/* The same for rows [row_lo, row_hi) of the chunk only (out and chunk
+ * point at the chunk's start), so one chunk can be split over threads. */
+void h5fz_array_gather_rows(const h5fz_array_geom *g, size_t esize, const void *data, uint64_t index,
+                            uint64_t fill_bits, void *out, uint64_t row_lo, uint64_t row_hi);
+void h5fz_array_scatter_rows(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data,
+                             uint64_t row_lo, uint64_t row_hi);
+
 /* GPU batches (h5fz_gpu_batch.c). *done receives the chunks handed to the
  * sink (encode) or written to data (decode) before a failure, so the CPU
  * path can take over from there; *user_rc is 1 when the sink or source

@@ -100,6 +100,7 @@ typedef struct {
   uint32_t n_sub;
   uint8_t *pin_in;         /* chunk-contiguous input (host path), else NULL */
   uint64_t gather_at;      /* first chunk of the piece being gathered */
+  uint64_t rows, block_rows; /* rows per chunk, per unit of host work */
   const double *eb;
   /* what came back */
   const uint32_t *entries, *ooffsets;
@@ -112,11 +113,23 @@ typedef struct {
   h5fz_chunk_info *info;
 } encode_job;
 
-static int gather_one(void *ctx, uint64_t i)
+/* Host work over chunks is split into blocks of rows of about 256 KiB, so
+ * every core has work even when a batch holds few large chunks. */
+static uint64_t rows_per_block(const h5fz_array_geom *g, size_t esize)
+{
+  uint64_t row_bytes = g->chunk[g->rank - 1] * esize, rows = h5fz_array_chunk_rows(g);
+  uint64_t r = (256u << 10) / (row_bytes ? row_bytes : 1);
+  r = r ? r : 1;
+  return r < rows ? r : rows;
+}
+
+static int gather_one(void *ctx, uint64_t u)
 {
   encode_job *e = ctx;
-  uint64_t j = e->gather_at + i;
-  h5fz_array_gather_chunk(e->g, e->esize, e->data, e->first + j, e->fill, e->pin_in + j * e->chunk_bytes);
+  uint64_t blocks = (e->rows + e->block_rows - 1) / e->block_rows;
+  uint64_t j = e->gather_at + u / blocks, r0 = u % blocks * e->block_rows;
+  uint64_t r1 = r0 + e->block_rows < e->rows ? r0 + e->block_rows : e->rows;
+  h5fz_array_gather_rows(e->g, e->esize, e->data, e->first + j, e->fill, e->pin_in + j * e->chunk_bytes, r0, r1);
   return H5FZ_OK;
 }
 
@@ -202,6 +215,8 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
     ex->plan_digest = c->plan.digest;
   }
   e.n_sub = p0.n_subchunks;
+  e.rows = h5fz_array_chunk_rows(g);
+  e.block_rows = rows_per_block(g, esize);
   h5fz_array_fill_bits(spec->dtype, spec->has_fill ? spec->fill : 0.0, &e.fill);
   uint64_t bc = batch_chunks(chunk_bytes, p0.n_subchunks);
   if (bc > n_chunks) bc = n_chunks;
@@ -248,7 +263,7 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
       uint64_t piece = count / 8u ? count / 8u : 1u;
       for (e.gather_at = 0; e.gather_at < count; e.gather_at += piece) {
         uint64_t k = count - e.gather_at < piece ? count - e.gather_at : piece;
-        TRY(h5fz_parallel_for(k, gather_one, &e));
+        TRY(h5fz_parallel_for(k * ((e.rows + e.block_rows - 1) / e.block_rows), gather_one, &e));
         TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr + e.gather_at * chunk_bytes, (uint8_t *)B.pin_in + e.gather_at * chunk_bytes,
                                            k * chunk_bytes, g_gpu.stream),
                "copy a batch to the GPU");
@@ -388,6 +403,7 @@ typedef struct {
   const h5fz_chunk_plan *p0;
   int rc_chunk;
   uint8_t *host_out;       /* host path: chunk-contiguous decoded batch */
+  uint64_t rows, block_rows;
   uint8_t *data;           /* host array */
 } decode_job;
 
@@ -465,10 +481,13 @@ static int parse_one(void *ctx, uint64_t j)
   return H5FZ_OK;
 }
 
-static int scatter_one(void *ctx, uint64_t j)
+static int scatter_one(void *ctx, uint64_t u)
 {
   decode_job *d = ctx;
-  h5fz_array_scatter_chunk(d->g, d->esize, d->host_out + j * d->chunk_bytes, d->first + j, d->data);
+  uint64_t blocks = (d->rows + d->block_rows - 1) / d->block_rows;
+  uint64_t j = u / blocks, r0 = u % blocks * d->block_rows;
+  uint64_t r1 = r0 + d->block_rows < d->rows ? r0 + d->block_rows : d->rows;
+  h5fz_array_scatter_rows(d->g, d->esize, d->host_out + j * d->chunk_bytes, d->first + j, d->data, r0, r1);
   return H5FZ_OK;
 }
 
@@ -494,7 +513,8 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
   size_t esize = h5fz_dtype_size(dtype);
   uint64_t chunk_n = h5fz_array_chunk_elems(g), n_chunks = h5fz_array_chunks(g);
   size_t chunk_bytes = chunk_n * esize;
-  decode_job d = {.g = g, .dtype = dtype, .chunk_bytes = chunk_bytes, .esize = esize, .data = data};
+  decode_job d = {.g = g, .dtype = dtype, .chunk_bytes = chunk_bytes, .esize = esize, .data = data,
+                  .rows = h5fz_array_chunk_rows(g), .block_rows = rows_per_block(g, esize)};
   h5fz_chunk_plan p0;
   int have_plan = 0;
   uint64_t fill_bits;
@@ -684,7 +704,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
     }
     if (!on_device) {
       d.host_out = B.pin_back;
-      TRY(h5fz_parallel_for(count, scatter_one, &d));
+      TRY(h5fz_parallel_for(count * ((d.rows + d.block_rows - 1) / d.block_rows), scatter_one, &d));
     }
     g_gpu.stats.chunks_decoded += count;
     free_decode_tables(&d, count);
