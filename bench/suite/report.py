@@ -221,6 +221,10 @@ if bw or bg or gpu_rows:
         md += ["Note: " + parts["gpu_baselines"]["recovered"], ""]
     for e in parts.get("gpu_baselines", {}).get("errors", []):
         md += ["GPU baseline error: `%s`" % e.strip().splitlines()[-1], ""]
+    gb = parts.get("gpu_baselines", {})
+    if gb.get("nvcomp") and "seconds" not in gb and not gb.get("recovered"):
+        md += ["Note: gpu_baselines.json has no `seconds`: gpu_bench.py stopped (crashed) before its final "
+               "save. It saves after every field: the nvCOMP rows above are those saved before it stopped.", ""]
 
 with open(os.path.join(args.out, "results.md"), "w") as f:
     f.write("\n".join(md) + "\n")
