@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
   size_t n_cd = 0, n_chunks = 0;
   h5fz_spec spec;
   float *t = NULL, *next = NULL, *back1 = NULL, *back2 = NULL;
-  hid_t file = -1, g_filter = -1, g_api = -1;
+  hid_t fapl, file = -1, g_filter = -1, g_api = -1;
   int failures = 0, rc = 2;
   double worst = 0;
 
@@ -271,7 +271,14 @@ int main(int argc, char **argv) {
   next = malloc(n_elems * sizeof *next);
   back1 = malloc(n_elems * sizeof *back1);
   back2 = malloc(n_elems * sizeof *back2);
-  file = H5Fcreate(out, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  /* HDF5 1.8 object headers (readable by every HDF5 since 1.8): only with
+   * them can the dataset API's attributes use dense storage, so that long
+   * outlier lists fit (with the earliest format an attribute stops at
+   * 64 KiB). */
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0)
+    file = H5Fcreate(out, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
   if (file >= 0) g_filter = H5Gcreate2(file, "filter", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (file >= 0) g_api = H5Gcreate2(file, "api", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (!t || !next || !back1 || !back2 || g_filter < 0 || g_api < 0) {

@@ -256,3 +256,36 @@ def test_json_is_strict(with_attributes):
     text = lib.cli("inspect", path, "--json").stdout
     json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     assert not math.isnan(json.loads(text)["datasets"][0]["attributes"]["h5fz_bound"])
+
+
+def test_dense_attribute_storage_and_long_lists(tmp_path):
+    """h5fz_dataset_create makes datasets with dense attribute storage so
+    the outlier lists may pass 64 KiB; inspect reads them there too."""
+    data = _smooth((4, 128, 200))
+    n = 50000
+    positions = np.arange(n, dtype=np.uint64) * 2 + 1
+    data.reshape(-1)[positions.astype(np.int64)] = np.inf
+    cd, _ = lib.cd_values("abs=1e-3")
+    path = tmp_path / "dense.h5"
+    # Dense attribute storage needs the 1.8 object headers: with the default
+    # (earliest) format an attribute over 64 KiB cannot be created at all.
+    with h5py.File(path, "w", libver=("v108", "latest")) as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((2, 128, 200))
+        dcpl.set_filter(lib.FILTER_ID, h5py.h5z.FLAG_MANDATORY, tuple(cd))
+        dcpl.set_attr_phase_change(0, 0)
+        space = h5py.h5s.create_simple(data.shape)
+        dsid = h5py.h5d.create(f.id, b"dense", h5py.h5t.NATIVE_FLOAT, space, dcpl=dcpl)
+        d = h5py.Dataset(dsid)
+        d[...] = data
+        per_chunk = [int((positions < 51200).sum()), int((positions >= 51200).sum())]
+        _api_attributes(d, positions, data.reshape(-1)[positions.astype(np.int64)], per_chunk)
+        assert d.id.get_create_plist().get_attr_phase_change() == (0, 0)
+    out = lib.cli("inspect", path).stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert rows["outliers"] == "50000, first 5 (index -> value): 1 -> inf, 3 -> inf, 5 -> inf, " \
+                               "7 -> inf, 9 -> inf, ..."
+    assert rows["h5fz_chunk_outliers"] == "2 chunks, total 50000, max 25600 (chunk 0)"
+    (j,) = _inspect_json(path)
+    assert j["attributes"]["h5fz_outlier_positions"]["length"] == n
+    assert j["attributes_match_chunks"] is True and j["totals"]["outliers"] == n
