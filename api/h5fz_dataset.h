@@ -28,8 +28,6 @@
 extern "C" {
 #endif
 
-#define H5FZ_ERR_HDF5 (-20) /* an HDF5 call failed (the HDF5 error stack says which) */
-
 /* Where the caller's array lives. */
 typedef enum {
   H5FZ_MEM_HOST = 0,  /* ordinary (pageable or pinned) host memory */
@@ -47,7 +45,7 @@ typedef struct {
   uint64_t n_outliers;       /* values stored exactly (all chunks) */
   uint64_t n_raw_chunks;     /* chunks stored verbatim (incompressible) */
   int on_gpu;                /* 1: the GPU executor ran; 0: the CPU executor */
-  char kernel_class[32];     /* planner's class ("hopper"), "cpu" on the CPU */
+  char kernel_class[64];     /* planner's class ("hopper"), "cpu" on the CPU */
   char plan_digest[20];      /* planner digest as 16 hex digits, "" on the CPU */
   double seconds;
 } h5fz_dataset_report;

@@ -43,24 +43,27 @@ h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub,
 }
 
 /* One block per sub-chunk: copy its slot to the packed payload, and its
- * outliers (local positions) to the gathered lists with global positions.
+ * outliers (sub-chunk-local positions) to the gathered lists with positions
+ * inside their chunk. Sub-chunk s is sub-chunk s % n_sub of chunk s / n_sub
+ * of a batch of chunks of chunk_n values each (one chunk: n_sub = grid).
  * esize is 4 or 8; values are moved as esize-byte words. */
 extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes,
                                           const uint32_t *entries, const unsigned long long *offsets,
                                           const uint32_t *opos, const uint8_t *oval,
                                           const uint32_t *ocount, const uint32_t *ooffsets,
-                                          uint32_t sub_elems, uint32_t esize, uint8_t *packed,
+                                          uint32_t sub_elems, uint32_t esize, uint32_t n_sub,
+                                          unsigned long long chunk_n, uint8_t *packed,
                                           uint32_t *gpos, uint8_t *gval)
 {
-  uint32_t s = blockIdx.x;
+  uint32_t s = blockIdx.x, chunk_ix = s / n_sub, local = s - chunk_ix * n_sub;
   uint32_t size = entries[s] & 0x7fffffffu;
   const uint8_t *src = slots + (size_t)s * slot_bytes;
   uint8_t *dst = packed + offsets[s];
   for (uint32_t i = threadIdx.x; i < size; i += blockDim.x) dst[i] = src[i];
   uint32_t n = ocount[s], o = ooffsets[s];
-  size_t first = (size_t)s * sub_elems;
+  size_t in_chunk = (size_t)local * sub_elems, first = (size_t)chunk_ix * chunk_n + in_chunk;
   for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-    gpos[o + i] = (uint32_t)first + opos[first + i];
+    gpos[o + i] = (uint32_t)in_chunk + opos[first + i];
     for (uint32_t b = 0; b < esize; b++) gval[(size_t)(o + i) * esize + b] = oval[(first + i) * esize + b];
   }
 }

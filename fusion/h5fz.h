@@ -30,7 +30,8 @@ typedef enum {
   H5FZ_ERR_CHECKSUM = -6,    /* chunk checksum mismatch */
   H5FZ_ERR_VERSION = -7,     /* chunk written by a newer format version */
   H5FZ_ERR_UNSUPPORTED = -8, /* op, type or mode not supported here */
-  H5FZ_ERR_DEVICE = -9       /* GPU or driver error (never loses data) */
+  H5FZ_ERR_DEVICE = -9,      /* GPU or driver error (never loses data) */
+  H5FZ_ERR_HDF5 = -10        /* an HDF5 call failed (dataset API; HDF5's error stack says which) */
 } h5fz_status;
 
 /* Short fixed name of a status code ("corrupt chunk", ...). Never NULL. */
@@ -178,6 +179,14 @@ typedef struct {
 /* Parse and check the header (and checksum) of a container without decoding
  * the payload. Same error codes as h5fz_chunk_decode. */
 int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
+
+/* The outliers (values stored exactly) of a chunk container: their
+ * positions (element index in the chunk, increasing) into pos[0..cap) and
+ * their raw value bits (element size each) into vals[0..cap); *n receives
+ * the count (which may exceed cap: then only cap are written; call again
+ * with room for *n). A stored-raw chunk has none. Checks the container as
+ * h5fz_chunk_decode does. Returns H5FZ_OK or the same error codes. */
+int h5fz_chunk_outliers(const void *in, size_t in_bytes, uint32_t *pos, void *vals, size_t cap, size_t *n);
 
 /* Name of an op id ("delta"), or NULL if the id is unknown. */
 const char *h5fz_op_name(unsigned id);

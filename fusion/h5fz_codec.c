@@ -10,10 +10,11 @@
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
 
-/* Range of the finite values, for REL bounds, leaving out the fill value
- * (HDF5 pads edge chunks with it, and padding must not widen the bound of
- * the real values); 0 when there are none. */
-static double finite_range(const h5fz_spec *spec, const void *in, uint64_t n)
+/* Min and max of the finite values, for REL bounds, leaving out the fill
+ * value (HDF5 pads edge chunks with it, and padding must not widen the
+ * bound of the real values); +inf/-inf when there are none. The GPU batch
+ * path takes the same min and max (device_ops/h5fz_gpu_batch.h). */
+static void finite_range(const h5fz_spec *spec, const void *in, uint64_t n, double *lo_out, double *hi_out)
 {
   double lo = INFINITY, hi = -INFINITY;
   int skip = spec->has_fill;
@@ -33,11 +34,30 @@ static double finite_range(const h5fz_spec *spec, const void *in, uint64_t n)
         if (v[i] > hi) hi = v[i];
       }
   }
-  return hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
+  *lo_out = lo;
+  *hi_out = hi;
+}
+
+double h5fz_rel_abs_bound(double bound, double lo, double hi)
+{
+  double range = hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
+  double eb = bound * range;
+  return isfinite(eb) ? eb : 0.0;
 }
 
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,
                          h5fz_header *h)
+{
+  double eb = spec && isfinite(spec->bound) ? spec->bound : 0.0;
+  if (spec && spec->mode == H5FZ_MODE_REL && h5fz_dtype_size(spec->dtype)) {
+    double lo, hi;
+    finite_range(spec, in, in_bytes / h5fz_dtype_size(spec->dtype), &lo, &hi);
+    eb = h5fz_rel_abs_bound(spec->bound, lo, hi);
+  }
+  return h5fz_chunk_plan_make_eb(spec, in_bytes, eb, p, h);
+}
+
+int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h5fz_chunk_plan *p, h5fz_header *h)
 {
   int rc = h5fz_spec_validate(spec);
   if (rc) return rc;
@@ -55,8 +75,6 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   p->n_subchunks = (uint32_t)((p->n_elements + p->subchunk_elems - 1) / p->subchunk_elems);
   p->n_ops = spec->n_ops;
   memcpy(p->ops, spec->ops, H5FZ_MAX_OPS);
-  double eb = spec->bound;
-  if (spec->mode == H5FZ_MODE_REL) eb = spec->bound * finite_range(spec, in, p->n_elements);
   if (!isfinite(eb)) eb = 0.0;
   p->quant = h5fz_quant_params_make((int)spec->mode, eb);
   p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
@@ -126,6 +144,7 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
                  trailing + H5FZ_CHECKSUM_BYTES;
   if (total >= H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES) {
     free(side);
+    if (!in) return H5FZ_NEED_RAW_INPUT;
     return write_raw(h, in, in_bytes, out, out_bytes);
   }
   uint8_t *buf = malloc(total);
@@ -155,15 +174,12 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
   return H5FZ_OK;
 }
 
-typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_mode;
-
-/* H5FZ_DEVICE=auto|gpu|cpu; unset or empty means auto. */
-static int read_device_mode(device_mode *mode)
+int h5fz_read_device_mode(h5fz_device_mode *mode)
 {
   const char *v = getenv("H5FZ_DEVICE");
-  if (!v || !*v || !strcmp(v, "auto")) *mode = DEVICE_AUTO;
-  else if (!strcmp(v, "cpu")) *mode = DEVICE_CPU;
-  else if (!strcmp(v, "gpu")) *mode = DEVICE_GPU;
+  if (!v || !*v || !strcmp(v, "auto")) *mode = H5FZ_DEVICE_AUTO;
+  else if (!strcmp(v, "cpu")) *mode = H5FZ_DEVICE_CPU;
+  else if (!strcmp(v, "gpu")) *mode = H5FZ_DEVICE_GPU;
   else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=%s: want auto, gpu or cpu", v);
   return H5FZ_OK;
 }
@@ -172,13 +188,13 @@ static int read_device_mode(device_mode *mode)
  * for a GPU that is not usable (the error says why). */
 static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
 {
-  device_mode mode = DEVICE_AUTO;
-  int rc = read_device_mode(&mode);
+  h5fz_device_mode mode = H5FZ_DEVICE_AUTO;
+  int rc = h5fz_read_device_mode(&mode);
   if (rc) return rc;
-  if (mode == DEVICE_CPU || p->n_subchunks == 0) return 0;
-  int route = h5fz_gpu_route(p, chunk_bytes, mode == DEVICE_GPU);
+  if (mode == H5FZ_DEVICE_CPU || p->n_subchunks == 0) return 0;
+  int route = h5fz_gpu_route(p, chunk_bytes, mode == H5FZ_DEVICE_GPU);
   if (route >= 0) return route;
-  if (mode == DEVICE_GPU) {
+  if (mode == H5FZ_DEVICE_GPU) {
     char why[400];
     snprintf(why, sizeof why, "%s", h5fz_last_error());
     return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
@@ -212,6 +228,8 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
 }
 
+static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu);
+
 /* Check the size table against the body and compute payload offsets. */
 static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len,
                       uint64_t *offsets, size_t *payload_end)
@@ -243,6 +261,16 @@ static void scatter_outliers(uint8_t *values, const uint32_t *pos, const uint8_t
 }
 
 int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
+{
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1);
+}
+
+int h5fz_chunk_decode_cpu(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
+{
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0);
+}
+
+static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu)
 {
   h5fz_clear_error();
   if (!in_v || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
@@ -299,7 +327,7 @@ int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out
   if (h.n_subchunks) {
     const uint8_t *payload = body + 4u * (size_t)h.n_subchunks;
     size_t payload_bytes = payload_end - 4u * (size_t)h.n_subchunks;
-    rc = choose_gpu(&p, h.input_bytes);
+    rc = allow_gpu ? choose_gpu(&p, h.input_bytes) : 0;
     if (rc < 0) goto fail;
     if (rc && h5fz_gpu_decode_chunk(&p, entries, payload, payload_bytes, offsets, values) == H5FZ_OK) {
       rc = H5FZ_OK;
@@ -321,6 +349,23 @@ fail:
   return rc;
 }
 
+void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info)
+{
+  memset(info, 0, sizeof *info);
+  info->format_version = h->version;
+  info->dtype = (h5fz_dtype)h->dtype;
+  info->mode = (h5fz_mode)h->mode;
+  info->abs_bound = h->abs_bound;
+  info->input_bytes = h->input_bytes;
+  info->n_elements = h->n_elements;
+  info->subchunk_elems = h->subchunk_elems;
+  info->n_subchunks = h->n_subchunks;
+  info->n_outliers = h->n_outliers;
+  info->stored_raw = (h->flags & H5FZ_FLAG_STORED_RAW) != 0;
+  info->n_ops = h->n_ops;
+  memcpy(info->ops, h->ops, H5FZ_MAX_OPS);
+}
+
 int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)
 {
   h5fz_clear_error();
@@ -329,19 +374,7 @@ int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)
   h5fz_header h;
   int rc = h5fz_container_open(in, in_bytes, &h);
   if (rc) return rc;
-  memset(info, 0, sizeof *info);
-  info->format_version = h.version;
-  info->dtype = (h5fz_dtype)h.dtype;
-  info->mode = (h5fz_mode)h.mode;
-  info->abs_bound = h.abs_bound;
-  info->input_bytes = h.input_bytes;
-  info->n_elements = h.n_elements;
-  info->subchunk_elems = h.subchunk_elems;
-  info->n_subchunks = h.n_subchunks;
-  info->n_outliers = h.n_outliers;
-  info->stored_raw = (h.flags & H5FZ_FLAG_STORED_RAW) != 0;
-  info->n_ops = h.n_ops;
-  memcpy(info->ops, h.ops, H5FZ_MAX_OPS);
+  h5fz_chunk_info_from_header(&h, info);
   if (!info->stored_raw) {
     size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
     if (4u * (size_t)h.n_subchunks > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
@@ -349,4 +382,36 @@ int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)
       if (h5fz_get_u32(in + H5FZ_HEADER_BYTES + 4u * (size_t)s) & H5FZ_SUB_RAW) info->n_raw_subchunks++;
   }
   return H5FZ_OK;
+}
+
+int h5fz_chunk_outliers(const void *in_v, size_t in_bytes, uint32_t *pos, void *vals, size_t cap, size_t *n)
+{
+  h5fz_clear_error();
+  if (!in_v || !n || (cap && (!pos || !vals))) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_outliers: NULL argument");
+  const uint8_t *in = in_v;
+  h5fz_header h;
+  int rc = h5fz_container_open(in, in_bytes, &h);
+  if (rc) return rc;
+  *n = 0;
+  if ((h.flags & H5FZ_FLAG_STORED_RAW) || !h.n_outliers) return H5FZ_OK;
+  const uint8_t *body = in + H5FZ_HEADER_BYTES;
+  size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES, payload_end = 0, used = 0;
+  uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h.dtype);
+  if (4u * (size_t)h.n_subchunks > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
+  uint64_t *offsets = malloc(((size_t)h.n_subchunks + 1u) * sizeof *offsets);
+  uint32_t *p = malloc(((size_t)h.n_outliers + 1u) * 4u);
+  uint8_t *v = malloc(((size_t)h.n_outliers + 1u) * esize);
+  if (!offsets || !p || !v) rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate the outlier lists");
+  if (!rc) rc = read_table(&h, body, body_len, offsets, &payload_end);
+  if (!rc) rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h.n_outliers, esize, h.n_elements, p, v, &used);
+  if (!rc) {
+    size_t k = h.n_outliers < cap ? h.n_outliers : cap;
+    memcpy(pos, p, k * 4u);
+    memcpy(vals, v, k * esize);
+    *n = h.n_outliers;
+  }
+  free(offsets);
+  free(p);
+  free(v);
+  return rc;
 }

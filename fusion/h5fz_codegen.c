@@ -45,8 +45,13 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
   emit(b, "  extern __shared__ uint64_t smem[];\n"
           "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
-          "  const h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
-          "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
+          "  /* block = chunk_ix * n_sub + sub: a batch of equal chunks of n values\n"
+          "   * each in one launch (one chunk: chunk_ix = 0); per-chunk absolute bounds in qchunk */\n"
+          "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+          "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
+          "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
+          "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
           "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
           "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n"
@@ -59,9 +64,10 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
-                "            unsigned row,\n"
+                "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount");
-  emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n\n");
+  emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n"
+          "  in += base;\n  opos += base;\n  oval += base;\n\n");
   emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
           "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
           "  __syncthreads();\n");
@@ -104,9 +110,10 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
   emit_prologue(b, H5FZ_KERNEL_DECODE,
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
                 "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned row,\n"
-          "            value_t *out,\n"
+                "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
                 "            int *status");
-  emit(b, "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
+  emit(b, "  out += base;\n"
+          "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
           "  const uint8_t *src = payload + offsets[blockIdx.x];\n\n");
   const h5fz_op_info *coder = h5fz_op_lookup(s->ops[s->n_ops - 1]);
   emit(b, "  /* coder: %s (raw sub-chunks were checked on the host: size == L) */\n", coder->name);
@@ -160,7 +167,7 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_by
            " * One thread block of %d threads per sub-chunk of %u %s values (%u bytes),\n"
            " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
        text, threads, elems, f64 ? "float64" : "float32", slot);
-  emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n\n");
+  emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n#include \"h5fz_gpu_batch.h\"\n\n");
   /* Resident blocks per SM the register budget must allow (65536 registers
    * per SM): 1024 threads, i.e. 64 registers per thread, so an SM holds two
    * blocks of 512 rather than one (measured: 78 registers left it at one). */

@@ -21,6 +21,7 @@ const char *h5fz_status_name(int status)
   case H5FZ_ERR_VERSION: return "unsupported chunk format version";
   case H5FZ_ERR_UNSUPPORTED: return "unsupported";
   case H5FZ_ERR_DEVICE: return "device error";
+  case H5FZ_ERR_HDF5: return "HDF5 error";
   default: return "unknown error";
   }
 }

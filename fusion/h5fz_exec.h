@@ -5,6 +5,7 @@
 #ifndef H5FZ_EXEC_H
 #define H5FZ_EXEC_H
 
+#include "h5fz_batch.h"
 #include "h5fz_chain.h"
 
 /* An executor's encoded sub-chunks: sub-chunk s's bytes start at
@@ -21,17 +22,47 @@ typedef struct {
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
                          h5fz_chunk_plan *p, h5fz_header *h);
 
+/* The same with the absolute bound given (the batch path computes REL
+ * ranges on the GPU). */
+int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h5fz_chunk_plan *p,
+                            h5fz_header *h);
+
+/* REL: the absolute bound of a chunk whose finite non-fill values span
+ * [lo, hi] (lo > hi: none), 0 when that is not finite. */
+double h5fz_rel_abs_bound(double bound, double lo, double hi);
+
+/* The h5fz_chunk_inspect summary of a header (n_raw_subchunks left 0). */
+void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info);
+
 /* The plan a decoder uses, from a checked header. */
 void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p);
+
+/* h5fz_container_write's answer when the container would be stored raw
+ * and in is NULL: call again with the chunk's input. */
+#define H5FZ_NEED_RAW_INPUT 1
+
+/* Run fn(ctx, i) for i in [0, n) on up to h5fz_cpu_threads(n) threads
+ * (contiguous ranges per thread). Returns the first nonzero status. */
+int h5fz_parallel_for(uint64_t n, int (*fn)(void *ctx, uint64_t i), void *ctx);
 
 /* Write a container (malloc'd, caller frees): header h (n_outliers set),
  * size table and payload, side section of h->n_outliers outliers
  * (pos[] global, strictly increasing; vals[] raw bits), the trailing
  * bytes of in (past the last whole element), checksum. Falls back to a
- * stored-raw container when that is not larger. */
+ * stored-raw container when that is not larger; in may be NULL when
+ * in_bytes holds whole elements, and then that case returns
+ * H5FZ_NEED_RAW_INPUT instead (call again with the input). */
 int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
                          const void *vals, const uint8_t *in, size_t in_bytes, void **out,
                          size_t *out_bytes);
+
+/* h5fz_chunk_decode on the CPU executor whatever H5FZ_DEVICE says (for
+ * callers that hold the GPU executor's lock). */
+int h5fz_chunk_decode_cpu(const void *in, size_t in_bytes, void **out, size_t *out_bytes);
+
+/* H5FZ_DEVICE=auto|gpu|cpu (unset or empty: auto); H5FZ_ERR_ARG otherwise. */
+typedef enum { H5FZ_DEVICE_AUTO, H5FZ_DEVICE_CPU, H5FZ_DEVICE_GPU } h5fz_device_mode;
+int h5fz_read_device_mode(h5fz_device_mode *mode);
 
 /* Threads the CPU executor uses for a chunk of n_subchunks (H5FZ_THREADS
  * overrides the processor count). */

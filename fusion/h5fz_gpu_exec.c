@@ -15,49 +15,11 @@
 #include "h5fz_codegen.h"
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
-#include "h5fz_jit.h"
-#include "../planner/h5fz_planner.h"
+#include "h5fz_gpu_state.h"
 
-#define TAIL_PACK_THREADS 256u
+h5fz_gpu_state g_gpu = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-typedef struct {
-  CUdeviceptr ptr;
-  size_t cap;
-} dbuf;
-
-/* A chain that has been planned and compiled. */
-typedef struct {
-  uint8_t ops[H5FZ_MAX_OPS];
-  uint32_t n_ops;
-  h5fz_dtype dtype;
-  uint32_t subchunk_bytes;
-  int threads;              /* threads per block actually used */
-  int usable;               /* 0: the plan refused the GPU (why in reason) */
-  char reason[256];
-  h5fz_plan plan;
-  h5fz_jit_module mod;
-  size_t smem;
-} chain_entry;
-
-static struct {
-  pthread_mutex_t lock;
-  int init_done, usable;
-  char why[512];
-  const h5fz_cuda_api *cu;
-  CUcontext ctx;
-  CUstream stream;
-  h5fz_device_desc dev;
-  h5fz_registry reg;
-  dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
-  void *pinned;
-  size_t pinned_cap;
-  size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
-  chain_entry chains[32];
-  int n_chains;
-  h5fz_gpu_stats stats;
-} gpu = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static int cuda_fail(CUresult r, const char *what)
+int h5fz_gpu_cuda_fail(CUresult r, const char *what)
 {
   return h5fz_fail(H5FZ_ERR_DEVICE, "%s: %s (CUDA error %d)", what, h5fz_cuda_error_string(r), r);
 }
@@ -65,44 +27,44 @@ static int cuda_fail(CUresult r, const char *what)
 static void init_once(void)
 {
   const char *why;
-  gpu.init_done = 1;
-  gpu.cu = h5fz_cuda_get(&why);
-  if (!gpu.cu) {
-    snprintf(gpu.why, sizeof gpu.why, "%s", why);
+  g_gpu.init_done = 1;
+  g_gpu.cu = h5fz_cuda_get(&why);
+  if (!g_gpu.cu) {
+    snprintf(g_gpu.why, sizeof g_gpu.why, "%s", why);
     return;
   }
-  CUresult r = gpu.cu->cuInit(0);
+  CUresult r = g_gpu.cu->cuInit(0);
   if (r) {
-    snprintf(gpu.why, sizeof gpu.why, "cuInit failed: %s", h5fz_cuda_error_string(r));
+    snprintf(g_gpu.why, sizeof g_gpu.why, "cuInit failed: %s", h5fz_cuda_error_string(r));
     return;
   }
   int ordinal = getenv("H5FZ_GPU_ORDINAL") ? atoi(getenv("H5FZ_GPU_ORDINAL")) : 0;
   char why2[256] = "";
-  if (h5fz_device_detect(ordinal, &gpu.dev, why2, sizeof why2) || !gpu.dev.present) {
-    snprintf(gpu.why, sizeof gpu.why, "no usable GPU: %s", why2[0] ? why2 : gpu.dev.absent_reason);
+  if (h5fz_device_detect(ordinal, &g_gpu.dev, why2, sizeof why2) || !g_gpu.dev.present) {
+    snprintf(g_gpu.why, sizeof g_gpu.why, "no usable GPU: %s", why2[0] ? why2 : g_gpu.dev.absent_reason);
     return;
   }
-  h5fz_nvrtc_query(&gpu.dev, why2, sizeof why2);
-  if (h5fz_registry_load_default(&gpu.reg, why2, sizeof why2)) {
-    snprintf(gpu.why, sizeof gpu.why, "kernel class registry: %s", why2);
+  h5fz_nvrtc_query(&g_gpu.dev, why2, sizeof why2);
+  if (h5fz_registry_load_default(&g_gpu.reg, why2, sizeof why2)) {
+    snprintf(g_gpu.why, sizeof g_gpu.why, "kernel class registry: %s", why2);
     return;
   }
   CUdevice d;
-  if ((r = gpu.cu->cuDeviceGet(&d, ordinal)) || (r = gpu.cu->cuDevicePrimaryCtxRetain(&gpu.ctx, d)) ||
-      (r = gpu.cu->cuCtxSetCurrent(gpu.ctx)) || (r = gpu.cu->cuStreamCreate(&gpu.stream, 1 /* non-blocking */))) {
-    snprintf(gpu.why, sizeof gpu.why, "CUDA context: %s", h5fz_cuda_error_string(r));
+  if ((r = g_gpu.cu->cuDeviceGet(&d, ordinal)) || (r = g_gpu.cu->cuDevicePrimaryCtxRetain(&g_gpu.ctx, d)) ||
+      (r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx)) || (r = g_gpu.cu->cuStreamCreate(&g_gpu.stream, 1 /* non-blocking */))) {
+    snprintf(g_gpu.why, sizeof g_gpu.why, "CUDA context: %s", h5fz_cuda_error_string(r));
     return;
   }
-  gpu.usable = 1;
+  g_gpu.usable = 1;
 }
 
-/* Call with gpu.lock held. */
-static int ensure_init(void)
+/* Call with g_gpu.lock held. */
+int h5fz_gpu_ensure_init(void)
 {
-  if (!gpu.init_done) init_once();
-  if (!gpu.usable) return h5fz_fail(H5FZ_ERR_DEVICE, "%s", gpu.why);
-  CUresult r = gpu.cu->cuCtxSetCurrent(gpu.ctx); /* the caller's thread may be new */
-  return r ? cuda_fail(r, "cuCtxSetCurrent") : H5FZ_OK;
+  if (!g_gpu.init_done) init_once();
+  if (!g_gpu.usable) return h5fz_fail(H5FZ_ERR_DEVICE, "%s", g_gpu.why);
+  CUresult r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx); /* the caller's thread may be new */
+  return r ? h5fz_gpu_cuda_fail(r, "cuCtxSetCurrent") : H5FZ_OK;
 }
 
 /* Device memory h5fz may hold: H5FZ_GPU_MEMORY_LIMIT bytes (for a GPU
@@ -115,34 +77,34 @@ static size_t memory_limit(void)
   return l ? (size_t)l : (size_t)-1;
 }
 
-static int grow(dbuf *b, size_t bytes)
+int h5fz_gpu_grow(dbuf *b, size_t bytes)
 {
   if (bytes <= b->cap) return H5FZ_OK;
-  if (b->ptr) gpu.cu->cuMemFree(b->ptr);
-  gpu.device_bytes -= b->cap;
+  if (b->ptr) g_gpu.cu->cuMemFree(b->ptr);
+  g_gpu.device_bytes -= b->cap;
   b->ptr = 0;
   b->cap = 0;
   size_t cap = bytes + bytes / 4 + 256;
-  if (cap > memory_limit() || gpu.device_bytes > memory_limit() - cap)
+  if (cap > memory_limit() || g_gpu.device_bytes > memory_limit() - cap)
     return h5fz_fail(H5FZ_ERR_DEVICE, "device memory limit H5FZ_GPU_MEMORY_LIMIT=%zu bytes reached (%zu held, %zu more needed)",
-                     memory_limit(), gpu.device_bytes, cap);
-  CUresult r = gpu.cu->cuMemAlloc(&b->ptr, cap);
-  if (r) return cuda_fail(r, "cuMemAlloc");
+                     memory_limit(), g_gpu.device_bytes, cap);
+  CUresult r = g_gpu.cu->cuMemAlloc(&b->ptr, cap);
+  if (r) return h5fz_gpu_cuda_fail(r, "cuMemAlloc");
   b->cap = cap;
-  gpu.device_bytes += cap;
+  g_gpu.device_bytes += cap;
   return H5FZ_OK;
 }
 
-static int grow_pinned(size_t bytes)
+int h5fz_gpu_grow_pinned(size_t bytes)
 {
-  if (bytes <= gpu.pinned_cap) return H5FZ_OK;
-  if (gpu.pinned) gpu.cu->cuMemFreeHost(gpu.pinned);
-  gpu.pinned = NULL;
-  gpu.pinned_cap = 0;
+  if (bytes <= g_gpu.pinned_cap) return H5FZ_OK;
+  if (g_gpu.pinned) g_gpu.cu->cuMemFreeHost(g_gpu.pinned);
+  g_gpu.pinned = NULL;
+  g_gpu.pinned_cap = 0;
   size_t cap = bytes + bytes / 4 + 4096;
-  CUresult r = gpu.cu->cuMemAllocHost(&gpu.pinned, cap);
-  if (r) return cuda_fail(r, "cuMemAllocHost");
-  gpu.pinned_cap = cap;
+  CUresult r = g_gpu.cu->cuMemAllocHost(&g_gpu.pinned, cap);
+  if (r) return h5fz_gpu_cuda_fail(r, "cuMemAllocHost");
+  g_gpu.pinned_cap = cap;
   return H5FZ_OK;
 }
 
@@ -156,21 +118,21 @@ static int threads_override(void)
 }
 
 /* The planned and compiled chain for (ops, dtype, sub-chunk, threads). */
-static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
+int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
 {
   uint32_t sub_bytes = p->subchunk_elems * p->esize;
   int want_threads = threads_override();
-  for (int i = 0; i < gpu.n_chains; i++) {
-    chain_entry *c = &gpu.chains[i];
+  for (int i = 0; i < g_gpu.n_chains; i++) {
+    chain_entry *c = &g_gpu.chains[i];
     if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
         c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads)) {
       *out = c;
       return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
     }
   }
-  if (gpu.n_chains == (int)(sizeof gpu.chains / sizeof gpu.chains[0]))
-    return h5fz_fail(H5FZ_ERR_DEVICE, "more than %d distinct chains in one process", gpu.n_chains);
-  chain_entry *c = &gpu.chains[gpu.n_chains];
+  if (g_gpu.n_chains == (int)(sizeof g_gpu.chains / sizeof g_gpu.chains[0]))
+    return h5fz_fail(H5FZ_ERR_DEVICE, "more than %d distinct chains in one process", g_gpu.n_chains);
+  chain_entry *c = &g_gpu.chains[g_gpu.n_chains];
   memset(c, 0, sizeof *c);
   memcpy(c->ops, p->ops, p->n_ops);
   c->n_ops = p->n_ops;
@@ -181,10 +143,10 @@ static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   char cal[600], dir[512];
   if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 && snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
-  if (h5fz_plan_make(&gpu.dev, &gpu.reg, p->ops, p->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
-    h5fz_plan_make(&gpu.dev, &gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
+  if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
+    h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
   c->threads = want_threads ? want_threads : c->plan.tuning.threads_per_block;
-  gpu.n_chains++;
+  g_gpu.n_chains++;
   if (c->plan.target == H5FZ_TARGET_CPU) {
     snprintf(c->reason, sizeof c->reason, "planner chose the CPU: %s",
              c->plan.n_refused ? c->plan.refused[0].reason : "no GPU class available");
@@ -206,34 +168,34 @@ static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   free(src);
   CUresult r = 0;
   /* all of L1 as shared memory: several blocks of sub-chunks per SM */
-  if (!rc && ((r = gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
-              (r = gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
-    rc = cuda_fail(r, "cuFuncSetAttribute(carveout)");
+  if (!rc && ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+              (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout)");
   if (!rc && c->smem > 48u * 1024u &&
-      ((r = gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
-       (r = gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
-    rc = cuda_fail(r, "cuFuncSetAttribute(shared memory)");
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
+    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
   if (rc) {
     snprintf(c->reason, sizeof c->reason, "%s", h5fz_last_error());
     return rc;
   }
-  gpu.stats.last_jit_ms = ms;
-  gpu.stats.last_jit_source = (int)from;
+  g_gpu.stats.last_jit_ms = ms;
+  g_gpu.stats.last_jit_source = (int)from;
   c->usable = 1;
   *out = c;
   return H5FZ_OK;
 }
 
-static int launch(CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args, const char *what)
+int h5fz_gpu_launch(CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args, const char *what)
 {
-  CUresult r = gpu.cu->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, gpu.stream, args, NULL);
-  return r ? cuda_fail(r, what) : H5FZ_OK;
+  CUresult r = g_gpu.cu->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, g_gpu.stream, args, NULL);
+  return r ? h5fz_gpu_cuda_fail(r, what) : H5FZ_OK;
 }
 
-static int sync_stream(const char *what)
+int h5fz_gpu_sync_stream(const char *what)
 {
-  CUresult r = gpu.cu->cuStreamSynchronize(gpu.stream);
-  return r ? cuda_fail(r, what) : H5FZ_OK;
+  CUresult r = g_gpu.cu->cuStreamSynchronize(g_gpu.stream);
+  return r ? h5fz_gpu_cuda_fail(r, what) : H5FZ_OK;
 }
 
 #define TRY(x)             \
@@ -243,45 +205,44 @@ static int sync_stream(const char *what)
 #define TRY_CU(x, what)                       \
   do {                                        \
     CUresult r_ = (x);                        \
-    if (r_) { rc = cuda_fail(r_, what); goto out; } \
+    if (r_) { rc = h5fz_gpu_cuda_fail(r_, what); goto out; } \
   } while (0)
 
-/* The fused encode, the tail scan and the tail pack, on gpu.in (device). */
-static int launch_encode(const chain_entry *c, const h5fz_chunk_plan *p)
+/* The fused encode, the tail scan and the tail pack, on g_gpu.in (device). */
+int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk)
 {
   int rc;
-  uint32_t n_sub = p->n_subchunks, slot = p->subchunk_elems * p->esize;
+  uint32_t n_sub = p->n_subchunks, grid = n_sub * n_chunks, slot = p->subchunk_elems * p->esize;
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned row = p->row;
-  void *enc_args[] = {&gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &gpu.slots.ptr, &gpu.entries.ptr,
-                      &gpu.opos.ptr, &gpu.oval.ptr, &gpu.ocount.ptr};
-  if ((rc = launch(c->mod.encode, n_sub, (unsigned)c->threads, (unsigned)c->smem, enc_args,
+  void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
+                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr};
+  if ((rc = h5fz_gpu_launch(c->mod.encode, grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
              "encode kernel"))) return rc;
-  void *scan_args[] = {&gpu.entries.ptr, &gpu.ocount.ptr, &n_sub, &gpu.offsets.ptr, &gpu.ooffsets.ptr,
-                       &gpu.totals.ptr};
-  if ((rc = launch(c->mod.tail_scan, 1, 1024, 0, scan_args, "tail scan kernel"))) return rc;
+  void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr,
+                       &g_gpu.totals.ptr};
+  if ((rc = h5fz_gpu_launch(c->mod.tail_scan, 1, 1024, 0, scan_args, "tail scan kernel"))) return rc;
   uint32_t sub_elems = p->subchunk_elems, esize = p->esize;
-  void *pack_args[] = {&gpu.slots.ptr, &slot, &gpu.entries.ptr, &gpu.offsets.ptr, &gpu.opos.ptr,
-                       &gpu.oval.ptr, &gpu.ocount.ptr, &gpu.ooffsets.ptr, &sub_elems, &esize,
-                       &gpu.packed.ptr, &gpu.gpos.ptr, &gpu.gval.ptr};
-  if ((rc = launch(c->mod.tail_pack, n_sub, TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel"))) return rc;
-
-  return H5FZ_OK;
+  void *pack_args[] = {&g_gpu.slots.ptr, &slot, &g_gpu.entries.ptr, &g_gpu.offsets.ptr, &g_gpu.opos.ptr,
+                       &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &g_gpu.ooffsets.ptr, &sub_elems, &esize, &n_sub, &n_ull,
+                       &g_gpu.packed.ptr, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
+  return h5fz_gpu_launch(c->mod.tail_pack, grid, TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel");
 }
 
-/* The fused decode of the packed payload already on the device into out. */
-static int launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, CUdeviceptr out)
+int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk,
+                           CUdeviceptr out)
 {
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned row = p->row;
-  void *args[] = {&gpu.packed.ptr, &gpu.offsets.ptr, &gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &out,
-                  &gpu.status.ptr};
-  return launch(c->mod.decode, p->n_subchunks, (unsigned)c->threads, (unsigned)c->smem, args,
-                "decode kernel");
+  uint32_t n_sub = p->n_subchunks;
+  void *args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row,
+                  &n_sub, &qchunk, &out, &g_gpu.status.ptr};
+  return h5fz_gpu_launch(c->mod.decode, n_sub * n_chunks, (unsigned)c->threads, (unsigned)c->smem, args,
+                         "decode kernel");
 }
 
 /* Device and pinned buffers for encoding a chunk of plan p. */
@@ -290,22 +251,22 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   int rc;
   uint32_t n_sub = p->n_subchunks, slot = p->subchunk_elems * p->esize;
   size_t data_bytes = (size_t)p->n_elements * p->esize, n = (size_t)p->n_elements;
-  TRY(grow(&gpu.in, data_bytes));
-  TRY(grow(&gpu.slots, (size_t)n_sub * slot));
-  TRY(grow(&gpu.entries, (size_t)n_sub * 4u));
-  TRY(grow(&gpu.ocount, (size_t)n_sub * 4u));
-  TRY(grow(&gpu.opos, n * 4u));
-  TRY(grow(&gpu.oval, n * p->esize));
-  TRY(grow(&gpu.offsets, (size_t)n_sub * 8u));
-  TRY(grow(&gpu.ooffsets, (size_t)n_sub * 4u));
-  TRY(grow(&gpu.totals, 16u));
-  TRY(grow(&gpu.packed, (size_t)n_sub * slot));
-  TRY(grow(&gpu.gpos, n * 4u));
-  TRY(grow(&gpu.gval, n * p->esize));
+  TRY(h5fz_gpu_grow(&g_gpu.in, data_bytes));
+  TRY(h5fz_gpu_grow(&g_gpu.slots, (size_t)n_sub * slot));
+  TRY(h5fz_gpu_grow(&g_gpu.entries, (size_t)n_sub * 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.ocount, (size_t)n_sub * 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.opos, n * 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.oval, n * p->esize));
+  TRY(h5fz_gpu_grow(&g_gpu.offsets, (size_t)n_sub * 8u));
+  TRY(h5fz_gpu_grow(&g_gpu.ooffsets, (size_t)n_sub * 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.totals, 16u));
+  TRY(h5fz_gpu_grow(&g_gpu.packed, (size_t)n_sub * slot));
+  TRY(h5fz_gpu_grow(&g_gpu.gpos, n * 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.gval, n * p->esize));
   /* the pinned buffer stages the input, then holds what comes back */
   size_t back = 16u + (size_t)n_sub * 4u + (size_t)n_sub * slot + n * (4u + p->esize);
-  TRY(grow_pinned(data_bytes > back ? data_bytes : back));
-  TRY(grow(&gpu.status, 4u));
+  TRY(h5fz_gpu_grow_pinned(data_bytes > back ? data_bytes : back));
+  TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
 out:
   return rc;
 }
@@ -315,22 +276,22 @@ static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t
 {
   int rc;
   chain_entry *c;
-  TRY(get_chain(p, &c));
+  TRY(h5fz_gpu_get_chain(p, &c));
   TRY(grow_encode_buffers(p));
   uint32_t n_sub = p->n_subchunks, slot = p->subchunk_elems * p->esize;
   size_t data_bytes = (size_t)p->n_elements * p->esize, n = (size_t)p->n_elements;
-  memcpy(gpu.pinned, in, data_bytes);
-  TRY_CU(gpu.cu->cuMemcpyHtoDAsync(gpu.in.ptr, gpu.pinned, data_bytes, gpu.stream), "copy chunk to GPU");
+  memcpy(g_gpu.pinned, in, data_bytes);
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr, g_gpu.pinned, data_bytes, g_gpu.stream), "copy chunk to GPU");
 
-  TRY(launch_encode(c, p));
+  TRY(h5fz_gpu_launch_encode(c, p, 1, 0));
 
-  uint8_t *host = gpu.pinned;
+  uint8_t *host = g_gpu.pinned;
   unsigned long long *totals = (unsigned long long *)host;
   uint32_t *entries = (uint32_t *)(host + 16);
   uint8_t *payload = host + 16 + (size_t)n_sub * 4u;
-  TRY_CU(gpu.cu->cuMemcpyDtoHAsync(totals, gpu.totals.ptr, 16u, gpu.stream), "copy sizes from GPU");
-  TRY_CU(gpu.cu->cuMemcpyDtoHAsync(entries, gpu.entries.ptr, (size_t)n_sub * 4u, gpu.stream), "copy sizes from GPU");
-  TRY(sync_stream("encode"));
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy sizes from GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(entries, g_gpu.entries.ptr, (size_t)n_sub * 4u, g_gpu.stream), "copy sizes from GPU");
+  TRY(h5fz_gpu_sync_stream("encode"));
   size_t payload_bytes = totals[0], n_out = totals[1];
   if (payload_bytes > (size_t)n_sub * slot || n_out > n) {
     rc = h5fz_fail(H5FZ_ERR_DEVICE, "GPU encode returned impossible sizes");
@@ -338,16 +299,16 @@ static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t
   }
   uint32_t *pos = (uint32_t *)(payload + payload_bytes + (4u - payload_bytes % 4u) % 4u);
   uint8_t *vals = (uint8_t *)(pos + n_out);
-  TRY_CU(gpu.cu->cuMemcpyDtoHAsync(payload, gpu.packed.ptr, payload_bytes, gpu.stream), "copy payload from GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(payload, g_gpu.packed.ptr, payload_bytes, g_gpu.stream), "copy payload from GPU");
   if (n_out) {
-    TRY_CU(gpu.cu->cuMemcpyDtoHAsync(pos, gpu.gpos.ptr, n_out * 4u, gpu.stream), "copy outliers from GPU");
-    TRY_CU(gpu.cu->cuMemcpyDtoHAsync(vals, gpu.gval.ptr, n_out * p->esize, gpu.stream), "copy outliers from GPU");
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(pos, g_gpu.gpos.ptr, n_out * 4u, g_gpu.stream), "copy outliers from GPU");
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(vals, g_gpu.gval.ptr, n_out * p->esize, g_gpu.stream), "copy outliers from GPU");
   }
-  TRY(sync_stream("encode copies"));
+  TRY(h5fz_gpu_sync_stream("encode copies"));
   h->n_outliers = (uint32_t)n_out;
   h5fz_payload pl = {payload, 0, entries};
   rc = h5fz_container_write(h, &pl, pos, vals, in, in_bytes, out_buf, out_bytes);
-  gpu.stats.chunks_encoded++;
+  g_gpu.stats.chunks_encoded++;
 out:
   return rc;
 }
@@ -357,35 +318,35 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
 {
   int rc;
   chain_entry *c;
-  TRY(get_chain(p, &c));
+  TRY(h5fz_gpu_get_chain(p, &c));
   uint32_t n_sub = p->n_subchunks;
   size_t data_bytes = (size_t)p->n_elements * p->esize;
   size_t up = payload_bytes + (size_t)n_sub * 12u + 16u;
-  TRY(grow(&gpu.packed, payload_bytes + 1u));
-  TRY(grow(&gpu.entries, (size_t)n_sub * 4u));
-  TRY(grow(&gpu.offsets, (size_t)n_sub * 8u));
-  TRY(grow(&gpu.in, data_bytes));
-  TRY(grow(&gpu.status, 4u));
-  TRY(grow_pinned(up > data_bytes ? up : data_bytes));
-  uint8_t *host = gpu.pinned;
+  TRY(h5fz_gpu_grow(&g_gpu.packed, payload_bytes + 1u));
+  TRY(h5fz_gpu_grow(&g_gpu.entries, (size_t)n_sub * 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.offsets, (size_t)n_sub * 8u));
+  TRY(h5fz_gpu_grow(&g_gpu.in, data_bytes));
+  TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
+  TRY(h5fz_gpu_grow_pinned(up > data_bytes ? up : data_bytes));
+  uint8_t *host = g_gpu.pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);
   memcpy(host + (size_t)n_sub * 8u, entries, (size_t)n_sub * 4u);
   memcpy(host + (size_t)n_sub * 12u, payload, payload_bytes);
-  TRY_CU(gpu.cu->cuMemcpyHtoDAsync(gpu.offsets.ptr, host, (size_t)n_sub * 8u, gpu.stream), "copy to GPU");
-  TRY_CU(gpu.cu->cuMemcpyHtoDAsync(gpu.entries.ptr, host + (size_t)n_sub * 8u, (size_t)n_sub * 4u, gpu.stream), "copy to GPU");
-  TRY_CU(gpu.cu->cuMemcpyHtoDAsync(gpu.packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, gpu.stream), "copy to GPU");
-  TRY_CU(gpu.cu->cuMemsetD8Async(gpu.status.ptr, 0, 4u, gpu.stream), "clear status");
-  TRY(launch_decode(c, p, gpu.in.ptr));
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.offsets.ptr, host, (size_t)n_sub * 8u, g_gpu.stream), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, host + (size_t)n_sub * 8u, (size_t)n_sub * 4u, g_gpu.stream), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, g_gpu.stream), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, g_gpu.stream), "clear status");
+  TRY(h5fz_gpu_launch_decode(c, p, 1, 0, g_gpu.in.ptr));
   int status = 0;
-  TRY_CU(gpu.cu->cuMemcpyDtoHAsync(host, gpu.in.ptr, data_bytes, gpu.stream), "copy values from GPU");
-  TRY_CU(gpu.cu->cuMemcpyDtoHAsync(&status, gpu.status.ptr, 4u, gpu.stream), "copy status from GPU");
-  TRY(sync_stream("decode"));
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(host, g_gpu.in.ptr, data_bytes, g_gpu.stream), "copy values from GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, g_gpu.stream), "copy status from GPU");
+  TRY(h5fz_gpu_sync_stream("decode"));
   if (status) {
     rc = h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %d: RZE stream is inconsistent", status - 1);
     goto out;
   }
   memcpy(values, host, data_bytes);
-  gpu.stats.chunks_decoded++;
+  g_gpu.stats.chunks_decoded++;
 out:
   return rc;
 }
@@ -393,51 +354,51 @@ out:
 int h5fz_gpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes,
                           void **out, size_t *out_bytes)
 {
-  pthread_mutex_lock(&gpu.lock);
-  int rc = ensure_init();
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
   if (!rc) rc = encode_locked(p, h, in, in_bytes, out, out_bytes);
-  pthread_mutex_unlock(&gpu.lock);
+  pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }
 
 int h5fz_gpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
                           size_t payload_bytes, const uint64_t *offsets, uint8_t *values)
 {
-  pthread_mutex_lock(&gpu.lock);
-  int rc = ensure_init();
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
   if (!rc) rc = decode_locked(p, entries, payload, payload_bytes, offsets, values);
-  pthread_mutex_unlock(&gpu.lock);
+  pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }
 
 int h5fz_gpu_route(const h5fz_chunk_plan *p, size_t chunk_bytes, int forced)
 {
-  pthread_mutex_lock(&gpu.lock);
-  int rc = ensure_init();
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
   chain_entry *c = NULL;
-  if (!rc) rc = get_chain(p, &c);
+  if (!rc) rc = h5fz_gpu_get_chain(p, &c);
   int use = 0;
   if (!rc) use = forced || h5fz_plan_route_for_chunk(&c->plan, chunk_bytes) == H5FZ_EXEC_GPU;
-  pthread_mutex_unlock(&gpu.lock);
+  pthread_mutex_unlock(&g_gpu.lock);
   return rc ? rc : use;
 }
 
 int h5fz_gpu_plan_for(const h5fz_chunk_plan *p, void *plan_out)
 {
-  pthread_mutex_lock(&gpu.lock);
-  int rc = ensure_init();
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
   chain_entry *c = NULL;
-  if (!rc) rc = get_chain(p, &c);
+  if (!rc) rc = h5fz_gpu_get_chain(p, &c);
   if (!rc) *(h5fz_plan *)plan_out = c->plan;
-  pthread_mutex_unlock(&gpu.lock);
+  pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }
 
 void h5fz_gpu_get_stats(h5fz_gpu_stats *stats)
 {
-  pthread_mutex_lock(&gpu.lock);
-  *stats = gpu.stats;
-  pthread_mutex_unlock(&gpu.lock);
+  pthread_mutex_lock(&g_gpu.lock);
+  *stats = g_gpu.stats;
+  pthread_mutex_unlock(&g_gpu.lock);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -451,40 +412,40 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
 {
   int rc;
   chain_entry *c;
-  dbuf *out = &gpu.slots; /* decode target: the slots are free once packed */
+  dbuf *out = &g_gpu.slots; /* decode target: the slots are free once packed */
   double *te = calloc((size_t)reps, sizeof *te), *td = calloc((size_t)reps, sizeof *td);
   CUevent e0 = NULL, e1 = NULL;
   if (!te || !td) {
     rc = h5fz_fail(H5FZ_ERR_NOMEM, "timing buffers");
     goto out;
   }
-  TRY(get_chain(p, &c));
+  TRY(h5fz_gpu_get_chain(p, &c));
   TRY(grow_encode_buffers(p));
   size_t data_bytes = (size_t)p->n_elements * p->esize;
-  TRY_CU(gpu.cu->cuMemcpyHtoDAsync(gpu.in.ptr, in, data_bytes, gpu.stream), "copy to GPU");
-  TRY_CU(gpu.cu->cuEventCreate(&e0, 0), "cuEventCreate");
-  TRY_CU(gpu.cu->cuEventCreate(&e1, 0), "cuEventCreate");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr, in, data_bytes, g_gpu.stream), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuEventCreate(&e0, 0), "cuEventCreate");
+  TRY_CU(g_gpu.cu->cuEventCreate(&e1, 0), "cuEventCreate");
   for (int r = -1; r < reps; r++) { /* r = -1 warms up */
-    TRY_CU(gpu.cu->cuEventRecord(e0, gpu.stream), "cuEventRecord");
-    TRY(launch_encode(c, p));
-    TRY_CU(gpu.cu->cuEventRecord(e1, gpu.stream), "cuEventRecord");
-    TRY_CU(gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
+    TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
+    TRY(h5fz_gpu_launch_encode(c, p, 1, 0));
+    TRY_CU(g_gpu.cu->cuEventRecord(e1, g_gpu.stream), "cuEventRecord");
+    TRY_CU(g_gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;
-    TRY_CU(gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+    TRY_CU(g_gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
     if (r >= 0) te[r] = ms;
   }
   unsigned long long totals[2];
-  TRY_CU(gpu.cu->cuMemcpyDtoHAsync(totals, gpu.totals.ptr, 16u, gpu.stream), "copy totals");
-  TRY(sync_stream("timing"));
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy totals");
+  TRY(h5fz_gpu_sync_stream("timing"));
   *payload_bytes = totals[0];
-  TRY(grow(out, data_bytes));
+  TRY(h5fz_gpu_grow(out, data_bytes));
   for (int r = -1; r < reps; r++) {
-    TRY_CU(gpu.cu->cuEventRecord(e0, gpu.stream), "cuEventRecord");
-    TRY(launch_decode(c, p, out->ptr));
-    TRY_CU(gpu.cu->cuEventRecord(e1, gpu.stream), "cuEventRecord");
-    TRY_CU(gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
+    TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
+    TRY(h5fz_gpu_launch_decode(c, p, 1, 0, out->ptr));
+    TRY_CU(g_gpu.cu->cuEventRecord(e1, g_gpu.stream), "cuEventRecord");
+    TRY_CU(g_gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;
-    TRY_CU(gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+    TRY_CU(g_gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
     if (r >= 0) td[r] = ms;
   }
   qsort(te, (size_t)reps, sizeof *te, compare_doubles);
@@ -492,8 +453,8 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
   *enc_ms = te[reps / 2];
   *dec_ms = td[reps / 2];
 out:
-  if (e0) gpu.cu->cuEventDestroy(e0);
-  if (e1) gpu.cu->cuEventDestroy(e1);
+  if (e0) g_gpu.cu->cuEventDestroy(e0);
+  if (e1) g_gpu.cu->cuEventDestroy(e1);
   free(te);
   free(td);
   return rc;
@@ -503,9 +464,9 @@ int h5fz_gpu_time_kernels(const h5fz_chunk_plan *p, const uint8_t *in, int reps,
                           size_t *payload_bytes)
 {
   if (reps < 1) return h5fz_fail(H5FZ_ERR_ARG, "reps must be >= 1");
-  pthread_mutex_lock(&gpu.lock);
-  int rc = ensure_init();
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
   if (!rc) rc = time_locked(p, in, reps, enc_ms, dec_ms, payload_bytes);
-  pthread_mutex_unlock(&gpu.lock);
+  pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }

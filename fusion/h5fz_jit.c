@@ -198,6 +198,16 @@ static int load_module(const void *img, h5fz_jit_module *out)
       (r = cu->cuModuleGetFunction(&out->tail_scan, out->module, H5FZ_KERNEL_TAIL_SCAN)) ||
       (r = cu->cuModuleGetFunction(&out->tail_pack, out->module, H5FZ_KERNEL_TAIL_PACK)))
     return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction: %s", h5fz_cuda_error_string(r));
+  /* the dataset API's batch kernels (device_ops/h5fz_gpu_batch.h), both widths */
+  static const char *const batch[5] = {"h5fz_gather_", "h5fz_scatter_", "h5fz_fill_", "h5fz_patch_", "h5fz_range_"};
+  CUfunction *slots[5] = {out->gather, out->scatter, out->fill, out->patch, out->range};
+  for (int k = 0; k < 5; k++)
+    for (int w = 0; w < 2; w++) {
+      char name[40];
+      snprintf(name, sizeof name, "%s%s", batch[k], w ? "64" : "32");
+      if ((r = cu->cuModuleGetFunction(&slots[k][w], out->module, name)))
+        return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction(%s): %s", name, h5fz_cuda_error_string(r));
+    }
   return H5FZ_OK;
 }
 

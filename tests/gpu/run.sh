@@ -33,7 +33,7 @@ cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E -A5 "er
 echo "== h5fz plan"
 "$build/bin/h5fz" plan 2>&1 | tee "$out/plan.txt"
 echo "== GPU tests (byte identity with the CPU, codegen) and C tests with the GPU executor forced"
-ctest --test-dir "$build" -R "${H5FZ_GPU_TESTS:-gpu\.|core\.}" -V > "$out/ctest-gpu.log" 2>&1 || status=1
+ctest --test-dir "$build" -R "${H5FZ_GPU_TESTS:-gpu\.|core\.|api\.}" -V > "$out/ctest-gpu.log" 2>&1 || status=1
 grep -E "(ok|FAIL|SKIP) |passed|failed|GPU chunks|tests passed|Test +#|out of bound" "$out/ctest-gpu.log" | grep -v "^.*: ok  " | tail -40
 grep -cE ": ok +.*identical" "$out/ctest-gpu.log" | sed 's/^/identical cases: /'
 cp "$build/tests/gpu/gpu_written_v1.h5" "$out/" 2>/dev/null
@@ -42,6 +42,15 @@ tail -12 "$out/ctest-filter-gpu.log"
 echo "== h5py (the machine's python3) through the plugin on the GPU"
 HDF5_PLUGIN_PATH="$build/plugin" python3 "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
   "$root/tests/data/mitgcm_deep_convection_theta_float32_50x100x100.f32" 50 100 100 /tmp/h5py_gpu.h5 2>&1 | tail -15
+echo "== dataset API on >= 64 MiB of real data (byte identity with the filter, bound)"
+HDF5_PLUGIN_PATH="$build/plugin" "$build/tests/api/test_dataset_api" big "$H5FZ_DATA_DIR" /tmp/api_64mib.h5 2>&1 | tee "$out/api_64mib.log" | tail -6
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+if [ "${H5FZ_SKIP_DATASET_BENCH:-0}" != 1 ]; then
+  echo "== dataset API benchmark (>= 1 GiB, API vs filter path)"
+  HDF5_PLUGIN_PATH="$build/plugin" "$build/bin/h5fz_bench_dataset" --data "$H5FZ_DATA_DIR" ${H5FZ_DATASET_BENCH_ARGS:-} \
+    > "$out/bench_dataset.json" 2> "$out/bench_dataset.err" || status=1
+  cat "$out/bench_dataset.json"; tail -4 "$out/bench_dataset.err"
+fi
 if [ "${H5FZ_SKIP_BENCH:-0}" != 1 ]; then
   echo "== benchmark"
   "$build/bin/h5fz_bench_gpu" --data "$H5FZ_DATA_DIR" ${H5FZ_BENCH_ARGS:-} > "$out/bench_gpu.json" 2> "$out/bench_gpu.err" || status=1

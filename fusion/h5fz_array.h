@@ -1,0 +1,51 @@
+/*
+ * h5fz_array.h - what h5fz_array.c (host side, CPU path) and
+ * h5fz_gpu_batch.c (GPU batches) share. Not installed.
+ */
+#ifndef H5FZ_ARRAY_H
+#define H5FZ_ARRAY_H
+
+#include "h5fz_exec.h"
+
+/* Values in one chunk (the product of g->chunk). */
+uint64_t h5fz_array_chunk_elems(const h5fz_array_geom *g);
+
+/* H5FZ_OK when g is a valid geometry for dtype values (rank, chunk dims,
+ * chunk size within format v1), else H5FZ_ERR_ARG with the reason. */
+int h5fz_array_check(const h5fz_array_geom *g, h5fz_dtype dtype);
+
+/* The fill value as dtype bits in the low bytes of *bits. */
+void h5fz_array_fill_bits(h5fz_dtype dtype, double fill, uint64_t *bits);
+
+/* Copy chunk `index` of the host array data into out (chunk-contiguous,
+ * row-major in the chunk, prod(chunk) values of esize bytes), the part
+ * outside the array set to fill_bits. */
+void h5fz_array_gather_chunk(const h5fz_array_geom *g, size_t esize, const void *data, uint64_t index,
+                             uint64_t fill_bits, void *out);
+
+/* The inverse: the part of chunk `index` inside the array, from chunk to
+ * the host array data. */
+void h5fz_array_scatter_chunk(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data);
+
+/* Rows (along the last dim) in one chunk. */
+uint64_t h5fz_array_chunk_rows(const h5fz_array_geom *g);
+
+/* The same for rows [row_lo, row_hi) of the chunk only (out and chunk
+ * point at the chunk's start), so one chunk can be split over threads. */
+void h5fz_array_gather_rows(const h5fz_array_geom *g, size_t esize, const void *data, uint64_t index,
+                            uint64_t fill_bits, void *out, uint64_t row_lo, uint64_t row_hi);
+void h5fz_array_scatter_rows(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data,
+                             uint64_t row_lo, uint64_t row_hi);
+
+/* GPU batches (h5fz_gpu_batch.c). *done receives the chunks handed to the
+ * sink (encode) or written to data (decode) before a failure, so the CPU
+ * path can take over from there; *user_rc is 1 when the sink or source
+ * stopped it (its status is returned), H5FZ_GPU_UNUSABLE when there is no
+ * usable GPU at all (no driver, no device). */
+#define H5FZ_GPU_UNUSABLE 2
+int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, int on_device,
+                          h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
+int h5fz_gpu_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source,
+                          void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
+
+#endif /* H5FZ_ARRAY_H */

@@ -1,0 +1,82 @@
+/*
+ * h5fz_gpu_state.h - the GPU executor's process-wide state (one context,
+ * one stream, growable device buffers, the compiled chains) and the steps
+ * that the per-chunk path (h5fz_gpu_exec.c) and the dataset API's batches
+ * (h5fz_gpu_batch.c) share. Callers hold g_gpu.lock around every use.
+ */
+#ifndef H5FZ_GPU_STATE_H
+#define H5FZ_GPU_STATE_H
+
+#include <pthread.h>
+
+#include "h5fz_exec.h"
+#include "h5fz_gpu.h"
+#include "h5fz_jit.h"
+#include "../planner/h5fz_planner.h"
+
+#define TAIL_PACK_THREADS 256u
+
+typedef struct {
+  CUdeviceptr ptr;
+  size_t cap;
+} dbuf;
+
+/* A chain that has been planned and compiled. */
+typedef struct {
+  uint8_t ops[H5FZ_MAX_OPS];
+  uint32_t n_ops;
+  h5fz_dtype dtype;
+  uint32_t subchunk_bytes;
+  int threads;              /* threads per block actually used */
+  int usable;               /* 0: the plan refused the GPU (why in reason) */
+  char reason[256];
+  h5fz_plan plan;
+  h5fz_jit_module mod;
+  size_t smem;
+} chain_entry;
+
+typedef struct {
+  pthread_mutex_t lock;
+  int init_done, usable;
+  char why[512];
+  const h5fz_cuda_api *cu;
+  CUcontext ctx;
+  CUstream stream;
+  h5fz_device_desc dev;
+  h5fz_registry reg;
+  dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
+  void *pinned;
+  size_t pinned_cap;
+  size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
+  chain_entry chains[32];
+  int n_chains;
+  h5fz_gpu_stats stats;
+} h5fz_gpu_state;
+
+extern h5fz_gpu_state g_gpu;
+
+
+/* H5FZ_ERR_DEVICE with the CUDA error's name. */
+int h5fz_gpu_cuda_fail(CUresult r, const char *what);
+/* Initialise once (driver, device, registry, context, stream) and make the
+ * context current on this thread; H5FZ_ERR_DEVICE with the reason. */
+int h5fz_gpu_ensure_init(void);
+/* Grow a device buffer to at least bytes (contents are not kept), within
+ * H5FZ_GPU_MEMORY_LIMIT. */
+int h5fz_gpu_grow(dbuf *b, size_t bytes);
+/* Grow the pinned staging buffer g_gpu.pinned to at least bytes. */
+int h5fz_gpu_grow_pinned(size_t bytes);
+/* The planned and compiled chain for p's ops, dtype and sub-chunk size. */
+int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out);
+int h5fz_gpu_launch(CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args, const char *what);
+int h5fz_gpu_sync_stream(const char *what);
+/* The fused encode, tail scan and tail pack of n_chunks equal chunks of
+ * plan p (p->n_elements values each) laid out back to back in g_gpu.in;
+ * qchunk: device array of n_chunks absolute bounds, or 0 for p's bound. */
+int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk);
+/* The fused decode of n_chunks chunks from g_gpu.packed (offsets and entries
+ * over all their sub-chunks) into out, chunks back to back. */
+int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk,
+                           CUdeviceptr out);
+
+#endif /* H5FZ_GPU_STATE_H */
