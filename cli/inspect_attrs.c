@@ -243,7 +243,7 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
     printf("(%s)\n", a->error);
     return;
   }
-  if (a->kind == A_OTHER || a->n == 0) {
+  if (a->kind == A_OTHER || (a->n == 0 && (!a->array || a->kind == A_STRING))) {
     printf("%s, %zu element%s\n", a->type_name, a->n, a->n == 1 ? "" : "s");
     return;
   }
@@ -278,6 +278,7 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
   if (a == val && outlier_pairs(pos, val)) {
     size_t k = a->n < FIRST_OUTLIERS ? a->n : FIRST_OUTLIERS;
     printf("%zu values (%s)\n", a->n, a->type_name);
+    if (!a->n) return;
     printf("    %-24s %zu, first %zu (index -> value):", "outliers", a->n, k);
     for (size_t i = 0; i < k; i++)
       printf("%s %llu -> %s", i ? "," : "", position_at(pos, i),
@@ -285,7 +286,7 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
     printf("%s\n", k < a->n ? ", ..." : "");
     return;
   }
-  if (!strcmp(a->name, "h5fz_chunk_outliers") && a->kind != A_FLOAT) {
+  if (!strcmp(a->name, "h5fz_chunk_outliers") && a->kind != A_FLOAT && a->n) {
     printf("%zu chunks, total %llu, max %s (chunk %zu)", a->n, st.utotal,
            element_text(a, st.imax, v, sizeof v), st.imax);
     if (chunks->chunks && st.utotal != chunks->outliers)
@@ -313,13 +314,13 @@ static void json_attr(const attr_data *a, const attr_data *pos, const attr_data 
     printf("}");
     return;
   }
-  if (a->kind == A_OTHER || a->n == 0) {
+  if (a->kind == A_OTHER || (a->n == 0 && (!a->array || a->kind == A_STRING))) {
     printf("{\"dtype\": ");
     h5fz_cli_json_string(stdout, a->type_name);
     printf(", \"length\": %zu}", a->n);
     return;
   }
-  if (a->kind == A_STRING && a->n == 1) {
+  if (a->kind == A_STRING && !a->array) {
     h5fz_cli_json_string(stdout, a->text);
     return;
   }

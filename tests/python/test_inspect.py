@@ -5,7 +5,10 @@ written through the filter with h5py; the attributes are added with h5py, as
 the dataset API would write them."""
 import json
 import math
+import os
+import pathlib
 import re
+import subprocess
 
 import h5py
 import numpy as np
@@ -289,3 +292,32 @@ def test_dense_attribute_storage_and_long_lists(tmp_path):
     (j,) = _inspect_json(path)
     assert j["attributes"]["h5fz_outlier_positions"]["length"] == n
     assert j["attributes_match_chunks"] is True and j["totals"]["outliers"] == n
+
+
+HEAT3D = pathlib.Path(os.environ["H5FZ_BUILD_DIR"]) / "bin" / "heat3d"
+
+
+@pytest.mark.skipif(not HEAT3D.is_file(), reason="heat3d is built only with the dataset API")
+def test_attributes_written_by_the_dataset_api(tmp_path):
+    """The real writer: h5_examples/heat3d.c saves each step through the
+    filter (/filter/T_NNNN, no attributes) and through h5fz_dataset_write
+    (/api/T_NNNN, with them). inspect shows the API's attributes, agreeing
+    with the chunks, which are the filter's byte for byte."""
+    out = tmp_path / "heat.h5"
+    p = subprocess.run([str(HEAT3D), str(out), "abs=1e-3"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    api, plain = _inspect_json(out, "/api/T_0025")[0], _inspect_json(out, "/filter/T_0025")[0]
+    assert plain["attributes"] == {} and api["totals"] == plain["totals"]
+    a = api["attributes"]
+    assert a["h5fz_mode"] == "abs" and a["h5fz_bound"] == 1e-3
+    assert a["h5fz_spec"].startswith("abs=0.001 quant delta zigzag bitshuffle rze")
+    assert a["h5fz_kernel_class"] and a["h5fz_version"]
+    assert a["h5fz_stored_bytes"] == api["storage_bytes"]
+    assert a["h5fz_ratio"] == pytest.approx(api["ratio"], rel=1e-5)
+    n_chunks = api["totals"]["chunks"]
+    assert a["h5fz_chunk_abs_bound"]["length"] == n_chunks == 24
+    assert a["h5fz_chunk_outliers"]["total"] == api["totals"]["outliers"]
+    assert a["h5fz_outlier_positions"]["length"] == a["h5fz_outlier_values"]["length"]
+    assert api["attributes_match_chunks"] is True
+    text = lib.cli("inspect", out, "/api/T_0025", "--summary").stdout
+    assert "(= the stored chunks)" in text and "stale" not in text, text
