@@ -1,6 +1,7 @@
 /*
  * cmd_inspect.c - `h5fz inspect FILE [DATASET]`: the filter parameters of a
- * dataset and, per stored chunk, what the h5fz container says about it.
+ * dataset, per stored chunk what the h5fz container says about it (stored
+ * raw or coded), and the h5fz_* attributes of the dataset API.
  * Reads the stored bytes with H5Dread_chunk, so nothing is decoded and the
  * plugin need not be loadable.
  */
@@ -23,11 +24,15 @@ static void help(FILE *out) {
           "one line per stored chunk: offset, stored bytes, chunk ratio (padded chunk\n"
           "bytes / stored bytes), outliers, raw sub-chunks / sub-chunks, the op chain\n"
           "and flags, read from the chunk container's header (the payload is not\n"
-          "decoded, so the plugin is not needed). The total ratio is the dataset's\n"
-          "bytes / its storage size, as `h5fz verify` reports it.\n"
+          "decoded, so the plugin is not needed). A chunk kept verbatim because coding\n"
+          "did not shrink it is marked STORED RAW and counted in the total. The total\n"
+          "ratio is the dataset's bytes / its storage size, as `h5fz verify` reports\n"
+          "it. Then the dataset's h5fz_* attributes (written by the dataset API), if\n"
+          "any: scalars as values, arrays summarised, the first outliers as\n"
+          "index -> value.\n"
           "\n"
           "options:\n"
-          "  --summary   totals only, no line per chunk\n"
+          "  --summary   totals and attributes only, no line per chunk\n"
           "  --json      print JSON instead of text\n");
 }
 
@@ -36,7 +41,7 @@ typedef struct {
 } inspect_options;
 
 typedef struct {
-  uint64_t chunks, stored, input, outliers, raw_sub, sub, errors, unfiltered, not_h5fz;
+  uint64_t chunks, stored, input, outliers, raw_sub, sub, raw_chunks, errors, unfiltered, not_h5fz;
 } totals;
 
 static void print_offset(const hsize_t *off, int rank) {
@@ -109,6 +114,7 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
     t->outliers += info.n_outliers;
     t->raw_sub += info.n_raw_subchunks;
     t->sub += info.n_subchunks;
+    if (info.stored_raw) t->raw_chunks++;
   } else if (st == 1) {
     t->unfiltered++;
   } else if (st == 2) {
@@ -149,13 +155,20 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
   }
   printf("  %6llu ", (unsigned long long)index);
   print_offset(off, rank);
-  if (st == H5FZ_OK) {
+  if (st == H5FZ_OK && info.stored_raw) {
+    /* The header keeps the chain that was tried; the chunk is the input
+     * bytes as they are (no sub-chunks, no outliers). */
     char chain[256];
     format_chain(&info, " ", chain, sizeof chain);
-    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s%s\n",
+    printf("  stored %llu  chunk ratio %.3f  STORED RAW: whole chunk verbatim (coding with %s "
+           "did not make it smaller)\n",
+           (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0, chain);
+  } else if (st == H5FZ_OK) {
+    char chain[256];
+    format_chain(&info, " ", chain, sizeof chain);
+    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s\n",
            (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0,
-           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain,
-           info.stored_raw ? "  STORED RAW" : "");
+           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain);
   } else
     printf("  stored %llu  %s\n", (unsigned long long)size, why);
 }
@@ -251,18 +264,19 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   if (o->json) printf(", \"chunks\": [");
   else if (!o->summary && n_chunks && pos >= 0)
     printf("  chunks: index [offset]  stored bytes  chunk ratio (padded chunk bytes / stored "
-           "bytes)  outliers  raw sub-chunks  op chain\n");
+           "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
   for (hsize_t i = 0; i < n_chunks; i++) inspect_chunk(dset, i, space, rank, pos, o, &t);
   if (o->json) {
     printf("%s], \"totals\": {\"chunks\": %llu, \"stored_bytes\": %llu, \"input_bytes\": %llu, "
            "\"outliers\": %llu, \"subchunks\": %llu, \"raw_subchunks\": %llu, "
-           "\"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu, "
+           "\"raw_chunks\": %llu, \"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu, "
            "\"not_h5fz_chunks\": %llu, \"dataset_bytes\": %llu, \"ratio\": %.6g, "
-           "\"chunk_ratio\": %.6g}}",
+           "\"chunk_ratio\": %.6g}",
            n_chunks && !o->summary ? "\n    " : "", (unsigned long long)t.chunks,
            (unsigned long long)t.stored, (unsigned long long)t.input,
            (unsigned long long)t.outliers, (unsigned long long)t.sub,
-           (unsigned long long)t.raw_sub, (unsigned long long)t.unfiltered,
+           (unsigned long long)t.raw_sub, (unsigned long long)t.raw_chunks,
+           (unsigned long long)t.unfiltered,
            (unsigned long long)t.errors, (unsigned long long)t.not_h5fz,
            (unsigned long long)logical, ratio,
            t.stored ? (double)t.input / (double)t.stored : 0.0);
@@ -278,14 +292,27 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
                "chunk ratio %.3f (padded chunk bytes %llu / stored)",
                (double)t.input / (double)t.stored, (unsigned long long)t.input);
     printf("  total: %llu chunks, stored %llu, ratio %.3f (dataset bytes %llu / storage size "
-           "%llu, as verify), %s, outliers %llu, raw sub-chunks %llu/%llu, unfiltered "
-           "chunks %llu, unreadable %llu\n",
+           "%llu, as verify), %s, outliers %llu, raw sub-chunks %llu/%llu, stored raw "
+           "chunks %llu, unfiltered chunks %llu, unreadable %llu\n",
            (unsigned long long)t.chunks, (unsigned long long)t.stored, ratio,
            (unsigned long long)logical, (unsigned long long)storage, chunk_ratio,
            (unsigned long long)t.outliers, (unsigned long long)t.raw_sub,
-           (unsigned long long)t.sub, (unsigned long long)t.unfiltered,
-           (unsigned long long)t.errors);
+           (unsigned long long)t.sub, (unsigned long long)t.raw_chunks,
+           (unsigned long long)t.unfiltered, (unsigned long long)t.errors);
   }
+  {
+    /* Only chunks h5fz wrote can be compared with the attributes. */
+    h5fz_cli_chunk_totals ct = {0, 0, 0};
+    if (pos >= 0 && !t.errors && !t.unfiltered && !t.not_h5fz) {
+      ct.chunks = t.chunks;
+      ct.stored_bytes = t.stored;
+      ct.outliers = t.outliers;
+    }
+    if (h5fz_cli_print_attributes(dset, o->json, &ct) < 0)
+      h5fz_cli_error(cmd, "%s: cannot list its attributes: %s", name,
+                     h5fz_cli_hdf5_reason(why, sizeof why));
+  }
+  if (o->json) printf("}");
   H5Tclose(type);
   H5Sclose(space);
   H5Pclose(dcpl);

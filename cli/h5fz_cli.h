@@ -103,4 +103,19 @@ void h5fz_cli_quiet_hdf5(void);
  * one line. Returns buf ("" when the stack is empty). */
 const char *h5fz_cli_hdf5_reason(char *buf, size_t len);
 
+/* What inspect found in the stored chunks of a dataset, to check the
+ * dataset API's attributes against. */
+typedef struct {
+  unsigned long long chunks;       /* stored chunks (0: nothing to compare) */
+  unsigned long long stored_bytes; /* their bytes */
+  unsigned long long outliers;     /* outliers their h5fz headers count */
+} h5fz_cli_chunk_totals;
+
+/* Print the h5fz_* attributes of dset (docs/dataset_api.md; inspect_attrs.c):
+ * as text, a block of indented lines (nothing when there are none), or as
+ * JSON, `, "attributes": {...}` and, when the attributes say how many bytes
+ * or outliers the chunks hold, `, "attributes_match_chunks": BOOL`.
+ * Returns the number of attributes shown, or -1 if they cannot be listed. */
+int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals *chunks);
+
 #endif /* H5FZ_CLI_H */

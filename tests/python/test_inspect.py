@@ -1,0 +1,323 @@
+"""`h5fz inspect`: chunks stored raw (whole chunk verbatim) are marked and
+counted, and the h5fz_* attributes the dataset API writes
+(docs/dataset_api.md) are printed, in text and JSON. The datasets are
+written through the filter with h5py; the attributes are added with h5py, as
+the dataset API would write them."""
+import json
+import math
+import os
+import pathlib
+import re
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import h5fz_testlib as lib
+
+CHUNK = (2, 32, 40)
+CHUNK_BYTES = 2 * 32 * 40 * 4
+
+
+def _smooth(shape=(4, 32, 40)):
+    return np.sin(np.arange(int(np.prod(shape))) / 50.0).astype("f4").reshape(shape)
+
+
+def _random_bits(shape, seed=7):
+    # Random bit patterns: NaNs, Infs, huge and tiny values of every sign.
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2**32, size=shape, dtype=np.uint32).view(np.float32)
+
+
+def _write(f, name, data, spec, chunks=CHUNK):
+    cd, _ = lib.cd_values(spec)
+    d = f.create_dataset(name, data=data, chunks=chunks, compression=lib.FILTER_ID,
+                         compression_opts=tuple(cd))
+    # h5py adds the filter as optional: make sure it really ran.
+    assert d.id.get_storage_size() > 0
+    return d
+
+
+def _inspect_json(path, *args):
+    return json.loads(lib.cli("inspect", path, *args, "--json").stdout)["datasets"]
+
+
+# ---- stored-raw chunks ------------------------------------------------------
+
+@pytest.fixture
+def mixed_raw(tmp_path):
+    """/mixed: chunk 0 smooth (coded), chunk 1 random bits at abs=1e-30
+    (nothing compresses: stored raw)."""
+    data = _smooth()
+    data[2:] = _random_bits((2, 32, 40))
+    path = tmp_path / "raw.h5"
+    with h5py.File(path, "w") as f:
+        _write(f, "mixed", data, "abs=1e-30")
+        _write(f, "smooth", _smooth(), "abs=1e-3")
+    return path, data
+
+
+def test_raw_chunk_is_marked_in_text(mixed_raw):
+    path, _ = mixed_raw
+    out = lib.cli("inspect", path, "/mixed").stdout
+    lines = [l for l in out.splitlines() if re.match(r"^ +\d+ \[", l)]
+    assert len(lines) == 2, out
+    assert "STORED RAW" not in lines[0] and "chain quant" in lines[0], out
+    assert re.match(r"^ +1 \[2,0,0\] +stored %d .*STORED RAW: whole chunk verbatim"
+                    % (CHUNK_BYTES + 84), lines[1]), out
+    # A raw chunk has no sub-chunks or outliers to report.
+    assert "raw sub-chunks" not in lines[1] and "outliers" not in lines[1], out
+    assert "stored raw chunks 1," in out, out
+    # The summary counts it too.
+    assert "stored raw chunks 1," in lib.cli("inspect", path, "/mixed", "--summary").stdout
+    # A dataset without raw chunks says 0.
+    assert "stored raw chunks 0," in lib.cli("inspect", path, "/smooth").stdout
+
+
+def test_raw_chunk_in_json(mixed_raw):
+    path, data = mixed_raw
+    (d,) = _inspect_json(path, "/mixed")
+    assert [c["stored_raw"] for c in d["chunks"]] == [False, True]
+    raw = d["chunks"][1]
+    assert raw["stored_bytes"] == raw["input_bytes"] + 84  # header + bytes + CRC
+    assert raw["outliers"] == 0 and raw["raw_subchunks"] == 0
+    assert d["totals"]["raw_chunks"] == 1
+    (s,) = _inspect_json(path, "/smooth", "--summary")
+    assert s["totals"]["raw_chunks"] == 0
+    # The raw chunk still reads back exactly.
+    with h5py.File(path, "r") as f:
+        back = f["mixed"][2:]
+    assert np.array_equal(back.view(np.uint32), data[2:].view(np.uint32))
+
+
+# ---- the dataset API's attributes ------------------------------------------
+
+def _api_attributes(d, positions, values, chunk_outliers, *, fixed_strings=False):
+    """The attributes of docs/dataset_api.md, as h5fz_dataset_write writes
+    them (strings variable-length as h5py writes them, or fixed-length as C
+    code often does)."""
+    def s(name, text):
+        if fixed_strings:
+            d.attrs.create(name, np.bytes_(text))  # fixed-length ASCII
+        else:
+            d.attrs[name] = text
+    s("h5fz_version", "0.1.0")
+    s("h5fz_spec", "abs=0.001 quant delta zigzag bitshuffle rze")
+    s("h5fz_mode", "abs")
+    d.attrs["h5fz_bound"] = np.float64(1e-3)
+    s("h5fz_kernel_class", "cpu")
+    s("h5fz_plan_digest", "")
+    d.attrs["h5fz_ratio"] = np.float64(d.size * d.dtype.itemsize / d.id.get_storage_size())
+    d.attrs["h5fz_stored_bytes"] = np.uint64(d.id.get_storage_size())
+    d.attrs["h5fz_chunk_abs_bound"] = np.full(len(chunk_outliers), 1e-3)
+    d.attrs["h5fz_chunk_outliers"] = np.asarray(chunk_outliers, dtype=np.uint32)
+    d.attrs["h5fz_outlier_positions"] = np.asarray(positions, dtype=np.uint64)
+    d.attrs["h5fz_outlier_values"] = np.asarray(values, dtype=d.dtype)
+
+
+@pytest.fixture
+def with_attributes(tmp_path):
+    """/api: a float32 field with 7 outliers (NaN, Inf, -Inf, huge values)
+    written through the filter, with the dataset API's attributes."""
+    data = _smooth()
+    flat = data.reshape(-1)
+    positions = [5, 17, 300, 1363, 2600, 3000, 3881]
+    specials = [np.nan, np.inf, -np.inf, 1e30, -2.5e31, 3e35, np.nan]
+    for p, v in zip(positions, specials):
+        flat[p] = v
+    per_chunk = [sum(p < 1280 * 2 for p in positions), sum(p >= 1280 * 2 for p in positions)]
+    path = tmp_path / "api.h5"
+    with h5py.File(path, "w") as f:
+        d = _write(f, "api", data, "abs=1e-3")
+        _api_attributes(d, positions, flat[positions], per_chunk)
+        d.attrs["not_ours"] = 1  # other attributes are not shown
+    return path, positions, flat[positions], per_chunk
+
+
+def test_attributes_in_text(with_attributes):
+    path, positions, values, per_chunk = with_attributes
+    out = lib.cli("inspect", path, "/api").stdout
+    block = out[out.index("attributes (h5fz_*"):]
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", block, re.M))
+    assert rows["h5fz_version"] == "0.1.0"
+    assert rows["h5fz_spec"] == "abs=0.001 quant delta zigzag bitshuffle rze"
+    assert rows["h5fz_mode"] == "abs"
+    assert rows["h5fz_bound"] == "0.001"
+    assert rows["h5fz_kernel_class"] == "cpu"
+    assert rows["h5fz_plan_digest"] == '""'
+    with h5py.File(path, "r") as f:
+        stored = f["api"].id.get_storage_size()
+        ratio = f["api"].attrs["h5fz_ratio"]
+    assert float(rows["h5fz_ratio"]) == pytest.approx(ratio)
+    assert rows["h5fz_stored_bytes"] == "%d (= the stored chunks)" % stored
+    assert rows["h5fz_chunk_abs_bound"].startswith("2 chunks, min 0.001, max 0.001")
+    assert per_chunk == [4, 3]
+    assert rows["h5fz_chunk_outliers"] == "2 chunks, total 7, max 4 (chunk 0)"
+    assert rows["h5fz_outlier_positions"].startswith("7 outliers")
+    assert rows["h5fz_outlier_values"].startswith("7 values (float32)")
+    # The first five pairs, then "...".
+    assert rows["outliers"] == ("7, first 5 (index -> value): 5 -> nan, 17 -> inf, "
+                                "300 -> -inf, 1363 -> 1e+30, 2600 -> -2.5e+31, ...")
+    assert "not_ours" not in out
+    # The table's order.
+    names = re.findall(r"^    (h5fz_\w+)", block, re.M)
+    assert names[:3] == ["h5fz_version", "h5fz_spec", "h5fz_mode"]
+    assert names[-2:] == ["h5fz_outlier_positions", "h5fz_outlier_values"]
+    # --summary keeps them.
+    assert "h5fz_chunk_outliers" in lib.cli("inspect", path, "/api", "--summary").stdout
+
+
+def test_attributes_in_json(with_attributes):
+    path, positions, values, per_chunk = with_attributes
+    (d,) = _inspect_json(path, "/api")
+    a = d["attributes"]
+    assert set(a) == {"h5fz_version", "h5fz_spec", "h5fz_mode", "h5fz_bound",
+                      "h5fz_kernel_class", "h5fz_plan_digest", "h5fz_ratio",
+                      "h5fz_stored_bytes", "h5fz_chunk_abs_bound", "h5fz_chunk_outliers",
+                      "h5fz_outlier_positions", "h5fz_outlier_values"}
+    assert a["h5fz_spec"] == "abs=0.001 quant delta zigzag bitshuffle rze"
+    assert a["h5fz_bound"] == 1e-3 and a["h5fz_plan_digest"] == ""
+    assert a["h5fz_stored_bytes"] == d["storage_bytes"]
+    assert a["h5fz_chunk_abs_bound"] == {"dtype": "float64", "length": 2, "min": 1e-3,
+                                         "max": 1e-3, "max_index": 0}
+    co = a["h5fz_chunk_outliers"]
+    assert co["length"] == 2 and co["total"] == 7 and co["max"] == max(per_chunk)
+    assert co["max_index"] == per_chunk.index(max(per_chunk))
+    assert a["h5fz_outlier_positions"] == {"dtype": "uint64", "length": 7,
+                                           "first": positions[:5]}
+    v = a["h5fz_outlier_values"]
+    assert v["dtype"] == "float32" and v["length"] == 7
+    assert [e["index"] for e in v["first"]] == positions[:5]
+    assert [e["text"] for e in v["first"]] == ["nan", "inf", "-inf", "1e+30", "-2.5e+31"]
+    # JSON has no NaN/Inf: null there, the text says which.
+    assert [e["value"] for e in v["first"][:3]] == [None, None, None]
+    assert v["first"][3]["value"] == pytest.approx(1e30, rel=1e-7)
+    assert np.float32(v["first"][4]["value"]) == values[4]
+    assert d["attributes_match_chunks"] is True
+    # The headers agree: 7 outliers in the chunks.
+    assert d["totals"]["outliers"] == 7
+
+
+def test_fixed_length_strings_float64_and_one_chunk(tmp_path):
+    """C writers often use fixed-length strings; a one-chunk dataset has
+    one-element arrays, still summarised as arrays; float64 values print
+    with their full precision."""
+    data = np.cos(np.arange(3 * 50) / 7.0).reshape(3, 50)
+    data[1, 2] = 1.0000000000000002e300
+    data[2, 49] = 7e299
+    path = tmp_path / "f64.h5"
+    with h5py.File(path, "w") as f:
+        d = _write(f, "x", data, "abs=1e-3", chunks=(3, 50))
+        _api_attributes(d, [52, 149], data.reshape(-1)[[52, 149]], [2], fixed_strings=True)
+        assert f["x"].attrs.get_id("h5fz_mode").get_type().is_variable_str() is False
+    out = lib.cli("inspect", path).stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert rows["h5fz_mode"] == "abs" and rows["h5fz_plan_digest"] == '""'
+    assert rows["h5fz_chunk_outliers"] == "1 chunks, total 2, max 2 (chunk 0)"
+    assert rows["outliers"] == "2, first 2 (index -> value): 52 -> 1.0000000000000002e+300, " \
+                               "149 -> 7e+299"
+    (d,) = _inspect_json(path)
+    assert d["attributes"]["h5fz_mode"] == "abs"
+    assert d["attributes"]["h5fz_chunk_abs_bound"]["length"] == 1
+    first = d["attributes"]["h5fz_outlier_values"]["first"]
+    assert first[0]["value"] == 1.0000000000000002e300
+
+
+def test_stale_attributes_and_omitted_outliers(tmp_path):
+    """Attributes that no longer match the chunks (the dataset rewritten by
+    plain H5Dwrite) are called stale; h5fz_outliers_omitted is explained."""
+    path = tmp_path / "stale.h5"
+    with h5py.File(path, "w") as f:
+        d = _write(f, "s", _smooth(), "abs=1e-3")
+        d.attrs["h5fz_stored_bytes"] = np.uint64(12345)
+        d.attrs["h5fz_chunk_outliers"] = np.array([3, 0], dtype=np.uint32)
+        d.attrs["h5fz_outliers_omitted"] = np.uint64(2000000)
+    out = lib.cli("inspect", path).stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert rows["h5fz_stored_bytes"].startswith("12345 (the stored chunks now hold")
+    assert "stale" in rows["h5fz_stored_bytes"] and "stale" in rows["h5fz_chunk_outliers"]
+    assert rows["h5fz_outliers_omitted"].startswith("2000000 (outliers; too many")
+    (d,) = _inspect_json(path)
+    assert d["attributes_match_chunks"] is False
+    assert d["attributes"]["h5fz_outliers_omitted"] == 2000000
+
+
+def test_no_attributes(mixed_raw):
+    path, _ = mixed_raw
+    out = lib.cli("inspect", path, "/smooth").stdout
+    assert "attributes" not in out
+    (d,) = _inspect_json(path, "/smooth")
+    assert d["attributes"] == {} and "attributes_match_chunks" not in d
+    # Still valid JSON with every dataset of the file.
+    assert len(_inspect_json(path)) == 2
+
+
+def test_json_is_strict(with_attributes):
+    """No NaN/Infinity tokens: strict parsers must read it."""
+    path = with_attributes[0]
+    text = lib.cli("inspect", path, "--json").stdout
+    json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert not math.isnan(json.loads(text)["datasets"][0]["attributes"]["h5fz_bound"])
+
+
+def test_dense_attribute_storage_and_long_lists(tmp_path):
+    """h5fz_dataset_create makes datasets with dense attribute storage so
+    the outlier lists may pass 64 KiB; inspect reads them there too."""
+    data = _smooth((4, 128, 200))
+    n = 50000
+    positions = np.arange(n, dtype=np.uint64) * 2 + 1
+    data.reshape(-1)[positions.astype(np.int64)] = np.inf
+    cd, _ = lib.cd_values("abs=1e-3")
+    path = tmp_path / "dense.h5"
+    # Dense attribute storage needs the 1.8 object headers: with the default
+    # (earliest) format an attribute over 64 KiB cannot be created at all.
+    with h5py.File(path, "w", libver=("v108", "latest")) as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((2, 128, 200))
+        dcpl.set_filter(lib.FILTER_ID, h5py.h5z.FLAG_MANDATORY, tuple(cd))
+        dcpl.set_attr_phase_change(0, 0)
+        space = h5py.h5s.create_simple(data.shape)
+        dsid = h5py.h5d.create(f.id, b"dense", h5py.h5t.NATIVE_FLOAT, space, dcpl=dcpl)
+        d = h5py.Dataset(dsid)
+        d[...] = data
+        per_chunk = [int((positions < 51200).sum()), int((positions >= 51200).sum())]
+        _api_attributes(d, positions, data.reshape(-1)[positions.astype(np.int64)], per_chunk)
+        assert d.id.get_create_plist().get_attr_phase_change() == (0, 0)
+    out = lib.cli("inspect", path).stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert rows["outliers"] == "50000, first 5 (index -> value): 1 -> inf, 3 -> inf, 5 -> inf, " \
+                               "7 -> inf, 9 -> inf, ..."
+    assert rows["h5fz_chunk_outliers"] == "2 chunks, total 50000, max 25600 (chunk 0)"
+    (j,) = _inspect_json(path)
+    assert j["attributes"]["h5fz_outlier_positions"]["length"] == n
+    assert j["attributes_match_chunks"] is True and j["totals"]["outliers"] == n
+
+
+HEAT3D = pathlib.Path(os.environ["H5FZ_BUILD_DIR"]) / "bin" / "heat3d"
+
+
+@pytest.mark.skipif(not HEAT3D.is_file(), reason="heat3d is built only with the dataset API")
+def test_attributes_written_by_the_dataset_api(tmp_path):
+    """The real writer: h5_examples/heat3d.c saves each step through the
+    filter (/filter/T_NNNN, no attributes) and through h5fz_dataset_write
+    (/api/T_NNNN, with them). inspect shows the API's attributes, agreeing
+    with the chunks, which are the filter's byte for byte."""
+    out = tmp_path / "heat.h5"
+    p = subprocess.run([str(HEAT3D), str(out), "abs=1e-3"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    api, plain = _inspect_json(out, "/api/T_0025")[0], _inspect_json(out, "/filter/T_0025")[0]
+    assert plain["attributes"] == {} and api["totals"] == plain["totals"]
+    a = api["attributes"]
+    assert a["h5fz_mode"] == "abs" and a["h5fz_bound"] == 1e-3
+    assert a["h5fz_spec"].startswith("abs=0.001 quant delta zigzag bitshuffle rze")
+    assert a["h5fz_kernel_class"] and a["h5fz_version"]
+    assert a["h5fz_stored_bytes"] == api["storage_bytes"]
+    assert a["h5fz_ratio"] == pytest.approx(api["ratio"], rel=1e-5)
+    n_chunks = api["totals"]["chunks"]
+    assert a["h5fz_chunk_abs_bound"]["length"] == n_chunks == 24
+    assert a["h5fz_chunk_outliers"]["total"] == api["totals"]["outliers"]
+    assert a["h5fz_outlier_positions"]["length"] == a["h5fz_outlier_values"]["length"]
+    assert api["attributes_match_chunks"] is True
+    text = lib.cli("inspect", out, "/api/T_0025", "--summary").stdout
+    assert "(= the stored chunks)" in text and "stale" not in text, text
