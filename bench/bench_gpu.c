@@ -165,7 +165,7 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
 int main(int argc, char **argv)
 {
   const char *dir = getenv("H5FZ_DATA_DIR");
-  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0;
+  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0, tiled_kernels = 0;
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe")) return jit_probe();
@@ -174,9 +174,10 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc) tiled_gib = atof(argv[++i]);
     else if (!strcmp(argv[i], "--sweep")) sweep = 1;
     else if (!strcmp(argv[i], "--kernels-only")) kernels_only = 1;
+    else if (!strcmp(argv[i], "--tiled-kernels")) tiled_kernels = 1;
     else if (!strcmp(argv[i], "--write-calibration")) write_cal = 1;
     else {
-      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--kernels-only]\n"
+      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--kernels-only] [--tiled-kernels]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
   if (h5fz_planner_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
   setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
-  if (!kernels_only) {
+  if (!kernels_only && !tiled_kernels) {
     printf("  \"jit\": {\n");
     run_probe(argv[0], "cold_empty_cache");
     run_probe(argv[0], "new_process_disk_cache");
@@ -222,7 +223,7 @@ int main(int argc, char **argv)
     printf("  ]\n}\n");
     return 0;
   }
-  for (int f = 0; f < n; f++) {
+  for (int f = 0; f < n && !tiled_kernels; f++) {
     char spec[128];
     snprintf(spec, sizeof spec, "abs=%.17g dtype=%s", 1e-4 * fields[f].range, fields[f].f64 ? "f64" : "f32");
     kernel_row(fields[f].name, spec, fields[f].data, fields[f].bytes, reps, f == n - 1);
@@ -258,7 +259,11 @@ int main(int argc, char **argv)
   snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", eb);
   kernel_row("tiled", spec, tiled, total, reps, 1);
   double kernel_GBps = last_encode_GBps;
-  printf("  ]},\n");
+  printf("  ]}%s\n", tiled_kernels ? "\n}" : ",");
+  if (tiled_kernels) { /* the tiled kernels alone, for performance work */
+    free(tiled);
+    return 0;
+  }
   if (sweep) {
     static const int threads[] = {128, 256, 512, 1024};
     static const int subs[] = {4096, 8192, 16384, 32768, 65536};

@@ -69,6 +69,14 @@ H5FZ_FN void h5fz_blk_share(const h5fz_blk *b, uint32_t n, uint32_t align,
   *hi = (uint32_t)(h < n ? h : n);
 }
 
+/* Elementwise ops walk the items strided over the threads (item i on
+ * thread i mod nthreads): consecutive lanes touch consecutive words, so
+ * shared memory sees no bank conflicts (a contiguous share of 8 words per
+ * thread is an 8-way conflict on every access). On the CPU (one thread) it
+ * is the plain loop. Ops whose result depends on the split (scans, ordered
+ * outlier lists) use h5fz_blk_share instead. */
+#define H5FZ_FOR_ITEMS(i, blk, n) for (uint32_t i = (blk)->tid; i < (n); i += (blk)->nthreads)
+
 /* Block-wide exclusive prefix sum (wrapping, 64-bit) of one value per
  * thread; *total receives the sum over the block. Every thread of the block
  * must call it (it contains barriers on the GPU). */

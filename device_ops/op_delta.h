@@ -8,25 +8,43 @@
 H5FZ_FN void H5FZ_TN(h5fz_delta_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                         H5FZ_T_WORD *out, uint32_t n)
 {
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++)
-    out[i] = (H5FZ_T_WORD)(in[i] - (i ? in[i - 1] : (H5FZ_T_WORD)0));
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = (H5FZ_T_WORD)(in[i] - (i ? in[i - 1] : (H5FZ_T_WORD)0));
 }
 
-/* Inverse: inclusive prefix sum, split into per-thread runs joined by a
- * block-wide scan. in and out must differ. */
+/* Inverse: inclusive prefix sum. On the GPU each warp scans one contiguous
+ * segment 32 words at a time (lanes on consecutive words, shuffles, no bank
+ * conflicts), the segments joined by one block-wide scan of the warp totals;
+ * on the CPU the plain running sum. Wrapping arithmetic either way, so the
+ * words are the same. in and out must differ. */
 H5FZ_FN void H5FZ_TN(h5fz_delta_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                         H5FZ_T_WORD *out, uint32_t n)
 {
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  H5FZ_T_WORD run = 0;
-  for (uint32_t i = lo; i < hi; i++) run = (H5FZ_T_WORD)(run + in[i]);
+#if H5FZ_ON_GPU
+  uint32_t lane = blk->tid & 31u, warp = blk->tid >> 5, nwarps = (blk->nthreads + 31u) >> 5;
+  uint32_t seg = ((n + nwarps - 1u) / nwarps + 31u) & ~31u;
+  uint32_t lo = warp * seg < n ? warp * seg : n, hi = lo + seg < n ? lo + seg : n;
+  H5FZ_T_WORD sum = 0;
+  for (uint32_t i = lo + lane; i < hi; i += 32u) sum = (H5FZ_T_WORD)(sum + in[i]);
+  for (uint32_t d = 16; d > 0; d >>= 1) sum = (H5FZ_T_WORD)(sum + __shfl_xor_sync(0xffffffffu, sum, d));
   uint64_t total;
-  H5FZ_T_WORD acc = (H5FZ_T_WORD)h5fz_blk_exscan(blk, (uint64_t)run, &total);
-  for (uint32_t i = lo; i < hi; i++) {
+  uint64_t before = h5fz_blk_exscan(blk, lane == 0 ? (uint64_t)sum : 0u, &total);
+  H5FZ_T_WORD carry = (H5FZ_T_WORD)__shfl_sync(0xffffffffu, before, 0);
+  for (uint32_t base = lo; base < hi; base += 32u) {
+    uint32_t i = base + lane;
+    H5FZ_T_WORD x = i < hi ? in[i] : (H5FZ_T_WORD)0;
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+      H5FZ_T_WORD y = __shfl_up_sync(0xffffffffu, x, d);
+      if (lane >= d) x = (H5FZ_T_WORD)(x + y);
+    }
+    if (i < hi) out[i] = (H5FZ_T_WORD)(carry + x);
+    carry = (H5FZ_T_WORD)(carry + __shfl_sync(0xffffffffu, x, 31));
+  }
+#else
+  (void)blk;
+  H5FZ_T_WORD acc = 0;
+  for (uint32_t i = 0; i < n; i++) {
     acc = (H5FZ_T_WORD)(acc + in[i]);
     out[i] = acc;
   }
+#endif
 }

@@ -8,16 +8,12 @@ H5FZ_FN void H5FZ_TN(h5fz_negabinary_encode)(const h5fz_blk *blk, const H5FZ_T_W
                                              H5FZ_T_WORD *out, uint32_t n)
 {
   const H5FZ_T_WORD M = (H5FZ_T_WORD)((H5FZ_T_WORD)~(H5FZ_T_WORD)0 / 3u * 2u);
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++) out[i] = (H5FZ_T_WORD)((in[i] + M) ^ M);
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = (H5FZ_T_WORD)((in[i] + M) ^ M);
 }
 
 H5FZ_FN void H5FZ_TN(h5fz_negabinary_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                              H5FZ_T_WORD *out, uint32_t n)
 {
   const H5FZ_T_WORD M = (H5FZ_T_WORD)((H5FZ_T_WORD)~(H5FZ_T_WORD)0 / 3u * 2u);
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++) out[i] = (H5FZ_T_WORD)((in[i] ^ M) - M);
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = (H5FZ_T_WORD)((in[i] ^ M) - M);
 }

@@ -96,13 +96,12 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_quant_encode)(const h5fz_blk *blk, const H5FZ_T_FL
                                             const h5fz_quant_params *p, H5FZ_T_WORD *out,
                                             uint32_t *out_pos, H5FZ_T_WORD *out_val)
 {
-  uint32_t lo, hi, count = 0;
-  h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++) {
+  uint32_t count = 0;
+  H5FZ_FOR_ITEMS(i, blk, m_pad) {
     H5FZ_T_WORD w = 0;
     if (i < m && H5FZ_TN(h5fz_quant_one)(in[i], p, &w)) {
 #if !H5FZ_ON_GPU
-      out_pos[count] = i; /* one thread: its base offset is 0 */
+      out_pos[count] = i; /* one thread: index order */
       out_val[count] = H5FZ_TN(h5fz_float_bits)(in[i]);
 #endif
       count++;
@@ -110,24 +109,31 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_quant_encode)(const h5fz_blk *blk, const H5FZ_T_FL
     }
     out[i] = w;
   }
-  uint64_t total;
-  uint64_t base = h5fz_blk_exscan(blk, count, &total);
 #if H5FZ_ON_GPU
-  /* Rare: only blocks with outliers pay a second pass to place them. */
-  if (total) {
-    for (uint32_t i = lo; i < hi && i < m; i++) {
-      H5FZ_T_WORD w;
-      if (H5FZ_TN(h5fz_quant_one)(in[i], p, &w)) {
-        out_pos[base] = i;
-        out_val[base] = H5FZ_TN(h5fz_float_bits)(in[i]);
-        base++;
-      }
+  /* Rare: only blocks with outliers pay a second pass, over contiguous
+   * shares so the exclusive scan places them in index order. */
+  if (!__syncthreads_or(count != 0)) return 0;
+  uint32_t lo, hi, mine = 0;
+  h5fz_blk_share(blk, m, 1u, &lo, &hi);
+  for (uint32_t i = lo; i < hi; i++) {
+    H5FZ_T_WORD w;
+    mine += H5FZ_TN(h5fz_quant_one)(in[i], p, &w) ? 1u : 0u;
+  }
+  uint64_t total;
+  uint64_t base = h5fz_blk_exscan(blk, mine, &total);
+  for (uint32_t i = lo; i < hi; i++) {
+    H5FZ_T_WORD w;
+    if (H5FZ_TN(h5fz_quant_one)(in[i], p, &w)) {
+      out_pos[base] = i;
+      out_val[base] = H5FZ_TN(h5fz_float_bits)(in[i]);
+      base++;
     }
   }
-#else
-  (void)base;
-#endif
   return (uint32_t)total;
+#else
+  (void)blk;
+  return count;
+#endif
 }
 
 /* Decode n words back to values (outliers come back as 0, or as the
@@ -136,13 +142,11 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_quant_encode)(const h5fz_blk *blk, const H5FZ_T_FL
 H5FZ_FN void H5FZ_TN(h5fz_quant_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in, uint32_t n,
                                         const h5fz_quant_params *p, H5FZ_T_FLOAT *out)
 {
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
   if (p->mode == H5FZ_QMODE_LOSSLESS) {
-    for (uint32_t i = lo; i < hi; i++) out[i] = H5FZ_TN(h5fz_lossless_value)(in[i]);
+    H5FZ_FOR_ITEMS(i, blk, n) out[i] = H5FZ_TN(h5fz_lossless_value)(in[i]);
   } else if (p->mode == H5FZ_QMODE_PW_REL) {
-    for (uint32_t i = lo; i < hi; i++) out[i] = H5FZ_TN(h5fz_pwrel_recon)(in[i], p->step);
+    H5FZ_FOR_ITEMS(i, blk, n) out[i] = H5FZ_TN(h5fz_pwrel_recon)(in[i], p->step);
   } else {
-    for (uint32_t i = lo; i < hi; i++) out[i] = H5FZ_TN(h5fz_quant_recon)((H5FZ_T_SWORD)in[i], p->step);
+    H5FZ_FOR_ITEMS(i, blk, n) out[i] = H5FZ_TN(h5fz_quant_recon)((H5FZ_T_SWORD)in[i], p->step);
   }
 }

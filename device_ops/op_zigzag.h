@@ -6,9 +6,7 @@
 H5FZ_FN void H5FZ_TN(h5fz_zigzag_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                          H5FZ_T_WORD *out, uint32_t n)
 {
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++) {
+  H5FZ_FOR_ITEMS(i, blk, n) {
     H5FZ_T_WORD v = in[i];
     out[i] = (H5FZ_T_WORD)((v << 1) ^ ((H5FZ_T_WORD)0 - (v >> (H5FZ_T_BITS - 1))));
   }
@@ -17,9 +15,7 @@ H5FZ_FN void H5FZ_TN(h5fz_zigzag_encode)(const h5fz_blk *blk, const H5FZ_T_WORD 
 H5FZ_FN void H5FZ_TN(h5fz_zigzag_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                          H5FZ_T_WORD *out, uint32_t n)
 {
-  uint32_t lo, hi;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
-  for (uint32_t i = lo; i < hi; i++) {
+  H5FZ_FOR_ITEMS(i, blk, n) {
     H5FZ_T_WORD u = in[i];
     out[i] = (H5FZ_T_WORD)((u >> 1) ^ ((H5FZ_T_WORD)0 - (u & 1u)));
   }
