@@ -255,10 +255,23 @@ int main(int argc, char **argv)
   printf("  \"tiled\": {\"note\": \"the real float32 fields concatenated whole, %d times; bound 1e-4 x the "
          "array's finite range (fill values left out)\", \"bytes\": %zu, \"abs_bound\": %.6g, \"kernel\": [\n",
          reps_tiled, total, eb);
-  char spec[128];
+  char spec[256];
   snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", eb);
-  kernel_row("tiled", spec, tiled, total, reps, 1);
+  /* H5FZ_BENCH_CHAINS="quant raw;quant delta zigzag bitshuffle raw": more
+   * chains on the tiled array, to see what each op costs */
+  const char *chains = getenv("H5FZ_BENCH_CHAINS");
+  kernel_row("tiled", spec, tiled, total, reps, !(tiled_kernels && chains && *chains));
   double kernel_GBps = last_encode_GBps;
+  if (tiled_kernels && chains && *chains) {
+    char list[1024], *save = NULL;
+    snprintf(list, sizeof list, "%s", chains);
+    for (char *c = strtok_r(list, ";", &save); c; c = strtok_r(NULL, ";", &save)) {
+      char sp[400];
+      snprintf(sp, sizeof sp, "abs=%.17g dtype=f32 %s", eb, c);
+      char *peek = save && *save ? save : NULL;
+      kernel_row(c, sp, tiled, total, reps, peek == NULL);
+    }
+  }
   printf("  ]}%s\n", tiled_kernels ? "\n}" : ",");
   if (tiled_kernels) { /* the tiled kernels alone, for performance work */
     free(tiled);

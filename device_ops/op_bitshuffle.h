@@ -8,8 +8,29 @@
  * warp at a time and needs n to be a multiple of 32 (executors pass 64k).
  */
 #if H5FZ_ON_GPU
-/* The GPU writes the same bytes a warp at a time: lane k holds word 32g+k,
- * a ballot over bit p is then 4 bytes of plane p, and lane p keeps it. */
+#ifndef H5FZ_WARP_TRANSPOSE32
+#define H5FZ_WARP_TRANSPOSE32
+/* 32 x 32 bit transpose across a warp (lane = row, bit = column): on
+ * return bit k of lane p is what bit p of lane k was. Five butterfly steps
+ * of one shuffle each (Hacker's Delight's transpose32, spread over lanes);
+ * it is its own inverse. */
+H5FZ_FN uint32_t h5fz_warp_transpose32(uint32_t x)
+{
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t masks[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+  for (uint32_t k = 0; k < 5u; k++) {
+    uint32_t sh = 16u >> k, m = masks[k];
+    uint32_t y = __shfl_xor_sync(0xffffffffu, x, (int)sh);
+    x = (lane & sh) ? (((y >> sh) & m) | (x & ~m)) : ((x & m) | ((y & m) << sh));
+  }
+  return x;
+}
+#endif
+
+/* The GPU writes the same bytes a warp at a time: lane k holds word 32g+k;
+ * after the bit transpose lane p holds 4 bytes of plane p (and, for 64-bit
+ * words, of plane 32+p). */
 H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                              uint8_t *out, uint32_t n)
 {
@@ -18,19 +39,14 @@ H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_encode)(const h5fz_blk *blk, const H5FZ_T_W
   uint32_t *out32 = (uint32_t *)out;
   for (uint32_t g = warp; g < n / 32u; g += nwarps) {
     H5FZ_T_WORD w = in[32u * g + lane];
-    uint32_t mine[H5FZ_T_BITS / 32u];
 #pragma unroll
-    for (uint32_t p = 0; p < H5FZ_T_BITS; p++) {
-      uint32_t b = __ballot_sync(0xffffffffu, (uint32_t)(w >> p) & 1u);
-      if (lane == (p & 31u)) mine[p >> 5] = b;
-    }
-#pragma unroll
-    for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++) out32[(32u * h + lane) * plane_words + g] = mine[h];
+    for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++)
+      out32[(32u * h + lane) * plane_words + g] = h5fz_warp_transpose32((uint32_t)(w >> (32u * h)));
   }
 }
 
-/* Inverse, a warp per 32 words: lane p holds 4 bytes of plane p (and p+32),
- * shuffles hand every lane its bit of each plane. */
+/* Inverse, a warp per 32 words: lane p loads 4 bytes of plane p (and p+32);
+ * the transpose gives lane k its word. */
 H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_decode)(const h5fz_blk *blk, const uint8_t *in,
                                              H5FZ_T_WORD *out, uint32_t n)
 {
@@ -38,15 +54,10 @@ H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_decode)(const h5fz_blk *blk, const uint8_t 
   uint32_t plane_words = n / 32u;
   const uint32_t *in32 = (const uint32_t *)in;
   for (uint32_t g = warp; g < n / 32u; g += nwarps) {
-    uint32_t mine[H5FZ_T_BITS / 32u];
-#pragma unroll
-    for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++) mine[h] = in32[(32u * h + lane) * plane_words + g];
     H5FZ_T_WORD w = 0;
 #pragma unroll
-    for (uint32_t p = 0; p < H5FZ_T_BITS; p++) {
-      uint32_t v = __shfl_sync(0xffffffffu, mine[p >> 5], (int)(p & 31u));
-      w |= (H5FZ_T_WORD)((v >> lane) & 1u) << p;
-    }
+    for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++)
+      w |= (H5FZ_T_WORD)h5fz_warp_transpose32(in32[(32u * h + lane) * plane_words + g]) << (32u * h);
     out[32u * g + lane] = w;
   }
 }

@@ -79,6 +79,112 @@ H5FZ_FN uint32_t h5fz_rze_count_share(const uint8_t *bitmap, uint32_t lo, uint32
   return c;
 }
 
+#if H5FZ_ON_GPU
+/* Level 0 on the GPU, where it is most of the work: each warp takes one
+ * contiguous segment of words (a multiple of 32 words, so bitmap bytes
+ * never straddle two warps), lane l the l-th word of each 128-byte round:
+ * consecutive lanes on consecutive words (no bank conflicts), ballot-free
+ * shuffles for the in-warp ranks. The bytes are the same as the generic
+ * path's: nonzero bytes in index order, bit b of bitmap byte j for byte 8j+b. */
+H5FZ_FN void h5fz_rze_warp_segment(const h5fz_blk *blk, uint32_t words, uint32_t *w0, uint32_t *w1)
+{
+  uint32_t nwarps = (blk->nthreads + 31u) >> 5, warp = blk->tid >> 5;
+  uint32_t seg = ((words + nwarps - 1u) / nwarps + 31u) & ~31u;
+  *w0 = warp * seg < words ? warp * seg : words;
+  *w1 = *w0 + seg < words ? *w0 + seg : words;
+}
+
+/* The 4 keep bits (nonzero bytes) of one little-endian word. */
+H5FZ_FN uint32_t h5fz_rze_nibble(uint32_t x)
+{
+  uint32_t nz = (((x & 0x7f7f7f7fu) + 0x7f7f7f7fu) | x) & 0x80808080u;
+  return ((nz >> 7) & 1u) | ((nz >> 14) & 2u) | ((nz >> 21) & 4u) | ((nz >> 28) & 8u);
+}
+
+H5FZ_FN uint32_t h5fz_warp_sum(uint32_t v)
+{
+  for (uint32_t d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+
+H5FZ_FN uint32_t h5fz_warp_inclusive(uint32_t v)
+{
+  uint32_t lane = threadIdx.x & 31u;
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    uint32_t y = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += y;
+  }
+  return v;
+}
+
+/* Bitmap of level 0 over L bytes of in (4-byte aligned, L a multiple of 8)
+ * into bitmap; returns the kept bytes before this warp's segment (the same
+ * on every lane) and sets *total to the block's kept bytes. */
+H5FZ_FN uint64_t h5fz_rze_level0_bitmap(const h5fz_blk *blk, const uint8_t *in, uint32_t L, uint8_t *bitmap,
+                                        uint64_t *total)
+{
+  const uint32_t *in32 = (const uint32_t *)in;
+  uint32_t w0, w1, lane = blk->tid & 31u, cnt = 0;
+  h5fz_rze_warp_segment(blk, L / 4u, &w0, &w1);
+  for (uint32_t base = w0; base < w1; base += 32u) {
+    uint32_t wi = base + lane;
+    uint32_t nib = wi < w1 ? h5fz_rze_nibble(in32[wi]) : 0u;
+    uint32_t other = __shfl_xor_sync(0xffffffffu, nib, 1);
+    cnt += (uint32_t)__popc(nib);
+    if (!(lane & 1u) && wi < w1) bitmap[wi / 2u] = (uint8_t)(nib | (other << 4));
+  }
+  cnt = h5fz_warp_sum(cnt);
+  uint64_t before = h5fz_blk_exscan(blk, lane == 0 ? (uint64_t)cnt : 0u, total);
+  return __shfl_sync(0xffffffffu, before, 0);
+}
+
+/* The kept bytes of level 0, this warp's segment, to out[pos..). */
+H5FZ_FN void h5fz_rze_level0_pack(const h5fz_blk *blk, const uint8_t *in, uint32_t L, uint8_t *out, uint64_t pos)
+{
+  const uint32_t *in32 = (const uint32_t *)in;
+  uint32_t w0, w1, lane = blk->tid & 31u;
+  h5fz_rze_warp_segment(blk, L / 4u, &w0, &w1);
+  for (uint32_t base = w0; base < w1; base += 32u) {
+    uint32_t wi = base + lane;
+    uint32_t x = wi < w1 ? in32[wi] : 0u, nib = h5fz_rze_nibble(x), c = (uint32_t)__popc(nib);
+    uint32_t incl = h5fz_warp_inclusive(c);
+    uint64_t p = pos + incl - c;
+    for (uint32_t b = 0; b < 4u; b++)
+      if ((nib >> b) & 1u) out[p++] = (uint8_t)(x >> (8u * b));
+    pos += __shfl_sync(0xffffffffu, incl, 31);
+  }
+}
+
+/* Decode level 0: L bytes (a multiple of 8) into dst (4-byte aligned) from
+ * the bitmap lmap and the kept bytes kept[0..avail). Returns -1 (the same
+ * on every thread) when the bitmap asks for more than avail, else 0;
+ * *total receives the kept count. */
+H5FZ_FN int h5fz_rze_level0_unpack(const h5fz_blk *blk, const uint8_t *lmap, const uint8_t *kept, uint64_t avail,
+                                   uint32_t L, uint8_t *dst, uint64_t *total)
+{
+  uint32_t *d32 = (uint32_t *)dst;
+  uint32_t w0, w1, lane = blk->tid & 31u, cnt = 0;
+  h5fz_rze_warp_segment(blk, L / 4u, &w0, &w1);
+  for (uint32_t wi = w0 + lane; wi < w1; wi += 32u) cnt += (uint32_t)__popc((lmap[wi / 2u] >> (4u * (wi & 1u))) & 15u);
+  cnt = h5fz_warp_sum(cnt);
+  uint64_t before = h5fz_blk_exscan(blk, lane == 0 ? (uint64_t)cnt : 0u, total);
+  if (*total > avail) return -1;
+  uint64_t rank = __shfl_sync(0xffffffffu, before, 0);
+  for (uint32_t base = w0; base < w1; base += 32u) {
+    uint32_t wi = base + lane;
+    uint32_t nib = wi < w1 ? (lmap[wi / 2u] >> (4u * (wi & 1u))) & 15u : 0u, c = (uint32_t)__popc(nib);
+    uint32_t incl = h5fz_warp_inclusive(c);
+    uint64_t r = rank + incl - c;
+    uint32_t word = 0;
+    for (uint32_t b = 0; b < 4u; b++)
+      if ((nib >> b) & 1u) word |= (uint32_t)kept[r++] << (8u * b);
+    if (wi < w1) d32[wi] = word;
+    rank += __shfl_sync(0xffffffffu, incl, 31);
+  }
+  return 0;
+}
+#endif
+
 /* Encode L bytes in[] into out[0..cap). scratch holds
  * h5fz_rze_scratch_bytes(L) bytes. Returns the encoded size, or
  * H5FZ_RZE_NOT_SMALLER when it would not be smaller than L or not fit cap
@@ -92,7 +198,19 @@ H5FZ_FN uint32_t h5fz_rze_encode(const h5fz_blk *blk, const uint8_t *in, uint32_
   const uint8_t *src = in;
   uint8_t *bitmap = scratch;
   /* 1st pass: bitmaps and the kept count of every level */
+#if H5FZ_ON_GPU
+  uint64_t level0_before = 0;
+#endif
   for (uint32_t k = 0; k < levels; k++) {
+#if H5FZ_ON_GPU
+    if (k == 0 && (L & 7u) == 0 && ((uint64_t)in & 3u) == 0) {
+      level0_before = h5fz_rze_level0_bitmap(blk, in, L, bitmap, &total);
+      kept[0] = total;
+      src = bitmap;
+      bitmap += len[1];
+      continue;
+    }
+#endif
     h5fz_blk_share(blk, len[k + 1u], 1u, &lo, &hi);
     for (uint32_t j = lo; j < hi; j++) bitmap[j] = (uint8_t)h5fz_rze_bitmap_byte(src, j, len[k], k);
     h5fz_blk_sync(blk);
@@ -116,6 +234,14 @@ H5FZ_FN uint32_t h5fz_rze_encode(const h5fz_blk *blk, const uint8_t *in, uint32_
   for (uint32_t kk = levels; kk-- > 0;) {
     const uint8_t *lsrc = kk ? scratch + bitmap_off[kk - 1u] : in;
     const uint8_t *lmap = scratch + bitmap_off[kk];
+#if H5FZ_ON_GPU
+    if (kk == 0 && (L & 7u) == 0 && ((uint64_t)in & 3u) == 0) {
+      h5fz_blk_sync(blk); /* the bitmaps of pass 1 are complete */
+      h5fz_rze_level0_pack(blk, in, L, out, offset + level0_before);
+      offset += kept[0];
+      continue;
+    }
+#endif
     h5fz_blk_share(blk, len[kk], 8u, &lo, &hi);
     uint64_t pos = offset + h5fz_blk_exscan(blk, h5fz_rze_count_share(lmap, lo, hi), &total);
     for (uint32_t i = lo; i < hi; i += 8u) { /* shares start at multiples of 8 */
@@ -149,6 +275,15 @@ H5FZ_FN int h5fz_rze_decode(const h5fz_blk *blk, const uint8_t *in, uint32_t siz
     uint32_t n = len[kk];
     /* the bitmap of this level has len[kk+1] bytes; bits past n must be 0 */
     if ((n & 7u) && (lmap[len[kk + 1u] - 1u] >> (n & 7u))) return -1;
+#if H5FZ_ON_GPU
+    if (kk == 0 && (n & 7u) == 0 && ((uint64_t)dst & 3u) == 0) {
+      if (h5fz_rze_level0_unpack(blk, lmap, in + offset, size - offset, n, dst, &total)) return -1;
+      h5fz_blk_sync(blk);
+      offset += total;
+      lmap = dst;
+      continue;
+    }
+#endif
     h5fz_blk_share(blk, n, 8u, &lo, &hi);
     uint64_t rank = h5fz_blk_exscan(blk, h5fz_rze_count_share(lmap, lo, hi), &total);
     if (offset + total > size) return -1;
