@@ -180,19 +180,6 @@ static void free_outs(encode_job *e)
   }
 }
 
-#define TRY(x)                \
-  do {                        \
-    if ((rc = (x))) goto out; \
-  } while (0)
-#define TRY_CU(x, what)                        \
-  do {                                         \
-    CUresult r_ = (x);                         \
-    if (r_) {                                  \
-      rc = h5fz_gpu_cuda_fail(r_, what);       \
-      goto out;                                \
-    }                                          \
-  } while (0)
-
 static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, int on_device,
                          h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
 {

@@ -198,16 +198,6 @@ int h5fz_gpu_sync_stream(const char *what)
   return r ? h5fz_gpu_cuda_fail(r, what) : H5FZ_OK;
 }
 
-#define TRY(x)             \
-  do {                     \
-    if ((rc = (x))) goto out; \
-  } while (0)
-#define TRY_CU(x, what)                       \
-  do {                                        \
-    CUresult r_ = (x);                        \
-    if (r_) { rc = h5fz_gpu_cuda_fail(r_, what); goto out; } \
-  } while (0)
-
 /* The fused encode, the tail scan and the tail pack, on g_gpu.in (device). */
 int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk)
 {

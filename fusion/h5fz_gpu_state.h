@@ -56,6 +56,21 @@ typedef struct {
 extern h5fz_gpu_state g_gpu;
 
 
+/* In functions with `int rc` and an `out:` label: stop at the first
+ * failing step (TRY: an h5fz status, TRY_CU: a CUresult, named by what). */
+#define TRY(x)                \
+  do {                        \
+    if ((rc = (x))) goto out; \
+  } while (0)
+#define TRY_CU(x, what)                  \
+  do {                                   \
+    CUresult r_ = (x);                   \
+    if (r_) {                            \
+      rc = h5fz_gpu_cuda_fail(r_, what); \
+      goto out;                          \
+    }                                    \
+  } while (0)
+
 /* H5FZ_ERR_DEVICE with the CUDA error's name. */
 int h5fz_gpu_cuda_fail(CUresult r, const char *what);
 /* Initialise once (driver, device, registry, context, stream) and make the
