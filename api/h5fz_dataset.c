@@ -79,10 +79,25 @@ static int describe(hid_t dset, dataset_info *di)
                                   "loadable when the dataset was created? set HDF5_PLUGIN_PATH)");
     goto out;
   }
+  unsigned chunk_opts = 0;
+  if (H5Pget_chunk_opts(dcpl, &chunk_opts) >= 0 && (chunk_opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
+    rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset stores partial edge chunks unfiltered "
+                                 "(H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS); the API writes every chunk through h5fz");
+    goto out;
+  }
+  /* Edge chunks are padded, and missing chunks read, as HDF5 does it: the
+   * fill value's exact bits, or 0 when the fill time is NEVER (HDF5 then
+   * zeroes the chunk buffer). */
   H5D_fill_value_t status;
+  H5D_fill_time_t when = H5D_FILL_TIME_IFSET;
   di->fill = 0.0;
-  if (H5Pfill_value_defined(dcpl, &status) >= 0 && status != H5D_FILL_VALUE_UNDEFINED)
+  di->g.exact_fill = 1;
+  di->g.fill_bits = 0;
+  H5Pget_fill_time(dcpl, &when);
+  if (H5Pfill_value_defined(dcpl, &status) >= 0 && status != H5D_FILL_VALUE_UNDEFINED) {
     H5Pget_fill_value(dcpl, H5T_NATIVE_DOUBLE, &di->fill);
+    if (when != H5D_FILL_TIME_NEVER) H5Pget_fill_value(dcpl, di->mem_type, &di->g.fill_bits);
+  }
 out:
   if (dcpl >= 0) H5Pclose(dcpl);
   if (type >= 0) H5Tclose(type);
@@ -109,14 +124,25 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
     return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_create: NULL argument or rank outside 1..%d", H5FZ_ARRAY_MAX_RANK);
   if (H5Tequal(mem_type, H5T_NATIVE_FLOAT) <= 0 && H5Tequal(mem_type, H5T_NATIVE_DOUBLE) <= 0)
     return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_create: the type must be H5T_NATIVE_FLOAT or H5T_NATIVE_DOUBLE");
+  *dset = H5I_INVALID_HID;
   h5fz_spec spec;
   int rc = spec_text ? h5fz_spec_parse(spec_text, &spec) : h5fz_spec_default(&spec);
   if (rc) return rc;
+  if (spec.dtype != H5FZ_DTYPE_UNKNOWN || spec.rank || spec.has_fill)
+    return h5fz_fail(H5FZ_ERR_SPEC, "h5fz_dataset_create: the spec may not set dtype, dims or fill: they come "
+                                    "from the dataset (type, chunk dims, fill value)");
+  uint64_t chunk_elems = 1;
+  for (int d = 0; d < rank; d++) {
+    if (!chunk_dims[d]) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_create: chunk dim %d is 0", d);
+    chunk_elems *= chunk_dims[d];
+  }
+  if (chunk_elems * H5Tget_size(mem_type) > 0x7fff0000u)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_create: a chunk of %llu values is larger than the chunk format "
+                                   "allows (2 GiB)", (unsigned long long)chunk_elems);
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
   if ((rc = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd))) return rc;
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(rank, dims, NULL);
-  *dset = H5I_INVALID_HID;
   if (dcpl < 0 || space < 0 || H5Pset_chunk(dcpl, rank, chunk_dims) < 0 ||
       H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) < 0 ||
       H5Pset_attr_phase_change(dcpl, 0, 0) < 0) {
@@ -131,7 +157,10 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
                  H5Fset_libver_bounds(file, H5F_LIBVER_V18, hi >= H5F_LIBVER_V18 ? hi : H5F_LIBVER_LATEST) >= 0;
     *dset = H5Dcreate2(loc, name, mem_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (*dset < 0)
-      rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed (is the h5fz plugin on HDF5_PLUGIN_PATH?)", name);
+      rc = H5Zfilter_avail(H5FZ_FILTER_ID) > 0
+               ? h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed (see the HDF5 error stack)", name)
+               : h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed: the h5fz filter (id %d) is not available; put "
+                                          "the plugin's folder on HDF5_PLUGIN_PATH", name, H5FZ_FILTER_ID);
     if (raised && H5Fset_libver_bounds(file, lo, hi) < 0 && !rc)
       rc = h5fz_fail(H5FZ_ERR_HDF5, "cannot restore the file's library version bounds");
     if (fapl >= 0) H5Pclose(fapl);
@@ -259,7 +288,13 @@ static int write_attributes(write_ctx *w, uint64_t n_chunks)
   {
     int per_chunk = !put_attr(w->dset, "h5fz_chunk_abs_bound", H5T_NATIVE_DOUBLE, n_chunks, w->abs_bound) &&
                     !put_attr(w->dset, "h5fz_chunk_outliers", H5T_NATIVE_UINT32, n_chunks, w->outliers);
-    (void)per_chunk;
+    if (H5Aexists(w->dset, "h5fz_chunk_lists_omitted") > 0) H5Adelete(w->dset, "h5fz_chunk_lists_omitted");
+    if (!per_chunk) {
+      uint64_t nc = n_chunks;
+      if (H5Aexists(w->dset, "h5fz_chunk_abs_bound") > 0) H5Adelete(w->dset, "h5fz_chunk_abs_bound");
+      if (H5Aexists(w->dset, "h5fz_chunk_outliers") > 0) H5Adelete(w->dset, "h5fz_chunk_outliers");
+      put_attr(w->dset, "h5fz_chunk_lists_omitted", H5T_NATIVE_UINT64, SCALAR, &nc);
+    }
     if (!w->lists_full)
       lists = !put_attr(w->dset, "h5fz_outlier_positions", H5T_NATIVE_UINT64, w->n_listed, w->opos) &&
               !put_attr(w->dset, "h5fz_outlier_values", di->mem_type, w->n_listed, w->oval);
@@ -282,6 +317,8 @@ static int write_attributes(write_ctx *w, uint64_t n_chunks)
 int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
 {
   h5fz_clear_error();
+  if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_write: where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE");
   double t0 = now_s();
   dataset_info di;
   int rc = describe(dset, &di);
@@ -364,6 +401,8 @@ static int read_source(void *ctx, uint64_t index, void **container, size_t *byte
 int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report)
 {
   h5fz_clear_error();
+  if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_read: where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE");
   double t0 = now_s();
   dataset_info di;
   int rc = describe(dset, &di);

@@ -30,9 +30,13 @@ uint64_t h5fz_array_chunk_elems(const h5fz_array_geom *g)
   return n;
 }
 
-void h5fz_array_fill_bits(h5fz_dtype dtype, double fill, uint64_t *bits)
+void h5fz_array_fill_bits(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, uint64_t *bits)
 {
   *bits = 0;
+  if (g->exact_fill) {
+    *bits = dtype == H5FZ_DTYPE_F32 ? (uint32_t)g->fill_bits : g->fill_bits;
+    return;
+  }
   if (dtype == H5FZ_DTYPE_F32) {
     float f = (float)fill;
     memcpy(bits, &f, 4);
@@ -159,7 +163,7 @@ static int cpu_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
 {
   size_t esize = h5fz_dtype_size(spec->dtype), bytes = h5fz_array_chunk_elems(g) * esize;
   uint64_t fill, n = h5fz_array_chunks(g);
-  h5fz_array_fill_bits(spec->dtype, spec->has_fill ? spec->fill : 0.0, &fill);
+  h5fz_array_fill_bits(g, spec->dtype, spec->has_fill ? spec->fill : 0.0, &fill);
   uint8_t *buf = malloc(bytes ? bytes : 1);
   if (!buf) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a %zu-byte chunk buffer", bytes);
   int rc = H5FZ_OK;
@@ -215,7 +219,7 @@ static int cpu_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, u
 {
   size_t esize = h5fz_dtype_size(dtype), bytes = h5fz_array_chunk_elems(g) * esize;
   uint64_t fill_bits, n = h5fz_array_chunks(g);
-  h5fz_array_fill_bits(dtype, fill, &fill_bits);
+  h5fz_array_fill_bits(g, dtype, fill, &fill_bits);
   uint8_t *filled = malloc(bytes ? bytes : 1);
   if (!filled) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a %zu-byte chunk buffer", bytes);
   for (size_t i = 0; i < bytes / esize; i++) memcpy(filled + i * esize, &fill_bits, esize);

@@ -14,8 +14,9 @@ uint64_t h5fz_array_chunk_elems(const h5fz_array_geom *g);
  * chunk size within format v1), else H5FZ_ERR_ARG with the reason. */
 int h5fz_array_check(const h5fz_array_geom *g, h5fz_dtype dtype);
 
-/* The fill value as dtype bits in the low bytes of *bits. */
-void h5fz_array_fill_bits(h5fz_dtype dtype, double fill, uint64_t *bits);
+/* The padding / missing-chunk value as dtype bits in the low bytes of
+ * *bits: g->fill_bits when g->exact_fill, else fill converted to dtype. */
+void h5fz_array_fill_bits(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, uint64_t *bits);
 
 /* Copy chunk `index` of the host array data into out (chunk-contiguous,
  * row-major in the chunk, prod(chunk) values of esize bytes), the part

@@ -24,6 +24,12 @@ typedef struct {
   uint32_t rank;                      /* 1..H5FZ_ARRAY_MAX_RANK */
   uint64_t dims[H5FZ_ARRAY_MAX_RANK]; /* array extent, elements */
   uint64_t chunk[H5FZ_ARRAY_MAX_RANK];/* chunk dims, elements, each >= 1 */
+  int exact_fill;                     /* 1: fill_bits (not the spec's or the decode
+                                         call's double) pads edge chunks and fills
+                                         missing ones: HDF5 pads with the exact
+                                         bits (a signalling NaN stays one), and
+                                         with 0 when the fill time is NEVER */
+  uint64_t fill_bits;                 /* the value's bits (low 4 bytes for float32) */
 } h5fz_array_geom;
 
 /* Chunks in the grid of g (0 when g is invalid). */

@@ -204,7 +204,7 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   e.n_sub = p0.n_subchunks;
   e.rows = h5fz_array_chunk_rows(g);
   e.block_rows = rows_per_block(g, esize);
-  h5fz_array_fill_bits(spec->dtype, spec->has_fill ? spec->fill : 0.0, &e.fill);
+  h5fz_array_fill_bits(g, spec->dtype, spec->has_fill ? spec->fill : 0.0, &e.fill);
   uint64_t bc = batch_chunks(chunk_bytes, p0.n_subchunks);
   if (bc > n_chunks) bc = n_chunks;
   uint32_t slot = p0.subchunk_elems * p0.esize;
@@ -505,7 +505,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
   h5fz_chunk_plan p0;
   int have_plan = 0;
   uint64_t fill_bits;
-  h5fz_array_fill_bits(dtype, fill, &fill_bits);
+  h5fz_array_fill_bits(g, dtype, fill, &fill_bits);
   uint64_t bc = batch_chunks(chunk_bytes, (uint32_t)((chunk_bytes + 511u) / 512u));
   if (bc > n_chunks) bc = n_chunks;
   double *eb = malloc((bc + 1) * sizeof *eb);

@@ -28,7 +28,8 @@ typedef struct {
   int rank;
   hsize_t dims[4], chunk[4];
   int inject_specials;     /* NaN, Inf, -0.0 and huge values at known places */
-  int user_fill;           /* dataset fill value -999 (REL edge chunks) */
+  int user_fill;           /* 1: fill value -999 (REL edge chunks); 2: -999 with fill time NEVER
+                              (HDF5 pads with 0); 3: a signalling NaN (exact bits) */
 } api_case;
 
 static void *read_file(const char *path, size_t *bytes)
@@ -227,9 +228,13 @@ static void run_case(hid_t file, const api_case *c, const void *data)
   size_t n_cd = ft_cd_from_text(c->spec, cd);
   hid_t dcpl = ft_dcpl(c->rank, c->chunk, H5Z_FLAG_MANDATORY, n_cd, cd, 0);
   H5Pset_attr_phase_change(dcpl, 0, 0);
-  if (c->user_fill) {
+  if (c->user_fill == 1 || c->user_fill == 2) {
     double fill = -999.0;
     H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill);
+    if (c->user_fill == 2) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  } else if (c->user_fill == 3) {
+    uint32_t snan = 0x7f800001u;
+    H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &snan);
   }
   hid_t space = H5Screate_simple(c->rank, c->dims, NULL);
   if (c->user_fill) {
@@ -342,8 +347,51 @@ static void run_edges(hid_t file, const float *field)
     FT_CHECK(rc == H5FZ_ERR_DEVICE, "device pointer on the CPU: got %d: %s", rc, h5fz_last_error());
     H5Dclose(d);
   }
+  /* a well-formed chunk of the wrong size: plain H5Dread must fail cleanly
+   * (HDF5 would copy the chunk's full size out of a shorter buffer) */
+  {
+    hsize_t cd2[2] = {32, 48};
+    FT_CHECK(h5fz_dataset_create(file, "short", H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK, "short");
+    h5fz_spec sp;
+    h5fz_spec_parse("abs=1e-3 dtype=f32", &sp);
+    void *c = NULL;
+    size_t cb = 0;
+    FT_CHECK(h5fz_chunk_encode(&sp, field, 32 * 24 * 4, &c, &cb) == H5FZ_OK, "encode a half chunk");
+    hsize_t o2[2] = {0, 0};
+    H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
+    free(c);
+    H5Dclose(d);
+    d = H5Dopen2(file, "short", H5P_DEFAULT);
+    herr_t st;
+    H5E_BEGIN_TRY { st = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back); }
+    H5E_END_TRY;
+    FT_CHECK(st < 0, "a chunk of half the size must fail H5Dread");
+    rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
+    FT_CHECK(rc == H5FZ_ERR_CORRUPT, "a chunk of half the size: API read got %d: %s", rc, h5fz_last_error());
+    H5Dclose(d);
+  }
+  /* partial edge chunks left unfiltered: refused */
+  {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    hid_t f2 = H5Fcreate("api_partial.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    unsigned cdv[H5FZ_CD_MAX];
+    size_t ncd = ft_cd_from_text("abs=1e-3", cdv);
+    hid_t dc = ft_dcpl(2, chunk, H5Z_FLAG_MANDATORY, ncd, cdv, 0);
+    H5Pset_chunk_opts(dc, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS);
+    hid_t sp2 = H5Screate_simple(2, dims, NULL);
+    d = H5Dcreate2(f2, "p", H5T_NATIVE_FLOAT, sp2, H5P_DEFAULT, dc, H5P_DEFAULT);
+    rc = h5fz_dataset_write(d, field, H5FZ_MEM_HOST, NULL);
+    FT_CHECK(rc == H5FZ_ERR_ARG && ft_contains(h5fz_last_error(), "PARTIAL"), "partial chunks unfiltered: got %d: %s",
+             rc, h5fz_last_error());
+    H5Dclose(d);
+    H5Sclose(sp2);
+    H5Pclose(dc);
+    H5Fclose(f2);
+    H5Pclose(fapl);
+  }
   free(back);
-  printf("  edges: sparse read, corrupt chunk, refusals checked\n");
+  printf("  edges: sparse read, corrupt and short chunks, refusals checked\n");
 }
 
 static int run_small(void)
@@ -376,6 +424,8 @@ static int run_small(void)
       {"abs4", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
       {"specials", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 1, 0},
       {"rel_fill", "rel=1e-3", 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 1},
+      {"fill_never", abs4, 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 2},
+      {"fill_snan", abs4, 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 3},
       {"pw_rel", "pw_rel=1e-3", 0, 3, {50, 100, 100}, {10, 100, 100}, 0, 0},
       {"lossless", "lossless", 0, 3, {50, 100, 100}, {25, 50, 100}, 0, 0},
       {"lorenzo", lz, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
