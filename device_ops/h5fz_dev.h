@@ -132,4 +132,13 @@ H5FZ_FN uint32_t h5fz_popcount8(uint32_t x)
 #endif
 }
 
+H5FZ_FN uint32_t h5fz_popcount64(uint64_t x)
+{
+#if H5FZ_ON_GPU
+  return (uint32_t)__popcll(x);
+#else
+  return (uint32_t)__builtin_popcountll(x);
+#endif
+}
+
 #endif /* H5FZ_DEV_H */

@@ -60,6 +60,8 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   if (!isfinite(eb)) eb = 0.0;
   p->quant = h5fz_quant_params_make((int)spec->mode, eb);
   p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
+  /* lorenzo_nd: the executor chooses the predictor up to this dimension */
+  p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
 
   h->version = H5FZ_FORMAT_VERSION;
   h->dtype = (uint8_t)spec->dtype;
@@ -74,6 +76,7 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   h->rank = (uint8_t)spec->rank;
   /* dims past rank are written 0 (docs/format.md section 3) */
   for (uint32_t i = 0; i < spec->rank; i++) h->dims[i] = spec->dims[i];
+  h->predictor = h5fz_plan_has_lnd(p) ? 1u : 0u; /* the executor writes its choice */
   return H5FZ_OK;
 }
 
@@ -89,6 +92,7 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
   memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
   p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound);
   p->row = h->rank >= 2 ? h->dims[h->rank - 1] : 0;
+  p->lnd = h5fz_lnd_geom_make(h->rank, h->dims, h->n_elements, h->predictor);
 }
 
 static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
@@ -342,6 +346,7 @@ int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)
   info->stored_raw = (h.flags & H5FZ_FLAG_STORED_RAW) != 0;
   info->n_ops = h.n_ops;
   memcpy(info->ops, h.ops, H5FZ_MAX_OPS);
+  info->predictor = info->stored_raw ? 0u : h.predictor;
   if (!info->stored_raw) {
     size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
     if (4u * (size_t)h.n_subchunks > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");

@@ -17,6 +17,7 @@
  *    round instruction; FMA is never enabled (and -ffp-contract=off).
  * All multi-byte loads and stores go through little-endian helpers.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "h5fz.h"
@@ -706,3 +707,46 @@ void h5fz_fast_quant_decode_64(const uint64_t *in, uint32_t n, const h5fz_quant_
 
 TRANSFORMS(32, uint32_t, 32u)
 TRANSFORMS(64, uint64_t, 64u)
+
+/* ------------------------------------------------------------ lorenzo_nd */
+
+/* Row by row: along a row (or the part of it in the sub-chunk) whether the
+ * element has a row above and a plane behind does not change, and only the
+ * row's first element lacks a left neighbour, so each row is one loop the
+ * compiler can vectorise. */
+#define LND_ENCODE(W, WORD)                                                                       \
+  void h5fz_fast_lnd_encode_##W(const WORD *q, WORD *out, uint32_t first, uint32_t m, uint32_t m_pad, \
+                                h5fz_lnd_geom g)                                                  \
+  {                                                                                               \
+    uint32_t ex, ey, i = 0;                                                                       \
+    h5fz_lnd_eff(&g, &ex, &ey);                                                                   \
+    uint32_t P = ex * ey;                                                                         \
+    while (i < m) {                                                                               \
+      uint32_t gi = first + i, cx = gi % ex, len = ex - cx < m - i ? ex - cx : m - i, k = 0;      \
+      int up = gi / ex % ey > 0, back = gi >= P;                                                  \
+      const WORD *c = q + gi, *u = up ? c - ex : c, *b = back ? c - P : c, *bu = up ? b - ex : b; \
+      WORD *o = out + i;                                                                          \
+      if (cx == 0) {                                                                              \
+        WORD r = c[0];                                                                            \
+        if (up) r = (WORD)(r - u[0]);                                                             \
+        if (back) r = (WORD)(r - (up ? (WORD)(b[0] - bu[0]) : b[0]));                             \
+        o[0] = r;                                                                                 \
+        k = 1;                                                                                    \
+      }                                                                                           \
+      if (!up && !back)                                                                           \
+        for (; k < len; k++) o[k] = (WORD)(c[k] - c[(ptrdiff_t)k - 1]);                                      \
+      else if (!back)                                                                             \
+        for (; k < len; k++) o[k] = (WORD)(c[k] - c[(ptrdiff_t)k - 1] - u[k] + u[(ptrdiff_t)k - 1]);                    \
+      else if (!up)                                                                               \
+        for (; k < len; k++) o[k] = (WORD)(c[k] - c[(ptrdiff_t)k - 1] - b[k] + b[(ptrdiff_t)k - 1]);                    \
+      else                                                                                        \
+        for (; k < len; k++)                                                                      \
+          o[k] = (WORD)(c[k] - c[(ptrdiff_t)k - 1] - u[k] + u[(ptrdiff_t)k - 1] - b[k] + b[(ptrdiff_t)k - 1] + bu[k] - bu[(ptrdiff_t)k - 1]); \
+      i += len;                                                                                   \
+    }                                                                                             \
+    for (; i < m_pad; i++) out[i] = 0;                                                            \
+  }
+
+H5FZ_CLONES LND_ENCODE(32, uint32_t)
+H5FZ_CLONES LND_ENCODE(64, uint64_t)
+#undef LND_ENCODE
