@@ -35,6 +35,13 @@
 #ifndef H5FZ_LND_COMMON
 #define H5FZ_LND_COMMON
 
+/* A loop the GPU compiler must not unroll (code size). */
+#if H5FZ_ON_GPU
+#define H5FZ_NO_UNROLL _Pragma("unroll 1")
+#else
+#define H5FZ_NO_UNROLL
+#endif
+
 /* A chunk's geometry for lorenzo_nd (computed on the host, passed by value
  * to the kernels). All counts fit 32 bits: n < 2^30 (chunks <= 2 GiB). */
 typedef struct {
@@ -165,28 +172,23 @@ H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_q)(const H5FZ_T_WORD *qloc, uint32_t first,
 }
 
 /* Residual of element g in rows of ex, planes of P = ex ey elements; a:
- * its column is not 0, b: its row in the plane is not 0. */
+ * its column is not 0, b: its row in the plane is not 0. The 8 corners of
+ * the cube behind it (those inside the chunk), with the sign of the
+ * Lorenzo predictor, in one loop so that the GPU code stays small (each
+ * fetch may quantize a value again). */
 H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_resid)(const H5FZ_T_WORD *qloc, uint32_t first, const H5FZ_T_FLOAT *in,
                                             const H5FZ_T_WORD *qc, const h5fz_quant_params *p, uint32_t g,
                                             uint32_t ex, uint32_t P, int a, int b)
 {
-#define H5FZ_LND_Q(j) H5FZ_TN(h5fz_lnd_q)(qloc, first, in, qc, p, (j))
-  H5FZ_T_WORD r = H5FZ_LND_Q(g);
-  if (a) r = (H5FZ_T_WORD)(r - H5FZ_LND_Q(g - 1u));
-  if (b) {
-    r = (H5FZ_T_WORD)(r - H5FZ_LND_Q(g - ex));
-    if (a) r = (H5FZ_T_WORD)(r + H5FZ_LND_Q(g - ex - 1u));
+  uint32_t have = 1u | (a ? 2u : 0u) | (b ? 4u : 0u) | (g >= P ? 8u : 0u);
+  H5FZ_T_WORD r = 0;
+  H5FZ_NO_UNROLL
+  for (uint32_t k = 0; k < 8u; k++) {
+    uint32_t dx = k & 1u, dy = (k >> 1) & 1u, dz = k >> 2;
+    if ((dx && !(have & 2u)) || (dy && !(have & 4u)) || (dz && !(have & 8u))) continue;
+    H5FZ_T_WORD v = H5FZ_TN(h5fz_lnd_q)(qloc, first, in, qc, p, g - dx - dy * ex - dz * P);
+    r = (dx ^ dy ^ dz) ? (H5FZ_T_WORD)(r - v) : (H5FZ_T_WORD)(r + v);
   }
-  if (g >= P) {
-    H5FZ_T_WORD t = H5FZ_LND_Q(g - P);
-    if (a) t = (H5FZ_T_WORD)(t - H5FZ_LND_Q(g - P - 1u));
-    if (b) {
-      t = (H5FZ_T_WORD)(t - H5FZ_LND_Q(g - P - ex));
-      if (a) t = (H5FZ_T_WORD)(t + H5FZ_LND_Q(g - P - ex - 1u));
-    }
-    r = (H5FZ_T_WORD)(r - t);
-  }
-#undef H5FZ_LND_Q
   return r;
 }
 

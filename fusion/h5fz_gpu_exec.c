@@ -49,6 +49,7 @@ static struct {
   h5fz_device_desc dev;
   h5fz_registry reg;
   dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
+  dbuf lnd; /* lorenzo_nd: the cost pass's sums (encode), 2 words per sub-chunk (decode) */
   void *pinned;
   size_t pinned_cap;
   size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
@@ -213,6 +214,10 @@ static int get_chain(const h5fz_chunk_plan *p, chain_entry **out)
       ((r = gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
        (r = gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
     rc = cuda_fail(r, "cuFuncSetAttribute(shared memory)");
+  if (!rc && p->n_ops > 2 && p->ops[1] == H5FZ_OP_LORENZO_ND &&
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
+        c->mod.lnd_dequant))
+    rc = h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
   if (rc) {
     snprintf(c->reason, sizeof c->reason, "%s", h5fz_last_error());
     return rc;
@@ -255,8 +260,13 @@ static int launch_encode(const chain_entry *c, const h5fz_chunk_plan *p)
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned row = p->row;
+  h5fz_lnd_geom lnd = p->lnd; /* lorenzo_nd: its encode picks the predictor from the cost pass */
+  void *cost_args[] = {&gpu.in.ptr, &lnd, &eb, &step, &inv, &mode, &gpu.lnd.ptr};
+  if (h5fz_plan_has_lnd(p) && (rc = launch(c->mod.lnd_cost, H5FZ_LND_COST_PARTS, (unsigned)c->threads, 0, cost_args,
+                                           "lorenzo_nd cost kernel")))
+    return rc;
   void *enc_args[] = {&gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &gpu.slots.ptr, &gpu.entries.ptr,
-                      &gpu.opos.ptr, &gpu.oval.ptr, &gpu.ocount.ptr};
+                      &gpu.opos.ptr, &gpu.oval.ptr, &gpu.ocount.ptr, &lnd, &gpu.lnd.ptr};
   if ((rc = launch(c->mod.encode, n_sub, (unsigned)c->threads, (unsigned)c->smem, enc_args,
              "encode kernel"))) return rc;
   void *scan_args[] = {&gpu.entries.ptr, &gpu.ocount.ptr, &n_sub, &gpu.offsets.ptr, &gpu.ooffsets.ptr,
@@ -271,6 +281,29 @@ static int launch_encode(const chain_entry *c, const h5fz_chunk_plan *p)
   return H5FZ_OK;
 }
 
+/* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in
+ * out as words and its carry information in gpu.lnd: the carry along x,
+ * the sums along y and z, and the quantizer decode in place. */
+static int launch_lnd_finish(const chain_entry *c, const h5fz_chunk_plan *p, CUdeviceptr out)
+{
+  int rc;
+  h5fz_lnd_geom g = p->lnd;
+  uint32_t n_sub = p->n_subchunks, yl = h5fz_lnd_ylines(&g), zl = h5fz_lnd_zlines(&g);
+  double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
+  int mode = p->quant.mode;
+  unsigned threads = (unsigned)c->threads;
+  void *carry_args[] = {&gpu.lnd.ptr, &n_sub};
+  void *fix_args[] = {&out, &g, &gpu.lnd.ptr};
+  void *y_args[] = {&out, &g, &yl}, *z_args[] = {&out, &g, &zl};
+  void *dq_args[] = {&out, &g, &eb, &step, &inv, &mode};
+  if ((rc = launch(c->mod.lnd_carry, 1, 32, 0, carry_args, "lorenzo_nd carry kernel")) ||
+      (rc = launch(c->mod.lnd_xfix, n_sub, threads, 0, fix_args, "lorenzo_nd x kernel")) ||
+      (yl && (rc = launch(c->mod.lnd_yscan, (yl + 255u) / 256u, 256, 0, y_args, "lorenzo_nd y kernel"))) ||
+      (zl && (rc = launch(c->mod.lnd_zscan, (zl + 255u) / 256u, 256, 0, z_args, "lorenzo_nd z kernel"))))
+    return rc;
+  return launch(c->mod.lnd_dequant, n_sub, threads, 0, dq_args, "lorenzo_nd quantizer decode kernel");
+}
+
 /* The fused decode of the packed payload already on the device into out. */
 static int launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, CUdeviceptr out)
 {
@@ -278,10 +311,11 @@ static int launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, CUdevic
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned row = p->row;
+  h5fz_lnd_geom lnd = p->lnd;
   void *args[] = {&gpu.packed.ptr, &gpu.offsets.ptr, &gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &out,
-                  &gpu.status.ptr};
-  return launch(c->mod.decode, p->n_subchunks, (unsigned)c->threads, (unsigned)c->smem, args,
-                "decode kernel");
+                  &gpu.status.ptr, &lnd, &gpu.lnd.ptr};
+  int rc = launch(c->mod.decode, p->n_subchunks, (unsigned)c->threads, (unsigned)c->smem, args, "decode kernel");
+  return rc || !h5fz_plan_has_lnd(p) ? rc : launch_lnd_finish(c, p, out);
 }
 
 /* Device and pinned buffers for encoding a chunk of plan p. */
@@ -306,6 +340,8 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   size_t back = 16u + (size_t)n_sub * 4u + (size_t)n_sub * slot + n * (4u + p->esize);
   TRY(grow_pinned(data_bytes > back ? data_bytes : back));
   TRY(grow(&gpu.status, 4u));
+  /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
+  TRY(grow(&gpu.lnd, (size_t)n_sub * 16u > 24u * H5FZ_LND_COST_PARTS ? (size_t)n_sub * 16u : 24u * H5FZ_LND_COST_PARTS));
 out:
   return rc;
 }
@@ -330,7 +366,12 @@ static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t
   uint8_t *payload = host + 16 + (size_t)n_sub * 4u;
   TRY_CU(gpu.cu->cuMemcpyDtoHAsync(totals, gpu.totals.ptr, 16u, gpu.stream), "copy sizes from GPU");
   TRY_CU(gpu.cu->cuMemcpyDtoHAsync(entries, gpu.entries.ptr, (size_t)n_sub * 4u, gpu.stream), "copy sizes from GPU");
+  uint64_t costs[3u * H5FZ_LND_COST_PARTS];
+  if (h5fz_plan_has_lnd(p))
+    TRY_CU(gpu.cu->cuMemcpyDtoHAsync(costs, gpu.lnd.ptr, sizeof costs, gpu.stream), "copy costs from GPU");
   TRY(sync_stream("encode"));
+  /* the predictor each block of the encode chose from the same sums */
+  if (h5fz_plan_has_lnd(p)) h->predictor = (uint8_t)h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
   size_t payload_bytes = totals[0], n_out = totals[1];
   if (payload_bytes > (size_t)n_sub * slot || n_out > n) {
     rc = h5fz_fail(H5FZ_ERR_DEVICE, "GPU encode returned impossible sizes");
@@ -366,6 +407,7 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
   TRY(grow(&gpu.offsets, (size_t)n_sub * 8u));
   TRY(grow(&gpu.in, data_bytes));
   TRY(grow(&gpu.status, 4u));
+  TRY(grow(&gpu.lnd, (size_t)n_sub * 16u));
   TRY(grow_pinned(up > data_bytes ? up : data_bytes));
   uint8_t *host = gpu.pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);

@@ -24,6 +24,8 @@ typedef enum { H5FZ_JIT_COMPILED = 0, H5FZ_JIT_DISK = 1, H5FZ_JIT_MEMORY = 2 } h
 typedef struct {
   CUmodule module;
   CUfunction encode, decode, tail_scan, tail_pack;
+  /* lorenzo_nd's chunk-level kernels: NULL unless the chain has lorenzo_nd */
+  CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_yscan, lnd_zscan, lnd_dequant;
 } h5fz_jit_module;
 
 /* The loaded module for (src, arch_name, plan digest) in the current CUDA
