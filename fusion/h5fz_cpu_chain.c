@@ -166,9 +166,9 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
     other = t;
   }
   if (lnd) { /* the chunk-wide rest of the inverse is h5fz_cpu_lnd_finish's */
-    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
-    if (wide) h5fz_lnd_xscan_64(&one_thread, (uint64_t *)cur, (uint64_t *)other, m, m_pad, first, p->lnd, lnd_aux);
-    else h5fz_lnd_xscan_32(&one_thread, (uint32_t *)cur, (uint32_t *)other, m, m_pad, first, p->lnd, lnd_aux);
+    uint32_t first = s * p->subchunk_elems;
+    if (wide) h5fz_fast_lnd_xscan_64((uint64_t *)cur, m, first, p->lnd, lnd_aux);
+    else h5fz_fast_lnd_xscan_32((uint32_t *)cur, m, first, p->lnd, lnd_aux);
     memcpy(values, cur, (size_t)m * p->esize);
     return H5FZ_OK;
   }
@@ -196,8 +196,9 @@ uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *chunk, const 
 {
   uint64_t k_lo, k_hi, T, cost[3];
   h5fz_lnd_sample(p->lnd.n, 0, 1, &k_lo, &k_hi, &T);
-  if (p->esize == 8) h5fz_lnd_cost_64(&one_thread, chunk, quant_words, p->lnd, &p->quant, k_lo, k_hi, T, cost);
-  else h5fz_lnd_cost_32(&one_thread, chunk, quant_words, p->lnd, &p->quant, k_lo, k_hi, T, cost);
+  (void)chunk;
+  if (p->esize == 8) h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost);
+  else h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost);
   return h5fz_lnd_choose(cost, 1, p->lnd.dim);
 }
 

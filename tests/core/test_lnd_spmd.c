@@ -5,7 +5,7 @@
  * barrier, H5FZ_TEST_BLOCK_THREADS in h5fz_dev.h), neighbours in earlier
  * sub-chunks quantized again, the cost pass split in parts, the inverse
  * along y and z one line per thread. Also the CPU executor's row-by-row
- * encode (h5fz_cpu_fast.c). Random geometries (ranks 0..4, dims that do not
+ * encode and cost pass (h5fz_cpu_fast.c). Random geometries (ranks 0..4, dims that do not
  * divide the sub-chunk, element counts that do not match the dims), all
  * three predictors, float32 and float64, the three quantizer forms, NaN,
  * Inf and outliers.
@@ -184,6 +184,12 @@ static const char *case_text(const lnd_case *c, int wide)
       gm.dim = h5fz_lnd_max_dim(lc->rank);                                                                        \
       h5fz_lnd_sample(n, 0, 1, &k_lo, &k_hi, &T);                                                                 \
       h5fz_lnd_cost_##W(&one, in, q, gm, &p, k_lo, k_hi, T, whole);                                               \
+      uint64_t fastc[3];                                                                                          \
+      h5fz_fast_lnd_cost_##W(q, gm, k_lo, k_hi, T, fastc);                                                        \
+      CHECK(!memcmp(fastc, whole, sizeof fastc), "%s: CPU cost pass %llu %llu %llu != %llu %llu %llu",              \
+            case_text(lc, W == 64), (unsigned long long)fastc[0], (unsigned long long)fastc[1],                    \
+            (unsigned long long)fastc[2], (unsigned long long)whole[0], (unsigned long long)whole[1],              \
+            (unsigned long long)whole[2]);                                                                        \
       for (uint32_t part = 0; part < H5FZ_LND_COST_PARTS; part++) {                                               \
         ctx_##W c = {in, NULL, NULL, NULL, NULL, 0, 0, 0, gm, &p, 0, 0, 0, {0, 0, 0}, NULL, 0};                   \
         h5fz_lnd_sample(n, part, H5FZ_LND_COST_PARTS, &c.k_lo, &c.k_hi, &c.T);                                    \
@@ -227,6 +233,11 @@ static const char *case_text(const lnd_case *c, int wide)
       memcpy(buf, r + first, m * sizeof(WORD));                                                                   \
       memset(buf + m, 0, (m_pad - m) * sizeof(WORD));                                                             \
       h5fz_lnd_xscan_##W(&one, buf, scratch, m, m_pad, first, g, aux + 2u * s);                                   \
+      uint64_t faux[2] = {0, 0};                                                                                  \
+      memcpy(scratch, r + first, m * sizeof(WORD));                                                               \
+      h5fz_fast_lnd_xscan_##W(scratch, m, first, g, faux);                                                        \
+      CHECK(!memcmp(scratch, buf, m * sizeof(WORD)) && faux[0] == aux[2u * s] && faux[1] == aux[2u * s + 1u],     \
+            "%s: s=%u CPU x scan differs", case_text(lc, W == 64), s);                                            \
       memcpy(words + first, buf, m * sizeof(WORD));                                                               \
     }                                                                                                             \
     h5fz_lnd_carry(aux, n_sub);                                                                                   \
