@@ -21,8 +21,8 @@ typedef struct {
   uint32_t row;             /* Lorenzo row length: the chunk's last dim (0: 1-D) */
   h5fz_lnd_geom lnd;        /* lorenzo_nd: geometry and predictor (encode: the highest allowed
                                until the executor chooses; decode: the header's) */
-  const void *lnd_in;       /* CPU encode with lorenzo_nd: the chunk's values, and their */
-  const void *lnd_q;        /* quantizer words (padded to whole sub-chunks) */
+  const void *lnd_q;        /* CPU encode with lorenzo_nd: the chunk's quantizer words
+                               (padded to whole sub-chunks) */
 } h5fz_chunk_plan;
 
 /* Does the chain have lorenzo_nd (always ops[1])? */
@@ -78,7 +78,7 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
  * sub-chunk decodes). */
 uint32_t h5fz_cpu_lnd_quant_words(const h5fz_chunk_plan *p, uint32_t s, const void *chunk, void *quant_words,
                                   uint32_t *out_pos, void *out_val);
-uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *chunk, const void *quant_words);
+uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words);
 void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux);
 
 /* Outlier side section (docs/format.md): encode count outliers (global

@@ -192,11 +192,10 @@ uint32_t h5fz_cpu_lnd_quant_words(const h5fz_chunk_plan *p, uint32_t s, const vo
                    (uint8_t *)quant_words + first * p->esize, out_pos, out_val);
 }
 
-uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *chunk, const void *quant_words)
+uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words)
 {
   uint64_t k_lo, k_hi, T, cost[3];
   h5fz_lnd_sample(p->lnd.n, 0, 1, &k_lo, &k_hi, &T);
-  (void)chunk;
   if (p->esize == 8) h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost);
   else h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost);
   return h5fz_lnd_choose(cost, 1, p->lnd.dim);

@@ -174,8 +174,7 @@ static int lnd_prepare(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *
   int rc = run_tasks(tasks, nthreads, p->n_subchunks, lnd_quant_range);
   if (rc) return rc;
   *lp = *p;
-  lp->lnd.dim = h5fz_cpu_lnd_choose(p, in, q);
-  lp->lnd_in = in;
+  lp->lnd.dim = h5fz_cpu_lnd_choose(p, q);
   lp->lnd_q = q;
   h->predictor = (uint8_t)lp->lnd.dim;
   return H5FZ_OK;
