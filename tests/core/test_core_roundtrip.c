@@ -352,6 +352,33 @@ static void test_lorenzo_nd(void)
     free(dec);
     free(v);
   }
+  /* REL: the chunk's own bound, fill values left out of the range, every
+   * value checked against the bound in the header */
+  {
+    float *v = lnd_field(3, Z, Y, X);
+    size_t bytes = (size_t)Z * Y * X * sizeof *v;
+    for (size_t i = 0; i < bytes / 4; i++)
+      if (isfinite(v[i]) && fabsf(v[i]) > 1e6f) v[i] = 1.0f; /* keep NaN, Inf, -0.0; no huge range */
+    for (size_t i = 0; i < (size_t)Y * X; i++) v[i] = -9999.0f; /* a plane of fill */
+    char text[160];
+    snprintf(text, sizeof text, "rel=1e-5 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u fill=-9999", Z, Y, X);
+    void *e = NULL, *dd = NULL;
+    size_t en2 = 0, dn2 = 0;
+    h5fz_chunk_info info;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < bytes / 4; i++)
+      if (isfinite(v[i]) && v[i] != -9999.0f) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+      }
+    CHECK(lnd_encode(text, v, bytes, &e, &en2) == 0 && h5fz_chunk_inspect(e, en2, &info) == 0 &&
+              info.abs_bound == 1e-5 * (hi - lo) && h5fz_chunk_decode(e, en2, &dd, &dn2) == 0,
+          "%s: %s (bound %g, range %g)", text, h5fz_last_error(), info.abs_bound, hi - lo);
+    if (dd) check_values(v, dd, bytes / 4, 0, info.abs_bound, text);
+    free(e);
+    free(dd);
+    free(v);
+  }
   /* a chain without lorenzo_nd must have byte 35 = 0 */
   float w[1000];
   for (int i = 0; i < 1000; i++) w[i] = (float)sin(i * 0.01);
