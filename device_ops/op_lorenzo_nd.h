@@ -2,8 +2,8 @@
  * op_lorenzo_nd.h - transform: Lorenzo prediction over the chunk's own 1-,
  * 2- or 3-D shape, across sub-chunks, on the quantizer's bins (the cuSZ
  * approach: Lorenzo on pre-quantized integers, which makes it exact and
- * invertible in wrapping integer arithmetic). docs/format.md section 5.3
- * defines it; this file is the definition both executors run.
+ * invertible in wrapping integer arithmetic). docs/format.md section 5.6
+ * defines it; this file is the code both executors run.
  *
  * Geometry (h5fz_lnd_geom): the chunk's n elements in rows of x (its last
  * dim) and planes of y rows (its second-last dim); slower dims fold into
