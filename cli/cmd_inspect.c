@@ -145,7 +145,9 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
         else
           printf("\"op%u\"", (unsigned)info.ops[i]);
       }
-      printf("]}");
+      printf("]");
+      if (info.predictor) printf(", \"lorenzo_nd_predictor\": %u", info.predictor);
+      printf("}");
     } else {
       printf(", \"error\": ");
       h5fz_cli_json_string(stdout, why);
@@ -166,9 +168,11 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
   } else if (st == H5FZ_OK) {
     char chain[256];
     format_chain(&info, " ", chain, sizeof chain);
-    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s\n",
+    char pred[32] = "";
+    if (info.predictor) snprintf(pred, sizeof pred, " (%u-D)", info.predictor);
+    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s%s\n",
            (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0,
-           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain);
+           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain, pred);
   } else
     printf("  stored %llu  %s\n", (unsigned long long)size, why);
 }

@@ -46,11 +46,22 @@ typedef struct {
 #define H5FZ_MAX_BLOCK_THREADS 1024u
 #define H5FZ_SCAN_SCRATCH_WORDS (H5FZ_MAX_BLOCK_THREADS / 32u + 2u)
 
+#if !H5FZ_ON_GPU && defined(H5FZ_TEST_BLOCK_THREADS)
+/* Tests only (tests/core/test_lnd_spmd.c): a block of nthreads pthreads
+ * that meet at a barrier, so that the share and scan logic of the ops runs
+ * with several threads on a machine without a GPU. The test defines these. */
+#include <pthread.h>
+extern pthread_barrier_t h5fz_test_barrier;
+extern uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];
+#endif
+
 H5FZ_FN void h5fz_blk_sync(const h5fz_blk *b)
 {
 #if H5FZ_ON_GPU
   (void)b;
   __syncthreads();
+#elif defined(H5FZ_TEST_BLOCK_THREADS)
+  if (b->nthreads > 1) pthread_barrier_wait(&h5fz_test_barrier);
 #else
   (void)b;
 #endif
@@ -105,6 +116,21 @@ H5FZ_FN uint64_t h5fz_blk_exscan(const h5fz_blk *b, uint64_t v, uint64_t *total)
   uint64_t warp_base = warp ? s[warp - 1u] : 0;
   *total = s[nwarps - 1u];
   return warp_base + x - v;
+#elif defined(H5FZ_TEST_BLOCK_THREADS)
+  if (b->nthreads == 1) {
+    *total = v;
+    return 0;
+  }
+  h5fz_blk_sync(b); /* the slots may still be read by a previous scan */
+  h5fz_test_scan[b->tid] = v;
+  h5fz_blk_sync(b);
+  uint64_t before = 0, all = 0;
+  for (uint32_t t = 0; t < b->nthreads; t++) {
+    if (t < b->tid) before += h5fz_test_scan[t];
+    all += h5fz_test_scan[t];
+  }
+  *total = all;
+  return before;
 #else
   (void)b;
   *total = v;
@@ -137,6 +163,15 @@ H5FZ_FN uint32_t h5fz_popcount8(uint32_t x)
   return (uint32_t)__popc(x & 0xffu);
 #else
   return (uint32_t)__builtin_popcount(x & 0xffu);
+#endif
+}
+
+H5FZ_FN uint32_t h5fz_popcount64(uint64_t x)
+{
+#if H5FZ_ON_GPU
+  return (uint32_t)__popcll(x);
+#else
+  return (uint32_t)__builtin_popcountll(x);
 #endif
 }
 

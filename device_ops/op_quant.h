@@ -86,6 +86,16 @@ H5FZ_FN int H5FZ_TN(h5fz_quant_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p,
   return 0;
 }
 
+/* The word the quantizer leaves in a value's slot: its bin, or 0 when the
+ * value escapes (exactly what h5fz_quant_encode writes). Pointwise, so an
+ * op may quantize any value of the chunk again (lorenzo_nd does). */
+H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_quant_word)(H5FZ_T_FLOAT x, const h5fz_quant_params *p)
+{
+  H5FZ_T_WORD w = 0;
+  if (H5FZ_TN(h5fz_quant_one)(x, p, &w)) w = 0;
+  return w;
+}
+
 /* Encode m values in[0..m) of one sub-chunk into m_pad words out[0..m_pad)
  * (m_pad >= m, a multiple of 64; padding words are 0). Escaped values get
  * word 0 and are appended, in index order, to the side buffers: local

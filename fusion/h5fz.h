@@ -75,6 +75,7 @@ typedef enum {
   H5FZ_OP_NEGABINARY = 12, /* transform: two's complement -> base -2 */
   H5FZ_OP_BITSHUFFLE = 13, /* transform: words -> bit planes (bytes) */
   H5FZ_OP_LORENZO = 14,    /* transform: 2-D Lorenzo over rows of the chunk's last dim */
+  H5FZ_OP_LORENZO_ND = 15, /* transform: 1/2/3-D Lorenzo over the chunk's shape, right after quant */
   H5FZ_OP_RZE = 30,        /* coder: repeated-zero elimination */
   H5FZ_OP_RAW = 31,        /* coder: bytes as they are */
   H5FZ_OP_BITPACK = 32     /* coder: fixed-length bit packing per 32 words (cuSZp) */
@@ -174,6 +175,7 @@ typedef struct {
   int stored_raw;          /* whole chunk stored verbatim */
   uint32_t n_ops;
   uint8_t ops[H5FZ_MAX_OPS];
+  uint32_t predictor;      /* lorenzo_nd: the dimension of its predictor (1..3); 0 without it */
 } h5fz_chunk_info;
 
 /* Parse and check the header (and checksum) of a container without decoding

@@ -203,7 +203,10 @@ int h5fz_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int sink_rc = 0;
     rc = h5fz_gpu_array_encode(spec, g, data, on_device, sink, ctx, ex, &done, &sink_rc);
-    if (rc == H5FZ_OK || sink_rc == 1 || on_device || mode == H5FZ_DEVICE_GPU) return rc;
+    /* H5FZ_ERR_UNSUPPORTED: a chain the batches do not take (lorenzo_nd); the
+     * per-chunk path below still runs it on the GPU */
+    if (rc == H5FZ_OK || sink_rc == 1 || on_device || (mode == H5FZ_DEVICE_GPU && rc != H5FZ_ERR_UNSUPPORTED))
+      return rc;
     if (sink_rc != H5FZ_GPU_UNUSABLE) /* no GPU at all is the normal CPU case, not worth a word */
       h5fz_log_once("h5fz: GPU batch encode failed, the CPU executor writes the remaining chunks: %s",
                   h5fz_last_error());
@@ -261,7 +264,8 @@ int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int source_rc = 0;
     rc = h5fz_gpu_array_decode(g, dtype, fill, source, ctx, data, on_device, ex, &done, &source_rc);
-    if (rc == H5FZ_OK || source_rc == 1 || on_device || mode == H5FZ_DEVICE_GPU || rc == H5FZ_ERR_CORRUPT ||
+    if (rc == H5FZ_OK || source_rc == 1 || on_device || (mode == H5FZ_DEVICE_GPU && rc != H5FZ_ERR_UNSUPPORTED) ||
+        rc == H5FZ_ERR_CORRUPT ||
         rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_TRUNCATED || rc == H5FZ_ERR_VERSION)
       return rc;
     if (source_rc != H5FZ_GPU_UNUSABLE)

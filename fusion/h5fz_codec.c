@@ -78,6 +78,8 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   if (!isfinite(eb)) eb = 0.0;
   p->quant = h5fz_quant_params_make((int)spec->mode, eb);
   p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
+  /* lorenzo_nd: the executor chooses the predictor up to this dimension */
+  p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
 
   h->version = H5FZ_FORMAT_VERSION;
   h->dtype = (uint8_t)spec->dtype;
@@ -92,6 +94,7 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   h->rank = (uint8_t)spec->rank;
   /* dims past rank are written 0 (docs/format.md section 3) */
   for (uint32_t i = 0; i < spec->rank; i++) h->dims[i] = spec->dims[i];
+  h->predictor = h5fz_plan_has_lnd(p) ? 1u : 0u; /* the executor writes its choice */
   return H5FZ_OK;
 }
 
@@ -107,6 +110,7 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
   memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
   p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound);
   p->row = h->rank >= 2 ? h->dims[h->rank - 1] : 0;
+  p->lnd = h5fz_lnd_geom_make(h->rank, h->dims, h->n_elements, h->predictor);
 }
 
 static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
@@ -364,6 +368,7 @@ void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info)
   info->stored_raw = (h->flags & H5FZ_FLAG_STORED_RAW) != 0;
   info->n_ops = h->n_ops;
   memcpy(info->ops, h->ops, H5FZ_MAX_OPS);
+  info->predictor = info->stored_raw ? 0u : h->predictor;
 }
 
 int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)

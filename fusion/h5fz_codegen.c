@@ -60,12 +60,30 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
           "  (void)scratch;\n\n");
 }
 
+/* lorenzo_nd's encode: the predictor the cost pass measured best, from
+ * the bins of the sub-chunk and of its neighbours in earlier sub-chunks. */
+static void emit_lnd_encode(strbuf *b, const char *w, const char *from, const char *to)
+{
+  emit(b, "  /* transform: lorenzo_nd, with the predictor h5fz_lnd_cost_kernel measured best; neighbours in\n"
+          "   * earlier sub-chunks are quantized again from the chunk's values */\n"
+          "  {\n"
+          "    const value_t *const chunk = in; /* the chunk's values (first is chunk-relative) */\n"
+          "    h5fz_lnd_geom g = lnd;\n"
+          "    g.dim = h5fz_lnd_choose(lnd_costs, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+          "    h5fz_lnd_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m, m_pad, chunk, (const word_t *)0, first, g,\n"
+          "                      &qp);\n"
+          "  }\n"
+          "  __syncthreads();\n",
+       w, from, to);
+}
+
 static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
-                "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount");
+                "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
+                "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs");
   emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n"
           "  in += base;\n  opos += base;\n  oval += base;\n\n");
   emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
@@ -79,6 +97,10 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
   for (uint32_t i = 1; i + 1 < s->n_ops; i++, k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *out_cast = op->output == H5FZ_STREAM_BYTES ? "(uint8_t *)" : "(word_t *)";
+    if (op->id == H5FZ_OP_LORENZO_ND) {
+      emit_lnd_encode(b, w, bufname(k), bufname(k + 1));
+      continue;
+    }
     emit(b, "  /* transform: %s */\n", op->name);
     if (op->id == H5FZ_OP_LORENZO)
       emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
@@ -111,7 +133,8 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
                 "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned row,\n"
                 "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
-                "            int *status");
+                "            int *status,\n"
+                "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux");
   emit(b, "  out += base;\n"
           "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
           "  const uint8_t *src = payload + offsets[blockIdx.x];\n\n");
@@ -130,7 +153,8 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
           "    return; /* the whole block agrees: the condition is block-uniform */\n"
           "  }\n  __syncthreads();\n");
   unsigned k = 0;
-  for (uint32_t i = s->n_ops - 1; i-- > 1; k++) {
+  int lnd = s->ops[1] == H5FZ_OP_LORENZO_ND;
+  for (uint32_t i = s->n_ops - 1; i-- > (lnd ? 2u : 1u); k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *in_cast = op->output == H5FZ_STREAM_BYTES ? "(const uint8_t *)" : "(const word_t *)";
     emit(b, "  /* inverse transform: %s */\n", op->name);
@@ -141,11 +165,73 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
       emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
            bufname(k), bufname(k + 1));
   }
+  if (lnd) {
+    emit(b, "  /* inverse transform: lorenzo_nd, its part inside the sub-chunk (prefix sums along x); the\n"
+            "   * h5fz_lnd_*_kernel kernels finish it on the whole chunk, then run the quantizer decode */\n"
+            "  h5fz_lnd_xscan_%s(&blk, (word_t *)%s, (word_t *)%s, m, m_pad, first, lnd, lnd_aux + 2u * (first / SUB_ELEMS));\n"
+            "  word_t *const chunk_words = (word_t *)out; /* the chunk's output: words until the quantizer decode */\n"
+            "  h5fz_blk_copy(&blk, %s, chunk_words + first, m * (uint32_t)sizeof(word_t));\n}\n",
+         w, bufname(k), bufname(k + 1), bufname(k));
+    return;
+  }
   emit(b, "  /* inverse map: quant (outliers are patched from the side section on the host),\n"
           "   * staged in shared memory so the stores to global memory coalesce */\n");
   emit(b, "  h5fz_quant_decode_%s(&blk, (const word_t *)%s, m, &qp, (value_t *)%s);\n  __syncthreads();\n", w,
        bufname(k), bufname(k + 1));
   emit(b, "  h5fz_blk_copy(&blk, %s, out + first, m * (uint32_t)sizeof(value_t));\n}\n", bufname(k + 1));
+}
+
+/* lorenzo_nd's chunk-level kernels: the encoder's cost pass, and the end of
+ * the decode after h5fz_decode (carry along x, sums along y and z, the
+ * quantizer decode in place). */
+static void emit_lnd_kernels(strbuf *b, const char *w)
+{
+  emit(b, "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x of the sample */\n"
+          "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+          "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode,\n"
+          "                     unsigned long long *costs)\n{\n"
+          "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
+          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
+          "  const h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  uint64_t k_lo, k_hi, T, c[3];\n"
+          "  h5fz_lnd_sample(lnd.n, blockIdx.x, gridDim.x, &k_lo, &k_hi, &T);\n"
+          "  h5fz_lnd_cost_%s(&blk, in, (const word_t *)0, lnd, &qp, k_lo, k_hi, T, c);\n"
+          "  if (threadIdx.x == 0)\n"
+          "    for (uint32_t d = 0; d < 3u; d++) costs[3u * blockIdx.x + d] = c[d];\n}\n",
+       w);
+  emit(b, "\n/* lorenzo_nd, decode after h5fz_decode: the carry of each sub-chunk's first x segment */\n"
+          "extern \"C\" __global__ void h5fz_lnd_carry_kernel(unsigned long long *aux, uint32_t n_sub)\n{\n"
+          "  if (blockIdx.x == 0 && threadIdx.x == 0) h5fz_lnd_carry(aux, n_sub);\n}\n");
+  emit(b, "\n/* ... added to the elements of that segment: one block per sub-chunk */\n"
+          "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+          "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const unsigned long long *aux)\n{\n"
+          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
+          "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
+          "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
+          "  h5fz_lnd_xfix_%s(&blk, words + first, m, first, lnd, aux[2u * blockIdx.x]);\n}\n",
+       w);
+  emit(b, "\n/* ... the prefix sums along y: one thread per column of a plane */\n"
+          "extern \"C\" __global__ void h5fz_lnd_yscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
+          "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  uint32_t ex, ey;\n"
+          "  h5fz_lnd_eff(&lnd, &ex, &ey);\n"
+          "  if (line < lines) h5fz_lnd_yscan_%s(words, lnd, line / ex, line %% ex, line %% ex + 1u);\n}\n",
+       w);
+  emit(b, "\n/* ... along z: one thread per position in the plane */\n"
+          "extern \"C\" __global__ void h5fz_lnd_zscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
+          "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  if (line < lines) h5fz_lnd_zscan_%s(words, lnd, line, line + 1u);\n}\n",
+       w);
+  emit(b, "\n/* ... and the quantizer decode, each word becoming its value in place: one block per sub-chunk\n"
+          " * (outliers are patched from the side section on the host) */\n"
+          "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+          "h5fz_lnd_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode)\n{\n"
+          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
+          "  const h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
+          "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
+          "  h5fz_quant_decode_%s(&blk, words + first, m, &qp, (value_t *)(words + first));\n}\n",
+       w);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_bytes)
@@ -177,6 +263,7 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_by
   emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
   emit_encode(&b, spec, w);
   emit_decode(&b, spec, w);
+  if (spec->ops[1] == H5FZ_OP_LORENZO_ND) emit_lnd_kernels(&b, w);
   if (b.oom) {
     free(b.buf);
     return h5fz_fail(H5FZ_ERR_NOMEM, "codegen: out of memory");

@@ -16,6 +16,13 @@
 #define H5FZ_KERNEL_DECODE "h5fz_decode"
 #define H5FZ_KERNEL_TAIL_SCAN "h5fz_tail_scan"
 #define H5FZ_KERNEL_TAIL_PACK "h5fz_tail_pack"
+/* Only in the source of a chain with lorenzo_nd: its chunk-level kernels. */
+#define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
+#define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
+#define H5FZ_KERNEL_LND_XFIX "h5fz_lnd_xfix_kernel"
+#define H5FZ_KERNEL_LND_YSCAN "h5fz_lnd_yscan_kernel"
+#define H5FZ_KERNEL_LND_ZSCAN "h5fz_lnd_zscan_kernel"
+#define H5FZ_KERNEL_LND_DEQUANT "h5fz_lnd_dequant_kernel"
 
 /* Generate the source for spec (dtype must be known) with
  * threads_per_block threads (a multiple of 32, 32..1024). *src is a

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../device_ops/h5fz_ops.h"
 #include "h5fz_container.h"
 
 static const uint8_t magic[4] = {'H', '5', 'F', 'Z'};
@@ -35,6 +36,7 @@ void h5fz_header_write(const h5fz_header *h, uint8_t *out)
   out[32] = h->mode;
   out[33] = h->n_ops;
   out[34] = h->rank;
+  out[35] = h->predictor;
   h5fz_put_u32(out + 36, h->subchunk_elems);
   h5fz_put_u32(out + 40, h->n_subchunks);
   h5fz_put_u32(out + 44, h->n_outliers);
@@ -55,7 +57,7 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
   if (!esize) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header names unknown element type %u", h->dtype);
   if (h->flags & ~H5FZ_FLAG_STORED_RAW)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header has unknown flags 0x%02x", h->flags);
-  if (!all_zero(in + 35, 1) || !all_zero(in + 58, 2) || !all_zero(in + 76, 4))
+  if (!all_zero(in + 58, 2) || !all_zero(in + 76, 4))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header reserved bytes are not zero");
   if (h->input_bytes > H5FZ_MAX_CHUNK_BYTES || h->n_elements != h->input_bytes / esize)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sizes disagree (%llu bytes, %llu elements)",
@@ -87,6 +89,11 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
     why[sizeof why - 1] = '\0';
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header chain is invalid: %s", why);
   }
+  /* byte 35: lorenzo_nd's predictor (the type check put it at ops[1]) */
+  int lnd = h->n_ops > 1 && h->ops[1] == H5FZ_OP_LORENZO_ND;
+  if (lnd ? !(h->predictor >= 1 && h->predictor <= h5fz_lnd_max_dim(h->rank)) : h->predictor != 0)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header predictor byte %u does not fit %s of rank %u", h->predictor,
+                     lnd ? "lorenzo_nd" : "a chain without lorenzo_nd", h->rank);
   return H5FZ_OK;
 }
 
@@ -121,6 +128,7 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   h->mode = in[32];
   h->n_ops = in[33];
   h->rank = in[34];
+  h->predictor = in[35];
   h->subchunk_elems = h5fz_get_u32(in + 36);
   h->n_subchunks = h5fz_get_u32(in + 40);
   h->n_outliers = h5fz_get_u32(in + 44);

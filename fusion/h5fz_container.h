@@ -22,6 +22,7 @@ typedef struct {
   uint8_t mode;
   uint8_t n_ops;
   uint8_t rank;
+  uint8_t predictor;        /* byte 35: lorenzo_nd's dimension 1..3; 0 without lorenzo_nd */
   uint64_t input_bytes;
   uint64_t n_elements;
   double abs_bound;

@@ -27,7 +27,8 @@ unsigned h5fz_cpu_threads(uint32_t n_subchunks)
 typedef struct {
   const h5fz_chunk_plan *p;
   const uint8_t *in;
-  uint8_t *out;           /* encode: slot area; decode: values */
+  uint8_t *out;           /* encode: slot area (lorenzo_nd words: quantizer words); decode: values */
+  uint64_t *lnd_aux;      /* decode with lorenzo_nd: 2 words per sub-chunk */
   const uint8_t *payload; /* decode: payload base */
   const uint64_t *offsets;/* decode: payload offset of each sub-chunk */
   uint32_t *entries;
@@ -80,9 +81,24 @@ static int decode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
   const h5fz_chunk_plan *p = t->p;
   uint32_t full = p->subchunk_elems * p->esize;
   return h5fz_cpu_decode_subchunk(p, s, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s), w,
-                                  t->out + (size_t)s * full)
+                                  t->out + (size_t)s * full, t->lnd_aux ? t->lnd_aux + 2u * (size_t)s : NULL)
              ? H5FZ_ERR_CORRUPT
              : H5FZ_OK;
+}
+
+/* lorenzo_nd: the quantizer words of sub-chunk s into t->out, its escapes
+ * into the task's list (the encode steps that follow list none). */
+static int lnd_quant_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
+{
+  const h5fz_chunk_plan *p = t->p;
+  uint32_t m = h5fz_sub_elems(p, s);
+  (void)w;
+  if (grow_outliers(t, m, p->esize)) return H5FZ_ERR_NOMEM;
+  uint32_t *pos = t->opos + t->ocount;
+  uint32_t n_out = h5fz_cpu_lnd_quant_words(p, s, t->in, t->out, pos, t->ovals + (size_t)t->ocount * p->esize);
+  for (uint32_t i = 0; i < n_out; i++) pos[i] += s * p->subchunk_elems;
+  t->ocount += n_out;
+  return H5FZ_OK;
 }
 
 /* A task's range with one set of work buffers, stopping at the first error. */
@@ -115,6 +131,12 @@ static void *decode_range(void *arg)
   return NULL;
 }
 
+static void *lnd_quant_range(void *arg)
+{
+  run_range(arg, lnd_quant_step);
+  return NULL;
+}
+
 /* Run fn over the sub-chunks split into contiguous ranges, one per thread.
  * tasks[] (nthreads entries) must be zeroed except the shared fields. */
 static int run_tasks(cpu_task *tasks, unsigned nthreads, uint32_t n_sub, void *(*fn)(void *))
@@ -138,6 +160,26 @@ static int run_tasks(cpu_task *tasks, unsigned nthreads, uint32_t n_sub, void *(
   return H5FZ_OK;
 }
 
+/* lorenzo_nd: the chunk's quantizer words into q and its escapes into the
+ * tasks' lists (the same ranges as the encode that follows), the predictor
+ * chosen from the words; *lp = p with the predictor and the words. */
+static int lnd_prepare(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, cpu_task *tasks,
+                       unsigned nthreads, uint8_t *q, h5fz_chunk_plan *lp)
+{
+  for (unsigned i = 0; i < nthreads; i++) {
+    tasks[i].p = p;
+    tasks[i].in = in;
+    tasks[i].out = q;
+  }
+  int rc = run_tasks(tasks, nthreads, p->n_subchunks, lnd_quant_range);
+  if (rc) return rc;
+  *lp = *p;
+  lp->lnd.dim = h5fz_cpu_lnd_choose(p, q);
+  lp->lnd_q = q;
+  h->predictor = (uint8_t)lp->lnd.dim;
+  return H5FZ_OK;
+}
+
 int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in,
                           size_t in_bytes, void **out, size_t *out_bytes)
 {
@@ -146,10 +188,21 @@ int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_
   uint8_t *slots = malloc((size_t)n_sub * full + 1u);
   uint32_t *entries = malloc((size_t)n_sub * 4u + 4u);
   cpu_task *tasks = calloc(nthreads, sizeof *tasks);
+  uint8_t *lnd_q = NULL;
+  h5fz_chunk_plan lp;
   int rc = H5FZ_OK;
   if (!slots || !entries || !tasks) {
     rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes of encode buffers", (size_t)n_sub * full);
     goto done;
+  }
+  if (h5fz_plan_has_lnd(p)) {
+    lnd_q = malloc((size_t)n_sub * full + 1u);
+    if (!lnd_q) {
+      rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes of quantizer words", (size_t)n_sub * full);
+      goto done;
+    }
+    if ((rc = lnd_prepare(p, h, in, tasks, nthreads, lnd_q, &lp))) goto done;
+    p = &lp;
   }
   for (unsigned i = 0; i < nthreads; i++) {
     tasks[i].p = p;
@@ -197,6 +250,7 @@ done:
   free(tasks);
   free(slots);
   free(entries);
+  free(lnd_q);
   return rc;
 }
 
@@ -205,15 +259,23 @@ int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, con
 {
   unsigned nthreads = h5fz_cpu_threads(p->n_subchunks);
   cpu_task *tasks = calloc(nthreads, sizeof *tasks);
-  if (!tasks) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tasks");
+  uint64_t *lnd_aux = h5fz_plan_has_lnd(p) ? malloc(((size_t)p->n_subchunks + 1u) * 16u) : NULL;
+  if (!tasks || (h5fz_plan_has_lnd(p) && !lnd_aux)) {
+    free(tasks);
+    free(lnd_aux);
+    return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tasks");
+  }
   for (unsigned i = 0; i < nthreads; i++) {
     tasks[i].p = p;
     tasks[i].out = values;
+    tasks[i].lnd_aux = lnd_aux;
     tasks[i].payload = payload;
     tasks[i].offsets = offsets;
     tasks[i].entries = (uint32_t *)entries;
   }
   int rc = run_tasks(tasks, nthreads, p->n_subchunks, decode_range);
+  if (!rc && lnd_aux) h5fz_cpu_lnd_finish(p, values, lnd_aux);
   free(tasks);
+  free(lnd_aux);
   return rc;
 }

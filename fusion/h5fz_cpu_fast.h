@@ -53,4 +53,24 @@ void h5fz_fast_delta_then_encode_64(uint8_t op2, const uint64_t *in, uint64_t *o
 void h5fz_fast_undo_then_delta_decode_32(uint8_t op2, const uint32_t *in, uint32_t *out, uint32_t n);
 void h5fz_fast_undo_then_delta_decode_64(uint8_t op2, const uint64_t *in, uint64_t *out, uint32_t n);
 
+/* lorenzo_nd encode of a sub-chunk (m values from chunk element first, m_pad
+ * words out) from the chunk's quantizer words q: the words of
+ * h5fz_lnd_encode_* with qc = q. */
+void h5fz_fast_lnd_encode_32(const uint32_t *q, uint32_t *out, uint32_t first, uint32_t m, uint32_t m_pad,
+                             h5fz_lnd_geom g);
+void h5fz_fast_lnd_encode_64(const uint64_t *q, uint64_t *out, uint32_t first, uint32_t m, uint32_t m_pad,
+                             h5fz_lnd_geom g);
+
+/* lorenzo_nd's cost pass from the chunk's quantizer words q: the sums of
+ * h5fz_lnd_cost_* with qc = q. */
+void h5fz_fast_lnd_cost_32(const uint32_t *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,
+                           uint64_t cost[3]);
+void h5fz_fast_lnd_cost_64(const uint64_t *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,
+                           uint64_t cost[3]);
+
+/* lorenzo_nd's decode inside a sub-chunk (m words from chunk element
+ * first): the words and aux of h5fz_lnd_xscan_* in one pass. */
+void h5fz_fast_lnd_xscan_32(uint32_t *w, uint32_t m, uint32_t first, h5fz_lnd_geom g, uint64_t *aux);
+void h5fz_fast_lnd_xscan_64(uint64_t *w, uint32_t m, uint32_t first, h5fz_lnd_geom g, uint64_t *aux);
+
 #endif /* H5FZ_CPU_FAST_H */

@@ -194,6 +194,10 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   double *eb = NULL, *lohi = NULL;
   TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->mode == H5FZ_MODE_REL ? 0.0 : spec->bound, &p0, &h0));
   if (p0.n_subchunks == 0) return h5fz_fail(H5FZ_ERR_ARG, "empty chunks");
+  if (h5fz_plan_has_lnd(&p0)) { /* predicts across a whole chunk: one chunk per launch (h5fz_chunk_encode) */
+    *user_rc = H5FZ_GPU_UNUSABLE;
+    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "the GPU batches do not take lorenzo_nd chains (they run chunk by chunk)");
+  }
   TRY(h5fz_gpu_get_chain(&p0, &c));
   if (ex) {
     memset(ex, 0, sizeof *ex);
@@ -549,6 +553,11 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
         }
       }
       h5fz_clear_error();
+      if (have_plan && h5fz_plan_has_lnd(&p0)) {
+        *user_rc = H5FZ_GPU_UNUSABLE;
+        rc = h5fz_fail(H5FZ_ERR_UNSUPPORTED, "the GPU batches do not take lorenzo_nd chains (they run chunk by chunk)");
+        goto out;
+      }
       if (have_plan) {
         TRY(h5fz_gpu_get_chain(&p0, &c));
         if (ex) {

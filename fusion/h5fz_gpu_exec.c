@@ -175,6 +175,10 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
       ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
        (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
     rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
+  if (!rc && p->n_ops > 2 && p->ops[1] == H5FZ_OP_LORENZO_ND &&
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
+        c->mod.lnd_dequant))
+    rc = h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
   if (rc) {
     snprintf(c->reason, sizeof c->reason, "%s", h5fz_last_error());
     return rc;
@@ -207,8 +211,17 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned row = p->row;
+  /* lorenzo_nd predicts across the sub-chunks of one chunk, from a cost
+   * pass over that chunk: one chunk per launch */
+  if (h5fz_plan_has_lnd(p) && n_chunks != 1)
+    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "lorenzo_nd chunks are encoded one per launch, not in batches");
+  h5fz_lnd_geom lnd = p->lnd; /* lorenzo_nd: its encode picks the predictor from the cost pass */
+  void *cost_args[] = {&g_gpu.in.ptr, &lnd, &eb, &step, &inv, &mode, &g_gpu.lnd.ptr};
+  if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(c->mod.lnd_cost, H5FZ_LND_COST_PARTS, (unsigned)c->threads, 0,
+                                                    cost_args, "lorenzo_nd cost kernel")))
+    return rc;
   void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
-                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr};
+                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &lnd, &g_gpu.lnd.ptr};
   if ((rc = h5fz_gpu_launch(c->mod.encode, grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
              "encode kernel"))) return rc;
   void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr,
@@ -221,18 +234,45 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   return h5fz_gpu_launch(c->mod.tail_pack, grid, TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel");
 }
 
+/* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in
+ * out as words and its carry information in g_gpu.lnd: the carry along x,
+ * the sums along y and z, and the quantizer decode in place. */
+static int launch_lnd_finish(const chain_entry *c, const h5fz_chunk_plan *p, CUdeviceptr out)
+{
+  int rc;
+  h5fz_lnd_geom g = p->lnd;
+  uint32_t n_sub = p->n_subchunks, yl = h5fz_lnd_ylines(&g), zl = h5fz_lnd_zlines(&g);
+  double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
+  int mode = p->quant.mode;
+  unsigned threads = (unsigned)c->threads;
+  void *carry_args[] = {&g_gpu.lnd.ptr, &n_sub};
+  void *fix_args[] = {&out, &g, &g_gpu.lnd.ptr};
+  void *y_args[] = {&out, &g, &yl}, *z_args[] = {&out, &g, &zl};
+  void *dq_args[] = {&out, &g, &eb, &step, &inv, &mode};
+  if ((rc = h5fz_gpu_launch(c->mod.lnd_carry, 1, 32, 0, carry_args, "lorenzo_nd carry kernel")) ||
+      (rc = h5fz_gpu_launch(c->mod.lnd_xfix, n_sub, threads, 0, fix_args, "lorenzo_nd x kernel")) ||
+      (yl && (rc = h5fz_gpu_launch(c->mod.lnd_yscan, (yl + 255u) / 256u, 256, 0, y_args, "lorenzo_nd y kernel"))) ||
+      (zl && (rc = h5fz_gpu_launch(c->mod.lnd_zscan, (zl + 255u) / 256u, 256, 0, z_args, "lorenzo_nd z kernel"))))
+    return rc;
+  return h5fz_gpu_launch(c->mod.lnd_dequant, n_sub, threads, 0, dq_args, "lorenzo_nd quantizer decode kernel");
+}
+
 int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk,
                            CUdeviceptr out)
 {
+  if (h5fz_plan_has_lnd(p) && n_chunks != 1)
+    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "lorenzo_nd chunks are decoded one per launch, not in batches");
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned row = p->row;
   uint32_t n_sub = p->n_subchunks;
+  h5fz_lnd_geom lnd = p->lnd;
   void *args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row,
-                  &n_sub, &qchunk, &out, &g_gpu.status.ptr};
-  return h5fz_gpu_launch(c->mod.decode, n_sub * n_chunks, (unsigned)c->threads, (unsigned)c->smem, args,
-                         "decode kernel");
+                  &n_sub, &qchunk, &out, &g_gpu.status.ptr, &lnd, &g_gpu.lnd.ptr};
+  int rc = h5fz_gpu_launch(c->mod.decode, n_sub * n_chunks, (unsigned)c->threads, (unsigned)c->smem, args,
+                           "decode kernel");
+  return rc || !h5fz_plan_has_lnd(p) ? rc : launch_lnd_finish(c, p, out);
 }
 
 /* Device and pinned buffers for encoding a chunk of plan p. */
@@ -257,6 +297,9 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   size_t back = 16u + (size_t)n_sub * 4u + (size_t)n_sub * slot + n * (4u + p->esize);
   TRY(h5fz_gpu_grow_pinned(data_bytes > back ? data_bytes : back));
   TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
+  /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
+  TRY(h5fz_gpu_grow(&g_gpu.lnd, (size_t)n_sub * 16u > 24u * H5FZ_LND_COST_PARTS ? (size_t)n_sub * 16u
+                                                                                 : 24u * H5FZ_LND_COST_PARTS));
 out:
   return rc;
 }
@@ -281,7 +324,12 @@ static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t
   uint8_t *payload = host + 16 + (size_t)n_sub * 4u;
   TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy sizes from GPU");
   TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(entries, g_gpu.entries.ptr, (size_t)n_sub * 4u, g_gpu.stream), "copy sizes from GPU");
+  uint64_t costs[3u * H5FZ_LND_COST_PARTS];
+  if (h5fz_plan_has_lnd(p))
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(costs, g_gpu.lnd.ptr, sizeof costs, g_gpu.stream), "copy costs from GPU");
   TRY(h5fz_gpu_sync_stream("encode"));
+  /* the predictor each block of the encode chose from the same sums */
+  if (h5fz_plan_has_lnd(p)) h->predictor = (uint8_t)h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
   size_t payload_bytes = totals[0], n_out = totals[1];
   if (payload_bytes > (size_t)n_sub * slot || n_out > n) {
     rc = h5fz_fail(H5FZ_ERR_DEVICE, "GPU encode returned impossible sizes");
@@ -317,6 +365,7 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
   TRY(h5fz_gpu_grow(&g_gpu.offsets, (size_t)n_sub * 8u));
   TRY(h5fz_gpu_grow(&g_gpu.in, data_bytes));
   TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
+  TRY(h5fz_gpu_grow(&g_gpu.lnd, (size_t)n_sub * 16u));
   TRY(h5fz_gpu_grow_pinned(up > data_bytes ? up : data_bytes));
   uint8_t *host = g_gpu.pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);

@@ -45,6 +45,7 @@ typedef struct {
   h5fz_device_desc dev;
   h5fz_registry reg;
   dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
+  dbuf lnd; /* lorenzo_nd: the cost pass's sums (encode), 2 words per sub-chunk (decode) */
   void *pinned;
   size_t pinned_cap;
   size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */

@@ -26,6 +26,8 @@ typedef struct {
   CUfunction encode, decode, tail_scan, tail_pack;
   /* batch kernels, [0] for 32-bit and [1] for 64-bit values */
   CUfunction gather[2], scatter[2], fill[2], patch[2], range[2];
+  /* lorenzo_nd's chunk-level kernels: NULL unless the chain has lorenzo_nd */
+  CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_yscan, lnd_zscan, lnd_dequant;
 } h5fz_jit_module;
 
 /* The loaded module for (src, arch_name, plan digest) in the current CUDA

@@ -10,6 +10,9 @@ static const h5fz_op_info op_table[] = {
    "h5fz_delta", "1-D first difference within a sub-chunk"},
   {H5FZ_OP_LORENZO, "lorenzo", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0,
    "h5fz_lorenzo", "2-D Lorenzo prediction over rows of the chunk's last dimension"},
+  {H5FZ_OP_LORENZO_ND, "lorenzo_nd", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0,
+   "h5fz_lnd", "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
+   "chosen per chunk; right after quant"},
   {H5FZ_OP_ZIGZAG, "zigzag", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0,
    "h5fz_zigzag", "signed -> unsigned, small magnitudes stay small"},
   {H5FZ_OP_NEGABINARY, "negabinary", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0,

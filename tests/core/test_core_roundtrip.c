@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "h5fz.h"
 
 static int failures;
@@ -244,13 +246,179 @@ static void test_rel_ignores_fill(void)
   free(dec);
 }
 
+/* ---- lorenzo_nd ----------------------------------------------------------- */
+
+/* A Z x Y x X field that each predictor wins on: smooth along x only (D=1:
+ * rows unrelated), smooth in the plane with planes unrelated (D=2), smooth in
+ * 3-D at a tight bound (D=3); NaN, Inf, -0.0 and huge values sprinkled in. */
+static float *lnd_field(int kind, uint32_t Z, uint32_t Y, uint32_t X)
+{
+  float *v = malloc((size_t)Z * Y * X * sizeof *v);
+  for (uint32_t z = 0; z < Z; z++)
+    for (uint32_t y = 0; y < Y; y++) {
+      double row = 1000.0 * uniform(), plane = 1000.0 * (z % 7);
+      for (uint32_t x = 0; x < X; x++) {
+        double f;
+        if (kind == 1) f = row + 0.01 * x;
+        else if (kind == 2) f = plane + 3.0 * sin(0.05 * x + 0.07 * y) + 0.002 * x * y;
+        else f = (100.0 + 10.0 * z) * sin(0.1 * x) * sin(0.1 * y) + 0.3 * x;
+        size_t i = ((size_t)z * Y + y) * X + x;
+        uint64_t r = next_u64() % 500u;
+        v[i] = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -0.0f : r == 3 ? 3e38f : (float)f;
+      }
+    }
+  return v;
+}
+
+static int lnd_encode(const char *text, const void *in, size_t bytes, void **enc, size_t *en)
+{
+  h5fz_spec s;
+  if (h5fz_spec_parse(text, &s)) return -1;
+  return h5fz_chunk_encode(&s, in, bytes, enc, en);
+}
+
+static void fix_crc(unsigned char *c, size_t n)
+{
+  uLong crc = crc32(0L, Z_NULL, 0);
+  crc = crc32(crc, c, (uInt)(n - 4));
+  c[n - 4] = (unsigned char)crc;
+  c[n - 3] = (unsigned char)(crc >> 8);
+  c[n - 2] = (unsigned char)(crc >> 16);
+  c[n - 1] = (unsigned char)(crc >> 24);
+}
+
+static void test_lorenzo_nd(void)
+{
+  /* the type check: right after quant, once */
+  h5fz_spec t;
+  CHECK(h5fz_spec_parse("abs=1e-3 zigzag lorenzo_nd bitshuffle rze", &t) == H5FZ_ERR_SPEC, "lorenzo_nd after zigzag");
+  CHECK(strstr(h5fz_last_error(), "right after quant") != NULL, "placement message: %s", h5fz_last_error());
+  CHECK(h5fz_spec_parse("abs=1e-3 lorenzo_nd lorenzo_nd rze", &t) == H5FZ_ERR_SPEC, "lorenzo_nd twice");
+  CHECK(h5fz_spec_parse("abs=1e-3 delta lorenzo_nd rze", &t) == H5FZ_ERR_SPEC, "lorenzo_nd after delta");
+  CHECK(h5fz_spec_parse("abs=1e-3 lorenzo_nd bitshuffle rze", &t) == 0 && t.ops[1] == H5FZ_OP_LORENZO_ND &&
+            !strcmp(h5fz_op_name(15), "lorenzo_nd"), "lorenzo_nd parses: %s", h5fz_last_error());
+  /* each predictor is chosen where it wins, and every value comes back */
+  static const uint32_t Z = 12, Y = 40, X = 50;
+  for (int kind = 1; kind <= 3; kind++) {
+    float *v = lnd_field(kind, Z, Y, X);
+    size_t bytes = (size_t)Z * Y * X * sizeof *v;
+    double eb = kind == 3 ? 1e-3 : 1e-2;
+    char text[200], what[240];
+    snprintf(text, sizeof text, "abs=%g lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u subchunk=1024", eb,
+             Z, Y, X);
+    snprintf(what, sizeof what, "[%s field %d]", text, kind);
+    void *enc = NULL, *enc1 = NULL, *dec = NULL;
+    size_t en = 0, en1 = 0, dn = 0;
+    h5fz_chunk_info info;
+    CHECK(lnd_encode(text, v, bytes, &enc, &en) == 0, "%s: encode: %s", what, h5fz_last_error());
+    CHECK(h5fz_chunk_inspect(enc, en, &info) == 0 && !info.stored_raw && info.predictor == (uint32_t)kind,
+          "%s: predictor %u, want %d", what, info.predictor, kind);
+    CHECK(h5fz_chunk_decode(enc, en, &dec, &dn) == 0 && dn == bytes, "%s: decode: %s", what, h5fz_last_error());
+    if (dec) check_values(v, dec, bytes / 4, 0, eb, what);
+    /* the same bytes whatever the CPU thread count */
+    setenv("H5FZ_THREADS", "1", 1);
+    CHECK(lnd_encode(text, v, bytes, &enc1, &en1) == 0 && en1 == en && !memcmp(enc, enc1, en),
+          "%s: other bytes with one thread", what);
+    setenv("H5FZ_THREADS", "3", 1);
+    free(enc1);
+    enc1 = NULL;
+    CHECK(lnd_encode(text, v, bytes, &enc1, &en1) == 0 && en1 == en && !memcmp(enc, enc1, en),
+          "%s: other bytes with three threads", what);
+    unsetenv("H5FZ_THREADS");
+    /* header byte 35 is checked: 0, and above what the rank allows, are corrupt */
+    unsigned char *c = malloc(en);
+    static const unsigned char bad_pred[] = {0, 4, 255};
+    for (size_t b = 0; b < sizeof bad_pred; b++) {
+      memcpy(c, enc, en);
+      c[35] = bad_pred[b];
+      fix_crc(c, en);
+      void *d2 = NULL;
+      size_t n2 = 0;
+      CHECK(h5fz_chunk_decode(c, en, &d2, &n2) == H5FZ_ERR_CORRUPT, "%s: predictor byte %u accepted", what,
+            bad_pred[b]);
+      free(d2);
+    }
+    memcpy(c, enc, en);
+    c[34] = 2; /* rank 2: predictor 3 is too high */
+    fix_crc(c, en);
+    void *d3 = NULL;
+    size_t n3 = 0;
+    int rc3 = h5fz_chunk_decode(c, en, &d3, &n3);
+    CHECK(kind == 3 ? rc3 == H5FZ_ERR_CORRUPT : rc3 == 0, "%s: rank 2 header with predictor %d: %d", what, kind, rc3);
+    free(d3);
+    free(c);
+    free(enc);
+    free(enc1);
+    free(dec);
+    free(v);
+  }
+  /* REL: the chunk's own bound, fill values left out of the range, every
+   * value checked against the bound in the header */
+  {
+    float *v = lnd_field(3, Z, Y, X);
+    size_t bytes = (size_t)Z * Y * X * sizeof *v;
+    for (size_t i = 0; i < bytes / 4; i++)
+      if (isfinite(v[i]) && fabsf(v[i]) > 1e6f) v[i] = 1.0f; /* keep NaN, Inf, -0.0; no huge range */
+    for (size_t i = 0; i < (size_t)Y * X; i++) v[i] = -9999.0f; /* a plane of fill */
+    char text[160];
+    snprintf(text, sizeof text, "rel=1e-5 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u fill=-9999", Z, Y, X);
+    void *e = NULL, *dd = NULL;
+    size_t en2 = 0, dn2 = 0;
+    h5fz_chunk_info info;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < bytes / 4; i++)
+      if (isfinite(v[i]) && v[i] != -9999.0f) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+      }
+    CHECK(lnd_encode(text, v, bytes, &e, &en2) == 0 && h5fz_chunk_inspect(e, en2, &info) == 0 &&
+              info.abs_bound == 1e-5 * (hi - lo) && h5fz_chunk_decode(e, en2, &dd, &dn2) == 0,
+          "%s: %s (bound %g, range %g)", text, h5fz_last_error(), info.abs_bound, hi - lo);
+    if (dd) check_values(v, dd, bytes / 4, 0, info.abs_bound, text);
+    free(e);
+    free(dd);
+    free(v);
+  }
+  /* a chain without lorenzo_nd must have byte 35 = 0 */
+  float w[1000];
+  for (int i = 0; i < 1000; i++) w[i] = (float)sin(i * 0.01);
+  void *enc = NULL, *dec = NULL;
+  size_t en = 0, dn = 0;
+  CHECK(lnd_encode("abs=1e-3 dtype=f32", w, sizeof w, &enc, &en) == 0, "default encode");
+  ((unsigned char *)enc)[35] = 1;
+  fix_crc(enc, en);
+  CHECK(h5fz_chunk_decode(enc, en, &dec, &dn) == H5FZ_ERR_CORRUPT, "predictor byte on a chain without lorenzo_nd");
+  free(enc);
+  free(dec);
+  /* a chunk whose dims say nothing useful (a 0 dim, dims larger than the
+   * chunk) decodes, and a 1-element chunk */
+  static const char *odd[] = {"abs=1e-3 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=1000000x3",
+                              "abs=1e-3 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=1x1x1x1",
+                              "abs=1e-3 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=7x1000000x999999"};
+  for (size_t k = 0; k < sizeof odd / sizeof *odd; k++)
+    for (size_t n = 1; n <= 1000; n = n * 10 - 1) {
+      enc = dec = NULL;
+      CHECK(lnd_encode(odd[k], w, n * 4, &enc, &en) == 0 && h5fz_chunk_decode(enc, en, &dec, &dn) == 0 && dn == n * 4,
+            "%s n=%zu: %s", odd[k], n, h5fz_last_error());
+      if (dec) check_values(w, dec, n, 0, 1e-3, odd[k]);
+      free(enc);
+      free(dec);
+    }
+}
+
 int main(void)
 {
   static const char *chains[] = {"", "delta zigzag bitshuffle rze", "delta negabinary bitshuffle rze",
                                  "zigzag rze", "bitshuffle rze", "delta zigzag raw", "raw",
                                  "delta delta zigzag bitshuffle rze", "delta zigzag bitpack", "bitpack", "lorenzo zigzag bitshuffle rze",
                                  "lorenzo negabinary bitshuffle rze dims=7x13", "lorenzo zigzag rze dims=3x100",
-                                 "lorenzo zigzag bitshuffle rze dims=5x4x4096"};
+                                 "lorenzo zigzag bitshuffle rze dims=5x4x4096",
+                                 /* lorenzo_nd: rank 0 and 1 (1-D), 2, 3, 4; dims that do not match the
+                                  * element count or the sub-chunk */
+                                 "lorenzo_nd zigzag bitshuffle rze", "lorenzo_nd zigzag bitshuffle rze dims=100000",
+                                 "lorenzo_nd negabinary bitshuffle rze dims=7x13", "lorenzo_nd zigzag rze dims=3x100",
+                                 "lorenzo_nd zigzag bitshuffle rze dims=5x4x4096", "lorenzo_nd zigzag bitpack dims=9x11x13",
+                                 "lorenzo_nd zigzag bitshuffle rze dims=2x3x5x7 subchunk=512", "lorenzo_nd raw dims=4x4x4"};
   static const size_t sizes[] = {1, 63, 64, 65, 4095, 4096, 4097, 100000};
   test_spec_forms();
   for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
@@ -269,7 +437,14 @@ int main(void)
         roundtrip_mode("lossless delta negabinary bitshuffle rze", H5FZ_MODE_LOSSLESS, 0, f64, sizes[z], (gen_kind)g);
         roundtrip_mode("pw_rel=1e-3", H5FZ_MODE_PW_REL, 1e-3, f64, sizes[z], (gen_kind)g);
         roundtrip_mode("pw_rel=1e-6", H5FZ_MODE_PW_REL, 1e-6, f64, sizes[z], (gen_kind)g);
+        roundtrip_mode("lossless lorenzo_nd zigzag bitshuffle rze dims=3x7x11", H5FZ_MODE_LOSSLESS, 0, f64, sizes[z],
+                       (gen_kind)g);
+        roundtrip_mode("pw_rel=1e-3 lorenzo_nd zigzag bitshuffle rze dims=10x10", H5FZ_MODE_PW_REL, 1e-3, f64, sizes[z],
+                       (gen_kind)g);
+        roundtrip_mode("pw_rel=1e-5 lorenzo_nd negabinary bitpack dims=5x6x7x8", H5FZ_MODE_PW_REL, 1e-5, f64, sizes[z],
+                       (gen_kind)g);
       }
+  test_lorenzo_nd();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("all core checks passed\n");
   return failures ? 1 : 0;

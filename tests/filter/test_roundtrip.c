@@ -37,6 +37,13 @@ static const rt_case CASES[] = {
     {"f32_1d_negabinary", H5FZ_DTYPE_F32, 1, {10000}, {4096},
      "abs=1e-3 delta negabinary bitshuffle rze", 1, 1, 0},
     {"f64_1d_raw_coder", H5FZ_DTYPE_F64, 1, {5000}, {1024}, "abs=1e-3 raw", 0, 1, 1},
+    /* lorenzo_nd: its geometry from set_local's chunk dims, edge chunks padded */
+    {"f32_3d_lorenzo_nd", H5FZ_DTYPE_F32, 3, {19, 70, 90}, {8, 64, 80},
+     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze", 0, 1, 0},
+    {"f64_5d_lorenzo_nd_fold", H5FZ_DTYPE_F64, 5, {3, 4, 5, 6, 7}, {2, 2, 3, 4, 5},
+     "abs=1e-4 lorenzo_nd negabinary bitpack subchunk=1024", 1, 1, 1}, /* chunks of 240: no gain */
+    {"f32_2d_lorenzo_nd_rel", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3 lorenzo_nd zigzag bitshuffle rze", 0,
+     1, 0},
 };
 
 static size_t n_elems(int rank, const hsize_t *dims)

@@ -5,8 +5,8 @@
 h5fz_fuzz_gen_sources() {
   mkdir -p "$gen"
   local hdrs="" h
-  for h in h5fz_dev.h h5fz_ops.h op_quant.h op_delta.h op_zigzag.h op_negabinary.h \
-           op_bitshuffle.h op_rze.h h5fz_gpu_tail.h; do
+  for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h op_quant.h op_delta.h op_lorenzo.h op_lorenzo_nd.h op_zigzag.h \
+           op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h h5fz_gpu_tail.h; do
     hdrs="${hdrs:+$hdrs|}$root/device_ops/$h"
   done
   cmake -DOUTPUT="$gen/h5fz_embedded_ops.c" "-DHEADERS=$hdrs" -P "$root/device_ops/embed_ops.cmake"

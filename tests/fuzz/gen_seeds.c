@@ -8,7 +8,7 @@
  * chunk_decode seeds: byte 0 = harness mode (see fuzz_chunk_decode.c), then a
  * real container: several chains, f32/f64, outliers (NaN, Inf, -0.0, huge),
  * stored raw, sub-chunks stored raw (coder bypassed), trailing bytes,
- * lorenzo (1-, 2-, 3-D) and bitpack chains,
+ * lorenzo (1-, 2-, 3-D), lorenzo_nd (its three predictors) and bitpack chains,
  * multi-sub-chunk, empty. cd_values seeds: the words of several specs, with
  * and without a dataset part. spec_parse seeds: spec texts.
  */
@@ -38,7 +38,9 @@ static void write_file(const char *sub, const char *name, const void *a, size_t 
 static uint32_t rng = 12345;
 static double urand(void) { rng = rng * 1664525u + 1013904223u; return (rng >> 8) / 16777216.0; }
 
-/* kind: 0 smooth, 1 smooth + outliers, 2 random bits, 3 zeros, 4 steps */
+/* kind: 0 smooth, 1 smooth + outliers, 2 random bits, 3 zeros, 4 steps,
+ * 5 smooth in 3-D (rows of 30, planes of 5 rows), 6 = 5 + outliers,
+ * 7 smooth in 2-D (rows of 30) + outliers */
 static void *make_values(int f64, size_t n, int kind)
 {
   size_t es = f64 ? 8 : 4;
@@ -47,8 +49,10 @@ static void *make_values(int f64, size_t n, int kind)
     double x = sin(i * 0.05) * 10 + 0.01 * urand();
     if (kind == 3) x = 0;
     if (kind == 4) x = (double)(i / 37);
-    if (kind == 1 && i % 23 == 5) x = (i % 3 == 0) ? NAN : (i % 3 == 1) ? INFINITY : 1e30;
-    if (kind == 1 && i % 41 == 7) x = -0.0;
+    if (kind == 7) x = 10.0 * sin(0.2 * (double)(i % 30) + 0.15 * (double)(i / 30)) + 0.05 * (double)(i % 30) * (double)(i / 30);
+    if (kind == 5 || kind == 6) x = 10.0 * sin(0.2 * (double)(i % 30)) * sin(0.5 * (double)(i / 30 % 5)) * (1.0 + (double)(i / 150));
+    if ((kind == 1 || kind >= 6) && i % 23 == 5) x = (i % 3 == 0) ? NAN : (i % 3 == 1) ? INFINITY : 1e30;
+    if ((kind == 1 || kind >= 6) && i % 41 == 7) x = -0.0;
     if (f64) memcpy(v + 8 * i, &x, 8);
     else { float f = (float)x; memcpy(v + 4 * i, &f, 4); }
     if (kind == 2) for (size_t b = 0; b < es; b++) v[es * i + b] = (uint8_t)(urand() * 256);
@@ -160,6 +164,26 @@ int main(int argc, char **argv)
       free(out); free(v);
     }
   }
+  /* lorenzo_nd (1-D, 2-D, 3-D predictors; header byte 35), after the seeds
+   * above for the same reason */
+  chunk_seed("f32_lorenzo_nd_1d", "abs=1e-3 lorenzo_nd zigzag bitshuffle rze subchunk=512", 0, 300, 0, 0);
+  chunk_seed("f32_lorenzo_nd_3d", "abs=1e-3 lorenzo_nd zigzag bitshuffle rze dims=4x5x30 subchunk=512", 0, 600, 5, 0);
+  chunk_seed("f64_lorenzo_nd_3d_outliers", "abs=1e-4 lorenzo_nd zigzag rze dims=2x5x30 subchunk=512", 1, 300, 6, 0);
+  chunk_seed("f32_lorenzo_nd_2d_bitpack", "abs=1e-3 lorenzo_nd zigzag bitpack dims=20x30 subchunk=512", 0, 600, 7, 2);
+  chunk_seed("f32_pw_rel_lorenzo_nd", "pw_rel=1e-3 lorenzo_nd negabinary bitshuffle rze dims=3x5x30 subchunk=512", 0,
+             450, 6, 0);
+  chunk_seed("f64_lossless_lorenzo_nd", "lossless lorenzo_nd zigzag bitshuffle rze dims=2x5x30 subchunk=512", 1, 300, 5,
+             0);
+  {
+    h5fz_spec s; void *out; size_t out_n;
+    if (h5fz_spec_parse("abs=1e-3 lorenzo_nd zigzag bitshuffle rze dims=4x5x30 subchunk=512", &s)) return 1;
+    s.dtype = H5FZ_DTYPE_F32;
+    void *v = make_values(0, 600, 5);
+    if (h5fz_chunk_encode(&s, v, 2400, &out, &out_n)) { fprintf(stderr, "%s\n", h5fz_last_error()); return 1; }
+    unsigned char m = 3;
+    write_file("chunk_decode", "f32_lorenzo_nd_mode3", &m, 1, out, out_n);
+    free(out); free(v);
+  }
   /* cd_values */
   cd_seed("default", "rel=1e-4", 0);
   cd_seed("abs_chain", "abs=1e-3 delta negabinary bitshuffle rze subchunk=8192", 0);
@@ -169,6 +193,7 @@ int main(int argc, char **argv)
   cd_seed("pw_rel", "pw_rel=1e-3 dtype=f32 dims=8x8", 1);
   cd_seed("lossless", "lossless zigzag rze", 0);
   cd_seed("lorenzo_bitpack_local", "abs=1e-3 lorenzo zigzag bitpack dtype=f32 dims=7x100", 1);
+  cd_seed("lorenzo_nd_local", "abs=1e-3 lorenzo_nd zigzag bitshuffle rze dtype=f64 dims=3x4x5x6", 1);
   write_file("cd_values", "empty", NULL, 0, NULL, 0);
   {
     const uint8_t v1[4] = {1, 0, 0, 0};
@@ -183,6 +208,7 @@ int main(int argc, char **argv)
     "", "rel=1e300 subchunk=65536", "abs=0x1p-20 dims=1x1x1x1 fill=inf",
     "pw_rel=0.01 delta zigzag rze", "lossless bitshuffle rze dtype=f64", "abs=1e-310 fill=-1e-315",
     "abs=1e-3 lorenzo zigzag bitshuffle rze dtype=f32 dims=7x100", "abs=1e-3 delta zigzag bitpack dtype=f64 dims=4x5x6",
+    "rel=1e-4 lorenzo_nd zigzag bitshuffle rze dims=2x3x4x5", "abs=1 zigzag lorenzo_nd rze",
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     char name[32];

@@ -21,6 +21,15 @@ static const struct {
   {"abs=%.17g", "delta zigzag raw"},
   {"abs=%.17g", "delta zigzag bitpack"}, /* the fast chain, after cuSZp */
   {"abs=%.17g", "lorenzo zigzag bitshuffle rze"}, /* dims from the field's shape */
+  /* lorenzo_nd: the cost kernel, the fused encode quantizing neighbours again,
+   * the chunk-level decode kernels; dims from the field's shape, so a 4 MiB
+   * slice of a larger field is a chunk whose element count does not match
+   * its dims (allowed: format.md 5.3) */
+  {"abs=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
+  {"abs=%.17g", "lorenzo_nd zigzag bitpack"},
+  {"rel=%.17g", "lorenzo_nd negabinary bitshuffle rze"},
+  {"pw_rel=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
+  {"lossless", "lorenzo_nd zigzag bitshuffle rze"},
   {"rel=%.17g", ""},
   {"pw_rel=%.17g", ""},
   {"lossless", ""},

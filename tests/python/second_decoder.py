@@ -13,7 +13,7 @@ Errors raise FormatError whose .status is one of the names of §8:
 Covers modes ABS/REL (linear bins), PW_REL (log2_det/exp2_det of §5.4,
 reproduced one binary64 operation at a time; no library log2/exp2) and
 LOSSLESS; ops quant, delta, zigzag, negabinary, bitshuffle, lorenzo (§5.3),
-rze, raw and bitpack (§5.5).
+lorenzo_nd (§5.6), rze, raw and bitpack (§5.5).
 """
 import struct
 import zlib
@@ -33,7 +33,7 @@ MAX_OPS = 10
 MAX_RANK = 4
 
 DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
-QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, LORENZO = 1, 10, 11, 12, 13, 14
+QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, LORENZO, LORENZO_ND = 1, 10, 11, 12, 13, 14, 15
 RZE, RAW, BITPACK = 30, 31, 32
 MODE_ABS, MODE_REL, MODE_PW_REL, MODE_LOSSLESS = 0, 1, 2, 3
 # §5.1: id -> (kind, input stream, output stream). rze and raw read any
@@ -45,6 +45,7 @@ OPS = {
     NEGABINARY: ("transform", "words", "words"),
     BITSHUFFLE: ("transform", "words", "bytes"),
     LORENZO: ("transform", "words", "words"),
+    LORENZO_ND: ("transform", "words", "words"),
     RZE: ("coder", "bytes", "bytes"),
     RAW: ("coder", "bytes", "bytes"),
     BITPACK: ("coder", "words", "bytes"),
@@ -77,6 +78,7 @@ class Header:
     subchunk_elems: int
     n_subchunks: int
     n_outliers: int
+    predictor: int = 0
     ops: list = field(default_factory=list)
     dims: list = field(default_factory=list)
 
@@ -122,17 +124,17 @@ def parse_header(buf):
         _fail("checksum", "stored %08x, computed %08x", stored, actual)
 
     (version, hlen, dtype, flags, input_bytes, n_elements, abs_bound, mode, n_ops, rank,
-     res35, se, nsub, nout) = struct.unpack_from("<BBBBQQdBBBBIII", buf, 4)
+     predictor, se, nsub, nout) = struct.unpack_from("<BBBBQQdBBBBIII", buf, 4)
     ops = list(buf[48:58])
     dims = list(struct.unpack_from("<4I", buf, 60))
     h = Header(version, dtype, flags, input_bytes, n_elements, abs_bound, mode, n_ops, rank,
-               se, nsub, nout, ops, dims)
+               se, nsub, nout, predictor, ops, dims)
 
     if dtype not in DTYPES:
         _fail("corrupt", "unknown element type %d", dtype)
     if flags & ~FLAG_STORED_RAW:
         _fail("corrupt", "unknown flags 0x%02x", flags)
-    if res35 or any(buf[58:60]) or any(buf[76:80]):
+    if any(buf[58:60]) or any(buf[76:80]):
         _fail("corrupt", "reserved header bytes are not zero")
     esize = h.esize
     if input_bytes > MAX_CHUNK_BYTES or n_elements != input_bytes // esize:
@@ -160,6 +162,13 @@ def parse_header(buf):
     if any(ops[n_ops:]):
         _fail("corrupt", "op ids past the chain")
     _check_chain(ops[:n_ops])
+    # §4 step 11: byte 35
+    if LORENZO_ND in ops[:n_ops]:
+        dmax = 1 if rank <= 1 else 2 if rank == 2 else 3
+        if not 1 <= predictor <= dmax:
+            _fail("corrupt", "lorenzo_nd predictor %d with rank %d", predictor, rank)
+    elif predictor:
+        _fail("corrupt", "predictor byte %d without lorenzo_nd", predictor)
     return h
 
 
@@ -177,6 +186,8 @@ def _check_chain(chain):
             _fail("corrupt", "op %d (id %d) is in the wrong place", i, op)
         if inp == "words" and stream != "words":  # transforms and bitpack
             _fail("corrupt", "op %d (id %d) needs words but gets bytes", i, op)
+        if op == LORENZO_ND and i != 1:
+            _fail("corrupt", "lorenzo_nd is op %d, not right after quant", i)
         stream = out
 
 
@@ -259,6 +270,36 @@ def lorenzo_decode(d, R, first):
     cs = np.cumsum(y, dtype=d.dtype)  # wraps modulo 2^W
     base = np.where(start > 0, cs[np.maximum(start - 1, 0)], wt(0)).astype(d.dtype)
     return cs - base
+
+
+def lorenzo_nd_geometry(h):
+    """§5.6: (ex, ey) of the header's predictor D."""
+    n = h.n_elements
+    dims, rank = h.dims, h.rank
+    X = dims[rank - 1] if rank >= 1 and dims[rank - 1] > 0 else n
+    X = max(1, min(X, n))
+    rows = -(-n // X)
+    Y = dims[rank - 2] if rank >= 2 and dims[rank - 2] > 0 else rows
+    Y = max(1, min(Y, rows))
+    D = h.predictor
+    if D == 1:
+        return max(n, 1), 1
+    return X, rows if D == 2 else Y
+
+
+def lorenzo_nd_decode(h, r):
+    """§5.6 inverse on the chunk's n words r: prefix sums along x, y, z."""
+    n = r.size
+    ex, ey = lorenzo_nd_geometry(h)
+    P = ex * ey
+    planes = -(-n // P)
+    w = np.zeros(planes * P, r.dtype)
+    w[:n] = r  # the words past n are 0 and stay out of every sum that reaches n
+    w = w.reshape(planes, ey, ex)
+    w = np.cumsum(w, axis=2, dtype=r.dtype)  # x: runs of ex
+    w = np.cumsum(w, axis=1, dtype=r.dtype)  # y: columns of a plane
+    w = np.cumsum(w, axis=0, dtype=r.dtype)  # z
+    return w.reshape(-1)[:n]
 
 
 def transform_decode(op, words):
@@ -423,6 +464,8 @@ def bitpack_decode(payload, n, bits):
 
 
 def decode_subchunk(h, s, entry, payload, m):
+    """The sub-chunk's values, or with lorenzo_nd (§5.6, §8 step 6) its
+    words before that op's chunk-wide inverse."""
     wide = h.esize == 8
     wt = np.uint64 if wide else np.uint32
     bits = 64 if wide else 32
@@ -447,7 +490,8 @@ def decode_subchunk(h, s, entry, payload, m):
     else:
         _fail("corrupt", "sub-chunk of a raw-coded chain is not marked raw")
     stream = data  # bytes, or words after bitpack
-    for op in reversed(chain[1:-1]):
+    lnd = chain[1] == LORENZO_ND
+    for op in reversed(chain[2 if lnd else 1:-1]):
         if op == BITSHUFFLE:
             stream = bitshuffle_decode(stream, m_pad, bits)
         else:
@@ -459,7 +503,7 @@ def decode_subchunk(h, s, entry, payload, m):
                 stream = transform_decode(op, stream)
     if isinstance(stream, bytes):
         stream = np.frombuffer(stream, "<u%d" % h.esize).astype(wt)
-    return quant_decode_mode(h, stream[:m])
+    return stream[:m] if lnd else quant_decode_mode(h, stream[:m])
 
 
 # ---- §7: outlier side section -----------------------------------------------
@@ -535,12 +579,16 @@ def decode_chunk(buf):
     if payload_end + used + trailing != len(body):
         _fail("corrupt", "chunk body has %d bytes, its parts add up to %d", len(body),
               payload_end + used + trailing)
-    values = np.zeros(h.n_elements, DTYPES[h.dtype])
+    lnd = h.ops[1] == LORENZO_ND
+    values = np.zeros(h.n_elements, np.dtype("<u%d" % esize) if lnd else DTYPES[h.dtype])
     for s, e in enumerate(entries):
         lo = s * h.subchunk_elems
         m = min(h.subchunk_elems, h.n_elements - lo)
         start = table + offsets[s]
         values[lo: lo + m] = decode_subchunk(h, s, e, body[start: start + (e & SIZE_MASK)], m)
+    if lnd:  # §5.6: the chunk-wide inverse, then the quantizer decode
+        with np.errstate(over="ignore"):
+            values = quant_decode_mode(h, lorenzo_nd_decode(h, values))
     raw = values.view("<u%d" % esize)
     if h.n_outliers:
         raw[pos] = vals

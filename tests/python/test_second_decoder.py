@@ -2,8 +2,9 @@
 from the document alone, must give bit-identical results to the C filter on
 chunks the real library writes (several dtypes, chains, outliers, edge
 chunks, RZE-bypassed sub-chunks, stored-raw chunks; modes PW_REL and
-LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; the bitpack coder
-and its decode errors) and on the golden files.
+LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; lorenzo_nd with
+each of its predictors, ranks 1 to 4; the bitpack coder and its decode
+errors) and on the golden files.
 
 Runs under ctest (python_test_second_decoder), which sets HDF5_PLUGIN_PATH,
 H5FZ_BIN and H5FZ_FILTER_ID; conftest.py supplies defaults otherwise.
@@ -431,3 +432,88 @@ def _lorenzo_cases(rng):
                         p = wt(p - q[i - R - 1])
                 out[i] = wt(q[i] - p)
             assert (sd.lorenzo_decode(out, R, first) == q).all(), (n, R, first)
+
+
+# ---- lorenzo_nd (docs/format.md §5.6) ----------------------------------------
+
+def smooth_3d(shape, dtype, seed=9):
+    """A field smooth along every axis (the 3-D predictor's case)."""
+    rng = np.random.default_rng(seed)
+    idx = np.indices(shape).astype(np.float64)
+    x = 280.0 + sum((k + 1) * np.sin(0.07 * (k + 2) * idx[k]) for k in range(len(shape)))
+    x += 0.3 * np.prod(np.sin(0.05 * idx), axis=0) + rng.normal(0, 1e-4, shape)
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,chunks,bound", [
+    ((37, 53), (16, 30), 1e-2),        # 2-D, edge chunks, sub-chunks start mid-row
+    ((9, 13, 41), (4, 6, 40), 1e-5),   # 3-D, planes of 240 across sub-chunks
+    ((9, 13, 41), (4, 6, 40), 10.0),   # loose bound: the 1-D predictor
+    ((3, 4, 5, 31), (2, 3, 5, 31), 1e-4),  # rank 4: the slower dims fold into the planes
+    ((1000,), (300,), 1e-3),           # 1-D: the delta over the chunk
+])
+@pytest.mark.parametrize("coder", ["zigzag bitshuffle rze", "negabinary bitpack"])
+def test_lorenzo_nd(dtype, shape, chunks, bound, coder):
+    x = plant_specials(smooth_3d(shape, dtype))
+    with mem_file() as f:
+        d = write(f, "n", x, chunks, "abs=%g lorenzo_nd %s subchunk=512" % (bound, coder))
+        hs = check_dataset(d)
+        back = d[...]
+    dmax = 1 if len(chunks) <= 1 else 2 if len(chunks) == 2 else 3
+    for h in hs:
+        assert h.ops[1] == sd.LORENZO_ND and h.dims[:h.rank] == list(chunks)
+        assert h.stored_raw or 1 <= h.predictor <= dmax
+    xs, bs = x.astype(np.float64).reshape(-1), back.astype(np.float64).reshape(-1)
+    fin = np.isfinite(xs) & ~((xs == 0) & np.signbit(xs))
+    assert (np.abs(xs[fin] - bs[fin]) <= bound).all()
+    assert bits_equal(x.reshape(-1)[~fin], back.reshape(-1)[~fin])
+
+
+def test_lorenzo_nd_predictors_and_modes():
+    """Each predictor D shows up (a header byte the second decoder reads),
+    in ABS, PW_REL and LOSSLESS."""
+    seen = set()
+    shape, chunks = (12, 30, 50), (12, 30, 50)
+    rng = np.random.default_rng(11)
+    rows = (rng.uniform(0, 1000, (12, 30, 1)) + 0.01 * np.arange(50)).astype(np.float32)
+    yy, xx = np.indices((30, 50)).astype(np.float64)
+    planes = np.stack([1000.0 * rng.uniform() + 50.0 * np.sin(0.3 * xx + 0.2 * yy + rng.uniform(0, 6))
+                       for _ in range(12)]).astype(np.float32)
+    for data, spec in [(rows, "abs=1e-2"), (planes, "abs=1e-4"), (smooth_3d(shape, np.float32), "abs=1e-4"),
+                       (smooth_3d(shape, np.float64), "pw_rel=1e-6"), (smooth_3d(shape, np.float32), "lossless")]:
+        x = plant_specials(np.ascontiguousarray(data))
+        with mem_file() as f:
+            d = write(f, "m", x, chunks, spec + " lorenzo_nd zigzag bitshuffle rze")
+            (h,) = check_dataset(d, expect_raw=False)
+            seen.add(h.predictor)
+            if spec == "lossless":
+                assert bits_equal(d[...], x)
+    assert seen == {1, 2, 3}, seen
+
+
+def test_lorenzo_nd_matches_its_definition():
+    """lorenzo_nd_decode inverts the residual of format.md §5.6 (written here
+    from the document, corner by corner) for every predictor, odd counts."""
+    rng = np.random.default_rng(12)
+    for wt in (np.uint32, np.uint64):
+        for n, rank, dims in [(1, 0, [0, 0, 0, 0]), (100, 2, [7, 13, 0, 0]), (210, 3, [5, 6, 7, 0]),
+                              (211, 3, [5, 6, 7, 0]), (97, 4, [2, 3, 4, 5]), (64, 3, [9, 0, 8, 0]),
+                              (50, 3, [1000, 1000, 1000, 0])]:
+            for D in range(1, (1 if rank <= 1 else 2 if rank == 2 else 3) + 1):
+                h = sd.Header(1, 1, 0, 4 * n, n, 0.0, 0, 3, rank, 64, -(-n // 64), 0, D, [1, 15, 30], dims)
+                ex, ey = sd.lorenzo_nd_geometry(h)
+                P = ex * ey
+                q = rng.integers(0, 1 << 40, n).astype(wt)
+                r = np.zeros(n, wt)
+                with np.errstate(over="ignore"):
+                    for g in range(n):
+                        a, b, c = g % ex > 0, g // ex % ey > 0, g >= P
+                        acc = wt(0)
+                        for dz in range(2 if c else 1):
+                            for dy in range(2 if b else 1):
+                                for dx in range(2 if a else 1):
+                                    v = q[g - dx - dy * ex - dz * P]
+                                    acc = wt(acc - v) if (dx + dy + dz) % 2 else wt(acc + v)
+                        r[g] = acc
+                    assert (sd.lorenzo_nd_decode(h, r) == q).all(), (n, rank, dims, D)

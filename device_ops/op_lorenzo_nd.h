@@ -1,0 +1,333 @@
+/*
+ * op_lorenzo_nd.h - transform: Lorenzo prediction over the chunk's own 1-,
+ * 2- or 3-D shape, across sub-chunks, on the quantizer's bins (the cuSZ
+ * approach: Lorenzo on pre-quantized integers, which makes it exact and
+ * invertible in wrapping integer arithmetic). docs/format.md section 5.6
+ * defines it; this file is the code both executors run.
+ *
+ * Geometry (h5fz_lnd_geom): the chunk's n elements in rows of x (its last
+ * dim) and planes of y rows (its second-last dim); slower dims fold into
+ * the planes. The predictor's dimension D (1, 2 or 3) is chosen per chunk
+ * by the encoder and stored in the chunk header; with it the chunk is seen
+ * as rows of ex elements in planes of ey rows (h5fz_lnd_eff):
+ *   D = 1: ex = n, ey = 1          (one row: the 1-D delta over the chunk)
+ *   D = 2: ex = x, ey = ceil(n/x)  (one plane: rows of all planes stacked)
+ *   D = 3: ex = x, ey = y
+ * Element g sits at column g mod ex, row (g / ex) mod ey of plane g / (ex ey).
+ * Its residual is q minus the Lorenzo prediction from the q of its
+ * neighbours at (z-1, y, x), (z, y-1, x), ... (up to 7), 0 outside the chunk:
+ *   r = (1 - Sx)(1 - Sy)(1 - Sz) q    with S the shift by one along an axis
+ * Only the quantizer's words q are needed, and q is pointwise, so a
+ * sub-chunk gets the q of neighbours in earlier sub-chunks by quantizing
+ * their values again (h5fz_quant_word), or from the chunk's q when the
+ * executor has them (the CPU): sub-chunks still encode independently.
+ *
+ * The inverse is a prefix sum along each axis over the whole chunk (it
+ * crosses sub-chunks): along x inside each sub-chunk (h5fz_lnd_xscan), the
+ * x segments that began in an earlier sub-chunk completed with a carry
+ * (h5fz_lnd_carry, h5fz_lnd_xfix), then along y (h5fz_lnd_yscan) and z
+ * (h5fz_lnd_zscan); the quantizer decode follows on the whole chunk.
+ *
+ * The encoder picks D by the estimated coded size of each predictor's
+ * residuals on a sample of the chunk (h5fz_lnd_cost, h5fz_lnd_choose).
+ */
+
+#ifndef H5FZ_LND_COMMON
+#define H5FZ_LND_COMMON
+
+/* A loop the GPU compiler must not unroll (code size). */
+#if H5FZ_ON_GPU
+#define H5FZ_NO_UNROLL _Pragma("unroll 1")
+#else
+#define H5FZ_NO_UNROLL
+#endif
+
+/* A chunk's geometry for lorenzo_nd (computed on the host, passed by value
+ * to the kernels). All counts fit 32 bits: n < 2^30 (chunks <= 2 GiB). */
+typedef struct {
+  uint32_t n;   /* elements of the chunk */
+  uint32_t x;   /* row length: the last chunk dim, in [1, n] */
+  uint32_t y;   /* rows per plane: the second-last chunk dim, in [1, ceil(n / x)] */
+  uint32_t dim; /* predictor dimension 1..3 (encoder's cost pass: the highest allowed) */
+} h5fz_lnd_geom;
+
+/* The encoder estimates each predictor on at most this many groups of 128
+ * elements, spread evenly over the chunk, split into this many parts (one
+ * GPU block each; the sum is the same however it is split). */
+#define H5FZ_LND_SAMPLE_GROUPS 512u
+#define H5FZ_LND_COST_PARTS 16u
+
+/* Highest predictor dimension a chunk of this rank allows. */
+H5FZ_FN uint32_t h5fz_lnd_max_dim(uint32_t rank) { return rank >= 3u ? 3u : rank == 2u ? 2u : 1u; }
+
+/* Geometry from the chunk dims (slowest first; a 0 dim counts as absent):
+ * x = the last dim, y = the second-last, each clamped so that they never
+ * exceed what n elements hold. */
+H5FZ_FN h5fz_lnd_geom h5fz_lnd_geom_make(uint32_t rank, const uint32_t *dims, uint64_t n, uint32_t dim)
+{
+  h5fz_lnd_geom g;
+  uint64_t x = rank >= 1u && dims[rank - 1u] ? dims[rank - 1u] : n;
+  if (x > n) x = n;
+  if (x == 0) x = 1;
+  uint64_t rows = (n + x - 1u) / x;
+  uint64_t y = rank >= 2u && dims[rank - 2u] ? dims[rank - 2u] : rows;
+  if (y > rows) y = rows;
+  if (y == 0) y = 1;
+  g.n = (uint32_t)n;
+  g.x = (uint32_t)x;
+  g.y = (uint32_t)y;
+  g.dim = dim;
+  return g;
+}
+
+/* Rows of ex elements in planes of ey rows, for the predictor g->dim. */
+H5FZ_FN void h5fz_lnd_eff(const h5fz_lnd_geom *g, uint32_t *ex, uint32_t *ey)
+{
+  uint32_t n = g->n ? g->n : 1u;
+  if (g->dim <= 1u) {
+    *ex = n;
+    *ey = 1u;
+  } else {
+    *ex = g->x;
+    *ey = g->dim == 2u ? (n + g->x - 1u) / g->x : g->y;
+  }
+}
+
+/* Lines of the y and z passes of the inverse (0: no such pass). A y line
+ * is a column of one plane, a z line a position in the plane. */
+H5FZ_FN uint32_t h5fz_lnd_ylines(const h5fz_lnd_geom *g)
+{
+  uint32_t ex, ey;
+  h5fz_lnd_eff(g, &ex, &ey);
+  uint32_t plane = ex * ey;
+  return ey > 1u ? (g->n + plane - 1u) / plane * ex : 0u;
+}
+
+H5FZ_FN uint32_t h5fz_lnd_zlines(const h5fz_lnd_geom *g)
+{
+  uint32_t ex, ey;
+  h5fz_lnd_eff(g, &ex, &ey);
+  return ex * ey < g->n ? ex * ey : 0u;
+}
+
+/* The sample of the cost pass: groups k * T (k < G) of 128 elements, G <=
+ * H5FZ_LND_SAMPLE_GROUPS; part `part` of `parts` takes k in [*k_lo, *k_hi). */
+H5FZ_FN void h5fz_lnd_sample(uint32_t n, uint32_t part, uint32_t parts, uint64_t *k_lo, uint64_t *k_hi,
+                             uint64_t *T)
+{
+  uint64_t groups = ((uint64_t)n + 127u) / 128u;
+  uint64_t t = (groups + H5FZ_LND_SAMPLE_GROUPS - 1u) / H5FZ_LND_SAMPLE_GROUPS;
+  if (t == 0) t = 1;
+  uint64_t G = (groups + t - 1u) / t;
+  *T = t;
+  *k_lo = G * part / parts;
+  *k_hi = G * (part + 1u) / parts;
+}
+
+/* The predictor to use: the dimension (up to max_dim) whose summed cost
+ * over the parts (costs[3 part + D - 1]) is smallest; a tie goes to the
+ * lower dimension. */
+H5FZ_FN uint32_t h5fz_lnd_choose(const uint64_t *costs, uint32_t parts, uint32_t max_dim)
+{
+  uint32_t best = 1u;
+  uint64_t best_cost = 0;
+  for (uint32_t d = 1u; d <= max_dim && d <= 3u; d++) {
+    uint64_t c = 0;
+    for (uint32_t k = 0; k < parts; k++) c += costs[3u * k + d - 1u];
+    if (d == 1u || c < best_cost) {
+      best = d;
+      best_cost = c;
+    }
+  }
+  return best;
+}
+
+/* Turn aux[2 s] = the last x-prefix sum of sub-chunk s, aux[2 s + 1] =
+ * whether an x segment starts in it, into aux[2 s] = the carry its first
+ * elements (those of a segment begun earlier) lack. Sequential over the
+ * n_sub sub-chunks; wrapping, only the low word bits matter. */
+H5FZ_FN void h5fz_lnd_carry(uint64_t *aux, uint32_t n_sub)
+{
+  uint64_t carry = 0;
+  for (uint32_t s = 0; s < n_sub; s++) {
+    uint64_t tail = aux[2u * s], starts = aux[2u * s + 1u];
+    aux[2u * s] = carry;
+    carry = starts ? tail : carry + tail;
+  }
+}
+
+#endif /* H5FZ_LND_COMMON */
+
+/* ---- per word width ----------------------------------------------------- */
+
+/* q of chunk element j: from the sub-chunk's own words qloc (elements
+ * first.. of the sub-chunk, when qloc is given), else from the chunk's words
+ * qc (when given), else quantized again from the chunk's values in. */
+H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_q)(const H5FZ_T_WORD *qloc, uint32_t first, const H5FZ_T_FLOAT *in,
+                                        const H5FZ_T_WORD *qc, const h5fz_quant_params *p, uint32_t j)
+{
+  if (qloc && j >= first) return qloc[j - first];
+  if (qc) return qc[j];
+  return H5FZ_TN(h5fz_quant_word)(in[j], p);
+}
+
+/* Residual of element g in rows of ex, planes of P = ex ey elements; a:
+ * its column is not 0, b: its row in the plane is not 0. The 8 corners of
+ * the cube behind it (those inside the chunk), with the sign of the
+ * Lorenzo predictor, in one loop so that the GPU code stays small (each
+ * fetch may quantize a value again). */
+H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_resid)(const H5FZ_T_WORD *qloc, uint32_t first, const H5FZ_T_FLOAT *in,
+                                            const H5FZ_T_WORD *qc, const h5fz_quant_params *p, uint32_t g,
+                                            uint32_t ex, uint32_t P, int a, int b)
+{
+  uint32_t have = 1u | (a ? 2u : 0u) | (b ? 4u : 0u) | (g >= P ? 8u : 0u);
+  H5FZ_T_WORD r = 0;
+  H5FZ_NO_UNROLL
+  for (uint32_t k = 0; k < 8u; k++) {
+    uint32_t dx = k & 1u, dy = (k >> 1) & 1u, dz = k >> 2;
+    if ((dx && !(have & 2u)) || (dy && !(have & 4u)) || (dz && !(have & 8u))) continue;
+    H5FZ_T_WORD v = H5FZ_TN(h5fz_lnd_q)(qloc, first, in, qc, p, g - dx - dy * ex - dz * P);
+    r = (dx ^ dy ^ dz) ? (H5FZ_T_WORD)(r - v) : (H5FZ_T_WORD)(r + v);
+  }
+  return r;
+}
+
+/* Encode: out[i] = residual of chunk element first + i (i < m) with the
+ * predictor g.dim, 0 for the padding words m..m_pad. qloc: the sub-chunk's
+ * quantizer words; in: the chunk's values; qc: the chunk's quantizer words
+ * or NULL (then neighbours in earlier sub-chunks are quantized again). */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *qloc, H5FZ_T_WORD *out, uint32_t m,
+                                      uint32_t m_pad, const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
+                                      unsigned long long first, h5fz_lnd_geom g, const h5fz_quant_params *p)
+{
+  uint32_t ex, ey, lo, hi, f = (uint32_t)first;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  uint32_t P = ex * ey;
+  h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
+  if (lo >= hi) return;
+  uint32_t cx = (f + lo) % ex, ry = (f + lo) / ex % ey;
+  for (uint32_t i = lo; i < hi; i++) {
+    out[i] = i < m ? H5FZ_TN(h5fz_lnd_resid)(qloc, f, in, qc, p, f + i, ex, P, cx > 0, ry > 0) : (H5FZ_T_WORD)0;
+    if (++cx == ex) {
+      cx = 0;
+      if (++ry == ey) ry = 0;
+    }
+  }
+}
+
+/* Cost of each predictor D = 1..g.dim on the sampled groups k_lo..k_hi
+ * (stride T, h5fz_lnd_sample) of 128 elements: an estimate of the bytes
+ * bitshuffle + RZE keep of their zigzagged residuals. Per 8 elements, the
+ * set bits of the OR of their words (the bit planes with a non-zero byte:
+ * RZE level 0 keeps exactly those); per 64, twice the bit planes whose
+ * level-0 bitmap byte differs between the two halves of the group (what
+ * level 1 keeps, measured on the second half). Block-wide sums into
+ * cost[0..3) (0 for D > g.dim), the same on every thread. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_cost)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
+                                    h5fz_lnd_geom g, const h5fz_quant_params *p, uint64_t k_lo, uint64_t k_hi,
+                                    uint64_t T, uint64_t cost[3])
+{
+  uint64_t c[3] = {0, 0, 0};
+  uint32_t exd[3], eyd[3];
+  for (uint32_t d = 0; d < 3u; d++) {
+    h5fz_lnd_geom gd = g;
+    gd.dim = d + 1u;
+    h5fz_lnd_eff(&gd, &exd[d], &eyd[d]);
+  }
+  for (uint64_t k = k_lo + blk->tid; k < k_hi; k += blk->nthreads) {
+    uint64_t g0 = k * T * 128u;
+    H5FZ_T_WORD prev[8][3], diff[3] = {0, 0, 0};
+    for (uint32_t e8 = 0; e8 < 128u; e8 += 8u) {
+      H5FZ_T_WORD or8[3] = {0, 0, 0};
+      for (uint32_t e = e8; e < e8 + 8u && g0 + e < g.n; e++) {
+        uint32_t gi = (uint32_t)(g0 + e);
+        for (uint32_t d = 0; d < g.dim && d < 3u; d++) {
+          uint32_t ex = exd[d], ey = eyd[d];
+          H5FZ_T_WORD r = H5FZ_TN(h5fz_lnd_resid)((const H5FZ_T_WORD *)0, 0, in, qc, p, gi, ex, ex * ey, gi % ex > 0,
+                                                  gi / ex % ey > 0);
+          or8[d] |= (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
+        }
+      }
+      for (uint32_t d = 0; d < 3u; d++) {
+        c[d] += h5fz_popcount64((uint64_t)or8[d]);
+        if (e8 < 64u) prev[e8 / 8u][d] = or8[d];
+        else diff[d] |= (H5FZ_T_WORD)(or8[d] ^ prev[e8 / 8u - 8u][d]);
+      }
+    }
+    for (uint32_t d = 0; d < 3u; d++) c[d] += 2u * h5fz_popcount64((uint64_t)diff[d]);
+  }
+  for (uint32_t d = 0; d < 3u; d++) {
+    uint64_t total;
+    h5fz_blk_exscan(blk, c[d], &total);
+    cost[d] = total;
+  }
+}
+
+/* Decode, inside a sub-chunk: w (m_pad residual words) becomes the prefix
+ * sums along x, each from the start of its x segment, or from the
+ * sub-chunk's element 0 when the segment began in an earlier sub-chunk.
+ * scratch: m_pad words. Thread 0 stores in aux[0] the last sum (of element
+ * m - 1) and in aux[1] whether an x segment starts in the sub-chunk, for
+ * h5fz_lnd_carry. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_xscan)(const h5fz_blk *blk, H5FZ_T_WORD *w, H5FZ_T_WORD *scratch, uint32_t m,
+                                     uint32_t m_pad, unsigned long long first, h5fz_lnd_geom g, uint64_t *aux)
+{
+  uint32_t ex, ey, lo, hi, f = (uint32_t)first;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  H5FZ_TN(h5fz_delta_decode)(blk, w, scratch, m_pad); /* prefix sums of the sub-chunk */
+  h5fz_blk_sync(blk);
+  h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
+  uint32_t off = lo < hi ? (f + lo) % ex : 0; /* position in the x segment */
+  for (uint32_t i = lo; i < hi; i++) {
+    uint32_t start = off > i ? 0u : i - off; /* the segment's first element in the sub-chunk */
+    w[i] = (H5FZ_T_WORD)(scratch[i] - (start ? scratch[start - 1u] : (H5FZ_T_WORD)0));
+    if (++off == ex) off = 0;
+  }
+  h5fz_blk_sync(blk);
+  if (blk->tid == 0 && m) {
+    uint32_t head = f % ex ? ex - f % ex : 0u;
+    aux[0] = (uint64_t)w[m - 1u];
+    aux[1] = head < m ? 1u : 0u;
+  }
+}
+
+/* Decode: add the carry of h5fz_lnd_carry to the sub-chunk's first elements
+ * (w = its m words) that belong to an x segment begun earlier. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_xfix)(const h5fz_blk *blk, H5FZ_T_WORD *w, uint32_t m, unsigned long long first,
+                                    h5fz_lnd_geom g, uint64_t carry)
+{
+  uint32_t ex, ey, lo, hi, f = (uint32_t)first;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  uint32_t head = f % ex ? ex - f % ex : 0u;
+  if (head > m) head = m;
+  h5fz_blk_share(blk, head, 1u, &lo, &hi);
+  for (uint32_t i = lo; i < hi; i++) w[i] = (H5FZ_T_WORD)(w[i] + (H5FZ_T_WORD)carry);
+}
+
+/* Decode: prefix sums along y of columns [c_lo, c_hi) of plane `plane`,
+ * row after row (w = the chunk's words). */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_yscan)(H5FZ_T_WORD *w, h5fz_lnd_geom g, uint32_t plane, uint32_t c_lo, uint32_t c_hi)
+{
+  uint32_t ex, ey;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  uint64_t base = (uint64_t)plane * ex * ey;
+  for (uint32_t t = 1; t < ey; t++) {
+    uint64_t row = base + (uint64_t)t * ex;
+    if (row >= g.n) break;
+    uint64_t hi = g.n - row < c_hi ? g.n - row : c_hi;
+    for (uint64_t c = c_lo; c < hi; c++) w[row + c] = (H5FZ_T_WORD)(w[row + c] + w[row + c - ex]);
+  }
+}
+
+/* Decode: prefix sums along z of plane positions [c_lo, c_hi), plane after
+ * plane. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_zscan)(H5FZ_T_WORD *w, h5fz_lnd_geom g, uint32_t c_lo, uint32_t c_hi)
+{
+  uint32_t ex, ey;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  uint64_t P = (uint64_t)ex * ey;
+  for (uint64_t base = P; base < g.n; base += P) {
+    uint64_t hi = g.n - base < c_hi ? g.n - base : c_hi;
+    for (uint64_t c = c_lo; c < hi; c++) w[base + c] = (H5FZ_T_WORD)(w[base + c] + w[base + c - P]);
+  }
+}
