@@ -415,10 +415,11 @@ static int run_small(void)
   memcpy(&special[300001], &payload_nan, 4);
   double *f64 = malloc(n * 8);
   for (size_t i = 0; i < n; i++) f64[i] = field[i];
-  char abs4[64], abs2[64], lz[96], fast[96];
+  char abs4[64], abs2[64], lz[96], fast[96], lnd[96];
   snprintf(abs4, sizeof abs4, "abs=%.9g", 1e-4 * range);
   snprintf(abs2, sizeof abs2, "abs=%.9g", 1e-2 * range);
   snprintf(lz, sizeof lz, "abs=%.9g quant lorenzo zigzag bitshuffle rze", 1e-4 * range);
+  snprintf(lnd, sizeof lnd, "abs=%.9g quant lorenzo_nd zigzag bitshuffle rze", 1e-4 * range);
   snprintf(fast, sizeof fast, "abs=%.9g quant delta zigzag bitpack", 1e-3 * range);
   api_case cases[] = {
       {"abs4", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
@@ -429,6 +430,7 @@ static int run_small(void)
       {"pw_rel", "pw_rel=1e-3", 0, 3, {50, 100, 100}, {10, 100, 100}, 0, 0},
       {"lossless", "lossless", 0, 3, {50, 100, 100}, {25, 50, 100}, 0, 0},
       {"lorenzo", lz, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
+      {"lorenzo_nd", lnd, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
       {"fast", fast, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
       {"f64", abs2, 1, 3, {50, 100, 100}, {7, 33, 100}, 0, 0},
       {"flat1d", abs4, 0, 1, {500000}, {65536}, 0, 0},
