@@ -17,28 +17,9 @@
 #include "h5fz_cpu_fast.h"
 
 static const h5fz_blk blk = {0u, 1u, NULL};
-static int failures;
-static long checks;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    checks++;                                              \
-    if (!(cond)) {                                         \
-      if (failures++ < 30) {                               \
-        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                      \
-        fprintf(stderr, "\n");                             \
-      }                                                    \
-    }                                                      \
-  } while (0)
-
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint64_t rnd(void)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
+#define CORE_RNG_SEED 0x243f6a8885a308d3ull
+#define CORE_MAX_PRINTED 30
+#include "core_check.h"
 
 enum { PAT_ZERO, PAT_ONES, PAT_RANDOM, PAT_SPARSE, PAT_SMALL, PAT_RUNS, PAT_RAMP, N_PAT };
 static const char *pat_name[N_PAT] = {"zeros", "all-ones", "random", "sparse", "small", "runs", "ramp"};

@@ -23,28 +23,9 @@
 pthread_barrier_t h5fz_test_barrier;
 uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];
 
-static int failures;
-static long checks;
-#define CHECK(cond, ...)                                     \
-  do {                                                       \
-    checks++;                                                \
-    if (!(cond)) {                                           \
-      if (failures++ < 20) {                                 \
-        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                        \
-        fprintf(stderr, "\n");                               \
-      }                                                      \
-    }                                                        \
-  } while (0)
-
-static uint64_t rng = 0x6a09e667f3bcc909ull;
-static uint64_t rnd(void)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
+#define CORE_RNG_SEED 0x6a09e667f3bcc909ull
+#define CORE_MAX_PRINTED 20
+#include "core_check.h"
 
 /* ---- a block of pthreads ------------------------------------------------ */
 
