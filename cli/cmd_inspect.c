@@ -73,39 +73,41 @@ static void format_chain(const h5fz_chunk_info *info, const char *sep, char *buf
   }
 }
 
-/* One chunk: read its stored bytes and parse the container header. */
-static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int filter_pos,
-                          const inspect_options *o, totals *t) {
-  hsize_t off[H5S_MAX_RANK] = {0};
-  unsigned mask = 0;
-  haddr_t addr;
-  hsize_t size = 0;
-  uint32_t filters = 0;
-  void *buf = NULL;
+/* What inspect_chunk needs besides the chunk. */
+typedef struct {
+  const inspect_options *o;
+  int filter_pos;
+  totals *t;
+} chunk_walk;
+
+/* One chunk, as h5fz_cli_walk_chunks found it with its stored bytes:
+ * parse the container header. */
+static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
+  const chunk_walk *w = data;
+  const inspect_options *o = w->o;
+  totals *t = w->t;
+  int filter_pos = w->filter_pos, rank = c->rank;
+  hsize_t index = c->index, size = c->size;
+  const hsize_t *off = c->offset;
   h5fz_chunk_info info;
   int st = H5FZ_ERR_ARG;
   const char *why = "cannot read the chunk";
-  char hdf5_why[256];
 
   memset(&info, 0, sizeof info);
-  if (H5Dget_chunk_info(dset, space, index, off, &mask, &addr, &size) < 0) {
-    why = h5fz_cli_hdf5_reason(hdf5_why, sizeof hdf5_why);
+  if (c->error) {
+    why = c->error;
   } else if (filter_pos < 0) {
     /* No h5fz in the pipeline: the bytes are not a container, whatever
      * they are; do not look for the magic. */
     why = "not compressed by h5fz";
     st = 2;
-  } else if ((buf = malloc(size ? size : 1)) != NULL &&
-             H5Dread_chunk(dset, H5P_DEFAULT, off, &filters, buf) >= 0) {
-    if (filter_pos >= 0 && (filters >> filter_pos) & 1u) {
-      why = "stored unfiltered (the filter skipped this chunk)";
-      st = 1;
-    } else {
-      st = h5fz_chunk_inspect(buf, (size_t)size, &info);
-      if (st != H5FZ_OK) why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
-    }
+  } else if ((c->filter_mask >> filter_pos) & 1u) {
+    why = "stored unfiltered (the filter skipped this chunk)";
+    st = 1;
+  } else {
+    st = h5fz_chunk_inspect(c->bytes, (size_t)size, &info);
+    if (st != H5FZ_OK) why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
   }
-  free(buf);
 
   t->chunks++;
   t->stored += size;
@@ -122,7 +124,7 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
   } else {
     t->errors++;
   }
-  if (o->summary) return;
+  if (o->summary) return 0;
   if (o->json) {
     printf("%s\n      {\"index\": %llu, \"offset\": [", index ? "," : "",
            (unsigned long long)index);
@@ -153,7 +155,7 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
       h5fz_cli_json_string(stdout, why);
       printf("}");
     }
-    return;
+    return 0;
   }
   printf("  %6llu ", (unsigned long long)index);
   print_offset(off, rank);
@@ -175,6 +177,7 @@ static void inspect_chunk(hid_t dset, hsize_t index, hid_t space, int rank, int 
            info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain, pred);
   } else
     printf("  stored %llu  %s\n", (unsigned long long)size, why);
+  return 0;
 }
 
 /* The filter line: cd_values as stored (user and set_local words) and the
@@ -264,12 +267,20 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   if (chunk_text[0] && H5Dget_num_chunks(dset, space, &n_chunks) < 0) {
     h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
     rc = H5FZ_CLI_USAGE;
+    n_chunks = 0;
   }
   if (o->json) printf(", \"chunks\": [");
   else if (!o->summary && n_chunks && pos >= 0)
     printf("  chunks: index [offset]  stored bytes  chunk ratio (padded chunk bytes / stored "
            "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
-  for (hsize_t i = 0; i < n_chunks; i++) inspect_chunk(dset, i, space, rank, pos, o, &t);
+  if (n_chunks) {
+    chunk_walk w = {o, pos, &t};
+    if (h5fz_cli_walk_chunks(dset, 1, inspect_chunk, &w, &n_chunks) < 0) {
+      h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name,
+                     h5fz_cli_hdf5_reason(why, sizeof why));
+      rc = H5FZ_CLI_USAGE;
+    }
+  }
   if (o->json) {
     printf("%s], \"totals\": {\"chunks\": %llu, \"stored_bytes\": %llu, \"input_bytes\": %llu, "
            "\"outliers\": %llu, \"subchunks\": %llu, \"raw_subchunks\": %llu, "

@@ -102,25 +102,28 @@ done:
   return buf;
 }
 
+/* count_unfiltered's tally. */
+typedef struct {
+  int pos;
+  dataset_report *r;
+} unfiltered_walk;
+
+static int count_chunk(const h5fz_cli_chunk *c, void *data) {
+  unfiltered_walk *w = data;
+  if (c->error) return 0; /* not located or not read: its mask is unknown */
+  w->r->chunks++;
+  if ((c->filter_mask >> w->pos) & 1u) w->r->unfiltered++;
+  return 0;
+}
+
 /* Counts the allocated chunks of dset and those stored without the filter
  * at pipeline position pos (bit pos of the chunk's filter mask set: an
- * optional filter that failed or refused the chunk). */
+ * optional filter that failed or refused the chunk). One pass over the
+ * chunk grid (h5fz_cli_walk_chunks), near-linear in the chunks. */
 static void count_unfiltered(hid_t dset, int pos, dataset_report *r) {
-  hid_t space = H5Dget_space(dset);
+  unfiltered_walk w = {pos, r};
   hsize_t n = 0;
-  if (space < 0) return;
-  if (H5Dget_num_chunks(dset, space, &n) >= 0) {
-    for (hsize_t i = 0; i < n; i++) {
-      hsize_t off[H5S_MAX_RANK];
-      unsigned mask = 0;
-      haddr_t addr;
-      hsize_t size;
-      if (H5Dget_chunk_info(dset, space, i, off, &mask, &addr, &size) < 0) continue;
-      r->chunks++;
-      if ((mask >> pos) & 1u) r->unfiltered++;
-    }
-  }
-  H5Sclose(space);
+  h5fz_cli_walk_chunks(dset, 0, count_chunk, &w, &n);
 }
 
 static void describe_compressed(hid_t file, const char *name, dataset_report *r) {

@@ -103,6 +103,36 @@ void h5fz_cli_quiet_hdf5(void);
  * one line. Returns buf ("" when the stack is empty). */
 const char *h5fz_cli_hdf5_reason(char *buf, size_t len);
 
+/* One allocated chunk of a dataset, as h5fz_cli_walk_chunks finds it. */
+typedef struct {
+  hsize_t index;                /* 0, 1, ...: the order of the dataset's chunk index,
+                                   the numbering of H5Dget_chunk_info */
+  int rank;                     /* entries of offset */
+  hsize_t offset[H5S_MAX_RANK]; /* the chunk's first element (all 0 when unknown) */
+  hsize_t size;                 /* stored bytes */
+  unsigned filter_mask;         /* bit i set: filter i of the pipeline skipped it */
+  const void *bytes;            /* the stored bytes when asked for, else NULL */
+  const char *error;            /* non-NULL: the chunk could not be located or
+                                   read, and why; mask and bytes are not valid */
+} h5fz_cli_chunk;
+
+/* Called once per chunk; a nonzero return stops the walk and is returned. */
+typedef int (*h5fz_cli_chunk_fn)(const h5fz_cli_chunk *chunk, void *data);
+
+/* Call fn for every allocated chunk of the chunked dataset dset, in the
+ * order H5Dget_chunk_info numbers them, with the stored bytes when
+ * want_bytes. Near-linear in the number of chunks: it walks the chunk grid
+ * in the index's order and looks each chunk up by its offset
+ * (H5Dget_chunk_storage_size + H5Dread_chunk, one B-tree descent each)
+ * instead of H5Dget_chunk_info by index, which walks the index from its
+ * start on every call (HDF5 1.10 and 1.12, and so does
+ * H5Dget_chunk_info_by_coord). A sparse grid (far more grid cells than
+ * allocated chunks) is walked by index instead, whichever is cheaper.
+ * *n_chunks gets H5Dget_num_chunks. Returns 0, -1 when the chunks cannot
+ * be counted (the reason is on HDF5's error stack), or fn's nonzero. */
+int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void *data,
+                         hsize_t *n_chunks);
+
 /* What inspect found in the stored chunks of a dataset, to check the
  * dataset API's attributes against. */
 typedef struct {
