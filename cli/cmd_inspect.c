@@ -33,7 +33,12 @@ static void help(FILE *out) {
           "\n"
           "options:\n"
           "  --summary   totals and attributes only, no line per chunk\n"
-          "  --json      print JSON instead of text\n");
+          "  --json      print JSON instead of text\n"
+          "\n"
+          "Exit status: 0 every chunk was read (chunks stored raw, unfiltered or not\n"
+          "compressed by h5fz are not errors), 1 some chunk could not be read or is\n"
+          "not a valid h5fz container (counted as unreadable; each such chunk says\n"
+          "why), 2 usage error, or a file or dataset that cannot be opened.\n");
 }
 
 typedef struct {
@@ -315,6 +320,14 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            (unsigned long long)t.sub, (unsigned long long)t.raw_chunks,
            (unsigned long long)t.unfiltered, (unsigned long long)t.errors);
   }
+  if (t.errors) {
+    h5fz_cli_error(cmd, "%s: %llu of %llu chunks unreadable or not valid h5fz containers (%s)",
+                   name, (unsigned long long)t.errors, (unsigned long long)t.chunks,
+                   o->summary ? "run without --summary to see which and why"
+                   : o->json  ? "each one's \"error\" says why"
+                              : "each one's line says why");
+    if (rc == H5FZ_CLI_OK) rc = H5FZ_CLI_FAIL;
+  }
   {
     /* Only chunks h5fz wrote can be compared with the attributes. */
     h5fz_cli_chunk_totals ct = {0, 0, 0};
@@ -381,8 +394,9 @@ int h5fz_cmd_inspect(int argc, char **argv) {
     printf(", \"datasets\": [");
   }
   for (size_t i = 0; i < names.n; i++) {
+    /* The worst status wins: usage/open errors (2) over unreadable chunks (1). */
     int r = inspect_dataset(file, names.names[i], &o, i == 0);
-    if (r != H5FZ_CLI_OK) rc = r;
+    if (r > rc) rc = r;
   }
   if (o.json) printf("\n  ]}\n");
   H5Fclose(file);

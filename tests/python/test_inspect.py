@@ -321,3 +321,52 @@ def test_attributes_written_by_the_dataset_api(tmp_path):
     assert api["attributes_match_chunks"] is True
     text = lib.cli("inspect", out, "/api/T_0025", "--summary").stdout
     assert "(= the stored chunks)" in text and "stale" not in text, text
+
+
+# ---- exit status ------------------------------------------------------------
+
+def test_unreadable_chunks_exit_nonzero(tmp_path):
+    """A chunk whose container is damaged is reported and counted as
+    unreadable, and inspect exits 1 (text, JSON, --summary); chunks stored
+    raw or unfiltered are not errors (exit 0); a dataset that cannot be
+    opened is a usage error (exit 2), which wins."""
+    path = tmp_path / "bad.h5"
+    with h5py.File(path, "w") as f:
+        _write(f, "bad", _smooth(), "abs=1e-3")
+        _write(f, "good", _smooth(), "abs=1e-3")
+        where = f["bad"].id.get_chunk_info(1).byte_offset
+    with open(path, "r+b") as fh:
+        fh.seek(where)
+        assert fh.read(4) == b"H5FZ"
+        fh.seek(where)
+        fh.write(b"XXXX")  # no magic: not an h5fz container any more
+    p = lib.cli("inspect", path, "/bad", check=False)
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "unreadable 1" in p.stdout and re.search(r"^ +1 \[2,0,0\] +stored \d+ .*magic", p.stdout,
+                                                    re.M), p.stdout
+    assert p.stderr.startswith("h5fz inspect: /bad: 1 of 2 chunks unreadable"), p.stderr
+    p = lib.cli("inspect", path, "/bad", "--json", check=False)
+    assert p.returncode == 1
+    (d,) = json.loads(p.stdout)["datasets"]
+    assert d["totals"]["unreadable_chunks"] == 1 and "error" in d["chunks"][1]
+    p = lib.cli("inspect", path, "--summary", check=False)  # both datasets
+    assert p.returncode == 1 and "unreadable 0" in p.stdout and "unreadable 1" in p.stdout
+    assert "without --summary" in p.stderr
+    assert lib.cli("inspect", path, "/good").returncode == 0
+    assert lib.cli("inspect", path, "/nope", check=False).returncode == 2
+
+
+def test_raw_and_unfiltered_chunks_are_not_errors(mixed_raw, tmp_path):
+    path, _ = mixed_raw
+    assert lib.cli("inspect", path, "/mixed", check=False).returncode == 0
+    # A dataset the filter skipped (optional filter, big-endian floats) and
+    # one without h5fz at all.
+    other = tmp_path / "other.h5"
+    cd, _ = lib.cd_values("abs=1e-3")
+    with h5py.File(other, "w") as f:
+        f.create_dataset("be", data=_smooth().astype(">f4"), chunks=CHUNK,
+                         compression=lib.FILTER_ID, compression_opts=tuple(cd))
+        f.create_dataset("plain", data=_smooth(), chunks=CHUNK)
+    p = lib.cli("inspect", other, check=False)
+    assert p.returncode == 0 and "unfiltered chunks 2" in p.stdout, p.stdout + p.stderr
+    assert "not compressed by h5fz" in p.stdout
