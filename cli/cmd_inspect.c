@@ -47,6 +47,7 @@ typedef struct {
 
 typedef struct {
   uint64_t chunks, stored, input, outliers, raw_sub, sub, raw_chunks, errors, unfiltered, not_h5fz;
+  uint64_t later_filter; /* chunks coded by a filter after h5fz (not decoded here) */
 } totals;
 
 static void print_offset(const hsize_t *off, int rank) {
@@ -78,12 +79,56 @@ static void format_chain(const h5fz_chunk_info *info, const char *sep, char *buf
   }
 }
 
+/* Filters after h5fz in the pipeline: their bytes wrap the container. */
+#define MAX_LATER 16
+typedef struct {
+  int n;
+  int pos[MAX_LATER];          /* position in the pipeline */
+  H5Z_filter_t id[MAX_LATER];
+  char name[MAX_LATER][48];
+} later_filters;
+
 /* What inspect_chunk needs besides the chunk. */
 typedef struct {
   const inspect_options *o;
   int filter_pos;
+  const later_filters *later;
   totals *t;
 } chunk_walk;
+
+static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
+  int n = pos >= 0 ? H5Pget_nfilters(dcpl) : 0;
+  l->n = 0;
+  for (int i = pos + 1; i < n && l->n < MAX_LATER; i++) {
+    unsigned flags, config;
+    size_t n_cd = 0;
+    char name[48] = "";
+    H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n_cd, NULL, sizeof name, name, &config);
+    if (id < 0) continue;
+    l->pos[l->n] = i;
+    l->id[l->n] = id;
+    snprintf(l->name[l->n], sizeof l->name[l->n], "%s", name[0] ? name : "?");
+    l->n++;
+  }
+}
+
+/* How much of the chunk is the container, given the filters after h5fz
+ * that coded it (mask bit clear): Fletcher32 only appends a 4-byte
+ * checksum, which is cut off; any other filter changes the bytes, which
+ * inspect does not decode: then *other names it and -1 is returned. */
+static long long container_bytes(const h5fz_cli_chunk *c, const later_filters *l, const char **other) {
+  long long size = (long long)c->size;
+  for (int k = 0; k < l->n; k++) {
+    if ((c->filter_mask >> l->pos[k]) & 1u) continue; /* skipped this chunk */
+    if (l->id[k] == H5Z_FILTER_FLETCHER32 && size >= 4) {
+      size -= 4;
+      continue;
+    }
+    *other = l->name[k];
+    return -1;
+  }
+  return size;
+}
 
 /* One chunk, as h5fz_cli_walk_chunks found it with its stored bytes:
  * parse the container header. */
@@ -97,6 +142,7 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
   h5fz_chunk_info info;
   int st = H5FZ_ERR_ARG;
   const char *why = "cannot read the chunk";
+  char later_why[160];
 
   memset(&info, 0, sizeof info);
   if (c->error) {
@@ -110,8 +156,18 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
     why = "stored unfiltered (the filter skipped this chunk)";
     st = 1;
   } else {
-    st = h5fz_chunk_inspect(c->bytes, (size_t)size, &info);
-    if (st != H5FZ_OK) why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
+    const char *other = NULL;
+    long long bytes = container_bytes(c, w->later, &other);
+    if (bytes < 0) {
+      snprintf(later_why, sizeof later_why,
+               "coded by filter '%s' after h5fz: not decoded here, so the container is not shown",
+               other);
+      why = later_why;
+      st = 3;
+    } else {
+      st = h5fz_chunk_inspect(c->bytes, (size_t)bytes, &info);
+      if (st != H5FZ_OK) why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
+    }
   }
 
   t->chunks++;
@@ -126,6 +182,8 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
     t->unfiltered++;
   } else if (st == 2) {
     t->not_h5fz++;
+  } else if (st == 3) {
+    t->later_filter++;
   } else {
     t->errors++;
   }
@@ -279,7 +337,9 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     printf("  chunks: index [offset]  stored bytes  chunk ratio (padded chunk bytes / stored "
            "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
   if (n_chunks) {
-    chunk_walk w = {o, pos, &t};
+    later_filters later;
+    chunk_walk w = {o, pos, &later, &t};
+    find_later_filters(dcpl, pos, &later);
     if (h5fz_cli_walk_chunks(dset, 1, inspect_chunk, &w, &n_chunks) < 0) {
       h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name,
                      h5fz_cli_hdf5_reason(why, sizeof why));
@@ -290,15 +350,15 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     printf("%s], \"totals\": {\"chunks\": %llu, \"stored_bytes\": %llu, \"input_bytes\": %llu, "
            "\"outliers\": %llu, \"subchunks\": %llu, \"raw_subchunks\": %llu, "
            "\"raw_chunks\": %llu, \"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu, "
-           "\"not_h5fz_chunks\": %llu, \"dataset_bytes\": %llu, \"ratio\": %.6g, "
-           "\"chunk_ratio\": %.6g}",
+           "\"not_h5fz_chunks\": %llu, \"later_filter_chunks\": %llu, \"dataset_bytes\": %llu, "
+           "\"ratio\": %.6g, \"chunk_ratio\": %.6g}",
            n_chunks && !o->summary ? "\n    " : "", (unsigned long long)t.chunks,
            (unsigned long long)t.stored, (unsigned long long)t.input,
            (unsigned long long)t.outliers, (unsigned long long)t.sub,
            (unsigned long long)t.raw_sub, (unsigned long long)t.raw_chunks,
            (unsigned long long)t.unfiltered,
            (unsigned long long)t.errors, (unsigned long long)t.not_h5fz,
-           (unsigned long long)logical, ratio,
+           (unsigned long long)t.later_filter, (unsigned long long)logical, ratio,
            t.stored ? (double)t.input / (double)t.stored : 0.0);
   } else if (pos < 0) {
     printf("  total: %llu chunks, stored %llu, dataset %llu bytes, ratio %.3f (dataset bytes / "
@@ -313,12 +373,15 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
                (double)t.input / (double)t.stored, (unsigned long long)t.input);
     printf("  total: %llu chunks, stored %llu, ratio %.3f (dataset bytes %llu / storage size "
            "%llu, as verify), %s, outliers %llu, raw sub-chunks %llu/%llu, stored raw "
-           "chunks %llu, unfiltered chunks %llu, unreadable %llu\n",
+           "chunks %llu, unfiltered chunks %llu, unreadable %llu",
            (unsigned long long)t.chunks, (unsigned long long)t.stored, ratio,
            (unsigned long long)logical, (unsigned long long)storage, chunk_ratio,
            (unsigned long long)t.outliers, (unsigned long long)t.raw_sub,
            (unsigned long long)t.sub, (unsigned long long)t.raw_chunks,
            (unsigned long long)t.unfiltered, (unsigned long long)t.errors);
+    if (t.later_filter)
+      printf(", coded by a filter after h5fz (not decoded) %llu", (unsigned long long)t.later_filter);
+    printf("\n");
   }
   if (t.errors) {
     h5fz_cli_error(cmd, "%s: %llu of %llu chunks unreadable or not valid h5fz containers (%s)",
@@ -331,7 +394,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   {
     /* Only chunks h5fz wrote can be compared with the attributes. */
     h5fz_cli_chunk_totals ct = {0, 0, 0};
-    if (pos >= 0 && !t.errors && !t.unfiltered && !t.not_h5fz) {
+    if (pos >= 0 && !t.errors && !t.unfiltered && !t.not_h5fz && !t.later_filter) {
       ct.chunks = t.chunks;
       ct.stored_bytes = t.stored;
       ct.outliers = t.outliers;

@@ -370,3 +370,31 @@ def test_raw_and_unfiltered_chunks_are_not_errors(mixed_raw, tmp_path):
     p = lib.cli("inspect", other, check=False)
     assert p.returncode == 0 and "unfiltered chunks 2" in p.stdout, p.stdout + p.stderr
     assert "not compressed by h5fz" in p.stdout
+
+
+def test_filters_after_h5fz_are_not_errors(tmp_path):
+    """h5fz must be first; filters may follow it (docs/filter.md suggests
+    Fletcher32). Their bytes wrap the container: Fletcher32's checksum is
+    cut off and the container shown; a coder such as deflate is not decoded
+    and said so. Neither is an unreadable chunk (exit 0)."""
+    cd, _ = lib.cd_values("abs=1e-3")
+    data = _smooth()
+    path = tmp_path / "after.h5"
+    with h5py.File(path, "w") as f:
+        for name, add in [("fletcher", lambda p: p.set_fletcher32()),
+                          ("deflate", lambda p: p.set_deflate(4))]:
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_chunk(CHUNK)
+            dcpl.set_filter(lib.FILTER_ID, h5py.h5z.FLAG_MANDATORY, tuple(cd))
+            add(dcpl)
+            dsid = h5py.h5d.create(f.id, name.encode(), h5py.h5t.NATIVE_FLOAT,
+                                   h5py.h5s.create_simple(data.shape), dcpl=dcpl)
+            h5py.Dataset(dsid)[...] = data
+    p = lib.cli("inspect", path, "/fletcher")
+    assert p.stdout.count("chain quant delta zigzag bitshuffle rze") == 2, p.stdout
+    assert "unreadable 0" in p.stdout
+    p = lib.cli("inspect", path, "/deflate")
+    assert p.stdout.count("coded by filter 'deflate' after h5fz") == 2, p.stdout
+    assert "unreadable 0, coded by a filter after h5fz (not decoded) 2" in p.stdout
+    (d,) = _inspect_json(path, "/deflate")
+    assert d["totals"]["later_filter_chunks"] == 2 and d["totals"]["unreadable_chunks"] == 0
