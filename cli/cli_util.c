@@ -40,13 +40,33 @@ void h5fz_cli_error(const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "h5fz %s: %s\n", cmd, h5fz_cli_one_line(msg));
 }
 
+const char *h5fz_cli_byte_order(hid_t type) {
+  H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) return NULL;
+  switch (H5Tget_order(type)) {
+    case H5T_ORDER_LE: return "little-endian";
+    case H5T_ORDER_BE: return "big-endian";
+    case H5T_ORDER_VAX: return "VAX-order";
+    case H5T_ORDER_MIXED: return "mixed-endian";
+    default: return NULL;
+  }
+}
+
 const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len) {
   size_t size = type >= 0 ? H5Tget_size(type) : 0;
+  const char *order = h5fz_cli_byte_order(type);
+  /* Little-endian is what h5fz takes and what nearly every file holds: it
+   * goes unsaid. Any other order is part of the name ("float32
+   * big-endian"); one byte has no order. */
+  const char *suffix = size > 1 && order && strcmp(order, "little-endian") ? order : NULL;
   if (len == 0) return buf;
   switch (type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS) {
-    case H5T_FLOAT: snprintf(buf, len, "float%zu", 8 * size); break;
+    case H5T_FLOAT:
+      snprintf(buf, len, "float%zu%s%s", 8 * size, suffix ? " " : "", suffix ? suffix : "");
+      break;
     case H5T_INTEGER:
-      snprintf(buf, len, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", 8 * size);
+      snprintf(buf, len, "%sint%zu%s%s", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", 8 * size,
+               suffix ? " " : "", suffix ? suffix : "");
       break;
     case H5T_STRING: snprintf(buf, len, "string"); break;
     case H5T_COMPOUND: snprintf(buf, len, "compound (%zu bytes)", size); break;
@@ -64,6 +84,10 @@ const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len) {
 int h5fz_cli_is_float_type(hid_t type) {
   size_t size = H5Tget_size(type);
   return H5Tget_class(type) == H5T_FLOAT && (size == 4 || size == 8);
+}
+
+int h5fz_cli_is_le_float_type(hid_t type) {
+  return h5fz_cli_is_float_type(type) && H5Tget_order(type) == H5T_ORDER_LE;
 }
 
 int h5fz_cli_same_file(const char *a, const char *b) {

@@ -314,9 +314,13 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     h5fz_cli_json_string(stdout, name);
     printf(", \"dtype\": \"%s\", \"shape\": \"%s\", \"element_bytes\": %zu, "
            "\"chunk\": \"%s\", \"storage_bytes\": %llu, \"dataset_bytes\": %llu, "
-           "\"ratio\": %.6g",
+           "\"ratio\": %.6g, \"byte_order\": ",
            type_name, shape, H5Tget_size(type), chunk_text, (unsigned long long)storage,
            (unsigned long long)logical, ratio);
+    if (h5fz_cli_byte_order(type))
+      h5fz_cli_json_string(stdout, h5fz_cli_byte_order(type));
+    else
+      printf("null");
   } else {
     printf("%s: %s, shape %s, chunk %s, stored %llu bytes\n", name, type_name, shape,
            chunk_text[0] ? chunk_text : (rank == 0 ? "(not chunked, cannot be compressed)"
@@ -326,6 +330,10 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   pos = describe_filter(dcpl, o);
   if (!o->json && !h5fz_cli_is_float_type(type))
     printf("  %s is not float32/float64: not compressed by h5fz (the filter skips it)\n",
+           type_name);
+  else if (!o->json && !h5fz_cli_is_le_float_type(type))
+    printf("  %s: h5fz takes little-endian float32/float64 only, so it does not compress this "
+           "dataset (an optional filter skips it, a mandatory one refuses it)\n",
            type_name);
   if (chunk_text[0] && H5Dget_num_chunks(dset, space, &n_chunks) < 0) {
     h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));

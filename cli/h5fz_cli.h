@@ -44,11 +44,19 @@ void h5fz_cli_bad_option(const char *cmd, int c, char **argv);
 char *h5fz_cli_one_line(char *s);
 
 /* A short name of an HDF5 datatype: "float32", "int16", "uint8", "string",
- * ... Returns buf. */
+ * ...; a byte order other than little-endian is part of it: "float32
+ * big-endian", "int16 big-endian", "float64 VAX-order". Returns buf. */
 const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len);
 
-/* 1 if type is a 4- or 8-byte floating-point type (what h5fz compresses). */
+/* The byte order of an integer or float type: "little-endian",
+ * "big-endian", "VAX-order", "mixed-endian"; NULL for other types. */
+const char *h5fz_cli_byte_order(hid_t type);
+
+/* 1 if type is a 4- or 8-byte floating-point type, of any byte order. */
 int h5fz_cli_is_float_type(hid_t type);
+
+/* 1 if it is also little-endian: what h5fz compresses. */
+int h5fz_cli_is_le_float_type(hid_t type);
 
 /* 1 if paths a and b name the same file: same st_dev/st_ino when both
  * exist, else the same realpath. 0 otherwise. */

@@ -371,3 +371,30 @@ def test_cd_values_empty_spec_means_defaults_with_a_note():
     p = lib.cli("cd-values", "--ud", "")
     assert p.stdout.strip() == lib.cli("cd-values", "--ud", "rel=1e-4").stdout.strip()
     assert "empty" in p.stderr and "defaults" in p.stderr
+
+
+def test_byte_order_is_named(tmp_path):
+    """A big-endian float32 dataset is not "float32": h5fz does not take it
+    (the filter skips or refuses it), so inspect and verify say which."""
+    path = tmp_path / "mix.h5"
+    _mixed_file(path)
+    with h5py.File(path, "a") as f:
+        f.create_dataset("be64", data=np.arange(6, dtype=">f8"), chunks=(3,))
+        f.create_dataset("bei16", data=np.arange(6, dtype=">i2"), chunks=(3,))
+    out = lib.cli("inspect", path, "/be").stdout
+    assert out.startswith("/be: float32 big-endian, shape 5x30x40,"), out
+    assert "h5fz takes little-endian float32/float64 only" in out, out
+    out = lib.cli("inspect", path, "/le").stdout
+    assert out.startswith("/le: float32, shape") and "little-endian" not in out, out
+    j = {d["dataset"]: d for d in json.loads(lib.cli("inspect", path, "--json").stdout)["datasets"]}
+    assert j["/be"]["dtype"] == "float32 big-endian" and j["/be"]["byte_order"] == "big-endian"
+    assert j["/be64"]["dtype"] == "float64 big-endian"
+    assert j["/le"]["dtype"] == "float32" and j["/le"]["byte_order"] == "little-endian"
+    j = json.loads(lib.cli("inspect", path, "/bei16", "--json").stdout)["datasets"][0]
+    assert j["dtype"] == "int16 big-endian" and j["byte_order"] == "big-endian"
+    p = lib.cli("verify", path, path, "--abs", "0", "--dataset", "/be")
+    assert p.stdout.startswith("/be: float32 big-endian 5x30x40 "), p.stdout
+    v = json.loads(lib.cli("verify", path, path, "--abs", "0", "--json").stdout)
+    assert {d["dataset"]: d["dtype"] for d in v["datasets"]} == {
+        "/be": "float32 big-endian", "/be64": "float64 big-endian", "/le": "float32",
+        "/scalar": "float32"}
