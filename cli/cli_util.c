@@ -226,8 +226,9 @@ int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap,
     H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, flags, &n_words, cd,
                                      sizeof name, name, &config);
     if (id == H5FZ_FILTER_ID) {
-      /* HDF5 reports the full count even when it exceeds cap. */
-      *n_cd = n_words < cap ? n_words : cap;
+      /* HDF5 reports the full count even when it exceeds cap (and fills
+       * only cap words): so does *n_cd, for the caller to ask again. */
+      *n_cd = n_words;
       return i;
     }
   }

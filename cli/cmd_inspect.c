@@ -246,31 +246,48 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
 /* The filter line: cd_values as stored (user and set_local words) and the
  * spec they mean. Returns the filter's position in the pipeline or -1. */
 static int describe_filter(hid_t dcpl, const inspect_options *o) {
-  unsigned flags = 0, cd[H5FZ_CD_MAX];
-  size_t n = 0;
+  unsigned flags = 0, words[H5FZ_CD_MAX], *cd = words;
+  size_t n = 0, shown;
   char text[512] = "";
   h5fz_spec spec;
   int pos = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n);
-  if (pos >= 0 && h5fz_spec_from_cd_values(cd, n, &spec, NULL) == H5FZ_OK)
+  /* More words than a valid h5fz pipeline holds: fetch them all, to show
+   * what is really there (the spec will not parse). */
+  if (pos >= 0 && n > H5FZ_CD_MAX) {
+    unsigned *all = malloc(n * sizeof *all);
+    size_t again = 0;
+    if (all && h5fz_cli_find_filter(dcpl, &flags, all, n, &again) >= 0 && again == n)
+      cd = all;
+    else
+      free(all);
+  }
+  /* Only what was fetched (all of them unless out of memory). */
+  shown = cd == words && n > H5FZ_CD_MAX ? H5FZ_CD_MAX : n;
+  if (pos >= 0 && h5fz_spec_from_cd_values(cd, shown, &spec, NULL) == H5FZ_OK)
     h5fz_spec_format(&spec, text, sizeof text);
   if (o->json) {
     printf(", \"filter_id\": %d, \"filter_found\": %s, \"filter_index\": %d, "
            "\"filter_mandatory\": %s, \"cd_values\": [",
            H5FZ_FILTER_ID, pos >= 0 ? "true" : "false", pos,
            pos >= 0 && !(flags & H5Z_FLAG_OPTIONAL) ? "true" : "false");
-    for (size_t i = 0; i < n; i++) printf("%s%u", i ? ", " : "", cd[i]);
-    printf("], \"spec\": ");
+    for (size_t i = 0; i < shown; i++) printf("%s%u", i ? ", " : "", cd[i]);
+    printf("], ");
+    if (shown < n) printf("\"cd_values_count\": %zu, \"cd_values_truncated\": true, ", n);
+    printf("\"spec\": ");
     h5fz_cli_json_string(stdout, text);
-    return pos;
-  }
-  if (pos < 0) {
+  } else if (pos < 0) {
     printf("  filter: h5fz (id %d) not in the pipeline\n", H5FZ_FILTER_ID);
-    return pos;
+  } else {
+    printf("  filter: h5fz (id %d) at position %d, %s\n  cd_values (%zu):", H5FZ_FILTER_ID, pos,
+           flags & H5Z_FLAG_OPTIONAL ? "optional" : "mandatory", n);
+    for (size_t i = 0; i < shown; i++) printf(" %u", cd[i]);
+    if (shown < n) printf(" ... (the first %zu shown: out of memory)", shown);
+    if (n > H5FZ_CD_MAX)
+      printf("\n  (%zu words: more than the %d an h5fz pipeline holds, %d user words and the "
+             "dataset part)", n, H5FZ_CD_MAX, H5FZ_CD_USER_MAX);
+    printf("\n  spec: %s\n", text[0] ? text : "(cd_values not understood)");
   }
-  printf("  filter: h5fz (id %d) at position %d, %s\n  cd_values (%zu):", H5FZ_FILTER_ID, pos,
-         flags & H5Z_FLAG_OPTIONAL ? "optional" : "mandatory", n);
-  for (size_t i = 0; i < n; i++) printf(" %u", cd[i]);
-  printf("\n  spec: %s\n", text[0] ? text : "(cd_values not understood)");
+  if (cd != words) free(cd);
   return pos;
 }
 

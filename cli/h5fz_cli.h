@@ -90,8 +90,9 @@ int h5fz_cli_names_add(h5fz_cli_names *list, const char *name);
 void h5fz_cli_names_free(h5fz_cli_names *list);
 
 /* Look for the h5fz filter in a dataset creation property list. Returns its
- * index in the pipeline (>= 0) and fills cd[0..*n_cd) (cap words at most)
- * and *flags, or -1 if the pipeline does not hold it. */
+ * index in the pipeline (>= 0), *flags, and in *n_cd the number of its
+ * cd_values, all of them, of which the first min(cap, *n_cd) are in cd;
+ * or -1 if the pipeline does not hold it. */
 int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap,
                          size_t *n_cd);
 

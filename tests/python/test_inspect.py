@@ -9,6 +9,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -398,3 +399,37 @@ def test_filters_after_h5fz_are_not_errors(tmp_path):
     assert "unreadable 0, coded by a filter after h5fz (not decoded) 2" in p.stdout
     (d,) = _inspect_json(path, "/deflate")
     assert d["totals"]["later_filter_chunks"] == 2 and d["totals"]["unreadable_chunks"] == 0
+
+
+# ---- cd_values --------------------------------------------------------------
+
+_FORTY_WORDS = r'''
+import sys, h5py
+words = tuple(range(100, 140))
+with h5py.File(sys.argv[1], "w") as f:
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_chunk((4,))
+    dcpl.set_filter(%d, h5py.h5z.FLAG_OPTIONAL, words)
+    h5py.h5d.create(f.id, b"forty", h5py.h5t.IEEE_F32LE, h5py.h5s.create_simple((8,)), dcpl=dcpl)
+'''
+
+
+def test_long_cd_values_are_all_shown(tmp_path):
+    """A pipeline entry with 40 words (written where the plugin was not
+    loadable, so nothing checked them) is shown with its real count and
+    every word, not cut at the 31 a valid one holds."""
+    path = tmp_path / "forty.h5"
+    empty = tmp_path / "no_plugins"
+    empty.mkdir()
+    env = dict(os.environ, HDF5_PLUGIN_PATH=str(empty))
+    subprocess.run([sys.executable, "-c", _FORTY_WORDS % lib.FILTER_ID, str(path)],
+                   check=True, env=env)
+    words = list(range(100, 140))
+    out = lib.cli("inspect", path, "/forty").stdout
+    m = re.search(r"^  cd_values \((\d+)\):(.*)$", out, re.M)
+    assert m and int(m.group(1)) == 40, out
+    assert [int(w) for w in m.group(2).split()] == words, out
+    assert "more than the 31 an h5fz pipeline holds" in out, out
+    assert "spec: (cd_values not understood)" in out
+    (d,) = _inspect_json(path, "/forty")
+    assert d["cd_values"] == words and "cd_values_truncated" not in d and d["spec"] == ""
