@@ -418,11 +418,12 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   }
   {
     /* Only chunks h5fz wrote can be compared with the attributes. */
-    h5fz_cli_chunk_totals ct = {0, 0, 0};
+    h5fz_cli_chunk_totals ct = {0, 0, 0, 0};
     if (pos >= 0 && !t.errors && !t.unfiltered && !t.not_h5fz && !t.later_filter) {
       ct.chunks = t.chunks;
       ct.stored_bytes = t.stored;
       ct.outliers = t.outliers;
+      ct.dataset_bytes = logical;
     }
     if (h5fz_cli_print_attributes(dset, o->json, &ct) < 0)
       h5fz_cli_error(cmd, "%s: cannot list its attributes: %s", name,

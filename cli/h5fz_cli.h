@@ -148,12 +148,16 @@ typedef struct {
   unsigned long long chunks;       /* stored chunks (0: nothing to compare) */
   unsigned long long stored_bytes; /* their bytes */
   unsigned long long outliers;     /* outliers their h5fz headers count */
+  unsigned long long dataset_bytes; /* elements x element size (h5fz_ratio's numerator) */
 } h5fz_cli_chunk_totals;
 
 /* Print the h5fz_* attributes of dset (docs/dataset_api.md; inspect_attrs.c):
  * as text, a block of indented lines (nothing when there are none), or as
  * JSON, `, "attributes": {...}` and, when the attributes say how many bytes
- * or outliers the chunks hold, `, "attributes_match_chunks": BOOL`.
+ * or outliers the chunks hold, `, "attributes_match_chunks": BOOL` (and,
+ * when false, `"stale_attributes": [names]`). Attributes that disagree with
+ * the stored chunks, and when any does the ratio and the outlier lists
+ * (written by the same h5fz_dataset_write), are called stale.
  * Returns the number of attributes shown, or -1 if they cannot be listed. */
 int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals *chunks);
 

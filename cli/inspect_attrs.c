@@ -216,27 +216,79 @@ static unsigned long long position_at(const attr_data *pos, size_t i) {
 
 /* ---- text ---------------------------------------------------------------- */
 
+/* The scalar value of an integer attribute. */
+static unsigned long long uint_value(const attr_data *x) {
+  return x->kind == A_UINT ? x->u[0] : (unsigned long long)x->s[0];
+}
+
+/* h5fz_ratio as the stored chunks give it: dataset bytes / chunk bytes. */
+static double chunks_ratio(const h5fz_cli_chunk_totals *chunks) {
+  return chunks->stored_bytes ? (double)chunks->dataset_bytes / (double)chunks->stored_bytes : 0.0;
+}
+
+/* Does one attribute agree with the stored chunks? 1 yes, 0 no (it was
+ * written for other chunks: the dataset was rewritten since), -1 nothing
+ * to compare. The outlier lists can only be caught holding more outliers
+ * than the chunks do (they leave out those in edge-chunk padding). */
+static int attr_agrees(const attr_data *x, const h5fz_cli_chunk_totals *chunks) {
+  int integer = x->kind == A_UINT || x->kind == A_INT;
+  if (!chunks->chunks || x->error[0] || !x->n) return -1;
+  if (!strcmp(x->name, "h5fz_stored_bytes") && !x->array && integer)
+    return uint_value(x) == chunks->stored_bytes;
+  if (!strcmp(x->name, "h5fz_chunk_outliers") && integer)
+    return array_stats(x).utotal == chunks->outliers;
+  if (!strcmp(x->name, "h5fz_outliers_omitted") && !x->array && integer)
+    return uint_value(x) == chunks->outliers;
+  if (!strcmp(x->name, "h5fz_ratio") && !x->array && x->kind == A_FLOAT && chunks->dataset_bytes) {
+    double want = chunks_ratio(chunks);
+    return fabs(x->f[0] - want) <= 1e-9 * fabs(want);
+  }
+  if ((!strcmp(x->name, "h5fz_outlier_positions") || !strcmp(x->name, "h5fz_outlier_values")) &&
+      x->n > chunks->outliers)
+    return 0;
+  return -1;
+}
+
 /* -1: nothing to compare; 0: the attributes disagree with the stored
  * chunks (the dataset was rewritten after the dataset API wrote them); 1:
  * they agree. */
 static int match_chunks(const attr_data *a, size_t n, const h5fz_cli_chunk_totals *chunks) {
   int verdict = -1;
-  if (!chunks->chunks) return -1;
   for (size_t i = 0; i < n; i++) {
-    const attr_data *x = &a[i];
-    if (x->error[0] || !x->n || (x->kind != A_UINT && x->kind != A_INT)) continue;
-    if (!strcmp(x->name, "h5fz_stored_bytes") && !x->array) {
-      unsigned long long v = x->kind == A_UINT ? x->u[0] : (unsigned long long)x->s[0];
-      verdict = (verdict != 0) && v == chunks->stored_bytes;
-    } else if (!strcmp(x->name, "h5fz_chunk_outliers")) {
-      verdict = (verdict != 0) && array_stats(x).utotal == chunks->outliers;
-    }
+    int r = attr_agrees(&a[i], chunks);
+    if (r == 0) return 0;
+    if (r == 1) verdict = 1;
   }
   return verdict;
 }
 
+/* Written by the same h5fz_dataset_write as the rest, and shown stale with
+ * them: h5fz_ratio, the outlier lists, h5fz_outliers_omitted. */
+static int stale_with_the_rest(const char *name) {
+  return !strcmp(name, "h5fz_ratio") || !strcmp(name, "h5fz_outlier_positions") ||
+         !strcmp(name, "h5fz_outlier_values") || !strcmp(name, "h5fz_outliers_omitted");
+}
+
+/* Is attribute a called stale, the set's verdict being m? */
+static int is_stale(const attr_data *a, int m, const h5fz_cli_chunk_totals *chunks) {
+  int r = attr_agrees(a, chunks);
+  return r == 0 || (m == 0 && r != 1 && stale_with_the_rest(a->name));
+}
+
+/* The text note of a stale attribute of the ratio, lists or omitted count. */
+static void stale_note(const attr_data *a, int m, const h5fz_cli_chunk_totals *chunks) {
+  if (!is_stale(a, m, chunks)) return;
+  if (!strcmp(a->name, "h5fz_ratio") && attr_agrees(a, chunks) == 0)
+    printf(" (the stored chunks now give %.17g: the attributes are stale)", chunks_ratio(chunks));
+  else if (attr_agrees(a, chunks) == 0)
+    printf(" (the stored chunks now hold %llu outliers: the attributes are stale)",
+           (unsigned long long)chunks->outliers);
+  else
+    printf(" (stale: the attributes no longer match the stored chunks)");
+}
+
 static void text_attr(const attr_data *a, const attr_data *pos, const attr_data *val,
-                      const h5fz_cli_chunk_totals *chunks) {
+                      const h5fz_cli_chunk_totals *chunks, int m) {
   char v[64], w[64];
   printf("    %-24s ", a->name);
   if (a->error[0]) {
@@ -265,19 +317,31 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
         printf(" (the stored chunks now hold %llu bytes: the attributes are stale)",
                (unsigned long long)chunks->stored_bytes);
     } else if (!strcmp(a->name, "h5fz_outliers_omitted")) {
-      printf(" (outliers; too many for the position and value lists, which were left out)");
+      /* Neutral: the writer leaves the lists out when they would pass
+       * H5FZ_ATTR_MAX_OUTLIERS or when the dataset's attribute storage
+       * (compact: 64 KiB) cannot hold them; the attribute does not say
+       * which. */
+      printf(" outliers (the outlier lists were not stored as attributes: more than 2^20 "
+             "outliers, or the dataset's attribute storage could not hold them)");
+      stale_note(a, m, chunks);
+    } else if (!strcmp(a->name, "h5fz_ratio")) {
+      stale_note(a, m, chunks);
     }
     printf("\n");
     return;
   }
   stats st = array_stats(a);
   if (a == pos && outlier_pairs(pos, val)) {
-    printf("%zu outliers (%s)\n", a->n, a->type_name);
+    printf("%zu outliers (%s)", a->n, a->type_name);
+    stale_note(a, m, chunks);
+    printf("\n");
     return;
   }
   if (a == val && outlier_pairs(pos, val)) {
     size_t k = a->n < FIRST_OUTLIERS ? a->n : FIRST_OUTLIERS;
-    printf("%zu values (%s)\n", a->n, a->type_name);
+    printf("%zu values (%s)", a->n, a->type_name);
+    stale_note(a, m, chunks);
+    printf("\n");
     if (!a->n) return;
     printf("    %-24s %zu, first %zu (index -> value):", "outliers", a->n, k);
     for (size_t i = 0; i < k; i++)
@@ -299,7 +363,9 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
   if (st.counted)
     printf(", min %s, max %s", element_text(a, st.imin, v, sizeof v),
            element_text(a, st.imax, w, sizeof w));
-  printf(" (%s)\n", a->type_name);
+  printf(" (%s)", a->type_name);
+  stale_note(a, m, chunks);
+  printf("\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -400,6 +466,7 @@ int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals 
   const attr_data *pos = NULL, *val = NULL;
   size_t n = 0, n_known = sizeof known / sizeof known[0];
   hsize_t idx = 0;
+  int m;
 
   if (H5Aiterate2(dset, H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &st) < 0 || st.failed) {
     h5fz_cli_names_free(&names);
@@ -425,6 +492,7 @@ int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals 
       if (!strcmp(names.names[i], "h5fz_outlier_values")) val = &attrs[n];
       n++;
     }
+  m = match_chunks(attrs, n, chunks);
   if (json) {
     printf(", \"attributes\": {");
     for (size_t i = 0; i < n; i++) {
@@ -432,11 +500,20 @@ int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals 
       json_attr(&attrs[i], pos, val);
     }
     printf("}");
-    int m = match_chunks(attrs, n, chunks);
     if (m >= 0) printf(", \"attributes_match_chunks\": %s", m ? "true" : "false");
+    if (m == 0) {
+      int k = 0;
+      printf(", \"stale_attributes\": [");
+      for (size_t i = 0; i < n; i++)
+        if (is_stale(&attrs[i], m, chunks)) {
+          printf("%s", k++ ? ", " : "");
+          h5fz_cli_json_string(stdout, attrs[i].name);
+        }
+      printf("]");
+    }
   } else if (n) {
     printf("  attributes (h5fz_*, as the dataset API wrote them):\n");
-    for (size_t i = 0; i < n; i++) text_attr(&attrs[i], pos, val, chunks);
+    for (size_t i = 0; i < n; i++) text_attr(&attrs[i], pos, val, chunks, m);
   }
   for (size_t i = 0; i < n; i++) attr_free(&attrs[i]);
   free(attrs);

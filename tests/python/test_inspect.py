@@ -238,10 +238,81 @@ def test_stale_attributes_and_omitted_outliers(tmp_path):
     rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
     assert rows["h5fz_stored_bytes"].startswith("12345 (the stored chunks now hold")
     assert "stale" in rows["h5fz_stored_bytes"] and "stale" in rows["h5fz_chunk_outliers"]
-    assert rows["h5fz_outliers_omitted"].startswith("2000000 (outliers; too many")
+    # Worded neutrally: the count cap or the attribute storage may be why.
+    assert rows["h5fz_outliers_omitted"].startswith(
+        "2000000 outliers (the outlier lists were not stored as attributes: more than 2^20 "
+        "outliers, or the dataset's attribute storage could not hold them)"), rows
+    assert "too many" not in out
+    # The chunks hold no outlier: stale too.
+    assert rows["h5fz_outliers_omitted"].endswith(
+        "(the stored chunks now hold 0 outliers: the attributes are stale)"), rows
     (d,) = _inspect_json(path)
     assert d["attributes_match_chunks"] is False
     assert d["attributes"]["h5fz_outliers_omitted"] == 2000000
+    assert set(d["stale_attributes"]) == {"h5fz_stored_bytes", "h5fz_chunk_outliers",
+                                          "h5fz_outliers_omitted"}
+
+
+def test_omitted_outliers_that_match_are_not_stale(tmp_path):
+    """h5fz_outliers_omitted equal to the chunks' outliers: the same
+    neutral wording, nothing stale (a dataset whose attribute storage could
+    not hold the lists, not one with more than 2^20 outliers)."""
+    data = _smooth()
+    data.reshape(-1)[[3, 700, 4000]] = np.nan
+    path = tmp_path / "omitted.h5"
+    with h5py.File(path, "w") as f:
+        d = _write(f, "o", data, "abs=1e-3")
+        d.attrs["h5fz_ratio"] = np.float64(d.size * 4 / d.id.get_storage_size())
+        d.attrs["h5fz_stored_bytes"] = np.uint64(d.id.get_storage_size())
+        d.attrs["h5fz_chunk_outliers"] = np.array([2, 1], dtype=np.uint32)
+        d.attrs["h5fz_outliers_omitted"] = np.uint64(3)
+    out = lib.cli("inspect", path).stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert rows["h5fz_outliers_omitted"] == (
+        "3 outliers (the outlier lists were not stored as attributes: more than 2^20 outliers, "
+        "or the dataset's attribute storage could not hold them)"), rows
+    assert "stale" not in out
+    (d,) = _inspect_json(path)
+    assert d["attributes_match_chunks"] is True and "stale_attributes" not in d
+
+
+def test_ratio_and_outlier_lists_go_stale_with_the_rest(with_attributes):
+    """The dataset rewritten by plain H5Dwrite after the API wrote its
+    attributes: h5fz_ratio and the outlier lists are called stale too,
+    with the chunks' figure where it can be checked."""
+    path, positions, values, per_chunk = with_attributes
+    # Fewer outliers than the lists hold (none): caught directly.
+    with h5py.File(path, "a") as f:
+        f["api"][...] = _smooth() * 2
+        stored = f["api"].id.get_storage_size()
+        ratio = f["api"].size * 4 / stored
+    out = lib.cli("inspect", path, "/api").stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert re.fullmatch(r"[0-9.e+-]+ \(the stored chunks now give ([0-9.e+-]+): the attributes "
+                        r"are stale\)", rows["h5fz_ratio"]), rows["h5fz_ratio"]
+    now = float(re.search(r"now give ([0-9.e+-]+)", rows["h5fz_ratio"]).group(1))
+    assert now == pytest.approx(ratio, rel=1e-12)
+    assert rows["h5fz_outlier_positions"] == ("7 outliers (uint64) (the stored chunks now hold "
+                                              "0 outliers: the attributes are stale)")
+    assert rows["h5fz_outlier_values"].startswith("7 values (float32) (the stored chunks now "
+                                                  "hold 0 outliers")
+    (d,) = _inspect_json(path, "/api")
+    assert d["attributes_match_chunks"] is False
+    assert set(d["stale_attributes"]) == {"h5fz_ratio", "h5fz_stored_bytes",
+                                          "h5fz_chunk_outliers", "h5fz_outlier_positions",
+                                          "h5fz_outlier_values"}
+    # More outliers than the lists hold: the lists cannot be checked one by
+    # one, but they belong to a stale set.
+    data = _smooth()
+    data.reshape(-1)[np.arange(0, 5000, 500)] = np.inf
+    with h5py.File(path, "a") as f:
+        f["api"][...] = data
+    out = lib.cli("inspect", path, "/api").stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    for name in ["h5fz_outlier_positions", "h5fz_outlier_values"]:
+        assert rows[name].endswith("(stale: the attributes no longer match the stored chunks)"), \
+            rows[name]
+    assert "the attributes are stale" in rows["h5fz_ratio"]
 
 
 def test_no_attributes(mixed_raw):
