@@ -13,8 +13,8 @@
 #                    embedded in tests/data is used when it is absent)
 #   H5FZ_REL         the ABS bound is H5FZ_REL x the field's value range
 #                    (default 1e-3)
-#   H5FZ_WORK_DIR    keep the .h5 files here (default: a temporary folder,
-#                    removed at exit)
+#   H5FZ_WORK_DIR    write the .h5 files here and keep them (default: a
+#                    temporary folder, removed at exit)
 #
 # Needs: the build (h5fz CLI and plugin), hdf5-tools (h5repack, h5dump).
 # Exits non-zero as soon as any step fails.
@@ -158,8 +158,12 @@ printf '%-14s %12s %9s %12s %12s  %s\n' spec "stored bytes" ratio "max error" bo
 printf '%s\n' "${rows[@]}"
 
 echo
-echo "walkthrough: OK (files in $work${H5FZ_WORK_DIR:+, kept})"
-# Next: look at the error of a compressed file with h5py and matplotlib:
-#   H5FZ_WORK_DIR=/tmp/h5fz-walk h5_examples/walkthrough.sh
-#   HDF5_PLUGIN_PATH=build/plugin /usr/bin/python3 h5_examples/plot_error.py \
-#     /tmp/h5fz-walk/original.h5 /tmp/h5fz-walk/abs.h5 --abs B --out plot.png
+if [ -n "${H5FZ_WORK_DIR:-}" ]; then
+  echo "walkthrough: OK (files kept in $work: original.h5 abs.h5 pw_rel.h5 lossless.h5)"
+  # Next: look at the error of the abs= file with h5py and matplotlib.
+  echo "next: HDF5_PLUGIN_PATH=$HDF5_PLUGIN_PATH /usr/bin/python3 $repo/h5_examples/plot_error.py" \
+       "$work/original.h5 $work/abs.h5 --abs $abs --out $work/plot.png"
+else
+  # The temporary folder goes at exit: do not name a path that will not exist.
+  echo "walkthrough: OK (the files were in a temporary folder, removed on exit; set H5FZ_WORK_DIR=DIR to keep them)"
+fi
