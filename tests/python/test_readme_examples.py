@@ -67,6 +67,68 @@ def made_files(root):
 
 
 @pytest.mark.skipif(shutil.which("h5repack") is None, reason="h5repack not installed")
+def test_plot_error_command(root):
+    """The plot_error.py command works as written: the block makes the two
+    files it reads (they used to be named but never made)."""
+    p = run_block(root, readme_block("plot_error"))
+    assert "max error:" in p.stdout and "wrote build/plot.png" in p.stdout, p.stdout
+    assert (root / "build" / "plot.png").read_bytes()[:8] == PNG
+    assert (root / "build" / "orig.h5").is_file() and (root / "build" / "comp.h5").is_file()
+    assert made_files(root) == []
+    # Run again: it still works (from-raw --force, h5repack overwrites).
+    run_block(root, readme_block("plot_error"))
+
+
+@pytest.mark.skipif(not (BUILD / "bin" / "heat3d").is_file(), reason="heat3d not built")
+def test_heat3d_command(root):
+    """heat3d as the README runs it writes into build/, not the repository
+    root; inspect shows the dataset API's attributes."""
+    p = run_block(root, readme_block("heat3d"))
+    assert "heat3d: OK" in p.stdout and "h5fz_spec" in p.stdout, p.stdout
+    assert "(= the stored chunks)" in p.stdout and "stale" not in p.stdout
+    assert (root / "build" / "heat3d.h5").is_file()
+    assert made_files(root) == []
+
+
+@pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("pkg-config")),
+                    reason="gcc or pkg-config not installed")
+def test_gcc_command_builds_against_the_build_tree(root):
+    """The README's gcc line links a program (heat3d.c as app.c) against the
+    build tree's libraries, and it runs with the plugin on
+    HDF5_PLUGIN_PATH."""
+    shutil.copy(REPO / "h5_examples" / "heat3d.c", root / "app.c")
+    p = run_block(root, readme_block("gcc"))
+    assert "heat3d: OK" in p.stdout, p.stdout
+    # Without the plugin, creating the dataset cannot work: said clearly.
+    q = subprocess.run(["./app", "x.h5"], cwd=root, env=user_env(), capture_output=True,
+                       text=True)
+    assert q.returncode != 0 and "HDF5_PLUGIN_PATH" in q.stderr, q.stdout + q.stderr
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
+def test_cmake_add_subdirectory(tmp_path):
+    """h5_examples/use_from_cmake: h5fz as a subdirectory of another CMake
+    project, the program linking only the target h5fz_dataset."""
+    b = tmp_path / "build-app"
+    src = REPO / "h5_examples" / "use_from_cmake"
+    for cmd in (["cmake", "-S", src, "-B", b],
+                ["cmake", "--build", b, "-j", "2"]):
+        p = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
+    env = dict(os.environ, HDF5_PLUGIN_PATH=str(b / "plugin"))
+    p = subprocess.run([str(b / "app"), str(tmp_path / "out.h5")], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0 and "heat3d: OK" in p.stdout, p.stdout + p.stderr
+    # The block the README shows is the one in that project.
+    text = README.read_text()
+    for line in ["add_subdirectory(path/to/h5fz h5fz EXCLUDE_FROM_ALL)",
+                 "target_link_libraries(app PRIVATE h5fz_dataset)",
+                 "add_dependencies(app h5fz_plugin)"]:
+        assert line in text, line
+        assert line.split("(")[0] + "(" in (src / "CMakeLists.txt").read_text()
+
+
+@pytest.mark.skipif(shutil.which("h5repack") is None, reason="h5repack not installed")
 def test_walkthrough_keeps_its_files_and_prints_a_working_plot_command(tmp_path):
     work = tmp_path / "walk"
     env = dict(os.environ, H5FZ_WORK_DIR=str(work))
@@ -98,3 +160,26 @@ def test_walkthrough_names_no_removed_folder(tmp_path):
                     "set H5FZ_WORK_DIR=DIR to keep them)"), last
     assert list(tmp_path.iterdir()) == []
 
+
+def test_readme_test_command_is_the_ci_command():
+    """README's test command is exactly the one .ci/run runs; running
+    tests in parallel (ctest -j) is explained next to it, not added to it."""
+    text = README.read_text()
+    m = re.search(r"2\. Run the whole test suite:\n\n```sh\n(.*?)\n```", text, re.S)
+    assert m, "README: no test command block"
+    readme_cmd = m.group(1).strip()
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    i = next(k for k, l in enumerate(ci) if l.startswith("# The README's test command"))
+    assert ci[i + 1].strip() == readme_cmd == "ctest --test-dir build --output-on-failure"
+    after = text[m.end():m.end() + 1500]
+    assert "ctest -j" in after and "-j$(nproc)" in after
+
+
+def test_example_outputs_by_default_are_ignored():
+    """Run from the repository root without an output name, heat3d and
+    plot_error.py write heat3d.h5 and plot.png there: git ignores them."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    p = subprocess.run(["git", "-C", str(REPO), "check-ignore", "heat3d.h5", "plot.png"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.split() == ["heat3d.h5", "plot.png"], p.stdout
