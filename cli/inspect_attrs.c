@@ -20,8 +20,8 @@ static const char *const known[] = {
     "h5fz_version",        "h5fz_spec",           "h5fz_mode",
     "h5fz_bound",          "h5fz_kernel_class",   "h5fz_plan_digest",
     "h5fz_ratio",          "h5fz_stored_bytes",   "h5fz_chunk_abs_bound",
-    "h5fz_chunk_outliers", "h5fz_outlier_positions", "h5fz_outlier_values",
-    "h5fz_outliers_omitted"};
+    "h5fz_chunk_outliers", "h5fz_chunk_lists_omitted", "h5fz_outlier_positions",
+    "h5fz_outlier_values", "h5fz_outliers_omitted"};
 
 /* Shown as arrays even when they hold one element (a one-chunk dataset). */
 static int is_array_name(const char *name) {
@@ -239,6 +239,8 @@ static int attr_agrees(const attr_data *x, const h5fz_cli_chunk_totals *chunks) 
     return array_stats(x).utotal == chunks->outliers;
   if (!strcmp(x->name, "h5fz_outliers_omitted") && !x->array && integer)
     return uint_value(x) == chunks->outliers;
+  if (!strcmp(x->name, "h5fz_chunk_lists_omitted") && !x->array && integer)
+    return uint_value(x) == chunks->chunks;
   if (!strcmp(x->name, "h5fz_ratio") && !x->array && x->kind == A_FLOAT && chunks->dataset_bytes) {
     double want = chunks_ratio(chunks);
     return fabs(x->f[0] - want) <= 1e-9 * fabs(want);
@@ -280,6 +282,9 @@ static void stale_note(const attr_data *a, int m, const h5fz_cli_chunk_totals *c
   if (!is_stale(a, m, chunks)) return;
   if (!strcmp(a->name, "h5fz_ratio") && attr_agrees(a, chunks) == 0)
     printf(" (the stored chunks now give %.17g: the attributes are stale)", chunks_ratio(chunks));
+  else if (!strcmp(a->name, "h5fz_chunk_lists_omitted") && attr_agrees(a, chunks) == 0)
+    printf(" (the dataset now stores %llu chunks: the attributes are stale)",
+           (unsigned long long)chunks->chunks);
   else if (attr_agrees(a, chunks) == 0)
     printf(" (the stored chunks now hold %llu outliers: the attributes are stale)",
            (unsigned long long)chunks->outliers);
@@ -323,6 +328,10 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
        * which. */
       printf(" outliers (the outlier lists were not stored as attributes: more than 2^20 "
              "outliers, or the dataset's attribute storage could not hold them)");
+      stale_note(a, m, chunks);
+    } else if (!strcmp(a->name, "h5fz_chunk_lists_omitted")) {
+      printf(" chunks (the per-chunk arrays h5fz_chunk_abs_bound and h5fz_chunk_outliers were "
+             "not stored as attributes: the dataset's attribute storage could not hold them)");
       stale_note(a, m, chunks);
     } else if (!strcmp(a->name, "h5fz_ratio")) {
       stale_note(a, m, chunks);

@@ -504,3 +504,29 @@ def test_long_cd_values_are_all_shown(tmp_path):
     assert "spec: (cd_values not understood)" in out
     (d,) = _inspect_json(path, "/forty")
     assert d["cd_values"] == words and "cd_values_truncated" not in d and d["spec"] == ""
+
+
+def test_chunk_lists_omitted(tmp_path):
+    """h5fz_chunk_lists_omitted (the per-chunk arrays did not fit the
+    attribute storage) is explained and checked against the chunk count."""
+    path = tmp_path / "chunk_lists.h5"
+    with h5py.File(path, "w") as f:
+        d = _write(f, "ok", _smooth(), "abs=1e-3")
+        d.attrs["h5fz_stored_bytes"] = np.uint64(d.id.get_storage_size())
+        d.attrs["h5fz_chunk_lists_omitted"] = np.uint64(2)
+        d = _write(f, "stale", _smooth(), "abs=1e-3")
+        d.attrs["h5fz_chunk_lists_omitted"] = np.uint64(5)
+    out = lib.cli("inspect", path, "/ok").stdout
+    rows = dict(re.findall(r"^    (\S+) +(.*)$", out, re.M))
+    assert rows["h5fz_chunk_lists_omitted"] == (
+        "2 chunks (the per-chunk arrays h5fz_chunk_abs_bound and h5fz_chunk_outliers were not "
+        "stored as attributes: the dataset's attribute storage could not hold them)"), rows
+    names = re.findall(r"^    (h5fz_\w+)", out, re.M)
+    assert names == ["h5fz_stored_bytes", "h5fz_chunk_lists_omitted"], names  # the table's order
+    (d,) = _inspect_json(path, "/ok")
+    assert d["attributes_match_chunks"] is True
+    out = lib.cli("inspect", path, "/stale").stdout
+    assert "(the dataset now stores 2 chunks: the attributes are stale)" in out, out
+    (d,) = _inspect_json(path, "/stale")
+    assert d["attributes_match_chunks"] is False
+    assert d["stale_attributes"] == ["h5fz_chunk_lists_omitted"]
