@@ -13,9 +13,11 @@
  * kernels and allocates the staging buffers) is reported:
  *   filter_write  H5Dwrite, the plugin compressing chunk by chunk
  *   api_host      h5fz_dataset_write from host memory (batched GPU)
+ *   api_host_pinned  the same from page-locked host memory (cuMemAllocHost)
  *   api_device    h5fz_dataset_write from device memory (no host copy)
  *   filter_read   H5Dread through the plugin
  *   api_read_host h5fz_dataset_read into host memory
+ *   api_read_host_pinned  into page-locked host memory
  *   api_read_device h5fz_dataset_read into device memory
  * GB/s are of the array's bytes, wall clock of the call plus H5Fclose.
  * Each run checks the read-back against the bound (every element) and the
@@ -41,10 +43,11 @@ static double now_s(void)
 static const h5fz_cuda_api *cu;
 static CUdeviceptr dev_in, dev_out;
 
-typedef enum { FILTER_WRITE, API_HOST, API_DEVICE, N_WRITES } write_path;
-static const char *const write_names[] = {"filter_write", "api_host", "api_device"};
-typedef enum { FILTER_READ, API_READ_HOST, API_READ_DEVICE, N_READS } read_path;
-static const char *const read_names[] = {"filter_read", "api_read_host", "api_read_device"};
+typedef enum { FILTER_WRITE, API_HOST, API_PINNED, API_DEVICE, N_WRITES } write_path;
+static const char *const write_names[] = {"filter_write", "api_host", "api_host_pinned", "api_device"};
+typedef enum { FILTER_READ, API_READ_HOST, API_READ_PINNED, API_READ_DEVICE, N_READS } read_path;
+static const char *const read_names[] = {"filter_read", "api_read_host", "api_read_host_pinned", "api_read_device"};
+static float *pinned_in, *pinned_out; /* page-locked copies (cuMemAllocHost) */
 
 static hid_t make_dataset(hid_t file, const char *name, const hsize_t *dims, const hsize_t *chunk, const char *spec)
 {
@@ -66,6 +69,7 @@ static double time_write(write_path p, const char *path, const float *data, cons
   int rc = 0;
   if (p == FILTER_WRITE) rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
   else if (p == API_HOST) rc = h5fz_dataset_write(d, data, H5FZ_MEM_HOST, rep);
+  else if (p == API_PINNED) rc = h5fz_dataset_write(d, pinned_in, H5FZ_MEM_HOST, rep);
   else rc = h5fz_dataset_write(d, (const void *)(uintptr_t)dev_in, H5FZ_MEM_DEVICE, rep);
   H5Dclose(d);
   H5Fclose(file);
@@ -84,6 +88,7 @@ static double time_read(read_path p, const char *path, float *out, h5fz_dataset_
   int rc = 0;
   if (p == FILTER_READ) rc = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
   else if (p == API_READ_HOST) rc = h5fz_dataset_read(d, out, H5FZ_MEM_HOST, rep);
+  else if (p == API_READ_PINNED) rc = h5fz_dataset_read(d, pinned_out, H5FZ_MEM_HOST, rep);
   else rc = h5fz_dataset_read(d, (void *)(uintptr_t)dev_out, H5FZ_MEM_DEVICE, rep);
   H5Dclose(d);
   H5Fclose(file);
@@ -189,7 +194,9 @@ int main(int argc, char **argv)
   CUcontext ctx;
   int gpu = cu && !cu->cuInit(0) && !cu->cuDeviceGet(&dev, 0) && !cu->cuDevicePrimaryCtxRetain(&ctx, dev) &&
             !cu->cuCtxSetCurrent(ctx) && !cu->cuMemAlloc(&dev_in, bytes) && !cu->cuMemAlloc(&dev_out, bytes) &&
-            !cu->cuMemcpyHtoDAsync(dev_in, data, bytes, NULL) && !cu->cuStreamSynchronize(NULL);
+            !cu->cuMemcpyHtoDAsync(dev_in, data, bytes, NULL) && !cu->cuStreamSynchronize(NULL) &&
+            !cu->cuMemAllocHost((void **)&pinned_in, bytes) && !cu->cuMemAllocHost((void **)&pinned_out, bytes);
+  if (gpu) memcpy(pinned_in, data, bytes);
   printf("{\n  \"benchmark\": \"dataset API vs filter path\",\n  \"field\": \"um_sea_ice x %zu\",\n"
          "  \"array_bytes\": %zu,\n  \"dims\": [%llu, 215, 360],\n  \"spec\": \"%s\",\n  \"gpu\": %s,\n"
          "  \"file_dir\": \"%s\",\n  \"reps\": %d,\n  \"runs\": [",
@@ -205,7 +212,7 @@ int main(int argc, char **argv)
     h5fz_dataset_report rep = {0};
     for (int p = 0; p < N_WRITES; p++) {
       snprintf(files[p], sizeof files[p], "%s/h5fz_bench_%s.h5", dir, write_names[p]);
-      if (p == API_DEVICE && !gpu) continue;
+      if ((p == API_DEVICE || p == API_PINNED) && !gpu) continue;
       for (int r = -1; r < reps; r++) {
         double t = time_write((write_path)p, files[p], data, dims, chunk, spec, &rep);
         if (r >= 0 && (best_w[p] == 0 || t < best_w[p])) best_w[p] = t;
@@ -214,10 +221,11 @@ int main(int argc, char **argv)
       }
     }
     int identical = same_chunks(files[FILTER_WRITE], files[API_HOST]) &&
-                    (!gpu || same_chunks(files[FILTER_WRITE], files[API_DEVICE]));
+                    (!gpu || (same_chunks(files[FILTER_WRITE], files[API_DEVICE]) &&
+                              same_chunks(files[FILTER_WRITE], files[API_PINNED])));
     double err = 0;
     for (int p = 0; p < N_READS; p++) {
-      if (p == API_READ_DEVICE && !gpu) continue;
+      if ((p == API_READ_DEVICE || p == API_READ_PINNED) && !gpu) continue;
       for (int r = -1; r < reps; r++) {
         memset(back, 0, bytes);
         double t = time_read((read_path)p, files[API_HOST], back, &rep);
@@ -225,6 +233,7 @@ int main(int argc, char **argv)
           cu->cuMemcpyDtoHAsync(back, dev_out, bytes, NULL);
           cu->cuStreamSynchronize(NULL);
         }
+        if (p == API_READ_PINNED) memcpy(back, pinned_out, bytes);
         double e = max_error(data, back, n);
         err = e > err ? e : err;
         if (r >= 0 && (best_r[p] == 0 || t < best_r[p])) best_r[p] = t;
@@ -245,9 +254,10 @@ int main(int argc, char **argv)
     printf("},\n     \"read_GBps\": {");
     for (int p = 0; p < N_READS; p++)
       printf("%s\"%s\": %.3f", p ? ", " : "", read_names[p], best_r[p] ? (double)bytes / best_r[p] / 1e9 : 0.0);
-    printf("},\n     \"api_host_vs_filter_write\": %.2f, \"api_device_vs_filter_write\": %.2f, "
-           "\"api_read_host_vs_filter_read\": %.2f}",
-           best_w[FILTER_WRITE] / best_w[API_HOST], best_w[API_DEVICE] ? best_w[FILTER_WRITE] / best_w[API_DEVICE] : 0.0,
+    printf("},\n     \"api_host_vs_filter_write\": %.2f, \"api_host_pinned_vs_filter_write\": %.2f, "
+           "\"api_device_vs_filter_write\": %.2f, \"api_read_host_vs_filter_read\": %.2f}",
+           best_w[FILTER_WRITE] / best_w[API_HOST], best_w[API_PINNED] ? best_w[FILTER_WRITE] / best_w[API_PINNED] : 0.0,
+           best_w[API_DEVICE] ? best_w[FILTER_WRITE] / best_w[API_DEVICE] : 0.0,
            best_r[FILTER_READ] / best_r[API_READ_HOST]);
     for (int p = 0; p < N_WRITES; p++) unlink(files[p]);
   }

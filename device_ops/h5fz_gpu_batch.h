@@ -24,6 +24,9 @@ typedef struct {
   unsigned long long chunk[H5FZ_BATCH_MAX_RANK];  /* chunk dims */
   unsigned long long grid[H5FZ_BATCH_MAX_RANK];   /* chunks per dim */
   unsigned long long first_chunk;                 /* the batch's first chunk */
+  unsigned long long base_elem;                   /* array index of the element the
+                                                     kernels' array pointer points at
+                                                     (0: the whole array is there) */
 } h5fz_batch_geom;
 
 /* Row r of the batch (rows of chunk[rank-1] values, r = chunk in batch *
@@ -53,7 +56,7 @@ static __device__ __forceinline__ unsigned long long h5fz_batch_row(const h5fz_b
     lin += pos * stride;
     stride *= g->dims[d];
   }
-  return lin;
+  return lin - g->base_elem;
 }
 
 /* One warp per row of the batch, lanes along the row: coalesced on both

@@ -47,7 +47,7 @@ static void load_cuda(void)
            BIND(lib, cuda, cuLaunchKernel, cuda_why) && BIND(lib, cuda, cuGetErrorString, cuda_why) &&
            BIND(lib, cuda, cuEventCreate, cuda_why) && BIND(lib, cuda, cuEventRecord, cuda_why) &&
            BIND(lib, cuda, cuEventSynchronize, cuda_why) && BIND(lib, cuda, cuEventElapsedTime, cuda_why) &&
-           BIND(lib, cuda, cuEventDestroy, cuda_why);
+           BIND(lib, cuda, cuEventDestroy, cuda_why) && BIND(lib, cuda, cuPointerGetAttribute, cuda_why);
   /* cuEventElapsedTime_v2 changed meaning in CUDA 12.8; keep the original */
   void *elapsed = dlsym(lib, "cuEventElapsedTime");
   if (elapsed) *(void **)&cuda.cuEventElapsedTime = elapsed;

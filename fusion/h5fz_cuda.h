@@ -24,6 +24,8 @@ typedef struct _nvrtcProgram *nvrtcProgram;
 
 #define H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT 9
+#define H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define H5FZ_CU_MEMORYTYPE_HOST 1
 #define H5FZ_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define H5FZ_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 
@@ -54,6 +56,7 @@ typedef struct {
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
 } h5fz_cuda_api;
 
 typedef struct {

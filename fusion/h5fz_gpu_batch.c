@@ -18,12 +18,12 @@
 
 /* The kernels' h5fz_batch_geom (device_ops/h5fz_gpu_batch.h), same layout. */
 typedef struct {
-  unsigned long long rank, dims[8], chunk[8], grid[8], first_chunk;
+  unsigned long long rank, dims[8], chunk[8], grid[8], first_chunk, base_elem;
 } batch_geom;
 
 /* Device buffers and pinned memory of the batch path, beside g_gpu's. */
 static struct {
-  dbuf qchunk, lohi, upos, uval;
+  dbuf qchunk, lohi, upos, uval, region;
   void *pin_in, *pin_back;
   size_t pin_in_cap, pin_back_cap;
 } B;
@@ -66,6 +66,51 @@ static void to_batch_geom(const h5fz_array_geom *g, uint64_t first, batch_geom *
   bg->first_chunk = first;
 }
 
+/* Page-locked host memory (cuMemAllocHost, cudaMallocHost, registered):
+ * the copy engines read and write it in place, so an array there needs no
+ * staging copy, only its rows moved as they are and a gather kernel. */
+static int host_is_pinned(const void *p, size_t bytes)
+{
+  int type = 0;
+  const uint8_t *b = p;
+  if (!p || !bytes) return 0;
+  if (g_gpu.cu->cuPointerGetAttribute(&type, H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)b) ||
+      type != H5FZ_CU_MEMORYTYPE_HOST)
+    return 0;
+  return !g_gpu.cu->cuPointerGetAttribute(&type, H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                          (CUdeviceptr)(uintptr_t)(b + bytes - 1u)) &&
+         type == H5FZ_CU_MEMORYTYPE_HOST;
+}
+
+/* A pinned array moves in slabs (one row of the chunk grid along the
+ * slowest dim: contiguous in the array). The batches then hold whole slabs;
+ * *bc becomes a multiple of the chunks per slab, or 0 when one slab is
+ * larger than a batch (then the array is staged like pageable memory). */
+typedef struct {
+  uint64_t per_slab;   /* chunks per slab */
+  uint64_t row_elems;  /* elements per index of the slowest dim */
+} slab_geom;
+
+static void slab_batches(const h5fz_array_geom *g, uint64_t *bc, slab_geom *sg)
+{
+  uint64_t grid0 = (g->dims[0] + g->chunk[0] - 1) / g->chunk[0];
+  sg->per_slab = grid0 ? h5fz_array_chunks(g) / grid0 : 1;
+  sg->row_elems = 1;
+  for (uint32_t d = 1; d < g->rank; d++) sg->row_elems *= g->dims[d];
+  *bc = *bc / sg->per_slab * sg->per_slab;
+}
+
+/* The array rows of the slabs holding chunks [first, first + count): the
+ * element index they start at and their bytes. */
+static void slab_region(const h5fz_array_geom *g, const slab_geom *sg, uint64_t first, uint64_t count, size_t esize,
+                        uint64_t *elem0, size_t *bytes)
+{
+  uint64_t s0 = first / sg->per_slab, s1 = (first + count + sg->per_slab - 1) / sg->per_slab;
+  uint64_t r0 = s0 * g->chunk[0], r1 = s1 * g->chunk[0] < g->dims[0] ? s1 * g->chunk[0] : g->dims[0];
+  *elem0 = r0 * sg->row_elems;
+  *bytes = (size_t)((r1 - r0) * sg->row_elems * esize);
+}
+
 static unsigned grid_for(uint64_t threads_needed)
 {
   uint64_t blocks = (threads_needed + BATCH_THREADS - 1) / BATCH_THREADS;
@@ -75,10 +120,11 @@ static unsigned grid_for(uint64_t threads_needed)
 /* Move count chunks between the device array and g_gpu.in (gather: array
  * -> chunks, padding = fill; scatter: chunks -> array). */
 static int move_chunks(const chain_entry *c, int gather, const h5fz_array_geom *g, uint64_t first, uint64_t count,
-                       CUdeviceptr array, CUdeviceptr chunks, uint64_t fill)
+                       CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks, uint64_t fill)
 {
   batch_geom bg;
   to_batch_geom(g, first, &bg);
+  bg.base_elem = base_elem;
   int w = c->dtype == H5FZ_DTYPE_F64;
   unsigned long long rows = count * (h5fz_array_chunk_elems(g) / g->chunk[g->rank - 1]);
   uint32_t fill32 = (uint32_t)fill;
@@ -192,6 +238,7 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   h5fz_header h0;
   encode_job e = {.spec = spec, .g = g, .data = data, .chunk_bytes = chunk_bytes, .esize = esize};
   double *eb = NULL, *lohi = NULL;
+  int prefetched = 0; /* the next batch's slabs are already on their way */
   TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->mode == H5FZ_MODE_REL ? 0.0 : spec->bound, &p0, &h0));
   if (p0.n_subchunks == 0) return h5fz_fail(H5FZ_ERR_ARG, "empty chunks");
   if (h5fz_plan_has_lnd(&p0)) { /* predicts across a whole chunk: one chunk per launch (h5fz_chunk_encode) */
@@ -211,6 +258,12 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   h5fz_array_fill_bits(g, spec->dtype, spec->has_fill ? spec->fill : 0.0, &e.fill);
   uint64_t bc = batch_chunks(chunk_bytes, p0.n_subchunks);
   if (bc > n_chunks) bc = n_chunks;
+  slab_geom sg;
+  uint64_t bc_slabs = bc, array_elems = 1;
+  for (uint32_t d = 0; d < g->rank; d++) array_elems *= g->dims[d];
+  slab_batches(g, &bc_slabs, &sg);
+  int pinned = !on_device && bc_slabs && host_is_pinned(data, array_elems * esize);
+  if (pinned) bc = bc_slabs;
   uint32_t slot = p0.subchunk_elems * p0.esize;
   uint64_t max_sub = bc * p0.n_subchunks, max_n = bc * chunk_n;
   TRY(h5fz_gpu_grow(&g_gpu.in, bc * chunk_bytes));
@@ -227,7 +280,14 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   TRY(h5fz_gpu_grow(&g_gpu.gval, max_n * esize));
   TRY(h5fz_gpu_grow(&B.qchunk, bc * 8u));
   TRY(h5fz_gpu_grow(&B.lohi, bc * 16u));
-  if (!on_device) TRY(grow_pin(&B.pin_in, &B.pin_in_cap, bc * chunk_bytes));
+  if (pinned) {
+    uint64_t e0;
+    size_t region;
+    slab_region(g, &sg, 0, bc, esize, &e0, &region);
+    TRY(h5fz_gpu_grow(&B.region, region));
+  } else if (!on_device) {
+    TRY(grow_pin(&B.pin_in, &B.pin_in_cap, bc * chunk_bytes));
+  }
   size_t meta = 16u + max_sub * 16u;
   TRY(grow_pin(&B.pin_back, &B.pin_back_cap, meta + bc * chunk_bytes / 4u));
   eb = malloc(bc * sizeof *eb);
@@ -246,7 +306,17 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
     e.count = count;
     /* the batch's chunks, back to back in g_gpu.in */
     if (on_device) {
-      TRY(move_chunks(c, 1, g, first, count, (CUdeviceptr)(uintptr_t)data, g_gpu.in.ptr, e.fill));
+      TRY(move_chunks(c, 1, g, first, count, (CUdeviceptr)(uintptr_t)data, 0, g_gpu.in.ptr, e.fill));
+      e.pin_in = NULL;
+    } else if (pinned) { /* the slabs' rows straight from the caller's pinned array, then gathered */
+      uint64_t e0;
+      size_t region;
+      slab_region(g, &sg, first, count, esize, &e0, &region);
+      if (!prefetched)
+        TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(B.region.ptr, (const uint8_t *)data + e0 * esize, region, g_gpu.stream),
+               "copy slabs to the GPU");
+      prefetched = 0;
+      TRY(move_chunks(c, 1, g, first, count, B.region.ptr, e0, g_gpu.in.ptr, e.fill));
       e.pin_in = NULL;
     } else {
       /* in pieces, so the copy of one piece overlaps the gather of the next */
@@ -323,6 +393,16 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
       TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(gval, g_gpu.gval.ptr, n_out * esize, g_gpu.stream), "copy outliers");
     }
     TRY(h5fz_gpu_sync_stream("batch copies"));
+    if (pinned && first + count < n_chunks) {
+      /* the region is free again: the next batch's slabs cross PCIe while
+       * this batch's containers are written on the host */
+      uint64_t e0, next = first + count;
+      size_t region;
+      slab_region(g, &sg, next, n_chunks - next < bc ? n_chunks - next : bc, esize, &e0, &region);
+      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(B.region.ptr, (const uint8_t *)data + e0 * esize, region, g_gpu.stream),
+             "copy slabs to the GPU");
+      prefetched = 1;
+    }
     e.entries = entries;
     e.offsets = offsets;
     e.ooffsets = ooffsets;
@@ -351,6 +431,8 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
     g_gpu.stats.chunks_encoded += count;
   }
 out:
+  /* never return while a copy still reads the caller's array */
+  if (prefetched) g_gpu.cu->cuStreamSynchronize(g_gpu.stream);
   if (e.out) free_outs(&e);
   free(e.out);
   free(e.out_bytes);
@@ -512,6 +594,18 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
   h5fz_array_fill_bits(g, dtype, fill, &fill_bits);
   uint64_t bc = batch_chunks(chunk_bytes, (uint32_t)((chunk_bytes + 511u) / 512u));
   if (bc > n_chunks) bc = n_chunks;
+  slab_geom sg;
+  uint64_t bc_slabs = bc, array_elems = 1;
+  for (uint32_t dd = 0; dd < g->rank; dd++) array_elems *= g->dims[dd];
+  slab_batches(g, &bc_slabs, &sg);
+  int pinned = !on_device && bc_slabs && host_is_pinned(data, array_elems * esize);
+  if (pinned) {
+    uint64_t e0;
+    size_t region;
+    bc = bc_slabs;
+    slab_region(g, &sg, 0, bc, esize, &e0, &region);
+    if ((rc = h5fz_gpu_grow(&B.region, region))) return rc;
+  }
   double *eb = malloc((bc + 1) * sizeof *eb);
   d.in = calloc(bc + 1, sizeof *d.in);
   d.in_bytes = calloc(bc + 1, sizeof *d.in_bytes);
@@ -686,7 +780,14 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
     int status = 0;
     TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, st), "copy status");
     if (on_device) {
-      TRY(move_chunks(c, 0, g, first, count, (CUdeviceptr)(uintptr_t)data, g_gpu.in.ptr, 0));
+      TRY(move_chunks(c, 0, g, first, count, (CUdeviceptr)(uintptr_t)data, 0, g_gpu.in.ptr, 0));
+      TRY(h5fz_gpu_sync_stream("batch decode"));
+    } else if (pinned) { /* whole slabs: the scatter fills every row of the region */
+      uint64_t e0;
+      size_t region;
+      slab_region(g, &sg, first, count, esize, &e0, &region);
+      TRY(move_chunks(c, 0, g, first, count, B.region.ptr, e0, g_gpu.in.ptr, 0));
+      TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((uint8_t *)data + e0 * esize, B.region.ptr, region, st), "copy values");
       TRY(h5fz_gpu_sync_stream("batch decode"));
     } else {
       TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(B.pin_back, g_gpu.in.ptr, count * chunk_bytes, st), "copy values");
@@ -698,7 +799,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
                      (unsigned long long)(first + s / n_sub), (unsigned long long)(s % n_sub));
       goto out;
     }
-    if (!on_device) {
+    if (!on_device && !pinned) {
       d.host_out = B.pin_back;
       TRY(h5fz_parallel_for(count * ((d.rows + d.block_rows - 1) / d.block_rows), scatter_one, &d));
     }
