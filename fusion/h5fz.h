@@ -160,6 +160,14 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes,
  * H5FZ_ERR_VERSION, H5FZ_ERR_UNSUPPORTED, H5FZ_ERR_NOMEM. */
 int h5fz_chunk_decode(const void *in, size_t in_bytes, void **out, size_t *out_bytes);
 
+/* h5fz_chunk_decode of a chunk that must hold chunk_bytes bytes of dtype
+ * (the chunks of one dataset): a container of another type or size fails
+ * with H5FZ_ERR_CORRUPT before anything is allocated or decoded (HDF5
+ * copies a chunk's full size out of what a filter returns, so a shorter
+ * one would be read past its end). Same codes otherwise. */
+int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
+                         size_t *out_bytes);
+
 /* Summary of a chunk container's header, for inspection tools. */
 typedef struct {
   uint32_t format_version;

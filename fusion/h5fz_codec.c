@@ -232,7 +232,9 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
 }
 
-static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu);
+/* want_bytes 0: any chunk; else it must hold want_bytes bytes of want_dtype. */
+static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
+                        h5fz_dtype want_dtype, size_t want_bytes);
 
 /* Check the size table against the body and compute payload offsets. */
 static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len,
@@ -266,15 +268,27 @@ static void scatter_outliers(uint8_t *values, const uint32_t *pos, const uint8_t
 
 int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, H5FZ_DTYPE_UNKNOWN, 0);
+}
+
+int h5fz_chunk_decode_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
+                         size_t *out_bytes)
+{
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes);
 }
 
 int h5fz_chunk_decode_cpu(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 0);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, H5FZ_DTYPE_UNKNOWN, 0);
 }
 
-static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu)
+static const char *dtype_name(unsigned dtype)
+{
+  return dtype == H5FZ_DTYPE_F32 ? "float32" : dtype == H5FZ_DTYPE_F64 ? "float64" : "an unknown type";
+}
+
+static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
+                        h5fz_dtype want_dtype, size_t want_bytes)
 {
   h5fz_clear_error();
   if (!in_v || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
@@ -282,6 +296,9 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   h5fz_header h;
   int rc = h5fz_container_open(in, in_bytes, &h);
   if (rc) return rc;
+  if (want_bytes && (h.dtype != (uint8_t)want_dtype || h.input_bytes != want_bytes))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk holds %llu bytes of %s, the dataset's chunks are %zu bytes of %s",
+                     (unsigned long long)h.input_bytes, dtype_name(h.dtype), want_bytes, dtype_name(want_dtype));
   const uint8_t *body = in + H5FZ_HEADER_BYTES;
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
   /* The size checks that need no table come before any allocation, so a
