@@ -105,13 +105,12 @@ out:
   return rc;
 }
 
+/* The chunk's offset as HDF5 wants it (hsize_t, which need not be uint64_t). */
 static void chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t *off)
 {
-  for (uint32_t d = g->rank; d-- > 0;) {
-    uint64_t grid = (g->dims[d] + g->chunk[d] - 1) / g->chunk[d];
-    off[d] = index % grid * g->chunk[d];
-    index /= grid;
-  }
+  uint64_t origin[H5FZ_ARRAY_MAX_RANK];
+  h5fz_array_chunk_origin(g, index, origin);
+  for (uint32_t d = 0; d < g->rank; d++) off[d] = origin[d];
 }
 
 /* ---- create ------------------------------------------------------------------------- */

@@ -45,6 +45,15 @@ void h5fz_array_fill_bits(const h5fz_array_geom *g, h5fz_dtype dtype, double fil
   }
 }
 
+void h5fz_array_chunk_origin(const h5fz_array_geom *g, uint64_t index, uint64_t *origin)
+{
+  for (uint32_t d = g->rank; d-- > 0;) {
+    uint64_t grid = (g->dims[d] + g->chunk[d] - 1) / g->chunk[d];
+    origin[d] = index % grid * g->chunk[d];
+    index /= grid;
+  }
+}
+
 /* Visit rows [row_lo, row_hi) (along the last dim, row-major in the chunk)
  * of chunk `index`: for each, the element offset of its first value in the
  * array, how many of its values lie inside the array, and the row's offset
@@ -56,11 +65,7 @@ static void for_each_row(const h5fz_array_geom *g, uint64_t index, uint64_t row_
 {
   uint32_t rank = g->rank, last = rank - 1;
   uint64_t origin[H5FZ_ARRAY_MAX_RANK], at[H5FZ_ARRAY_MAX_RANK] = {0};
-  for (uint32_t d = rank; d-- > 0;) {
-    uint64_t grid = (g->dims[d] + g->chunk[d] - 1) / g->chunk[d];
-    origin[d] = index % grid * g->chunk[d];
-    index /= grid;
-  }
+  h5fz_array_chunk_origin(g, index, origin);
   uint64_t rest = row_lo;
   for (uint32_t d = last; d-- > 0;) {
     at[d] = rest % g->chunk[d];

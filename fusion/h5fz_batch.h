@@ -35,6 +35,10 @@ typedef struct {
 /* Chunks in the grid of g (0 when g is invalid). */
 uint64_t h5fz_array_chunks(const h5fz_array_geom *g);
 
+/* The first element of chunk `index` (row-major over the chunk grid):
+ * origin[0..rank), in elements. */
+void h5fz_array_chunk_origin(const h5fz_array_geom *g, uint64_t index, uint64_t *origin);
+
 /* One encoded chunk as a sink receives it; container and info are valid
  * during the call only. */
 typedef struct {
