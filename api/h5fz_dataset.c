@@ -195,6 +195,11 @@ static int list_outliers(write_ctx *w, const h5fz_encoded_chunk *c)
     w->lists_full = 1;
     return H5FZ_OK;
   }
+  if (!w->opos) { /* the lists exist from the first outlier on */
+    w->opos = malloc(((size_t)H5FZ_ATTR_MAX_OUTLIERS) * 8u);
+    w->oval = malloc(((size_t)H5FZ_ATTR_MAX_OUTLIERS) * esize);
+    if (!w->opos || !w->oval) return h5fz_fail(H5FZ_ERR_NOMEM, "outlier lists");
+  }
   uint32_t *pos = malloc((cnt + 1u) * 4u);
   uint8_t *vals = malloc((cnt + 1u) * esize);
   int rc = pos && vals ? h5fz_chunk_outliers(c->container, c->bytes, pos, vals, cnt, &n)
@@ -255,6 +260,16 @@ static int put_attr(hid_t dset, const char *name, hid_t type, hsize_t n, const v
   return ok ? 0 : -1;
 }
 
+/* Remove attribute name from dset if it is there (errors silenced). */
+static void drop_attr(hid_t dset, const char *name)
+{
+  H5E_BEGIN_TRY
+  {
+    if (H5Aexists(dset, name) > 0) H5Adelete(dset, name);
+  }
+  H5E_END_TRY;
+}
+
 static int put_string(hid_t dset, const char *name, const char *value)
 {
   hid_t t = H5Tcopy(H5T_C_S1);
@@ -287,26 +302,22 @@ static int write_attributes(write_ctx *w, uint64_t n_chunks)
   {
     int per_chunk = !put_attr(w->dset, "h5fz_chunk_abs_bound", H5T_NATIVE_DOUBLE, n_chunks, w->abs_bound) &&
                     !put_attr(w->dset, "h5fz_chunk_outliers", H5T_NATIVE_UINT32, n_chunks, w->outliers);
-    if (H5Aexists(w->dset, "h5fz_chunk_lists_omitted") > 0) H5Adelete(w->dset, "h5fz_chunk_lists_omitted");
+    drop_attr(w->dset, "h5fz_chunk_lists_omitted");
     if (!per_chunk) {
       uint64_t nc = n_chunks;
-      if (H5Aexists(w->dset, "h5fz_chunk_abs_bound") > 0) H5Adelete(w->dset, "h5fz_chunk_abs_bound");
-      if (H5Aexists(w->dset, "h5fz_chunk_outliers") > 0) H5Adelete(w->dset, "h5fz_chunk_outliers");
+      drop_attr(w->dset, "h5fz_chunk_abs_bound");
+      drop_attr(w->dset, "h5fz_chunk_outliers");
       put_attr(w->dset, "h5fz_chunk_lists_omitted", H5T_NATIVE_UINT64, SCALAR, &nc);
     }
     if (!w->lists_full)
       lists = !put_attr(w->dset, "h5fz_outlier_positions", H5T_NATIVE_UINT64, w->n_listed, w->opos) &&
               !put_attr(w->dset, "h5fz_outlier_values", di->mem_type, w->n_listed, w->oval);
-    if (H5Aexists(w->dset, "h5fz_outliers_omitted") > 0) H5Adelete(w->dset, "h5fz_outliers_omitted");
+    drop_attr(w->dset, "h5fz_outliers_omitted");
   }
   H5E_END_TRY;
   if (!lists) {
-    H5E_BEGIN_TRY
-    {
-      if (H5Aexists(w->dset, "h5fz_outlier_positions") > 0) H5Adelete(w->dset, "h5fz_outlier_positions");
-      if (H5Aexists(w->dset, "h5fz_outlier_values") > 0) H5Adelete(w->dset, "h5fz_outlier_values");
-    }
-    H5E_END_TRY;
+    drop_attr(w->dset, "h5fz_outlier_positions");
+    drop_attr(w->dset, "h5fz_outlier_values");
     if (put_attr(w->dset, "h5fz_outliers_omitted", H5T_NATIVE_UINT64, SCALAR, &omitted))
       return h5fz_fail(H5FZ_ERR_HDF5, "cannot write h5fz_outliers_omitted");
   }
@@ -329,9 +340,7 @@ int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_datase
   w.rep.input_bytes = n * h5fz_dtype_size(di.dtype);
   w.abs_bound = calloc(n_chunks + 1, sizeof *w.abs_bound);
   w.outliers = calloc(n_chunks + 1, sizeof *w.outliers);
-  w.opos = malloc(((size_t)H5FZ_ATTR_MAX_OUTLIERS) * 8u);
-  w.oval = malloc(((size_t)H5FZ_ATTR_MAX_OUTLIERS) * h5fz_dtype_size(di.dtype));
-  if (!w.abs_bound || !w.outliers || !w.opos || !w.oval) {
+  if (!w.abs_bound || !w.outliers) {
     rc = h5fz_fail(H5FZ_ERR_NOMEM, "per-chunk tables");
     goto out;
   }
