@@ -81,7 +81,9 @@ int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_datase
 /* Read the whole dataset into data (full extent, row-major, the dataset's
  * native float type) at `where`, decoding the chunks in batches on the GPU
  * (CPU executor without one). Chunks never written read as the fill value.
- * Works on any dataset whose only filter is h5fz, however it was written.
+ * Works on any dataset whose only filter is h5fz, written through the
+ * filter or this API; chunks stored without the filter (filter mask set)
+ * are refused (H5FZ_ERR_UNSUPPORTED).
  * Returns H5FZ_OK or the codes of h5fz_chunk_decode (a corrupt chunk:
  * H5FZ_ERR_CORRUPT / _CHECKSUM / _TRUNCATED, naming the chunk), H5FZ_ERR_ARG,
  * H5FZ_ERR_HDF5, H5FZ_ERR_DEVICE (device pointer without a usable GPU). */

@@ -94,6 +94,8 @@ typedef struct {
   int filter_pos;
   const later_filters *later;
   totals *t;
+  uint64_t want_bytes;   /* bytes of one of the dataset's chunks (0: unknown) */
+  h5fz_dtype want_dtype; /* its element type */
 } chunk_walk;
 
 static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
@@ -142,7 +144,7 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
   h5fz_chunk_info info;
   int st = H5FZ_ERR_ARG;
   const char *why = "cannot read the chunk";
-  char later_why[160];
+  char later_why[200];
 
   memset(&info, 0, sizeof info);
   if (c->error) {
@@ -166,7 +168,18 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
       st = 3;
     } else {
       st = h5fz_chunk_inspect(c->bytes, (size_t)bytes, &info);
-      if (st != H5FZ_OK) why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
+      if (st != H5FZ_OK) {
+        why = h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st);
+      } else if (w->want_bytes && (info.input_bytes != w->want_bytes || info.dtype != w->want_dtype)) {
+        /* a valid container, but not a chunk of this dataset: the filter and
+         * the API refuse it, so no reader gets its values */
+        snprintf(later_why, sizeof later_why,
+                 "a container of %llu bytes of %s, the dataset's chunks are %llu bytes of %s: unreadable here",
+                 (unsigned long long)info.input_bytes, info.dtype == H5FZ_DTYPE_F64 ? "float64" : "float32",
+                 (unsigned long long)w->want_bytes, w->want_dtype == H5FZ_DTYPE_F64 ? "float64" : "float32");
+        why = later_why;
+        st = H5FZ_ERR_CORRUPT;
+      }
     }
   }
 
@@ -363,7 +376,14 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
   if (n_chunks) {
     later_filters later;
-    chunk_walk w = {o, pos, &later, &t};
+    chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN};
+    hsize_t cdims[H5S_MAX_RANK];
+    int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cdims);
+    if (crank > 0 && h5fz_cli_is_le_float_type(type)) {
+      w.want_bytes = H5Tget_size(type);
+      for (int d = 0; d < crank; d++) w.want_bytes *= cdims[d];
+      w.want_dtype = H5Tget_size(type) == 8 ? H5FZ_DTYPE_F64 : H5FZ_DTYPE_F32;
+    }
     find_later_filters(dcpl, pos, &later);
     if (h5fz_cli_walk_chunks(dset, 1, inspect_chunk, &w, &n_chunks) < 0) {
       h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name,

@@ -277,9 +277,10 @@ int h5fz_chunk_decode_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, si
   return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes);
 }
 
-int h5fz_chunk_decode_cpu(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
+int h5fz_chunk_decode_cpu_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
+                             size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, H5FZ_DTYPE_UNKNOWN, 0);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dtype, chunk_bytes);
 }
 
 static const char *dtype_name(unsigned dtype)

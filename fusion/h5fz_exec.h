@@ -56,9 +56,10 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
                          const void *vals, const uint8_t *in, size_t in_bytes, void **out,
                          size_t *out_bytes);
 
-/* h5fz_chunk_decode on the CPU executor whatever H5FZ_DEVICE says (for
+/* h5fz_chunk_decode_as on the CPU executor whatever H5FZ_DEVICE says (for
  * callers that hold the GPU executor's lock). */
-int h5fz_chunk_decode_cpu(const void *in, size_t in_bytes, void **out, size_t *out_bytes);
+int h5fz_chunk_decode_cpu_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
+                             size_t *out_bytes);
 
 /* H5FZ_DEVICE=auto|gpu|cpu (unset or empty: auto); H5FZ_ERR_ARG otherwise. */
 typedef enum { H5FZ_DEVICE_AUTO, H5FZ_DEVICE_CPU, H5FZ_DEVICE_GPU } h5fz_device_mode;

@@ -537,12 +537,8 @@ static int parse_one(void *ctx, uint64_t j)
   } else if (!rc) {
     size_t out_bytes = 0;
     void *out = NULL;
-    rc = h5fz_chunk_decode_cpu(in, len, &out, &out_bytes); /* the GPU is ours already */
-    if (!rc && out_bytes != d->chunk_bytes) {
-      free(out);
-      out = NULL;
-      rc = h5fz_fail(H5FZ_ERR_CORRUPT, "decodes to %zu bytes, the chunk shape holds %zu", out_bytes, d->chunk_bytes);
-    }
+    /* the GPU is ours already; a container of another type or size is refused */
+    rc = h5fz_chunk_decode_cpu_as(in, len, d->dtype, d->chunk_bytes, &out, &out_bytes);
     d->values[j] = out;
     d->kind[j] = CHUNK_VALUES;
   }

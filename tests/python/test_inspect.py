@@ -530,3 +530,19 @@ def test_chunk_lists_omitted(tmp_path):
     (d,) = _inspect_json(path, "/stale")
     assert d["attributes_match_chunks"] is False
     assert d["stale_attributes"] == ["h5fz_chunk_lists_omitted"]
+
+
+def test_container_of_another_type_or_size_is_unreadable(tmp_path):
+    """A valid container that is not a chunk of this dataset (float64 in a
+    float32 dataset with the same byte count) is refused by every reader, so
+    inspect counts it as unreadable and exits 1."""
+    path = tmp_path / "foreign.h5"
+    with h5py.File(path, "w") as f:
+        src = _write(f, "f64", np.ones((5, 100)), "abs=1e-3", chunks=(5, 100))
+        mask, container = src.id.read_direct_chunk((0, 0))
+        dst = _write(f, "x", np.ones((10, 100), np.float32), "abs=1e-3", chunks=(10, 100))
+        dst.id.write_direct_chunk((0, 0), container, mask)
+    run = subprocess.run([lib.BIN, "inspect", str(path), "/x"], capture_output=True, text=True)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "4000 bytes of float64, the dataset's chunks are 4000 bytes of float32" in run.stdout
+    assert "unreadable 1" in run.stdout
