@@ -15,6 +15,7 @@
 #include "../planner/h5fz_planner.h"
 
 #define TAIL_PACK_THREADS 256u
+#define H5FZ_STAGE_MAX_PIECES 64
 
 typedef struct {
   CUdeviceptr ptr;
@@ -48,6 +49,8 @@ typedef struct {
   dbuf lnd; /* lorenzo_nd: the cost pass's sums (encode), 2 words per sub-chunk (decode) */
   void *pinned;
   size_t pinned_cap;
+  CUevent stage_ev[H5FZ_STAGE_MAX_PIECES]; /* one per piece of a staged copy back (created on first use) */
+  int n_stage_ev;
   size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
   chain_entry chains[32];
   int n_chains;
