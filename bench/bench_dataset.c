@@ -19,6 +19,11 @@
  *   api_read_host h5fz_dataset_read into host memory
  *   api_read_host_pinned  into page-locked host memory
  *   api_read_device h5fz_dataset_read into device memory
+ *   null_filter   H5Dwrite / H5Dread with a filter that does no work (its
+ *                 encode keeps 8 bytes, its decode hands back an untouched
+ *                 buffer of the chunk's size): what HDF5's chunk and filter
+ *                 machinery costs by itself on this machine, the ceiling of
+ *                 any filter on the plain H5Dwrite/H5Dread path
  * GB/s are of the array's bytes, wall clock of the call plus H5Fclose.
  * Each run checks the read-back against the bound (every element) and the
  * API's chunks against the filter's (byte-identical). JSON on stdout.
@@ -43,11 +48,46 @@ static double now_s(void)
 static const h5fz_cuda_api *cu;
 static CUdeviceptr dev_in, dev_out;
 
-typedef enum { FILTER_WRITE, API_HOST, API_PINNED, API_DEVICE, N_WRITES } write_path;
-static const char *const write_names[] = {"filter_write", "api_host", "api_host_pinned", "api_device"};
-typedef enum { FILTER_READ, API_READ_HOST, API_READ_PINNED, API_READ_DEVICE, N_READS } read_path;
-static const char *const read_names[] = {"filter_read", "api_read_host", "api_read_host_pinned", "api_read_device"};
+typedef enum { FILTER_WRITE, API_HOST, API_PINNED, API_DEVICE, NULL_WRITE, N_WRITES } write_path;
+static const char *const write_names[] = {"filter_write", "api_host", "api_host_pinned", "api_device", "null_filter"};
+typedef enum { FILTER_READ, API_READ_HOST, API_READ_PINNED, API_READ_DEVICE, NULL_READ, N_READS } read_path;
+static const char *const read_names[] = {"filter_read", "api_read_host", "api_read_host_pinned", "api_read_device",
+                                         "null_filter"};
 static float *pinned_in, *pinned_out; /* page-locked copies (cuMemAllocHost) */
+
+/* The do-nothing filter (an id in HDF5's range for testing, 256-511);
+ * cd_values[0] = the chunk's bytes. */
+#define NULL_FILTER_ID 311
+static size_t null_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
+                          size_t *buf_size, void **buf)
+{
+  (void)cd_nelmts;
+  if (!(flags & H5Z_FLAG_REVERSE)) return nbytes < 8 ? nbytes : 8;
+  void *out = malloc(cd_values[0]); /* what any decoder allocates for its output */
+  if (!out) return 0;
+  free(*buf);
+  *buf = out;
+  *buf_size = cd_values[0];
+  return cd_values[0];
+}
+
+static hid_t make_null_dataset(hid_t file, const hsize_t *dims, const hsize_t *chunk)
+{
+  static const H5Z_class2_t cls = {H5Z_CLASS_T_VERS, NULL_FILTER_ID, 1, 1, "null (benchmark)", NULL, NULL, null_filter};
+  unsigned chunk_bytes = (unsigned)(chunk[0] * chunk[1] * chunk[2] * sizeof(float));
+  hid_t space = H5Screate_simple(3, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t d = -1;
+  if (H5Zregister(&cls) >= 0 && H5Pset_chunk(dcpl, 3, chunk) >= 0 &&
+      H5Pset_filter(dcpl, NULL_FILTER_ID, H5Z_FLAG_MANDATORY, 1, &chunk_bytes) >= 0)
+    d = H5Dcreate2(file, "field", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  if (d < 0) {
+    fprintf(stderr, "cannot create the null-filter dataset\n");
+    exit(1);
+  }
+  return d;
+}
 
 static hid_t make_dataset(hid_t file, const char *name, const hsize_t *dims, const hsize_t *chunk, const char *spec)
 {
@@ -64,10 +104,10 @@ static double time_write(write_path p, const char *path, const float *data, cons
                          const char *spec, h5fz_dataset_report *rep)
 {
   hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t d = make_dataset(file, "field", dims, chunk, spec);
+  hid_t d = p == NULL_WRITE ? make_null_dataset(file, dims, chunk) : make_dataset(file, "field", dims, chunk, spec);
   double t0 = now_s();
   int rc = 0;
-  if (p == FILTER_WRITE) rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+  if (p == FILTER_WRITE || p == NULL_WRITE) rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
   else if (p == API_HOST) rc = h5fz_dataset_write(d, data, H5FZ_MEM_HOST, rep);
   else if (p == API_PINNED) rc = h5fz_dataset_write(d, pinned_in, H5FZ_MEM_HOST, rep);
   else rc = h5fz_dataset_write(d, (const void *)(uintptr_t)dev_in, H5FZ_MEM_DEVICE, rep);
@@ -86,7 +126,7 @@ static double time_read(read_path p, const char *path, float *out, h5fz_dataset_
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(file, "field", H5P_DEFAULT);
   double t0 = now_s();
   int rc = 0;
-  if (p == FILTER_READ) rc = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
+  if (p == FILTER_READ || p == NULL_READ) rc = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
   else if (p == API_READ_HOST) rc = h5fz_dataset_read(d, out, H5FZ_MEM_HOST, rep);
   else if (p == API_READ_PINNED) rc = h5fz_dataset_read(d, pinned_out, H5FZ_MEM_HOST, rep);
   else rc = h5fz_dataset_read(d, (void *)(uintptr_t)dev_out, H5FZ_MEM_DEVICE, rep);
@@ -228,13 +268,13 @@ int main(int argc, char **argv)
       if ((p == API_READ_DEVICE || p == API_READ_PINNED) && !gpu) continue;
       for (int r = -1; r < reps; r++) {
         memset(back, 0, bytes);
-        double t = time_read((read_path)p, files[API_HOST], back, &rep);
+        double t = time_read((read_path)p, files[p == NULL_READ ? NULL_WRITE : API_HOST], back, &rep);
         if (p == API_READ_DEVICE) {
           cu->cuMemcpyDtoHAsync(back, dev_out, bytes, NULL);
           cu->cuStreamSynchronize(NULL);
         }
         if (p == API_READ_PINNED) memcpy(back, pinned_out, bytes);
-        double e = max_error(data, back, n);
+        double e = p == NULL_READ ? 0 : max_error(data, back, n); /* the null filter returns no values */
         err = e > err ? e : err;
         if (r >= 0 && (best_r[p] == 0 || t < best_r[p])) best_r[p] = t;
         fprintf(stderr, "chunk %.1f MiB %s run %d: %.3f s (%.2f GB/s), max error %.3g\n", chunk_mib, read_names[p], r,
