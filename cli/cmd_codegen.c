@@ -14,7 +14,7 @@
 
 static void codegen_help(FILE *out) {
   fprintf(out,
-          "usage: h5fz codegen [--dtype f32|f64] [--threads N] SPEC...\n"
+          "usage: h5fz codegen [--dtype f32|f64] [--threads N] [--padded-planes] SPEC...\n"
           "\n"
           "Print the CUDA source generated for a spec: the fused encode kernel\n"
           "(" H5FZ_KERNEL_ENCODE ") and decode kernel (" H5FZ_KERNEL_DECODE "), which call the ops of\n"
@@ -27,6 +27,9 @@ static void codegen_help(FILE *out) {
           "  --dtype f32|f64   element type, when the spec has no dtype= (default f32)\n"
           "  --threads N       threads per block, a multiple of 32 in [32, 1024]\n"
           "                    (default %d)\n"
+          "  --padded-planes   bitshuffle through padded shared-memory planes, as the\n"
+          "                    kernel classes with the padded_planes feature (hopper,\n"
+          "                    blackwell) compile it\n"
           "\n"
           "Example: h5fz codegen \"abs=1e-3\"   (grammar: docs/spec.md; ops: h5fz ops)\n",
           DEFAULT_THREADS);
@@ -60,6 +63,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
   static const char *const cmd = "codegen";
   h5fz_dtype dtype = H5FZ_DTYPE_UNKNOWN;
   int threads = DEFAULT_THREADS, only_words = 0, n_words = 0, st;
+  unsigned flags = 0;
   size_t len = 1, smem = 0;
   char *text, *src = NULL, canonical[512];
   char **words;
@@ -87,6 +91,8 @@ int h5fz_cmd_codegen(int argc, char **argv) {
         free(words);
         return H5FZ_CLI_USAGE;
       }
+    } else if (!strcmp(a, "--padded-planes")) {
+      flags |= H5FZ_CODEGEN_PADDED_PLANES;
     } else if ((v = option_value("--threads", argc, argv, &i, &missing)) || missing) {
       char *end = NULL;
       long t = missing ? 0 : strtol(v, &end, 10);
@@ -98,7 +104,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
       }
       threads = (int)t;
     } else if (!strncmp(a, "--", 2)) {
-      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --help)", a);
+      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --help)", a);
       free(words);
       codegen_help(stderr);
       return H5FZ_CLI_USAGE;
@@ -142,7 +148,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
   free(text);
   if (spec.dtype == H5FZ_DTYPE_UNKNOWN)
     spec.dtype = dtype != H5FZ_DTYPE_UNKNOWN ? dtype : H5FZ_DTYPE_F32;
-  st = h5fz_codegen(&spec, threads, &src, &smem);
+  st = h5fz_codegen(&spec, threads, flags, &src, &smem);
   if (st != H5FZ_OK) {
     h5fz_cli_error(cmd, "%s", h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st));
     return H5FZ_CLI_USAGE;

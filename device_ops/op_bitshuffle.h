@@ -7,6 +7,9 @@
  * in and out must differ. Templated per word width. The GPU form works a
  * warp at a time and needs n to be a multiple of 32 (executors pass 64k).
  */
+/* Shared memory of the GPU's padded forms for n words of `bits` bits: the
+ * planes with one word of padding each. */
+#define H5FZ_BITSHUFFLE_PAD_BYTES(n, bits) ((uint32_t)(bits) * ((uint32_t)(n) / 32u + 1u) * 4u)
 #if H5FZ_ON_GPU
 #ifndef H5FZ_WARP_TRANSPOSE32
 #define H5FZ_WARP_TRANSPOSE32
@@ -45,6 +48,29 @@ H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_encode)(const h5fz_blk *blk, const H5FZ_T_W
   }
 }
 
+/* The same bytes through a padded plane buffer pad (H5FZ_BITSHUFFLE_PAD_BYTES
+ * of shared memory): above, the 32 lanes of a warp store into 32 planes that
+ * lie n/32 words apart, all in one shared-memory bank (a 32-way conflict on
+ * every store); planes of n/32 + 1 words put the lanes in 32 banks, and a
+ * second pass copies the planes to out, a warp per plane, lanes on
+ * consecutive words. Block-wide: all threads call it (one barrier inside). */
+H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_encode_padded)(const h5fz_blk *blk, const H5FZ_T_WORD *in, uint8_t *out,
+                                                    uint32_t n, uint32_t *pad)
+{
+  uint32_t lane = blk->tid & 31u, warp = blk->tid >> 5, nwarps = blk->nthreads >> 5;
+  uint32_t plane_words = n / 32u, stride = plane_words + 1u;
+  for (uint32_t g = warp; g < plane_words; g += nwarps) {
+    H5FZ_T_WORD w = in[32u * g + lane];
+#pragma unroll
+    for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++)
+      pad[(32u * h + lane) * stride + g] = h5fz_warp_transpose32((uint32_t)(w >> (32u * h)));
+  }
+  __syncthreads();
+  uint32_t *out32 = (uint32_t *)out;
+  for (uint32_t p = warp; p < H5FZ_T_BITS; p += nwarps)
+    for (uint32_t g = lane; g < plane_words; g += 32u) out32[p * plane_words + g] = pad[p * stride + g];
+}
+
 /* Inverse, a warp per 32 words: lane p loads 4 bytes of plane p (and p+32);
  * the transpose gives lane k its word. */
 H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_decode)(const h5fz_blk *blk, const uint8_t *in,
@@ -58,6 +84,25 @@ H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_decode)(const h5fz_blk *blk, const uint8_t 
 #pragma unroll
     for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++)
       w |= (H5FZ_T_WORD)h5fz_warp_transpose32(in32[(32u * h + lane) * plane_words + g]) << (32u * h);
+    out[32u * g + lane] = w;
+  }
+}
+/* Inverse through the padded plane buffer (the loads of the plain form hit
+ * one bank as its stores do): planes copied into pad first, coalesced. */
+H5FZ_FN void H5FZ_TN(h5fz_bitshuffle_decode_padded)(const h5fz_blk *blk, const uint8_t *in, H5FZ_T_WORD *out,
+                                                    uint32_t n, uint32_t *pad)
+{
+  uint32_t lane = blk->tid & 31u, warp = blk->tid >> 5, nwarps = blk->nthreads >> 5;
+  uint32_t plane_words = n / 32u, stride = plane_words + 1u;
+  const uint32_t *in32 = (const uint32_t *)in;
+  for (uint32_t p = warp; p < H5FZ_T_BITS; p += nwarps)
+    for (uint32_t g = lane; g < plane_words; g += 32u) pad[p * stride + g] = in32[p * plane_words + g];
+  __syncthreads();
+  for (uint32_t g = warp; g < plane_words; g += nwarps) {
+    H5FZ_T_WORD w = 0;
+#pragma unroll
+    for (uint32_t h = 0; h < H5FZ_T_BITS / 32u; h++)
+      w |= (H5FZ_T_WORD)h5fz_warp_transpose32(pad[(32u * h + lane) * stride + g]) << (32u * h);
     out[32u * g + lane] = w;
   }
 }

@@ -55,7 +55,9 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
           "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
           "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n"
+          "  uint32_t *const pad = (uint32_t *)(scratch + PAD_OFFSET); /* bitshuffle's padded planes */\n"
           "  (void)L;\n"
+          "  (void)pad;\n"
           "  (void)row;\n"
           "  (void)scratch;\n\n");
 }
@@ -77,7 +79,7 @@ static void emit_lnd_encode(strbuf *b, const char *w, const char *from, const ch
        w, from, to);
 }
 
-static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
+static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
@@ -105,6 +107,9 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
     if (op->id == H5FZ_OP_LORENZO)
       emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
            op->device_fn, w, bufname(k), bufname(k + 1));
+    else if (op->id == H5FZ_OP_BITSHUFFLE && padded)
+      emit(b, "  %s_encode_padded_%s(&blk, (const word_t *)%s, (uint8_t *)%s, m_pad, pad);\n  __syncthreads();\n",
+           op->device_fn, w, bufname(k), bufname(k + 1));
     else
       emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, %s%s, m_pad);\n  __syncthreads();\n", op->device_fn, w,
            bufname(k), out_cast, bufname(k + 1));
@@ -127,7 +132,7 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w)
           "  }\n}\n\n", bufname(k));
 }
 
-static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
+static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
   emit_prologue(b, H5FZ_KERNEL_DECODE,
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
@@ -160,6 +165,9 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w)
     emit(b, "  /* inverse transform: %s */\n", op->name);
     if (op->id == H5FZ_OP_LORENZO)
       emit(b, "  %s_decode_%s(&blk, (word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
+           op->device_fn, w, bufname(k), bufname(k + 1));
+    else if (op->id == H5FZ_OP_BITSHUFFLE && padded)
+      emit(b, "  %s_decode_padded_%s(&blk, (const uint8_t *)%s, (word_t *)%s, m_pad, pad);\n  __syncthreads();\n",
            op->device_fn, w, bufname(k), bufname(k + 1));
     else
       emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
@@ -234,7 +242,7 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
        w);
 }
 
-int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_bytes)
+int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
 {
   if (!spec || !src || !smem_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_codegen: NULL argument");
   int rc = h5fz_spec_validate(spec);
@@ -258,17 +266,22 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, char **src, size_t *smem_by
    * per SM): 1024 threads, i.e. 64 registers per thread, so an SM holds two
    * blocks of 512 rather than one (measured: 78 registers left it at one). */
   int min_blocks = threads >= 1024 ? 1 : 1024 / threads;
-  emit(&b, "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n", threads,
-       min_blocks, elems, slot);
+  /* shared memory: two slots (ping-pong), RZE's bitmaps, bitshuffle's padded planes when the chain has it */
+  uint32_t pad_offset = (h5fz_rze_scratch_bytes(slot) + 64u + 15u) & ~15u, pad_bytes = 0;
+  int padded = (flags & H5FZ_CODEGEN_PADDED_PLANES) != 0;
+  for (uint32_t i = 0; i < spec->n_ops && padded; i++)
+    if (spec->ops[i] == H5FZ_OP_BITSHUFFLE) pad_bytes = H5FZ_BITSHUFFLE_PAD_BYTES(elems, f64 ? 64u : 32u);
+  emit(&b, "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n"
+           "#define PAD_OFFSET %uu\n", threads, min_blocks, elems, slot, pad_offset);
   emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
-  emit_encode(&b, spec, w);
-  emit_decode(&b, spec, w);
+  emit_encode(&b, spec, w, padded);
+  emit_decode(&b, spec, w, padded);
   if (spec->ops[1] == H5FZ_OP_LORENZO_ND) emit_lnd_kernels(&b, w);
   if (b.oom) {
     free(b.buf);
     return h5fz_fail(H5FZ_ERR_NOMEM, "codegen: out of memory");
   }
   *src = b.buf;
-  *smem_bytes = 2u * (size_t)slot + h5fz_rze_scratch_bytes(slot) + 64u;
+  *smem_bytes = 2u * (size_t)slot + pad_offset + pad_bytes;
   return H5FZ_OK;
 }

@@ -24,12 +24,18 @@
 #define H5FZ_KERNEL_LND_ZSCAN "h5fz_lnd_zscan_kernel"
 #define H5FZ_KERNEL_LND_DEQUANT "h5fz_lnd_dequant_kernel"
 
+/* Codegen flags. PADDED_PLANES: bitshuffle goes through planes padded by
+ * one word in shared memory (no bank conflicts; the kernel class's
+ * `padded_planes` feature): about 16.5 KiB more per block, worth it where
+ * two blocks per SM still fit (sm_90, sm_100: 228 KiB per SM). */
+#define H5FZ_CODEGEN_PADDED_PLANES 1u
+
 /* Generate the source for spec (dtype must be known) with
- * threads_per_block threads (a multiple of 32, 32..1024). *src is a
- * malloc'd NUL-terminated string (caller frees); *smem_bytes receives the
- * dynamic shared memory a block of either kernel needs.
- * Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
-int h5fz_codegen(const h5fz_spec *spec, int threads_per_block, char **src, size_t *smem_bytes);
+ * threads_per_block threads (a multiple of 32, 32..1024) and flags
+ * (H5FZ_CODEGEN_*). *src is a malloc'd NUL-terminated string (caller
+ * frees); *smem_bytes receives the dynamic shared memory a block of either
+ * kernel needs. Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
+int h5fz_codegen(const h5fz_spec *spec, int threads_per_block, unsigned flags, char **src, size_t *smem_bytes);
 
 /* The op headers embedded at build time, as NVRTC wants them: *count
  * entries of names[] (include names) and sources[] (NUL-terminated). */

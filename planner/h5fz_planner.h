@@ -154,6 +154,7 @@ typedef enum {
 #define H5FZ_FEAT_CP_ASYNC 0x04u /* cp.async global->shared copies (sm_80+) */
 #define H5FZ_FEAT_TMA 0x08u      /* tensor memory accelerator (sm_90+) */
 #define H5FZ_FEAT_CLUSTER 0x10u  /* thread block clusters (sm_90+) */
+#define H5FZ_FEAT_PADDED_PLANES 0x20u /* bitshuffle through padded shared-memory planes (+16.5 KiB/block) */
 
 /* Kernel tuning of a class: what the generated kernel looks like.
  * subchunk_bytes == threads_per_block * loads_per_thread * load_bytes for GPU

@@ -93,7 +93,9 @@ static void test_h200(void) {
   CHECK_NEAR(p.roofline.predicted_kernel_GBps, 3072.0, 0.01);
   CHECK(p.tuning.threads_per_block == 512 && p.tuning.subchunk_bytes == 16384,
         "tuning measured on the H200 (docs/planner.md)");
-  CHECK(p.tuning.features == H5FZ_FEAT_SHFL, "the generated kernels use warp shuffles and ballots only");
+  CHECK(p.tuning.features == (H5FZ_FEAT_SHFL | H5FZ_FEAT_PADDED_PLANES),
+        "the generated kernels use warp shuffles and ballots and the padded bitshuffle planes");
+  CHECK(p.tuning.smem_per_block == 52072, "shared memory with the padded planes: %d", p.tuning.smem_per_block);
   /* registers limit: 65536 / (512 x 64) = 2 blocks per SM */
   CHECK(p.roofline.blocks_per_sm == 2, "blocks/SM %d", p.roofline.blocks_per_sm);
   expect_gpu_route(&p);
@@ -458,7 +460,7 @@ static void test_format(void) {
   n = h5fz_plan_canonical_text(&p, canon, sizeof canon);
   CHECK(n > 0, "canonical");
   CHECK_HAS(canon, "class=hopper\ntarget=cubin\narch=sm_90\n");
-  CHECK_HAS(canon, "features=shfl\n");
+  CHECK_HAS(canon, "features=shfl,padded_planes\n");
 }
 
 static void test_embedded_default(void) {
