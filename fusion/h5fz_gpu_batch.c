@@ -24,8 +24,8 @@ typedef struct {
 /* Device buffers and pinned memory of the batch path, beside g_gpu's. */
 static struct {
   dbuf qchunk, lohi, upos, uval, region;
-  void *pin_in, *pin_back;
-  size_t pin_in_cap, pin_back_cap;
+  void *pin_in, *pin_back, *pin_status;
+  size_t pin_in_cap, pin_back_cap, pin_status_cap;
 } B;
 
 static int grow_pin(void **p, size_t *cap, size_t bytes)
@@ -574,10 +574,39 @@ static void free_decode_tables(decode_job *d, uint64_t n)
   }
 }
 
+/* A batch decode's status word: 0, or 1 + the first sub-chunk (of the
+ * batch's chunks, back to back) whose RZE stream was inconsistent. */
+static int batch_status(int status, uint64_t first, uint32_t n_sub)
+{
+  if (!status) return H5FZ_OK;
+  uint64_t s = (uint64_t)status - 1u;
+  return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu: sub-chunk %llu: RZE stream is inconsistent",
+                   (unsigned long long)(first + s / n_sub), (unsigned long long)(s % n_sub));
+}
+
+typedef struct {
+  uint64_t first, count; /* count 0: none */
+} pending_batch;
+
+/* Wait for a pinned batch's copy back (queued, not waited for) and check
+ * its status. */
+static int finish_pending(pending_batch *pb, uint64_t *done, uint32_t n_sub)
+{
+  if (!pb->count) return H5FZ_OK;
+  int rc = h5fz_gpu_sync_stream("batch decode");
+  if (!rc) rc = batch_status(*(volatile int *)B.pin_status, pb->first, n_sub); /* read after the wait */
+  g_gpu.stats.chunks_decoded += pb->count;
+  if (!rc) *done = pb->first + pb->count;
+  pb->count = 0;
+  return rc;
+}
+
 static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source,
                          void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
 {
   int rc;
+  pending_batch pending = {0, 0};
+  uint32_t n_sub_pending = 0;
   chain_entry *c = NULL;
   size_t esize = h5fz_dtype_size(dtype);
   uint64_t chunk_n = h5fz_array_chunk_elems(g), n_chunks = h5fz_array_chunks(g);
@@ -622,6 +651,11 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
     memset(ex, 0, sizeof *ex);
     ex->on_gpu = 1;
   }
+  /* A page-locked array's batch is copied back while the host reads and
+   * checks the next batch's chunks; it is waited for (and its status
+   * checked) before the next upload reuses the staging memory. */
+  TRY(grow_pin(&B.pin_status, &B.pin_status_cap, 64u));
+  volatile int *status_pin = (volatile int *)B.pin_status;
   for (uint64_t first = 0; first < n_chunks; first += bc) {
     uint64_t count = n_chunks - first < bc ? n_chunks - first : bc;
     d.first = first;
@@ -687,6 +721,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
       *done = first + count;
       continue;
     }
+    TRY(finish_pending(&pending, done, n_sub_pending));
     /* upload: payloads back to back, their sub-chunk offsets and entries */
     uint32_t n_sub = p0.n_subchunks, slot = p0.subchunk_elems * p0.esize;
     uint64_t n_sub_all = count * n_sub, payload = 0, n_out = 0;
@@ -773,8 +808,8 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
         TRY(h5fz_gpu_launch(c->mod.fill[w], grid_for(chunk_n), BATCH_THREADS, 0, args, "fill kernel"));
       }
     }
-    int status = 0;
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, st), "copy status");
+    *status_pin = 0;
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)status_pin, g_gpu.status.ptr, 4u, st), "copy status");
     if (on_device) {
       TRY(move_chunks(c, 0, g, first, count, (CUdeviceptr)(uintptr_t)data, 0, g_gpu.in.ptr, 0));
       TRY(h5fz_gpu_sync_stream("batch decode"));
@@ -784,17 +819,16 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
       slab_region(g, &sg, first, count, esize, &e0, &region);
       TRY(move_chunks(c, 0, g, first, count, B.region.ptr, e0, g_gpu.in.ptr, 0));
       TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((uint8_t *)data + e0 * esize, B.region.ptr, region, st), "copy values");
-      TRY(h5fz_gpu_sync_stream("batch decode"));
+      pending.first = first;
+      pending.count = count;
+      n_sub_pending = n_sub;
+      free_decode_tables(&d, count);
+      continue; /* finished by finish_pending */
     } else {
       TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(B.pin_back, g_gpu.in.ptr, count * chunk_bytes, st), "copy values");
       TRY(h5fz_gpu_sync_stream("batch decode"));
     }
-    if (status) {
-      uint64_t s = (uint64_t)status - 1u;
-      rc = h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu: sub-chunk %llu: RZE stream is inconsistent",
-                     (unsigned long long)(first + s / n_sub), (unsigned long long)(s % n_sub));
-      goto out;
-    }
+    TRY(batch_status(*status_pin, first, n_sub));
     if (!on_device && !pinned) {
       d.host_out = B.pin_back;
       TRY(h5fz_parallel_for(count * ((d.rows + d.block_rows - 1) / d.block_rows), scatter_one, &d));
@@ -803,7 +837,12 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
     free_decode_tables(&d, count);
     *done = first + count;
   }
+  TRY(finish_pending(&pending, done, n_sub_pending));
 out:
+  if (pending.count) { /* an error after a pinned batch's copy was queued: never return with it in flight */
+    g_gpu.cu->cuStreamSynchronize(g_gpu.stream);
+    g_gpu.stats.chunks_decoded += pending.count;
+  }
   if (d.in) free_decode_tables(&d, bc);
   free(eb);
   free(d.in);
