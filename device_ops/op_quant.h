@@ -146,6 +146,14 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_quant_encode)(const h5fz_blk *blk, const H5FZ_T_FL
 #endif
 }
 
+/* The value of one word (h5fz_quant_decode's per-element step). */
+H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_quant_value)(H5FZ_T_WORD w, const h5fz_quant_params *p)
+{
+  if (p->mode == H5FZ_QMODE_LOSSLESS) return H5FZ_TN(h5fz_lossless_value)(w);
+  if (p->mode == H5FZ_QMODE_PW_REL) return H5FZ_TN(h5fz_pwrel_recon)(w, p->step);
+  return H5FZ_TN(h5fz_quant_recon)((H5FZ_T_SWORD)w, p->step);
+}
+
 /* Decode n words back to values (outliers come back as 0, or as the
  * mode's zero code's value, and are patched from the side list by the
  * executor). */

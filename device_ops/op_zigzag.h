@@ -6,17 +6,11 @@
 H5FZ_FN void H5FZ_TN(h5fz_zigzag_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                          H5FZ_T_WORD *out, uint32_t n)
 {
-  H5FZ_FOR_ITEMS(i, blk, n) {
-    H5FZ_T_WORD v = in[i];
-    out[i] = (H5FZ_T_WORD)((v << 1) ^ ((H5FZ_T_WORD)0 - (v >> (H5FZ_T_BITS - 1))));
-  }
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = H5FZ_TN(h5fz_zigzag_word)(in[i]);
 }
 
 H5FZ_FN void H5FZ_TN(h5fz_zigzag_decode)(const h5fz_blk *blk, const H5FZ_T_WORD *in,
                                          H5FZ_T_WORD *out, uint32_t n)
 {
-  H5FZ_FOR_ITEMS(i, blk, n) {
-    H5FZ_T_WORD u = in[i];
-    out[i] = (H5FZ_T_WORD)((u >> 1) ^ ((H5FZ_T_WORD)0 - (u & 1u)));
-  }
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = H5FZ_TN(h5fz_unzigzag_word)(in[i]);
 }

@@ -99,6 +99,13 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
   for (uint32_t i = 1; i + 1 < s->n_ops; i++, k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *out_cast = op->output == H5FZ_STREAM_BYTES ? "(uint8_t *)" : "(word_t *)";
+    if (op->id == H5FZ_OP_DELTA && i + 2 < s->n_ops && s->ops[i + 1] == H5FZ_OP_ZIGZAG) {
+      emit(b, "  /* transforms: delta, zigzag (one pass) */\n"
+              "  h5fz_delta_zigzag_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad);\n  __syncthreads();\n",
+           w, bufname(k), bufname(k + 1));
+      i++;
+      continue;
+    }
     if (op->id == H5FZ_OP_LORENZO_ND) {
       emit_lnd_encode(b, w, bufname(k), bufname(k + 1));
       continue;
@@ -158,10 +165,27 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
           "    return; /* the whole block agrees: the condition is block-uniform */\n"
           "  }\n  __syncthreads();\n");
   unsigned k = 0;
-  int lnd = s->ops[1] == H5FZ_OP_LORENZO_ND;
-  for (uint32_t i = s->n_ops - 1; i-- > (lnd ? 2u : 1u); k++) {
+  int lnd = s->ops[1] == H5FZ_OP_LORENZO_ND, dequantized = 0;
+  uint32_t first_transform = lnd ? 2u : 1u;
+  for (uint32_t i = s->n_ops - 1; i-- > first_transform; k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *in_cast = op->output == H5FZ_STREAM_BYTES ? "(const uint8_t *)" : "(const word_t *)";
+    /* the delta decode takes in a zigzag before it and the quantizer decode after it */
+    int zz = op->id == H5FZ_OP_ZIGZAG && i > first_transform && s->ops[i - 1] == H5FZ_OP_DELTA;
+    if (zz || op->id == H5FZ_OP_DELTA) {
+      uint32_t delta_at = zz ? i - 1 : i;
+      dequantized = delta_at == 1u; /* the quantizer's words come next */
+      emit(b, "  /* inverse transforms: %sdelta%s (one pass) */\n", zz ? "zigzag, " : "",
+           dequantized ? ", quant" : "");
+      if (dequantized)
+        emit(b, "  h5fz_delta_decode_fused_%s(&blk, (const word_t *)%s, m_pad, %d, (word_t *)0, &qp, m, (value_t *)%s);\n"
+                "  __syncthreads();\n", w, bufname(k), zz, bufname(k + 1));
+      else
+        emit(b, "  h5fz_delta_decode_fused_%s(&blk, (const word_t *)%s, m_pad, %d, (word_t *)%s, 0, 0u, (value_t *)0);\n"
+                "  __syncthreads();\n", w, bufname(k), zz, bufname(k + 1));
+      i = delta_at;
+      continue;
+    }
     emit(b, "  /* inverse transform: %s */\n", op->name);
     if (op->id == H5FZ_OP_LORENZO)
       emit(b, "  %s_decode_%s(&blk, (word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
@@ -180,6 +204,12 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
             "  word_t *const chunk_words = (word_t *)out; /* the chunk's output: words until the quantizer decode */\n"
             "  h5fz_blk_copy(&blk, %s, chunk_words + first, m * (uint32_t)sizeof(word_t));\n}\n",
          w, bufname(k), bufname(k + 1), bufname(k));
+    return;
+  }
+  if (dequantized) { /* the values are in the last op's output */
+    emit(b, "  /* values (outliers are patched from the side section on the host), staged in shared memory\n"
+            "   * so the stores to global memory coalesce */\n");
+    emit(b, "  h5fz_blk_copy(&blk, %s, out + first, m * (uint32_t)sizeof(value_t));\n}\n", bufname(k));
     return;
   }
   emit(b, "  /* inverse map: quant (outliers are patched from the side section on the host),\n"
