@@ -260,17 +260,38 @@ int main(int argc, char **argv)
   /* H5FZ_BENCH_CHAINS="quant raw;quant delta zigzag bitshuffle raw": more
    * chains on the tiled array, to see what each op costs */
   const char *chains = getenv("H5FZ_BENCH_CHAINS");
-  kernel_row("tiled", spec, tiled, total, reps, !(tiled_kernels && chains && *chains));
+  /* H5FZ_BENCH_TUNINGS="512:64;512:40;256:32": the default chain with
+   * THREADS per block and a cap of REGS registers per thread each */
+  const char *tunings = getenv("H5FZ_BENCH_TUNINGS");
+  int more_chains = tiled_kernels && chains && *chains, more_tunings = tiled_kernels && tunings && *tunings;
+  kernel_row("tiled", spec, tiled, total, reps, !more_chains && !more_tunings);
   double kernel_GBps = last_encode_GBps;
-  if (tiled_kernels && chains && *chains) {
+  if (more_chains) {
     char list[1024], *save = NULL;
     snprintf(list, sizeof list, "%s", chains);
     for (char *c = strtok_r(list, ";", &save); c; c = strtok_r(NULL, ";", &save)) {
       char sp[400];
       snprintf(sp, sizeof sp, "abs=%.17g dtype=f32 %s", eb, c);
       char *peek = save && *save ? save : NULL;
-      kernel_row(c, sp, tiled, total, reps, peek == NULL);
+      kernel_row(c, sp, tiled, total, reps, peek == NULL && !more_tunings);
     }
+  }
+  if (more_tunings) {
+    char list[1024], *save = NULL;
+    snprintf(list, sizeof list, "%s", tunings);
+    for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+      int th = 0, rg = 0;
+      char nm[64], tv[16], rv[16];
+      if (sscanf(t, "%d:%d", &th, &rg) != 2) continue;
+      snprintf(nm, sizeof nm, "threads=%d regs=%d", th, rg);
+      snprintf(tv, sizeof tv, "%d", th);
+      snprintf(rv, sizeof rv, "%d", rg);
+      setenv("H5FZ_GPU_THREADS", tv, 1);
+      setenv("H5FZ_GPU_REGS", rv, 1);
+      kernel_row(nm, spec, tiled, total, reps, !(save && *save));
+    }
+    unsetenv("H5FZ_GPU_THREADS");
+    unsetenv("H5FZ_GPU_REGS");
   }
   printf("  ]}%s\n", tiled_kernels ? "\n}" : ",");
   if (tiled_kernels) { /* the tiled kernels alone, for performance work */

@@ -295,7 +295,8 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   /* Resident blocks per SM the register budget must allow (65536 registers
    * per SM): 1024 threads, i.e. 64 registers per thread, so an SM holds two
    * blocks of 512 rather than one (measured: 78 registers left it at one). */
-  int min_blocks = threads >= 1024 ? 1 : 1024 / threads;
+  int min_blocks = (int)((flags >> 8) & 0xffu);
+  if (!min_blocks) min_blocks = threads >= 1024 ? 1 : 1024 / threads;
   /* shared memory: two slots (ping-pong), RZE's bitmaps, bitshuffle's padded planes when the chain has it */
   uint32_t pad_offset = (h5fz_rze_scratch_bytes(slot) + 64u + 15u) & ~15u, pad_bytes = 0;
   int padded = (flags & H5FZ_CODEGEN_PADDED_PLANES) != 0;

@@ -29,6 +29,10 @@
  * `padded_planes` feature): about 16.5 KiB more per block, worth it where
  * two blocks per SM still fit (sm_90, sm_100: 228 KiB per SM). */
 #define H5FZ_CODEGEN_PADDED_PLANES 1u
+/* Resident blocks per SM the kernels' register use must allow (the
+ * __launch_bounds__ minimum; the compiler caps registers per thread to
+ * fit), 1..255; 0 = 1024 / threads_per_block (64 registers per thread). */
+#define H5FZ_CODEGEN_MIN_BLOCKS(n) (((unsigned)(n) & 0xffu) << 8)
 
 /* Generate the source for spec (dtype must be known) with
  * threads_per_block threads (a multiple of 32, 32..1024) and flags

@@ -117,15 +117,25 @@ static int threads_override(void)
   return t >= 64 && t <= 1024 && t % 32 == 0 ? t : 0;
 }
 
-/* The planned and compiled chain for (ops, dtype, sub-chunk, threads). */
+/* Registers per thread: the plan's tuning, unless H5FZ_GPU_REGS overrides
+ * it (for tuning sweeps; 16..255). 0 = use the plan. */
+static int regs_override(void)
+{
+  const char *v = getenv("H5FZ_GPU_REGS");
+  int r = v ? atoi(v) : 0;
+  return r >= 16 && r <= 255 ? r : 0;
+}
+
+/* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers). */
 int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
 {
   uint32_t sub_bytes = p->subchunk_elems * p->esize;
-  int want_threads = threads_override();
+  int want_threads = threads_override(), want_regs = regs_override();
   for (int i = 0; i < g_gpu.n_chains; i++) {
     chain_entry *c = &g_gpu.chains[i];
     if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
-        c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads)) {
+        c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads) &&
+        (!want_regs || want_regs == c->regs)) {
       *out = c;
       return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
     }
@@ -146,6 +156,7 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
     h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
   c->threads = want_threads ? want_threads : c->plan.tuning.threads_per_block;
+  c->regs = want_regs ? want_regs : c->plan.tuning.regs_per_thread;
   g_gpu.n_chains++;
   if (c->plan.target == H5FZ_TARGET_CPU) {
     snprintf(c->reason, sizeof c->reason, "planner chose the CPU: %s",
@@ -162,6 +173,9 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   memcpy(s.ops, p->ops, H5FZ_MAX_OPS);
   char *src = NULL;
   unsigned flags = c->plan.tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
+  /* the register cap as the blocks per SM it leaves room for */
+  long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
+  flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
   int rc = h5fz_codegen(&s, c->threads, flags, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;

@@ -29,6 +29,7 @@ typedef struct {
   h5fz_dtype dtype;
   uint32_t subchunk_bytes;
   int threads;              /* threads per block actually used */
+  int regs;                 /* register cap per thread (tuning or H5FZ_GPU_REGS) */
   int usable;               /* 0: the plan refused the GPU (why in reason) */
   char reason[256];
   h5fz_plan plan;
