@@ -149,8 +149,9 @@ H5FZ_FN void h5fz_rze_level0_pack(const h5fz_blk *blk, const uint8_t *in, uint32
     uint32_t x = wi < w1 ? in32[wi] : 0u, nib = h5fz_rze_nibble(x), c = (uint32_t)__popc(nib);
     uint32_t incl = h5fz_warp_inclusive(c);
     uint64_t p = pos + incl - c;
-    for (uint32_t b = 0; b < 4u; b++)
-      if ((nib >> b) & 1u) out[p++] = (uint8_t)(x >> (8u * b));
+    if (nib) /* most words of a well-compressed sub-chunk are zero */
+      for (uint32_t b = 0; b < 4u; b++)
+        if ((nib >> b) & 1u) out[p++] = (uint8_t)(x >> (8u * b));
     pos += __shfl_sync(0xffffffffu, incl, 31);
   }
 }
