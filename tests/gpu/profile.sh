@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Profile the fused encode/decode kernels with Nsight Compute on one real
-# field (default: the sea-ice field). Needs a build from tests/gpu/run.sh.
-# Report to $OUT/ncu.txt.
+# field (default: the sea-ice field), or with --tiled on the >= 1 GiB array
+# of h5fz_bench_gpu --tiled-kernels (all fields of $H5FZ_DATA_DIR tiled; the
+# second launch of each kernel, after the warm-up).
+#   tests/gpu/profile.sh [FIELD | --tiled]
+# Report to $OUT/ncu.txt (--tiled: ncu_h5fz_encode.txt, ncu_h5fz_decode.txt).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${H5FZ_GPU_BUILD:-$root/build-gpu}
@@ -13,10 +16,24 @@ if [ ! -x "$build/bin/h5fz_bench_gpu" ]; then
   cmake --build "$build" --target h5fz_bench_gpu -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 fi
 src=${H5FZ_DATA_DIR:-/tmp/h5fz-devdata}/$field
-[ -f "$src" ] || gunzip -c "$root/.devdata/$field.gz" > /tmp/h5fz-prof/$field
-[ -f "$src" ] && cp "$src" /tmp/h5fz-prof/
+[ "$field" = --tiled ] || [ -f "$src" ] || gunzip -c "$root/.devdata/$field.gz" > /tmp/h5fz-prof/$field
+[ "$field" = --tiled ] || [ ! -f "$src" ] || cp "$src" /tmp/h5fz-prof/
 export H5FZ_CACHE_DIR=/tmp/h5fz-prof-cache
-ncu --clock-control none -k regex:'h5fz_(encode|decode)' -c 2 \
+ncu=$(command -v ncu || ls -d /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+[ -n "$ncu" ] || { echo "ncu not found"; exit 77; }
+if [ "$field" = --tiled ]; then
+  status=0
+  for k in h5fz_encode h5fz_decode; do
+    "$ncu" -k "$k" --launch-skip 1 --launch-count 1 --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+      --section ComputeWorkloadAnalysis "$build/bin/h5fz_bench_gpu" --data "${H5FZ_DATA_DIR:-/tmp/h5fz-devdata}" \
+      --tiled-kernels --reps 1 > "$out/ncu_$k.txt" 2>&1 || status=1
+    grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Issued Ipc|No Eligible" \
+      "$out/ncu_$k.txt" | head -12
+  done
+  exit $status
+fi
+"$ncu" --clock-control none -k regex:'h5fz_(encode|decode)' -c 2 \
   --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
   --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
   "$build/bin/h5fz_bench_gpu" --data /tmp/h5fz-prof --reps 1 --kernels-only > "$out/ncu.txt" 2>&1
