@@ -96,7 +96,18 @@ typedef struct {
   totals *t;
   uint64_t want_bytes;   /* bytes of one of the dataset's chunks (0: unknown) */
   h5fz_dtype want_dtype; /* its element type */
+  uint32_t want_rank;    /* its shape as h5fz records it (folded dims; 0: unknown) */
+  uint32_t want_dims[H5FZ_MAX_RANK];
 } chunk_walk;
+
+/* "a x b x c" into buf. */
+static const char *shape_text(uint32_t rank, const uint32_t *dims, char *buf, size_t len)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (uint32_t d = 0; d < rank && n < len; d++) n += (size_t)snprintf(buf + n, len - n, "%s%u", d ? " x " : "", dims[d]);
+  return buf;
+}
 
 static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
   int n = pos >= 0 ? H5Pget_nfilters(dcpl) : 0;
@@ -177,6 +188,14 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
                  "a container of %llu bytes of %s, the dataset's chunks are %llu bytes of %s: unreadable here",
                  (unsigned long long)info.input_bytes, info.dtype == H5FZ_DTYPE_F64 ? "float64" : "float32",
                  (unsigned long long)w->want_bytes, w->want_dtype == H5FZ_DTYPE_F64 ? "float64" : "float32");
+        why = later_why;
+        st = H5FZ_ERR_CORRUPT;
+      } else if (w->want_rank && info.rank &&
+                 (info.rank != w->want_rank || memcmp(info.dims, w->want_dims, w->want_rank * sizeof *w->want_dims))) {
+        /* same size, another shape: its values would come back in another order, so readers refuse it */
+        char a[96], b[96];
+        snprintf(later_why, sizeof later_why, "a container of %s elements, the dataset's chunks are %s: unreadable here",
+                 shape_text(info.rank, info.dims, a, sizeof a), shape_text(w->want_rank, w->want_dims, b, sizeof b));
         why = later_why;
         st = H5FZ_ERR_CORRUPT;
       }
@@ -376,13 +395,16 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
   if (n_chunks) {
     later_filters later;
-    chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN};
+    chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN, 0, {0}};
     hsize_t cdims[H5S_MAX_RANK];
     int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cdims);
     if (crank > 0 && h5fz_cli_is_le_float_type(type)) {
       w.want_bytes = H5Tget_size(type);
       for (int d = 0; d < crank; d++) w.want_bytes *= cdims[d];
       w.want_dtype = H5Tget_size(type) == 8 ? H5FZ_DTYPE_F64 : H5FZ_DTYPE_F32;
+      uint64_t dims64[H5S_MAX_RANK];
+      for (int d = 0; d < crank; d++) dims64[d] = cdims[d];
+      if (h5fz_chunk_dims_fold((size_t)crank, dims64, &w.want_rank, w.want_dims) != H5FZ_OK) w.want_rank = 0;
     }
     find_later_filters(dcpl, pos, &later);
     if (h5fz_cli_walk_chunks(dset, 1, inspect_chunk, &w, &n_chunks) < 0) {

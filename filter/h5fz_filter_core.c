@@ -27,33 +27,10 @@ static int codec_failure(int status, char *msg, size_t msg_len, const char *what
 int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
                           uint32_t out[H5FZ_MAX_RANK], char *msg, size_t msg_len)
 {
-  if (rank == 0 || dims == NULL) {
-    snprintf(msg, msg_len, "h5fz: the dataset has no chunk dims (h5fz needs a chunked layout)");
-    return H5FZ_ERR_ARG;
-  }
-  size_t fold = rank > H5FZ_MAX_RANK ? rank - H5FZ_MAX_RANK + 1 : 1;
-  uint64_t slowest = 1;
-  for (size_t i = 0; i < rank; i++) {
-    if (dims[i] == 0) {
-      snprintf(msg, msg_len, "h5fz: chunk dim %zu is 0", i);
-      return H5FZ_ERR_ARG;
-    }
-    if (i < fold) {
-      slowest *= dims[i];
-      if (slowest > UINT32_MAX) {
-        snprintf(msg, msg_len, "h5fz: chunk dims %zu..%zu fold to more than 2^32-1 elements", (size_t)0, i);
-        return H5FZ_ERR_ARG;
-      }
-    } else if (dims[i] > UINT32_MAX) {
-      snprintf(msg, msg_len, "h5fz: chunk dim %zu is larger than 2^32-1", i);
-      return H5FZ_ERR_ARG;
-    }
-  }
-  out[0] = (uint32_t)slowest;
-  for (size_t i = fold; i < rank; i++)
-    out[i - fold + 1] = (uint32_t)dims[i];
-  *rank_out = (uint32_t)(rank - fold + 1);
-  return H5FZ_OK;
+  int st = h5fz_chunk_dims_fold(rank, dims, rank_out, out);
+  if (st != H5FZ_OK)
+    snprintf(msg, msg_len, "h5fz: %s", h5fz_last_error());
+  return st;
 }
 
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype,
@@ -143,7 +120,8 @@ int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
       want = h5fz_dtype_size(spec.dtype);
       for (uint32_t d = 0; d < spec.rank; d++) want *= spec.dims[d];
     }
-    st = want ? h5fz_chunk_decode_as(in, in_bytes, spec.dtype, (size_t)want, out, out_bytes)
+    /* and of its chunk shape: same count, other dims would come back in another order */
+    st = want ? h5fz_chunk_decode_shape(in, in_bytes, spec.dtype, spec.rank, spec.dims, out, out_bytes)
               : h5fz_chunk_decode(in, in_bytes, out, out_bytes);
     if (st != H5FZ_OK) {
       char what[96];

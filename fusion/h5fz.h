@@ -168,6 +168,24 @@ int h5fz_chunk_decode(const void *in, size_t in_bytes, void **out, size_t *out_b
 int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                          size_t *out_bytes);
 
+/* The chunk dims h5fz records for an HDF5 chunk of rank dims[] (slowest
+ * first, in elements): at most H5FZ_MAX_RANK, the slowest dims multiplied
+ * into the first when there are more (what set_local stores in cd_values
+ * and the containers record). *rank_out and out[0..*rank_out) receive them.
+ * Returns H5FZ_OK, or H5FZ_ERR_ARG (rank 0, a zero dim, a folded dim that
+ * does not fit 32 bits) with the reason in h5fz_last_error(). */
+int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK]);
+
+/* h5fz_chunk_decode_as for a chunk of rank x dims[] elements (slowest
+ * first, folded to at most H5FZ_MAX_RANK dims as set_local folds them:
+ * h5fz_spec's rank and dims); the bytes are dims' product times the size
+ * of dtype. A container that recorded another shape (same element count,
+ * other dims) fails with H5FZ_ERR_CORRUPT: its values would come back in
+ * another order. A container without a recorded shape (rank 0) is checked
+ * by type and size only. Same codes as h5fz_chunk_decode otherwise. */
+int h5fz_chunk_decode_shape(const void *in, size_t in_bytes, h5fz_dtype dtype, uint32_t rank, const uint32_t *dims,
+                            void **out, size_t *out_bytes);
+
 /* Summary of a chunk container's header, for inspection tools. */
 typedef struct {
   uint32_t format_version;
@@ -184,6 +202,8 @@ typedef struct {
   uint32_t n_ops;
   uint8_t ops[H5FZ_MAX_OPS];
   uint32_t predictor;      /* lorenzo_nd: the dimension of its predictor (1..3); 0 without it */
+  uint32_t rank;           /* the chunk shape the encoder recorded (set_local's folded dims); 0: none */
+  uint32_t dims[H5FZ_MAX_RANK];
 } h5fz_chunk_info;
 
 /* Parse and check the header (and checksum) of a container without decoding

@@ -232,9 +232,10 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
 }
 
-/* want_bytes 0: any chunk; else it must hold want_bytes bytes of want_dtype. */
+/* want_bytes 0: any chunk; else it must hold want_bytes bytes of want_dtype, and, with want_rank > 0
+ * and a shape in the header, be want_rank x want_dims[] elements. */
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
-                        h5fz_dtype want_dtype, size_t want_bytes);
+                        h5fz_dtype want_dtype, size_t want_bytes, uint32_t want_rank, const uint32_t *want_dims);
 
 /* Check the size table against the body and compute payload offsets. */
 static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len,
@@ -268,19 +269,35 @@ static void scatter_outliers(uint8_t *values, const uint32_t *pos, const uint8_t
 
 int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, H5FZ_DTYPE_UNKNOWN, 0);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, H5FZ_DTYPE_UNKNOWN, 0, 0, NULL);
 }
 
 int h5fz_chunk_decode_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                          size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes, 0, NULL);
+}
+
+int h5fz_chunk_decode_shape(const void *in_v, size_t in_bytes, h5fz_dtype dtype, uint32_t rank, const uint32_t *dims,
+                            void **out, size_t *out_bytes)
+{
+  h5fz_clear_error();
+  if (rank == 0 || rank > H5FZ_MAX_RANK || !dims || (dtype != H5FZ_DTYPE_F32 && dtype != H5FZ_DTYPE_F64))
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_shape: rank %u, dims %s, dtype %d", rank, dims ? "given" : "NULL",
+                     (int)dtype);
+  uint64_t bytes = h5fz_dtype_size(dtype);
+  for (uint32_t d = 0; d < rank; d++) {
+    bytes *= dims[d];
+    if (!dims[d] || bytes > (uint64_t)SIZE_MAX / 2u)
+      return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_shape: dim %u is %u", d, dims[d]);
+  }
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, (size_t)bytes, rank, dims);
 }
 
 int h5fz_chunk_decode_cpu_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                              size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dtype, chunk_bytes);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dtype, chunk_bytes, 0, NULL);
 }
 
 static const char *dtype_name(unsigned dtype)
@@ -288,8 +305,18 @@ static const char *dtype_name(unsigned dtype)
   return dtype == H5FZ_DTYPE_F32 ? "float32" : dtype == H5FZ_DTYPE_F64 ? "float64" : "an unknown type";
 }
 
+/* "a x b x c" into buf. */
+static const char *shape_text(uint32_t rank, const uint32_t *dims, char *buf, size_t len)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (uint32_t d = 0; d < rank && n < len; d++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%u", d ? " x " : "", dims[d]);
+  return buf;
+}
+
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
-                        h5fz_dtype want_dtype, size_t want_bytes)
+                        h5fz_dtype want_dtype, size_t want_bytes, uint32_t want_rank, const uint32_t *want_dims)
 {
   h5fz_clear_error();
   if (!in_v || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
@@ -300,6 +327,12 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   if (want_bytes && (h.dtype != (uint8_t)want_dtype || h.input_bytes != want_bytes))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk holds %llu bytes of %s, the dataset's chunks are %zu bytes of %s",
                      (unsigned long long)h.input_bytes, dtype_name(h.dtype), want_bytes, dtype_name(want_dtype));
+  if (want_rank && h.rank && (h.rank != want_rank || memcmp(h.dims, want_dims, want_rank * sizeof *want_dims))) {
+    char a[96], b[96];
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk is %s elements, the dataset's chunks are %s: its values would "
+                     "come back in another order", shape_text(h.rank, h.dims, a, sizeof a),
+                     shape_text(want_rank, want_dims, b, sizeof b));
+  }
   const uint8_t *body = in + H5FZ_HEADER_BYTES;
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
   /* The size checks that need no table come before any allocation, so a
@@ -387,6 +420,8 @@ void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info)
   info->n_ops = h->n_ops;
   memcpy(info->ops, h->ops, H5FZ_MAX_OPS);
   info->predictor = info->stored_raw ? 0u : h->predictor;
+  info->rank = h->rank <= H5FZ_MAX_RANK ? h->rank : 0u;
+  for (uint32_t d = 0; d < info->rank; d++) info->dims[d] = h->dims[d];
 }
 
 int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)

@@ -393,3 +393,26 @@ int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
   if (n >= buf_len) return h5fz_fail(H5FZ_ERR_ARG, "spec text needs more than %zu bytes", buf_len);
   return H5FZ_OK;
 }
+
+int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK])
+{
+  h5fz_clear_error();
+  if (rank == 0 || dims == NULL || !rank_out || !out)
+    return h5fz_fail(H5FZ_ERR_ARG, "the dataset has no chunk dims (h5fz needs a chunked layout)");
+  size_t fold = rank > H5FZ_MAX_RANK ? rank - H5FZ_MAX_RANK + 1 : 1;
+  uint64_t slowest = 1;
+  for (size_t i = 0; i < rank; i++) {
+    if (dims[i] == 0) return h5fz_fail(H5FZ_ERR_ARG, "chunk dim %zu is 0", i);
+    if (i < fold) {
+      slowest *= dims[i];
+      if (slowest > UINT32_MAX)
+        return h5fz_fail(H5FZ_ERR_ARG, "chunk dims %zu..%zu fold to more than 2^32-1 elements", (size_t)0, i);
+    } else if (dims[i] > UINT32_MAX) {
+      return h5fz_fail(H5FZ_ERR_ARG, "chunk dim %zu is larger than 2^32-1", i);
+    }
+  }
+  out[0] = (uint32_t)slowest;
+  for (size_t i = fold; i < rank; i++) out[i - fold + 1] = (uint32_t)dims[i];
+  *rank_out = (uint32_t)(rank - fold + 1);
+  return H5FZ_OK;
+}

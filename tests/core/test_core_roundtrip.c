@@ -221,6 +221,52 @@ static void test_corruption(void)
   free(enc);
 }
 
+/* h5fz_chunk_decode_shape: the recorded chunk shape must be the dataset's
+ * (same element count, other dims = values in another order), type and size
+ * too; dims folded as set_local folds them. */
+static void test_decode_shape(void)
+{
+  h5fz_spec s;
+  h5fz_spec_parse("abs=1e-3 dtype=f32 dims=10x20", &s);
+  float v[200];
+  for (int i = 0; i < 200; i++) v[i] = (float)i * 0.5f;
+  void *enc, *dec;
+  size_t enc_n, dec_n;
+  CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
+  const uint32_t same[2] = {10, 20}, other[2] = {20, 10}, flat[1] = {200}, tall[2] = {10, 10};
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, same, &dec, &dec_n) == 0 && dec_n == sizeof v,
+        "same shape: %s", h5fz_last_error());
+  check_values(v, dec, 200, 0, 1e-3, "decode_shape");
+  free(dec);
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, other, &dec, &dec_n) == H5FZ_ERR_CORRUPT,
+        "20 x 10 accepted");
+  CHECK(strstr(h5fz_last_error(), "the chunk is 10 x 20 elements, the dataset's chunks are 20 x 10") != NULL,
+        "message: %s", h5fz_last_error());
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 1, flat, &dec, &dec_n) == H5FZ_ERR_CORRUPT,
+        "rank 1 accepted");
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, tall, &dec, &dec_n) == H5FZ_ERR_CORRUPT,
+        "100 elements accepted");
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F64, 2, (const uint32_t[2]){10, 10}, &dec, &dec_n) ==
+            H5FZ_ERR_CORRUPT, "float64 accepted");
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 0, same, &dec, &dec_n) == H5FZ_ERR_ARG, "rank 0");
+  free(enc);
+  /* without a recorded shape only type and size count */
+  h5fz_spec_parse("abs=1e-3 dtype=f32", &s);
+  CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
+  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, other, &dec, &dec_n) == 0, "no shape recorded: %s",
+        h5fz_last_error());
+  free(dec);
+  free(enc);
+  /* folding: rank 6 -> the first three multiplied */
+  const uint64_t d6[6] = {2, 3, 4, 5, 6, 7};
+  uint32_t r = 0, f[H5FZ_MAX_RANK];
+  CHECK(h5fz_chunk_dims_fold(6, d6, &r, f) == 0 && r == 4 && f[0] == 24 && f[1] == 5 && f[2] == 6 && f[3] == 7,
+        "fold 6 -> %u", r);
+  const uint64_t z[2] = {3, 0};
+  CHECK(h5fz_chunk_dims_fold(2, z, &r, f) == H5FZ_ERR_ARG && strstr(h5fz_last_error(), "chunk dim 1 is 0"),
+        "zero dim: %s", h5fz_last_error());
+}
+
 /* REL leaves the fill value out of the range: an edge chunk padded with
  * fill 0 keeps the bound of its real values (1000..1001 -> eb 1e-4). */
 static void test_rel_ignores_fill(void)
@@ -429,6 +475,7 @@ int main(void)
   for (double eb = 1e-7; eb < 10; eb *= 10) roundtrip("", 0, 50000, GEN_SMOOTH, eb, 0);
   roundtrip("", 1, 50000, GEN_SMOOTH, 1e-12, 0);
   test_corruption();
+  test_decode_shape();
   test_rel_ignores_fill();
   for (int f64 = 0; f64 < 2; f64++)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)

@@ -546,3 +546,25 @@ def test_container_of_another_type_or_size_is_unreadable(tmp_path):
     assert run.returncode == 1, run.stdout + run.stderr
     assert "4000 bytes of float64, the dataset's chunks are 4000 bytes of float32" in run.stdout
     assert "unreadable 1" in run.stdout
+
+
+def test_container_of_another_shape_is_refused(tmp_path):
+    """A valid container of the dataset's type and size but another chunk
+    shape (20 x 10 in a dataset of 10 x 20 chunks) would decode in another
+    order: the filter refuses it, and inspect counts it as unreadable."""
+    path = tmp_path / "shape.h5"
+    rng = np.random.default_rng(5)
+    tall = rng.random((20, 10), np.float32)
+    with h5py.File(path, "w") as f:
+        src = _write(f, "tall", tall, "abs=1e-3", chunks=(20, 10))
+        mask, container = src.id.read_direct_chunk((0, 0))
+        dst = _write(f, "wide", rng.random((10, 20), np.float32), "abs=1e-3", chunks=(10, 20))
+        dst.id.write_direct_chunk((0, 0), container, mask)
+    with h5py.File(path, "r") as f:
+        assert np.abs(f["tall"][...].astype(np.float64) - tall).max() <= 1e-3  # the source still reads
+        with pytest.raises(OSError):
+            f["wide"][...]
+    run = subprocess.run([lib.BIN, "inspect", str(path), "/wide"], capture_output=True, text=True)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "a container of 20 x 10 elements, the dataset's chunks are 10 x 20: unreadable here" in run.stdout, run.stdout
+    assert "unreadable 1" in run.stdout
