@@ -100,15 +100,6 @@ typedef struct {
   uint32_t want_dims[H5FZ_MAX_RANK];
 } chunk_walk;
 
-/* "a x b x c" into buf. */
-static const char *shape_text(uint32_t rank, const uint32_t *dims, char *buf, size_t len)
-{
-  size_t n = 0;
-  buf[0] = '\0';
-  for (uint32_t d = 0; d < rank && n < len; d++) n += (size_t)snprintf(buf + n, len - n, "%s%u", d ? " x " : "", dims[d]);
-  return buf;
-}
-
 static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
   int n = pos >= 0 ? H5Pget_nfilters(dcpl) : 0;
   l->n = 0;
@@ -190,14 +181,10 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
                  (unsigned long long)w->want_bytes, w->want_dtype == H5FZ_DTYPE_F64 ? "float64" : "float32");
         why = later_why;
         st = H5FZ_ERR_CORRUPT;
-      } else if (w->want_rank && info.rank &&
-                 (info.rank != w->want_rank || memcmp(info.dims, w->want_dims, w->want_rank * sizeof *w->want_dims))) {
-        /* same size, another shape: its values would come back in another order, so readers refuse it */
-        char a[96], b[96];
-        snprintf(later_why, sizeof later_why, "a container of %s elements, the dataset's chunks are %s: unreadable here",
-                 shape_text(info.rank, info.dims, a, sizeof a), shape_text(w->want_rank, w->want_dims, b, sizeof b));
+      } else if (w->want_rank && (st = h5fz_chunk_info_check_shape(&info, w->want_rank, w->want_dims))) {
+        /* same size, another shape: the filter and the API refuse it too */
+        snprintf(later_why, sizeof later_why, "%s: unreadable here", h5fz_last_error());
         why = later_why;
-        st = H5FZ_ERR_CORRUPT;
       }
     }
   }

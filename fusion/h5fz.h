@@ -210,6 +210,11 @@ typedef struct {
  * the payload. Same error codes as h5fz_chunk_decode. */
 int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
 
+/* H5FZ_OK when the chunk shape info recorded is rank x dims[] (folded as
+ * h5fz_chunk_dims_fold folds them) or when it recorded none; else
+ * H5FZ_ERR_CORRUPT with both shapes in h5fz_last_error(). */
+int h5fz_chunk_info_check_shape(const h5fz_chunk_info *info, uint32_t rank, const uint32_t *dims);
+
 /* The outliers (values stored exactly) of a chunk container: their
  * positions (element index in the chunk, increasing) into pos[0..cap) and
  * their raw value bits (element size each) into vals[0..cap); *n receives

@@ -23,6 +23,14 @@ uint64_t h5fz_array_chunks(const h5fz_array_geom *g)
   return n;
 }
 
+uint32_t h5fz_array_chunk_shape(const h5fz_array_geom *g, uint32_t dims[H5FZ_MAX_RANK])
+{
+  uint32_t rank = 0;
+  int rc = h5fz_chunk_dims_fold(g->rank, g->chunk, &rank, dims);
+  h5fz_clear_error();
+  return rc ? 0u : rank;
+}
+
 uint64_t h5fz_array_chunk_elems(const h5fz_array_geom *g)
 {
   uint64_t n = 1;
@@ -232,12 +240,15 @@ static int cpu_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, u
   if (!filled) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a %zu-byte chunk buffer", bytes);
   for (size_t i = 0; i < bytes / esize; i++) memcpy(filled + i * esize, &fill_bits, esize);
   int rc = H5FZ_OK;
+  uint32_t shape[H5FZ_MAX_RANK], rank = h5fz_array_chunk_shape(g, shape);
   for (uint64_t i = start; i < n && !rc; i++) {
     void *in = NULL, *out = NULL;
     size_t in_bytes = 0, out_bytes = 0;
     rc = source(ctx, i, &in, &in_bytes);
     if (!rc && in_bytes) {
-      rc = h5fz_chunk_decode_as(in, in_bytes, dtype, bytes, &out, &out_bytes);
+      /* a container of another type, size or chunk shape is not one of this dataset's */
+      rc = rank ? h5fz_chunk_decode_shape(in, in_bytes, dtype, rank, shape, &out, &out_bytes)
+                : h5fz_chunk_decode_as(in, in_bytes, dtype, bytes, &out, &out_bytes);
       if (rc) {
         char why[400];
         snprintf(why, sizeof why, "%s", h5fz_last_error());

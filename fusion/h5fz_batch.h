@@ -32,6 +32,11 @@ typedef struct {
   uint64_t fill_bits;                 /* the value's bits (low 4 bytes for float32) */
 } h5fz_array_geom;
 
+/* The chunk shape the containers of g's chunks record (g's chunk dims
+ * folded by h5fz_chunk_dims_fold) into dims; returns its rank, 0 when g's
+ * chunk dims cannot be folded. */
+uint32_t h5fz_array_chunk_shape(const h5fz_array_geom *g, uint32_t dims[H5FZ_MAX_RANK]);
+
 /* Chunks in the grid of g (0 when g is invalid). */
 uint64_t h5fz_array_chunks(const h5fz_array_geom *g);
 

@@ -315,6 +315,28 @@ static const char *shape_text(uint32_t rank, const uint32_t *dims, char *buf, si
   return buf;
 }
 
+static int check_shape(uint32_t have_rank, const uint32_t *have_dims, uint32_t want_rank, const uint32_t *want_dims)
+{
+  if (!want_rank || !have_rank || have_rank > H5FZ_MAX_RANK ||
+      (have_rank == want_rank && !memcmp(have_dims, want_dims, want_rank * sizeof *want_dims)))
+    return H5FZ_OK;
+  char a[96], b[96];
+  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk is %s elements, the dataset's chunks are %s: its values would come "
+                   "back in another order", shape_text(have_rank, have_dims, a, sizeof a),
+                   shape_text(want_rank, want_dims, b, sizeof b));
+}
+
+int h5fz_header_check_shape(const h5fz_header *h, uint32_t rank, const uint32_t *dims)
+{
+  return check_shape(h->rank, h->dims, rank, dims);
+}
+
+int h5fz_chunk_info_check_shape(const h5fz_chunk_info *info, uint32_t rank, const uint32_t *dims)
+{
+  if (!info || (rank && !dims)) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_shape: NULL argument");
+  return check_shape(info->rank, info->dims, rank, dims);
+}
+
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
                         h5fz_dtype want_dtype, size_t want_bytes, uint32_t want_rank, const uint32_t *want_dims)
 {
@@ -327,12 +349,7 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   if (want_bytes && (h.dtype != (uint8_t)want_dtype || h.input_bytes != want_bytes))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk holds %llu bytes of %s, the dataset's chunks are %zu bytes of %s",
                      (unsigned long long)h.input_bytes, dtype_name(h.dtype), want_bytes, dtype_name(want_dtype));
-  if (want_rank && h.rank && (h.rank != want_rank || memcmp(h.dims, want_dims, want_rank * sizeof *want_dims))) {
-    char a[96], b[96];
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk is %s elements, the dataset's chunks are %s: its values would "
-                     "come back in another order", shape_text(h.rank, h.dims, a, sizeof a),
-                     shape_text(want_rank, want_dims, b, sizeof b));
-  }
+  if (want_rank && (rc = h5fz_header_check_shape(&h, want_rank, want_dims))) return rc;
   const uint8_t *body = in + H5FZ_HEADER_BYTES;
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
   /* The size checks that need no table come before any allocation, so a

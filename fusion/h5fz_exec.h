@@ -37,6 +37,9 @@ void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info);
 /* The plan a decoder uses, from a checked header. */
 void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p);
 
+/* h5fz_chunk_info_check_shape on a header. */
+int h5fz_header_check_shape(const h5fz_header *h, uint32_t rank, const uint32_t *dims);
+
 /* h5fz_container_write's answer when the container would be stored raw
  * and in is NULL: call again with the chunk's input. */
 #define H5FZ_NEED_RAW_INPUT 1

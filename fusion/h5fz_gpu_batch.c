@@ -478,6 +478,8 @@ typedef struct {
   uint8_t *host_out;       /* host path: chunk-contiguous decoded batch */
   uint64_t rows, block_rows;
   uint8_t *data;           /* host array */
+  uint32_t shape_rank;     /* the chunk shape the containers must record (0: unchecked) */
+  uint32_t shape[H5FZ_MAX_RANK];
 } decode_job;
 
 /* Parse chunk j: batchable (same chain and geometry as the batch plan), or
@@ -494,6 +496,7 @@ static int parse_one(void *ctx, uint64_t j)
   }
   h5fz_header h;
   int rc = h5fz_container_open(in, len, &h);
+  if (!rc && d->shape_rank) rc = h5fz_header_check_shape(&h, d->shape_rank, d->shape); /* else wrong order */
   const h5fz_chunk_plan *p = d->p0;
   int same = !rc && !(h.flags & H5FZ_FLAG_STORED_RAW) && h.input_bytes == d->chunk_bytes && h.dtype == p->dtype &&
              h.subchunk_elems == p->subchunk_elems && h.n_ops == p->n_ops && !memcmp(h.ops, p->ops, p->n_ops) &&
@@ -613,6 +616,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
   size_t chunk_bytes = chunk_n * esize;
   decode_job d = {.g = g, .dtype = dtype, .chunk_bytes = chunk_bytes, .esize = esize, .data = data,
                   .rows = h5fz_array_chunk_rows(g), .block_rows = rows_per_block(g, esize)};
+  d.shape_rank = h5fz_array_chunk_shape(g, d.shape);
   h5fz_chunk_plan p0;
   int have_plan = 0;
   uint64_t fill_bits;

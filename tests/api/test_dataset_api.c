@@ -370,6 +370,33 @@ static void run_edges(hid_t file, const float *field)
     FT_CHECK(rc == H5FZ_ERR_CORRUPT, "a chunk of half the size: API read got %d: %s", rc, h5fz_last_error());
     H5Dclose(d);
   }
+  /* a well-formed chunk of the right type and size but another shape (48 x 32
+   * in a dataset of 32 x 48 chunks): its values would come back transposed,
+   * so H5Dread and the API refuse it, naming both shapes */
+  {
+    hsize_t cd2[2] = {32, 48};
+    FT_CHECK(h5fz_dataset_create(file, "transposed", H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK,
+             "transposed");
+    h5fz_spec sp;
+    h5fz_spec_parse("abs=1e-3 dtype=f32 dims=48x32", &sp);
+    void *c = NULL;
+    size_t cb = 0;
+    FT_CHECK(h5fz_chunk_encode(&sp, field, 32 * 48 * 4, &c, &cb) == H5FZ_OK, "encode a 48 x 32 chunk");
+    hsize_t o2[2] = {0, 0};
+    H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
+    free(c);
+    H5Dclose(d);
+    d = H5Dopen2(file, "transposed", H5P_DEFAULT);
+    herr_t st;
+    H5E_BEGIN_TRY { st = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back); }
+    H5E_END_TRY;
+    FT_CHECK(st < 0, "a 48 x 32 chunk in a 32 x 48 dataset must fail H5Dread");
+    rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
+    FT_CHECK(rc == H5FZ_ERR_CORRUPT && ft_contains(h5fz_last_error(), "48 x 32 elements") &&
+                 ft_contains(h5fz_last_error(), "chunks are 32 x 48"),
+             "a 48 x 32 chunk: API read got %d: %s", rc, h5fz_last_error());
+    H5Dclose(d);
+  }
   /* partial edge chunks left unfiltered: refused */
   {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -391,7 +418,7 @@ static void run_edges(hid_t file, const float *field)
     H5Pclose(fapl);
   }
   free(back);
-  printf("  edges: sparse read, corrupt and short chunks, refusals checked\n");
+  printf("  edges: sparse read, corrupt, short and transposed chunks, refusals checked\n");
 }
 
 static int run_small(void)

@@ -566,5 +566,5 @@ def test_container_of_another_shape_is_refused(tmp_path):
             f["wide"][...]
     run = subprocess.run([lib.BIN, "inspect", str(path), "/wide"], capture_output=True, text=True)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "a container of 20 x 10 elements, the dataset's chunks are 10 x 20: unreadable here" in run.stdout, run.stdout
+    assert "the chunk is 20 x 10 elements, the dataset's chunks are 10 x 20: its values would come back in another order: unreadable here" in run.stdout, run.stdout
     assert "unreadable 1" in run.stdout
