@@ -14,9 +14,7 @@
 
 unsigned h5fz_cpu_threads(uint32_t n_subchunks)
 {
-  long t = 0;
-  const char *env = getenv("H5FZ_THREADS");
-  if (env && *env) t = strtol(env, NULL, 10);
+  long t = (long)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
   if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
   if (t <= 0) t = 1;
   if (t > MAX_THREADS) t = MAX_THREADS;

@@ -45,9 +45,8 @@ static int grow_pin(void **p, size_t *cap, size_t bytes)
  * least one chunk, and few enough sub-chunks for the 32-bit tail scan. */
 static uint64_t batch_chunks(uint64_t chunk_bytes, uint32_t n_sub)
 {
-  const char *v = getenv("H5FZ_BATCH_BYTES");
-  unsigned long long limit = v && *v ? strtoull(v, NULL, 10) : 0;
-  if (!limit) limit = 512ull << 20;
+  unsigned long long limit = (unsigned long long)h5fz_env_int("H5FZ_BATCH_BYTES", 1, 0x7fffffffffffffffLL, 1,
+                                                               512ll << 20);
   uint64_t n = limit / (chunk_bytes ? chunk_bytes : 1);
   uint64_t max_by_grid = 0x7fffffffu / (n_sub ? n_sub : 1);
   if (n > max_by_grid) n = max_by_grid;

@@ -38,7 +38,7 @@ static void init_once(void)
     snprintf(g_gpu.why, sizeof g_gpu.why, "cuInit failed: %s", h5fz_cuda_error_string(r));
     return;
   }
-  int ordinal = getenv("H5FZ_GPU_ORDINAL") ? atoi(getenv("H5FZ_GPU_ORDINAL")) : 0;
+  int ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
   char why2[256] = "";
   if (h5fz_device_detect(ordinal, &g_gpu.dev, why2, sizeof why2) || !g_gpu.dev.present) {
     snprintf(g_gpu.why, sizeof g_gpu.why, "no usable GPU: %s", why2[0] ? why2 : g_gpu.dev.absent_reason);
@@ -72,8 +72,7 @@ int h5fz_gpu_ensure_init(void)
  * more fails over to the CPU executor like any device error. */
 static size_t memory_limit(void)
 {
-  const char *v = getenv("H5FZ_GPU_MEMORY_LIMIT");
-  unsigned long long l = v && *v ? strtoull(v, NULL, 10) : 0;
+  long long l = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);
   return l ? (size_t)l : (size_t)-1;
 }
 
@@ -112,18 +111,14 @@ int h5fz_gpu_grow_pinned(size_t bytes)
  * (for tuning sweeps; a multiple of 32 in [64, 1024]). 0 = use the plan. */
 static int threads_override(void)
 {
-  const char *v = getenv("H5FZ_GPU_THREADS");
-  int t = v ? atoi(v) : 0;
-  return t >= 64 && t <= 1024 && t % 32 == 0 ? t : 0;
+  return (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);
 }
 
 /* Registers per thread: the plan's tuning, unless H5FZ_GPU_REGS overrides
  * it (for tuning sweeps; 16..255). 0 = use the plan. */
 static int regs_override(void)
 {
-  const char *v = getenv("H5FZ_GPU_REGS");
-  int r = v ? atoi(v) : 0;
-  return r >= 16 && r <= 255 ? r : 0;
+  return (int)h5fz_env_int("H5FZ_GPU_REGS", 16, 255, 1, 0);
 }
 
 /* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers). */

@@ -13,6 +13,12 @@ int h5fz_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2,
  * a fallback is visible without flooding; H5FZ_QUIET=1 silences it. */
 void h5fz_log_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The integer environment variable name: its value when it is a whole
+ * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt
+ * when it is unset or empty; any other value is ignored (dflt) with one
+ * warning per variable on stderr unless H5FZ_QUIET is set. */
+long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt);
+
 /* Clear the thread's last error (called at the start of public entry points). */
 void h5fz_clear_error(void);
 

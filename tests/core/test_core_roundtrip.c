@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "h5fz.h"
+#include "h5fz_internal.h"
 
 static int failures;
 #define CHECK(cond, ...)                                      \
@@ -267,6 +268,29 @@ static void test_decode_shape(void)
         "zero dim: %s", h5fz_last_error());
 }
 
+/* The tuning variables: a value out of range or not a whole number is
+ * ignored (the default comes back), never an error. */
+static void test_env_int(void)
+{
+  setenv("H5FZ_TEST_INT", "48", 1);
+  CHECK(h5fz_env_int("H5FZ_TEST_INT", 16, 255, 1, 0) == 48, "48");
+  CHECK(h5fz_env_int("H5FZ_TEST_INT", 64, 1024, 32, 7) == 7, "48 is not in 64..1024");
+  setenv("H5FZ_TEST_INT", "96", 1);
+  CHECK(h5fz_env_int("H5FZ_TEST_INT", 64, 1024, 32, 7) == 96, "96 is a multiple of 32");
+  setenv("H5FZ_TEST_INT", "100", 1);
+  CHECK(h5fz_env_int("H5FZ_TEST_INT", 64, 1024, 32, 7) == 7, "100 is not a multiple of 32");
+  static const char *const junk[] = {"abc", "12x", " ", "-3", "99999999999999999999999", "0x10"};
+  for (size_t i = 0; i < sizeof junk / sizeof *junk; i++) {
+    setenv("H5FZ_TEST_INT", junk[i], 1);
+    CHECK(h5fz_env_int("H5FZ_TEST_INT", 1, 1024, 1, 5) == 5, "'%s' must give the default", junk[i]);
+  }
+  unsetenv("H5FZ_TEST_INT");
+  CHECK(h5fz_env_int("H5FZ_TEST_INT", 1, 1024, 1, 5) == 5, "unset");
+  setenv("H5FZ_THREADS", "many", 1); /* the CPU executor still runs, on every core */
+  roundtrip("", 0, 100000, GEN_SMOOTH, 1e-3, 0);
+  unsetenv("H5FZ_THREADS");
+}
+
 /* REL leaves the fill value out of the range: an edge chunk padded with
  * fill 0 keeps the bound of its real values (1000..1001 -> eb 1e-4). */
 static void test_rel_ignores_fill(void)
@@ -476,6 +500,7 @@ int main(void)
   roundtrip("", 1, 50000, GEN_SMOOTH, 1e-12, 0);
   test_corruption();
   test_decode_shape();
+  test_env_int();
   test_rel_ignores_fill();
   for (int f64 = 0; f64 < 2; f64++)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)

@@ -1,0 +1,51 @@
+/*
+ * h5fz_env.c - the integer environment variables that tune h5fz
+ * (H5FZ_THREADS, H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL,
+ * H5FZ_GPU_MEMORY_LIMIT, H5FZ_BATCH_BYTES), read one way: a value that is
+ * not a whole number in range is ignored with one warning per variable on
+ * stderr (H5FZ_QUIET=1 silences it), never silently and never as a failed
+ * read or write, since these only tune speed or memory.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_internal.h"
+
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *warned[16];
+
+static void warn_once(const char *name, const char *value, const char *want)
+{
+  const char *quiet = getenv("H5FZ_QUIET");
+  if (quiet && *quiet && *quiet != '0') return;
+  int first = 1;
+  pthread_mutex_lock(&warned_lock);
+  size_t i = 0;
+  for (; i < sizeof warned / sizeof *warned && warned[i]; i++)
+    if (!strcmp(warned[i], name)) first = 0;
+  if (first && i < sizeof warned / sizeof *warned) warned[i] = name;
+  pthread_mutex_unlock(&warned_lock);
+  if (first) fprintf(stderr, "h5fz: ignoring %s=%s (want %s); using the default\n", name, value, want);
+}
+
+long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (errno || end == v || *end || x < lo || x > hi || (multiple_of > 1 && x % multiple_of)) {
+    char want[128];
+    if (multiple_of > 1)
+      snprintf(want, sizeof want, "a multiple of %lld in %lld..%lld", multiple_of, lo, hi);
+    else
+      snprintf(want, sizeof want, "a whole number in %lld..%lld", lo, hi);
+    warn_once(name, v, want);
+    return dflt;
+  }
+  return x;
+}
