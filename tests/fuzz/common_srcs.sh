@@ -12,9 +12,16 @@ h5fz_fuzz_gen_sources() {
   cmake -DOUTPUT="$gen/h5fz_embedded_ops.c" "-DHEADERS=$hdrs" -P "$root/device_ops/embed_ops.cmake"
   cmake -DINPUT="$root/planner/registry/kernel_classes.txt" -DOUTPUT="$gen/registry_text.c" \
         -DSYMBOL=h5fz_planner_registry_text -P "$root/planner/embed_text.cmake"
-  H5FZ_FUZZ_SRCS=( "$root"/fusion/h5fz_{error,optable,spec,container,cpu_chain,cpu_fast,side,cpu_exec,codec,cuda,codegen,jit,gpu_exec}.c
-                   "$root"/planner/{text_util,device_desc,device_detect,registry,resolve,roofline,calibration,plan,plan_format}.c
-                   "$gen/h5fz_embedded_ops.c" "$gen/registry_text.c" )
+  # the sources the add_library() of fusion/ and planner/ CMakeLists.txt
+  # list, read from there so this list cannot fall behind them
+  local f lib_srcs=()
+  for f in $(sed -n '/^add_library(h5fz_core/,/)/p' "$root/fusion/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
+    lib_srcs+=("$root/fusion/$f")
+  done
+  for f in $(sed -n '/^add_library(h5fz_planner/,/)/p' "$root/planner/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
+    lib_srcs+=("$root/planner/$f")
+  done
+  H5FZ_FUZZ_SRCS=( "${lib_srcs[@]}" "$gen/h5fz_embedded_ops.c" "$gen/registry_text.c" )
   H5FZ_FUZZ_INC="-I$root/fusion -I$root/planner -I$root/device_ops -I$root"
   H5FZ_FUZZ_DEFS="-D_GNU_SOURCE -DH5FZ_FILTER_ID=32770 -DH5FZ_VERSION_STRING=\"fuzz\""
 }
