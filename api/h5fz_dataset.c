@@ -420,7 +420,7 @@ int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
   if (!data && n) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_read: NULL data");
   read_ctx r = {.dset = dset, .di = &di};
   h5fz_array_exec ex;
-  rc = h5fz_array_decode(&di.g, di.dtype, di.fill, read_source, &r, data, where == H5FZ_MEM_DEVICE, &ex);
+  rc = h5fz_array_decode(&di.g, di.dtype, &di.spec, di.fill, read_source, &r, data, where == H5FZ_MEM_DEVICE, &ex);
   if (rc) return rc;
   r.rep.input_bytes = n * h5fz_dtype_size(di.dtype);
   r.rep.chunk_bytes = h5fz_array_chunks(&di.g) * h5fz_dtype_size(di.dtype);

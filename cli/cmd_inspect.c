@@ -96,8 +96,8 @@ typedef struct {
   totals *t;
   uint64_t want_bytes;   /* bytes of one of the dataset's chunks (0: unknown) */
   h5fz_dtype want_dtype; /* its element type */
-  uint32_t want_rank;    /* its shape as h5fz records it (folded dims; 0: unknown) */
-  uint32_t want_dims[H5FZ_MAX_RANK];
+  int have_spec;         /* spec: the dataset's (cd_values), chunk shape from its chunk dims */
+  h5fz_spec spec;
 } chunk_walk;
 
 static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
@@ -181,8 +181,8 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
                  (unsigned long long)w->want_bytes, w->want_dtype == H5FZ_DTYPE_F64 ? "float64" : "float32");
         why = later_why;
         st = H5FZ_ERR_CORRUPT;
-      } else if (w->want_rank && (st = h5fz_chunk_info_check_shape(&info, w->want_rank, w->want_dims))) {
-        /* same size, another shape: the filter and the API refuse it too */
+      } else if (w->have_spec && (st = h5fz_chunk_info_check_spec(&info, &w->spec))) {
+        /* same size, another shape or a looser bound: the filter and the API refuse it too */
         snprintf(later_why, sizeof later_why, "%s: unreadable here", h5fz_last_error());
         why = later_why;
       }
@@ -383,6 +383,11 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   if (n_chunks) {
     later_filters later;
     chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN, 0, {0}};
+    unsigned flags = 0, cd[H5FZ_CD_MAX];
+    size_t n_cd = 0;
+    /* the checks the filter makes when it decodes: the spec set_local stored */
+    w.have_spec = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n_cd) >= 0 && n_cd <= H5FZ_CD_MAX &&
+                  h5fz_spec_from_cd_values(cd, n_cd, &w.spec, NULL) == H5FZ_OK;
     hsize_t cdims[H5S_MAX_RANK];
     int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cdims);
     if (crank > 0 && h5fz_cli_is_le_float_type(type)) {
@@ -391,7 +396,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
       w.want_dtype = H5Tget_size(type) == 8 ? H5FZ_DTYPE_F64 : H5FZ_DTYPE_F32;
       uint64_t dims64[H5S_MAX_RANK];
       for (int d = 0; d < crank; d++) dims64[d] = cdims[d];
-      if (h5fz_chunk_dims_fold((size_t)crank, dims64, &w.want_rank, w.want_dims) != H5FZ_OK) w.want_rank = 0;
+      if (h5fz_chunk_dims_fold((size_t)crank, dims64, &w.spec.rank, w.spec.dims) != H5FZ_OK) w.spec.rank = 0;
     }
     find_later_filters(dcpl, pos, &later);
     if (h5fz_cli_walk_chunks(dset, 1, inspect_chunk, &w, &n_chunks) < 0) {

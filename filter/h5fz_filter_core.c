@@ -120,8 +120,9 @@ int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
       want = h5fz_dtype_size(spec.dtype);
       for (uint32_t d = 0; d < spec.rank; d++) want *= spec.dims[d];
     }
-    /* and of its chunk shape: same count, other dims would come back in another order */
-    st = want ? h5fz_chunk_decode_shape(in, in_bytes, spec.dtype, spec.rank, spec.dims, out, out_bytes)
+    /* and of its chunk shape (same count, other dims would come back in
+     * another order) and bound (a looser one would break the dataset's promise) */
+    st = want ? h5fz_chunk_decode_for(in, in_bytes, &spec, out, out_bytes)
               : h5fz_chunk_decode(in, in_bytes, out, out_bytes);
     if (st != H5FZ_OK) {
       char what[96];

@@ -176,15 +176,14 @@ int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size
  * does not fit 32 bits) with the reason in h5fz_last_error(). */
 int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK]);
 
-/* h5fz_chunk_decode_as for a chunk of rank x dims[] elements (slowest
- * first, folded to at most H5FZ_MAX_RANK dims as set_local folds them:
- * h5fz_spec's rank and dims); the bytes are dims' product times the size
- * of dtype. A container that recorded another shape (same element count,
- * other dims) fails with H5FZ_ERR_CORRUPT: its values would come back in
- * another order. A container without a recorded shape (rank 0) is checked
- * by type and size only. Same codes as h5fz_chunk_decode otherwise. */
-int h5fz_chunk_decode_shape(const void *in, size_t in_bytes, h5fz_dtype dtype, uint32_t rank, const uint32_t *dims,
-                            void **out, size_t *out_bytes);
+/* Decode a chunk of the dataset whose spec (as set_local completed it:
+ * mode, bound, dtype, rank and folded chunk dims, e.g. from
+ * h5fz_spec_from_cd_values) is dataset: h5fz_chunk_decode_as with its type
+ * and chunk bytes, and h5fz_chunk_info_check_spec: a container of another
+ * chunk shape, or one coded for a looser bound, fails with
+ * H5FZ_ERR_CORRUPT before it is decoded. H5FZ_ERR_ARG when dataset has no
+ * dtype or chunk dims. Same codes as h5fz_chunk_decode otherwise. */
+int h5fz_chunk_decode_for(const void *in, size_t in_bytes, const h5fz_spec *dataset, void **out, size_t *out_bytes);
 
 /* Summary of a chunk container's header, for inspection tools. */
 typedef struct {
@@ -210,10 +209,15 @@ typedef struct {
  * the payload. Same error codes as h5fz_chunk_decode. */
 int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
 
-/* H5FZ_OK when the chunk shape info recorded is rank x dims[] (folded as
- * h5fz_chunk_dims_fold folds them) or when it recorded none; else
- * H5FZ_ERR_CORRUPT with both shapes in h5fz_last_error(). */
-int h5fz_chunk_info_check_shape(const h5fz_chunk_info *info, uint32_t rank, const uint32_t *dims);
+/* Is the container info describes one of the dataset's chunks, keeping
+ * its promise? H5FZ_ERR_CORRUPT (reason in h5fz_last_error()) when the
+ * chunk shape it recorded is not the dataset's (dataset->rank, dims: folded
+ * as h5fz_chunk_dims_fold folds them; not checked when either is 0), or its
+ * bound is looser or of another kind: under ABS, ABS/REL chunks with an
+ * absolute bound <= dataset->bound; under PW_REL, PW_REL chunks with a bound
+ * <= it; under REL, ABS/REL chunks (the relative promise is per chunk
+ * range, not checkable here); lossless and stored-raw chunks always pass. */
+int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dataset);
 
 /* The outliers (values stored exactly) of a chunk container: their
  * positions (element index in the chunk, increasing) into pos[0..cap) and

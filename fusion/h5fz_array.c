@@ -230,9 +230,10 @@ int h5fz_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
 }
 
 /* Chunks [start, n) one by one through the public codec. */
-static int cpu_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, uint64_t start,
+static int cpu_decode(const h5fz_array_geom *g, const h5fz_spec *want, double fill, uint64_t start,
                       h5fz_chunk_source source, void *ctx, void *data)
 {
+  h5fz_dtype dtype = want->dtype;
   size_t esize = h5fz_dtype_size(dtype), bytes = h5fz_array_chunk_elems(g) * esize;
   uint64_t fill_bits, n = h5fz_array_chunks(g);
   h5fz_array_fill_bits(g, dtype, fill, &fill_bits);
@@ -240,15 +241,14 @@ static int cpu_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, u
   if (!filled) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a %zu-byte chunk buffer", bytes);
   for (size_t i = 0; i < bytes / esize; i++) memcpy(filled + i * esize, &fill_bits, esize);
   int rc = H5FZ_OK;
-  uint32_t shape[H5FZ_MAX_RANK], rank = h5fz_array_chunk_shape(g, shape);
   for (uint64_t i = start; i < n && !rc; i++) {
     void *in = NULL, *out = NULL;
     size_t in_bytes = 0, out_bytes = 0;
     rc = source(ctx, i, &in, &in_bytes);
     if (!rc && in_bytes) {
-      /* a container of another type, size or chunk shape is not one of this dataset's */
-      rc = rank ? h5fz_chunk_decode_shape(in, in_bytes, dtype, rank, shape, &out, &out_bytes)
-                : h5fz_chunk_decode_as(in, in_bytes, dtype, bytes, &out, &out_bytes);
+      /* a container of another type, size or chunk shape, or of a looser bound, is not one of this dataset's */
+      rc = want->rank ? h5fz_chunk_decode_for(in, in_bytes, want, &out, &out_bytes)
+                      : h5fz_chunk_decode_as(in, in_bytes, dtype, bytes, &out, &out_bytes);
       if (rc) {
         char why[400];
         snprintf(why, sizeof why, "%s", h5fz_last_error());
@@ -263,20 +263,24 @@ static int cpu_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, u
   return rc;
 }
 
-int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source, void *ctx,
-                      void *data, int on_device, h5fz_array_exec *ex)
+int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, const h5fz_spec *dataset, double fill,
+                      h5fz_chunk_source source, void *ctx, void *data, int on_device, h5fz_array_exec *ex)
 {
   h5fz_clear_error();
-  if (!g || !source || (!data && h5fz_array_chunks(g)))
+  if (!g || !dataset || !source || (!data && h5fz_array_chunks(g)))
     return h5fz_fail(H5FZ_ERR_ARG, "h5fz_array_decode: NULL argument");
   int rc = h5fz_array_check(g, dtype);
   if (rc) return rc;
+  /* what each container must be: a chunk of g (type, size, shape) that keeps the dataset's bound */
+  h5fz_spec want = *dataset;
+  want.dtype = dtype;
+  want.rank = h5fz_array_chunk_shape(g, want.dims);
   h5fz_device_mode mode;
   if ((rc = h5fz_read_device_mode(&mode))) return rc;
   uint64_t done = 0;
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int source_rc = 0;
-    rc = h5fz_gpu_array_decode(g, dtype, fill, source, ctx, data, on_device, ex, &done, &source_rc);
+    rc = h5fz_gpu_array_decode(g, &want, fill, source, ctx, data, on_device, ex, &done, &source_rc);
     if (rc == H5FZ_OK || source_rc == 1 || on_device || (mode == H5FZ_DEVICE_GPU && rc != H5FZ_ERR_UNSUPPORTED) ||
         rc == H5FZ_ERR_CORRUPT ||
         rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_TRUNCATED || rc == H5FZ_ERR_VERSION)
@@ -287,5 +291,5 @@ int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h
     h5fz_clear_error();
   }
   exec_cpu(ex);
-  return cpu_decode(g, dtype, fill, done, source, ctx, data);
+  return cpu_decode(g, &want, fill, done, source, ctx, data);
 }

@@ -46,7 +46,7 @@ void h5fz_array_scatter_rows(const h5fz_array_geom *g, size_t esize, const void 
 #define H5FZ_GPU_UNUSABLE 2
 int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, int on_device,
                           h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
-int h5fz_gpu_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source,
+int h5fz_gpu_array_decode(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
                           void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
 
 #endif /* H5FZ_ARRAY_H */

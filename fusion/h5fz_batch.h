@@ -87,13 +87,16 @@ int h5fz_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
 
 /* Decode every chunk that source gives into data (the whole array, dtype
  * values, host or device memory as above); chunks never written read as
- * fill. On the GPU a batch of chunks is decoded in one launch; chunks of
+ * fill. dataset: the dataset's spec (mode and bound); every container must
+ * be a chunk of g (type, size, recorded shape) that keeps its bound
+ * (h5fz_chunk_info_check_spec), else H5FZ_ERR_CORRUPT naming the chunk.
+ * On the GPU a batch of chunks is decoded in one launch; chunks of
  * another chain than the batch's first are decoded one by one.
  * Returns H5FZ_OK, the statuses of h5fz_chunk_decode (the message names
  * the chunk), H5FZ_ERR_ARG, H5FZ_ERR_NOMEM, H5FZ_ERR_DEVICE, or the
  * source's status. */
-int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source, void *ctx,
-                      void *data, int on_device, h5fz_array_exec *ex);
+int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, const h5fz_spec *dataset, double fill,
+                      h5fz_chunk_source source, void *ctx, void *data, int on_device, h5fz_array_exec *ex);
 
 #ifdef __cplusplus
 }

@@ -232,10 +232,10 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
 }
 
-/* want_bytes 0: any chunk; else it must hold want_bytes bytes of want_dtype, and, with want_rank > 0
- * and a shape in the header, be want_rank x want_dims[] elements. */
+/* want_bytes 0: any chunk; else it must hold want_bytes bytes of want_dtype, and, with want (the
+ * dataset's spec), have its chunk shape (when recorded) and keep its bound. */
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
-                        h5fz_dtype want_dtype, size_t want_bytes, uint32_t want_rank, const uint32_t *want_dims);
+                        h5fz_dtype want_dtype, size_t want_bytes, const h5fz_spec *want);
 
 /* Check the size table against the body and compute payload offsets. */
 static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len,
@@ -269,35 +269,50 @@ static void scatter_outliers(uint8_t *values, const uint32_t *pos, const uint8_t
 
 int h5fz_chunk_decode(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, H5FZ_DTYPE_UNKNOWN, 0, 0, NULL);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, H5FZ_DTYPE_UNKNOWN, 0, NULL);
 }
 
 int h5fz_chunk_decode_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                          size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes, 0, NULL);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes, NULL);
 }
 
-int h5fz_chunk_decode_shape(const void *in_v, size_t in_bytes, h5fz_dtype dtype, uint32_t rank, const uint32_t *dims,
-                            void **out, size_t *out_bytes)
+/* Bytes of one chunk of the dataset spec describes (its dataset part), 0
+ * when it does not say (no dtype or no chunk dims). */
+static size_t spec_chunk_bytes(const h5fz_spec *spec)
+{
+  if (!spec->rank || spec->rank > H5FZ_MAX_RANK || !h5fz_dtype_size(spec->dtype)) return 0;
+  uint64_t bytes = h5fz_dtype_size(spec->dtype);
+  for (uint32_t d = 0; d < spec->rank; d++) {
+    bytes *= spec->dims[d];
+    if (!spec->dims[d] || bytes > (uint64_t)SIZE_MAX / 2u) return 0;
+  }
+  return (size_t)bytes;
+}
+
+int h5fz_chunk_decode_for(const void *in_v, size_t in_bytes, const h5fz_spec *dataset, void **out, size_t *out_bytes)
 {
   h5fz_clear_error();
-  if (rank == 0 || rank > H5FZ_MAX_RANK || !dims || (dtype != H5FZ_DTYPE_F32 && dtype != H5FZ_DTYPE_F64))
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_shape: rank %u, dims %s, dtype %d", rank, dims ? "given" : "NULL",
-                     (int)dtype);
-  uint64_t bytes = h5fz_dtype_size(dtype);
-  for (uint32_t d = 0; d < rank; d++) {
-    bytes *= dims[d];
-    if (!dims[d] || bytes > (uint64_t)SIZE_MAX / 2u)
-      return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_shape: dim %u is %u", d, dims[d]);
-  }
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, (size_t)bytes, rank, dims);
+  size_t bytes = dataset ? spec_chunk_bytes(dataset) : 0;
+  if (!bytes)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_for: the spec has no dataset part (dtype and chunk dims)");
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dataset->dtype, bytes, dataset);
+}
+
+int h5fz_chunk_decode_cpu_for(const void *in_v, size_t in_bytes, const h5fz_spec *dataset, void **out,
+                              size_t *out_bytes)
+{
+  h5fz_clear_error();
+  size_t bytes = dataset ? spec_chunk_bytes(dataset) : 0;
+  if (!bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_cpu_for: the spec has no dataset part");
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dataset->dtype, bytes, dataset);
 }
 
 int h5fz_chunk_decode_cpu_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                              size_t *out_bytes)
 {
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dtype, chunk_bytes, 0, NULL);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dtype, chunk_bytes, NULL);
 }
 
 static const char *dtype_name(unsigned dtype)
@@ -326,19 +341,50 @@ static int check_shape(uint32_t have_rank, const uint32_t *have_dims, uint32_t w
                    shape_text(want_rank, want_dims, b, sizeof b));
 }
 
-int h5fz_header_check_shape(const h5fz_header *h, uint32_t rank, const uint32_t *dims)
+static const char *mode_name(unsigned mode)
 {
-  return check_shape(h->rank, h->dims, rank, dims);
+  static const char *const names[] = {"ABS", "REL", "PW_REL", "lossless"};
+  return mode < 4 ? names[mode] : "unknown";
 }
 
-int h5fz_chunk_info_check_shape(const h5fz_chunk_info *info, uint32_t rank, const uint32_t *dims)
+/* A chunk keeps the dataset's promise when it is exact (stored raw,
+ * lossless) or was coded for a bound at least as tight in a mode that makes
+ * the same kind of promise: under an ABS bound, ABS and REL chunks whose
+ * absolute bound is no looser; under PW_REL, PW_REL chunks with no looser
+ * relative bound; under REL, ABS and REL chunks (the bound relative to the
+ * chunk's original range cannot be checked from the decoded values alone);
+ * a lossless dataset takes only exact chunks. */
+static int check_bound(unsigned have_mode, double have_bound, int stored_raw, const h5fz_spec *want)
 {
-  if (!info || (rank && !dims)) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_shape: NULL argument");
-  return check_shape(info->rank, info->dims, rank, dims);
+  if (stored_raw || have_mode == H5FZ_MODE_LOSSLESS) return H5FZ_OK;
+  int ok;
+  switch (want->mode) {
+  case H5FZ_MODE_ABS: ok = (have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL) && have_bound <= want->bound; break;
+  case H5FZ_MODE_PW_REL: ok = have_mode == H5FZ_MODE_PW_REL && have_bound <= want->bound; break;
+  case H5FZ_MODE_REL: ok = have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL; break;
+  default: ok = 0; break;
+  }
+  if (ok) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk was coded %s with bound %.9g, looser than or unlike the dataset's %s "
+                   "%.9g: it would not keep the dataset's error bound", mode_name(have_mode), have_bound,
+                   mode_name(want->mode), want->bound);
+}
+
+int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want)
+{
+  int rc = check_shape(h->rank, h->dims, want->rank, want->dims);
+  return rc ? rc : check_bound(h->mode, h->abs_bound, (h->flags & H5FZ_FLAG_STORED_RAW) != 0, want);
+}
+
+int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dataset)
+{
+  if (!info || !dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_spec: NULL argument");
+  int rc = check_shape(info->rank, info->dims, dataset->rank, dataset->dims);
+  return rc ? rc : check_bound(info->mode, info->abs_bound, info->stored_raw, dataset);
 }
 
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
-                        h5fz_dtype want_dtype, size_t want_bytes, uint32_t want_rank, const uint32_t *want_dims)
+                        h5fz_dtype want_dtype, size_t want_bytes, const h5fz_spec *want)
 {
   h5fz_clear_error();
   if (!in_v || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
@@ -349,7 +395,7 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   if (want_bytes && (h.dtype != (uint8_t)want_dtype || h.input_bytes != want_bytes))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk holds %llu bytes of %s, the dataset's chunks are %zu bytes of %s",
                      (unsigned long long)h.input_bytes, dtype_name(h.dtype), want_bytes, dtype_name(want_dtype));
-  if (want_rank && (rc = h5fz_header_check_shape(&h, want_rank, want_dims))) return rc;
+  if (want && (rc = h5fz_header_check_spec(&h, want))) return rc;
   const uint8_t *body = in + H5FZ_HEADER_BYTES;
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
   /* The size checks that need no table come before any allocation, so a

@@ -477,8 +477,7 @@ typedef struct {
   uint8_t *host_out;       /* host path: chunk-contiguous decoded batch */
   uint64_t rows, block_rows;
   uint8_t *data;           /* host array */
-  uint32_t shape_rank;     /* the chunk shape the containers must record (0: unchecked) */
-  uint32_t shape[H5FZ_MAX_RANK];
+  const h5fz_spec *want;   /* the dataset: chunk shape and bound each container must keep */
 } decode_job;
 
 /* Parse chunk j: batchable (same chain and geometry as the batch plan), or
@@ -495,7 +494,7 @@ static int parse_one(void *ctx, uint64_t j)
   }
   h5fz_header h;
   int rc = h5fz_container_open(in, len, &h);
-  if (!rc && d->shape_rank) rc = h5fz_header_check_shape(&h, d->shape_rank, d->shape); /* else wrong order */
+  if (!rc) rc = h5fz_header_check_spec(&h, d->want); /* another shape: wrong order; a looser bound */
   const h5fz_chunk_plan *p = d->p0;
   int same = !rc && !(h.flags & H5FZ_FLAG_STORED_RAW) && h.input_bytes == d->chunk_bytes && h.dtype == p->dtype &&
              h.subchunk_elems == p->subchunk_elems && h.n_ops == p->n_ops && !memcmp(h.ops, p->ops, p->n_ops) &&
@@ -603,10 +602,11 @@ static int finish_pending(pending_batch *pb, uint64_t *done, uint32_t n_sub)
   return rc;
 }
 
-static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source,
+static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
                          void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
 {
   int rc;
+  h5fz_dtype dtype = want->dtype;
   pending_batch pending = {0, 0};
   uint32_t n_sub_pending = 0;
   chain_entry *c = NULL;
@@ -614,8 +614,7 @@ static int decode_locked(const h5fz_array_geom *g, h5fz_dtype dtype, double fill
   uint64_t chunk_n = h5fz_array_chunk_elems(g), n_chunks = h5fz_array_chunks(g);
   size_t chunk_bytes = chunk_n * esize;
   decode_job d = {.g = g, .dtype = dtype, .chunk_bytes = chunk_bytes, .esize = esize, .data = data,
-                  .rows = h5fz_array_chunk_rows(g), .block_rows = rows_per_block(g, esize)};
-  d.shape_rank = h5fz_array_chunk_shape(g, d.shape);
+                  .rows = h5fz_array_chunk_rows(g), .block_rows = rows_per_block(g, esize), .want = want};
   h5fz_chunk_plan p0;
   int have_plan = 0;
   uint64_t fill_bits;
@@ -861,7 +860,7 @@ out:
   return rc;
 }
 
-int h5fz_gpu_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fill, h5fz_chunk_source source,
+int h5fz_gpu_array_decode(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
                           void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
 {
   *done = 0;
@@ -869,7 +868,7 @@ int h5fz_gpu_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, double fil
   pthread_mutex_lock(&g_gpu.lock);
   int rc = h5fz_gpu_ensure_init();
   if (rc) *user_rc = H5FZ_GPU_UNUSABLE;
-  else rc = decode_locked(g, dtype, fill, source, ctx, data, on_device, ex, done, user_rc);
+  else rc = decode_locked(g, want, fill, source, ctx, data, on_device, ex, done, user_rc);
   pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }

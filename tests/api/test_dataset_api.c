@@ -397,6 +397,25 @@ static void run_edges(hid_t file, const float *field)
              "a 48 x 32 chunk: API read got %d: %s", rc, h5fz_last_error());
     H5Dclose(d);
   }
+  /* a chunk of the right type, size and shape coded for a looser bound
+   * (abs=0.5 in an abs=1e-3 dataset): refused, it would break the bound */
+  {
+    hsize_t cd2[2] = {32, 48};
+    FT_CHECK(h5fz_dataset_create(file, "loose", H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK, "loose");
+    h5fz_spec sp;
+    h5fz_spec_parse("abs=0.5 dtype=f32 dims=32x48", &sp);
+    void *c = NULL;
+    size_t cb = 0;
+    FT_CHECK(h5fz_chunk_encode(&sp, field, 32 * 48 * 4, &c, &cb) == H5FZ_OK, "encode an abs=0.5 chunk");
+    hsize_t o2[2] = {0, 0};
+    H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
+    free(c);
+    rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
+    FT_CHECK(rc == H5FZ_ERR_CORRUPT && ft_contains(h5fz_last_error(), "chunk 0") &&
+                 ft_contains(h5fz_last_error(), "looser than or unlike the dataset's ABS 0.001"),
+             "an abs=0.5 chunk: API read got %d: %s", rc, h5fz_last_error());
+    H5Dclose(d);
+  }
   /* partial edge chunks left unfiltered: refused */
   {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -418,7 +437,7 @@ static void run_edges(hid_t file, const float *field)
     H5Pclose(fapl);
   }
   free(back);
-  printf("  edges: sparse read, corrupt, short and transposed chunks, refusals checked\n");
+  printf("  edges: sparse read, corrupt, short, transposed and looser chunks, refusals checked\n");
 }
 
 static int run_small(void)

@@ -222,40 +222,56 @@ static void test_corruption(void)
   free(enc);
 }
 
-/* h5fz_chunk_decode_shape: the recorded chunk shape must be the dataset's
- * (same element count, other dims = values in another order), type and size
- * too; dims folded as set_local folds them. */
-static void test_decode_shape(void)
+/* h5fz_chunk_decode_for: a container must be a chunk of the dataset (type,
+ * size, recorded shape: same element count, other dims = values in another
+ * order) and keep its bound; dims folded as set_local folds them. */
+static void test_decode_for(void)
 {
-  h5fz_spec s;
+  h5fz_spec s, ds;
   h5fz_spec_parse("abs=1e-3 dtype=f32 dims=10x20", &s);
   float v[200];
   for (int i = 0; i < 200; i++) v[i] = (float)i * 0.5f;
   void *enc, *dec;
   size_t enc_n, dec_n;
   CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
-  const uint32_t same[2] = {10, 20}, other[2] = {20, 10}, flat[1] = {200}, tall[2] = {10, 10};
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, same, &dec, &dec_n) == 0 && dec_n == sizeof v,
-        "same shape: %s", h5fz_last_error());
-  check_values(v, dec, 200, 0, 1e-3, "decode_shape");
-  free(dec);
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, other, &dec, &dec_n) == H5FZ_ERR_CORRUPT,
-        "20 x 10 accepted");
-  CHECK(strstr(h5fz_last_error(), "the chunk is 10 x 20 elements, the dataset's chunks are 20 x 10") != NULL,
-        "message: %s", h5fz_last_error());
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 1, flat, &dec, &dec_n) == H5FZ_ERR_CORRUPT,
-        "rank 1 accepted");
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, tall, &dec, &dec_n) == H5FZ_ERR_CORRUPT,
-        "100 elements accepted");
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F64, 2, (const uint32_t[2]){10, 10}, &dec, &dec_n) ==
-            H5FZ_ERR_CORRUPT, "float64 accepted");
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 0, same, &dec, &dec_n) == H5FZ_ERR_ARG, "rank 0");
-  free(enc);
-  /* without a recorded shape only type and size count */
-  h5fz_spec_parse("abs=1e-3 dtype=f32", &s);
-  CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
-  CHECK(h5fz_chunk_decode_shape(enc, enc_n, H5FZ_DTYPE_F32, 2, other, &dec, &dec_n) == 0, "no shape recorded: %s",
+  ds = s;
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == 0 && dec_n == sizeof v, "same: %s",
         h5fz_last_error());
+  check_values(v, dec, 200, 0, 1e-3, "decode_for");
+  free(dec);
+  static const struct {
+    const char *dataset, *why;
+  } refused[] = {
+      {"abs=1e-3 dtype=f32 dims=20x10", "the chunk is 10 x 20 elements, the dataset's chunks are 20 x 10"},
+      {"abs=1e-3 dtype=f32 dims=200", "the dataset's chunks are 200"},
+      {"abs=1e-3 dtype=f32 dims=10x10", "the dataset's chunks are 400 bytes"},
+      {"abs=1e-3 dtype=f64 dims=10x10", "float64"},
+      {"abs=1e-4 dtype=f32 dims=10x20", "looser than or unlike the dataset's ABS 0.0001"},
+      {"pw_rel=1e-2 dtype=f32 dims=10x20", "the chunk was coded ABS"},
+      {"lossless dtype=f32 dims=10x20", "lossless"},
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
+    h5fz_spec_parse(refused[k].dataset, &ds);
+    CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == H5FZ_ERR_CORRUPT, "%s accepted", refused[k].dataset);
+    CHECK(strstr(h5fz_last_error(), refused[k].why) != NULL, "%s: message %s", refused[k].dataset, h5fz_last_error());
+  }
+  /* a tighter bound, and REL (its promise per chunk range is not checkable here) accept it */
+  static const char *const accepted[] = {"abs=1e-2 dtype=f32 dims=10x20", "rel=1e-9 dtype=f32 dims=10x20"};
+  for (size_t k = 0; k < 2; k++) {
+    h5fz_spec_parse(accepted[k], &ds);
+    CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == 0, "%s refused: %s", accepted[k], h5fz_last_error());
+    free(dec);
+  }
+  h5fz_spec_parse("abs=1e-3 dtype=f32", &ds); /* no chunk dims: not a dataset's spec */
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == H5FZ_ERR_ARG, "no dataset part");
+  free(enc);
+  /* without a recorded shape only type, size and bound count; a lossless chunk keeps any bound */
+  h5fz_spec_parse("lossless dtype=f32", &s);
+  CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
+  h5fz_spec_parse("pw_rel=1e-3 dtype=f32 dims=20x10", &ds);
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == 0, "lossless, no shape recorded: %s",
+        h5fz_last_error());
+  CHECK(!memcmp(dec, v, sizeof v), "lossless exact");
   free(dec);
   free(enc);
   /* folding: rank 6 -> the first three multiplied */
@@ -499,7 +515,7 @@ int main(void)
   for (double eb = 1e-7; eb < 10; eb *= 10) roundtrip("", 0, 50000, GEN_SMOOTH, eb, 0);
   roundtrip("", 1, 50000, GEN_SMOOTH, 1e-12, 0);
   test_corruption();
-  test_decode_shape();
+  test_decode_for();
   test_env_int();
   test_rel_ignores_fill();
   for (int f64 = 0; f64 < 2; f64++)

@@ -568,3 +568,25 @@ def test_container_of_another_shape_is_refused(tmp_path):
     assert run.returncode == 1, run.stdout + run.stderr
     assert "the chunk is 20 x 10 elements, the dataset's chunks are 10 x 20: its values would come back in another order: unreadable here" in run.stdout, run.stdout
     assert "unreadable 1" in run.stdout
+
+
+def test_container_of_a_looser_bound_is_refused(tmp_path):
+    """A valid chunk of the dataset's type, size and shape, but coded for a
+    looser bound (abs=0.5 in an abs=1e-3 dataset), would break the bound the
+    dataset promises: the filter refuses it, inspect counts it unreadable."""
+    path = tmp_path / "loose.h5"
+    rng = np.random.default_rng(6)
+    with h5py.File(path, "w") as f:
+        src = _write(f, "loose", rng.random((10, 20), np.float32), "abs=0.5", chunks=(10, 20))
+        mask, container = src.id.read_direct_chunk((0, 0))
+        dst = _write(f, "tight", rng.random((10, 20), np.float32), "abs=1e-3", chunks=(10, 20))
+        dst.id.write_direct_chunk((0, 0), container, mask)
+    with h5py.File(path, "r") as f:
+        f["loose"][...]  # its own dataset reads it
+        with pytest.raises(OSError):
+            f["tight"][...]
+    run = subprocess.run([lib.BIN, "inspect", str(path), "/tight"], capture_output=True, text=True)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "the chunk was coded ABS with bound 0.5, looser than or unlike the dataset's ABS 0.001" in run.stdout, \
+        run.stdout
+    assert "unreadable 1" in run.stdout
