@@ -10,7 +10,7 @@
 #include "h5fz_cli.h"
 #include "h5fz_codegen.h"
 
-#define DEFAULT_THREADS 512
+#define DEFAULT_THREADS 256 /* the hopper class's tuning (planner/registry/kernel_classes.txt) */
 
 static void codegen_help(FILE *out) {
   fprintf(out,
@@ -28,8 +28,8 @@ static void codegen_help(FILE *out) {
           "  --threads N       threads per block, a multiple of 32 in [32, 1024]\n"
           "                    (default %d)\n"
           "  --padded-planes   bitshuffle through padded shared-memory planes, as the\n"
-          "                    kernel classes with the padded_planes feature (hopper,\n"
-          "                    blackwell) compile it\n"
+          "                    kernel classes with the padded_planes feature (hopper)\n"
+          "                    compile it; `h5fz plan` shows a device's class\n"
           "\n"
           "Example: h5fz codegen \"abs=1e-3\"   (grammar: docs/spec.md; ops: h5fz ops)\n",
           DEFAULT_THREADS);

@@ -24,7 +24,7 @@ export HDF5_PLUGIN_PATH=${HDF5_PLUGIN_PATH:-$build/plugin}
 
 die() { echo "main_job: $*" >&2; exit 1; }
 
-[ -x "$h5fz" ] || die "no h5fz CLI at $h5fz: build first (cmake -S . -B build && cmake --build build -j)"
+[ -x "$h5fz" ] || die "no h5fz CLI at $h5fz: build first (cmake -S . -B build && cmake --build build -j\"\$(nproc)\")"
 [ -f "$HDF5_PLUGIN_PATH/libh5fz.so" ] || die "no plugin at $HDF5_PLUGIN_PATH/libh5fz.so: build first"
 command -v h5repack >/dev/null || die "h5repack not found: install hdf5-tools"
 

@@ -99,6 +99,49 @@ int main(void)
       }
       free(src);
     }
+  /* each GPU class's own configuration, as the executor compiles it: its
+   * threads per block, register cap (as blocks per 64K-register SM) and
+   * features, for each cubin arch it builds for (hopper: 256 threads,
+   * padded planes, sm_90) */
+  for (int c = 0; c < reg.n_classes; c++) {
+    const h5fz_kernel_class *k = &reg.classes[c];
+    if (k->target != H5FZ_TARGET_CUBIN) continue;
+    const h5fz_tuning *t = &k->tuning;
+    unsigned flags = t->features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
+    if (t->regs_per_thread > 0) flags |= H5FZ_CODEGEN_MIN_BLOCKS(65536 / (t->threads_per_block * t->regs_per_thread));
+    for (int f64 = 0; f64 < 2; f64++) {
+      h5fz_spec s;
+      char *src = NULL;
+      size_t smem = 0;
+      if (h5fz_spec_parse(f64 ? "abs=1e-3 dtype=f64" : "abs=1e-3 dtype=f32", &s) ||
+          h5fz_codegen(&s, t->threads_per_block, flags, &src, &smem)) {
+        printf("FAIL class %s: %s\n", k->name, h5fz_last_error());
+        failed++;
+        continue;
+      }
+      if (smem + 272u > (size_t)t->smem_per_block) {
+        printf("FAIL class %s: the kernel needs %zu + 272 bytes of shared memory, the registry says %d\n", k->name,
+               smem, t->smem_per_block);
+        failed++;
+      }
+      for (int a = 0; a < k->n_archs; a++) {
+        if (!nvrtc_supports(&host, k->archs[a])) continue;
+        char arch[24];
+        snprintf(arch, sizeof arch, "sm_%d", k->archs[a]);
+        void *img = NULL;
+        size_t size = 0;
+        char *log = NULL;
+        int rc = h5fz_jit_compile(src, arch, &img, &size, &log);
+        printf("%s class %-10s %s %-6s %d threads%s %zu bytes\n", rc ? "FAIL" : "ok  ", k->name, arch,
+               f64 ? "f64" : "f32", t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", size);
+        if (rc) printf("%s\n%s\n", h5fz_last_error(), log ? log : "");
+        rc ? failed++ : passed++;
+        free(img);
+        free(log);
+      }
+      free(src);
+    }
+  }
   if (!passed) failed++;
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

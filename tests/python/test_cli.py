@@ -343,8 +343,13 @@ def test_codegen_prints_the_kernel():
     out = lib.cli("codegen", "abs=1e-3").stdout
     assert "h5fz_encode" in out and "h5fz_rze_encode" in out and "h5fz_decode" in out
     assert "float32" in out
-    out64 = lib.cli("codegen", "abs=1e-3", "--dtype", "f64", "--threads", "256").stdout
-    assert "float64" in out64 and "256" in out64
+    assert "256 threads per block" in out  # the hopper class's tuning
+    out64 = lib.cli("codegen", "abs=1e-3", "--dtype", "f64", "--threads", "512").stdout
+    assert "float64" in out64 and "512 threads per block" in out64
+    plain, padded = (lib.cli("codegen", "abs=1e-3", *extra).stdout for extra in ([], ["--padded-planes"]))
+    smem = [int(re.search(r"dynamic shared memory (\d+) bytes", o).group(1)) for o in (plain, padded)]
+    assert smem[1] - smem[0] > 16000 and "encode_padded_32" in padded and "encode_padded" not in plain, smem
+    assert "encode_padded" not in lib.cli("codegen", "abs=1e-3 delta zigzag bitpack", "--padded-planes").stdout
     assert "float64" in lib.cli("codegen", "abs=1e-3 dtype=f64").stdout
     for bad in [["--threads", "33"], ["--dtype", "f16"], ["--dtype", "f32", "dtype=f64"]]:
         p = lib.cli("codegen", "abs=1e-3", *bad, check=False)
