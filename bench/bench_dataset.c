@@ -55,6 +55,20 @@ static const char *const read_names[] = {"filter_read", "api_read_host", "api_re
                                          "null_filter"};
 static float *pinned_in, *pinned_out; /* page-locked copies (cuMemAllocHost) */
 
+/* The files of the chunk shape being measured, removed on every exit. */
+static char bench_files[N_WRITES][1100];
+
+/* Stop after a failed call: the JSON printed so far is closed with the
+ * reason (so it still parses), the files are removed, exit status 1. */
+static void fail_exit(const char *what, const char *why)
+{
+  fprintf(stderr, "%s failed: %s\n", what, why);
+  printf("\n  ],\n  \"all_checks_passed\": false,\n  \"error\": \"%s failed\"\n}\n", what);
+  for (int p = 0; p < N_WRITES; p++)
+    if (bench_files[p][0]) unlink(bench_files[p]);
+  exit(1);
+}
+
 /* The do-nothing filter (an id in HDF5's range for testing, 256-511);
  * cd_values[0] = the chunk's bytes. */
 #define NULL_FILTER_ID 311
@@ -82,20 +96,14 @@ static hid_t make_null_dataset(hid_t file, const hsize_t *dims, const hsize_t *c
     d = H5Dcreate2(file, "field", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   H5Pclose(dcpl);
   H5Sclose(space);
-  if (d < 0) {
-    fprintf(stderr, "cannot create the null-filter dataset\n");
-    exit(1);
-  }
+  if (d < 0) fail_exit("create (null filter)", "H5Dcreate2");
   return d;
 }
 
 static hid_t make_dataset(hid_t file, const char *name, const hsize_t *dims, const hsize_t *chunk, const char *spec)
 {
   hid_t d = -1;
-  if (h5fz_dataset_create(file, name, H5T_NATIVE_FLOAT, 3, dims, chunk, spec, &d)) {
-    fprintf(stderr, "create: %s\n", h5fz_last_error());
-    exit(1);
-  }
+  if (h5fz_dataset_create(file, name, H5T_NATIVE_FLOAT, 3, dims, chunk, spec, &d)) fail_exit("create", h5fz_last_error());
   return d;
 }
 
@@ -104,6 +112,7 @@ static double time_write(write_path p, const char *path, const float *data, cons
                          const char *spec, h5fz_dataset_report *rep)
 {
   hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0) fail_exit("H5Fcreate", path);
   hid_t d = p == NULL_WRITE ? make_null_dataset(file, dims, chunk) : make_dataset(file, "field", dims, chunk, spec);
   double t0 = now_s();
   int rc = 0;
@@ -114,10 +123,7 @@ static double time_write(write_path p, const char *path, const float *data, cons
   H5Dclose(d);
   H5Fclose(file);
   double t = now_s() - t0;
-  if (rc) {
-    fprintf(stderr, "%s failed: %s\n", write_names[p], h5fz_last_error());
-    exit(1);
-  }
+  if (rc) fail_exit(write_names[p], h5fz_last_error());
   return t;
 }
 
@@ -133,10 +139,7 @@ static double time_read(read_path p, const char *path, float *out, h5fz_dataset_
   H5Dclose(d);
   H5Fclose(file);
   double t = now_s() - t0;
-  if (rc) {
-    fprintf(stderr, "%s failed: %s\n", read_names[p], h5fz_last_error());
-    exit(1);
-  }
+  if (rc) fail_exit(read_names[p], h5fz_last_error());
   return t;
 }
 
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
   int reps = 3;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--data") && i + 1 < argc) data_dir = argv[++i];
-    else if (!strcmp(argv[i], "--gib") && i + 1 < argc) gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--gib") && i + 1 < argc) gib = strtod(argv[++i], NULL);
     else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc) planes_text = argv[++i];
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
@@ -198,11 +201,29 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  if (!data_dir || reps < 1) {
+  if (!data_dir) {
     fprintf(stderr, "--data DIR is required\n");
     return 2;
   }
-  if (access(dir, W_OK)) dir = "/tmp";
+  if (reps < 1 || !(gib > 0 && gib <= 64)) {
+    fprintf(stderr, "--reps must be >= 1 and --gib in (0, 64]\n");
+    return 2;
+  }
+  size_t n_planes = 120u * (size_t)ceil(gib * 1073741824.0 / (120.0 * 215 * 360 * 4));
+  char check_buf[128], *check_save = NULL;
+  snprintf(check_buf, sizeof check_buf, "%s", planes_text);
+  for (char *tok = strtok_r(check_buf, ",", &check_save); tok; tok = strtok_r(NULL, ",", &check_save)) {
+    char *end = NULL;
+    long v = strtol(tok, &end, 10);
+    if (end == tok || *end || v < 1 || (size_t)v > n_planes) {
+      fprintf(stderr, "--chunk-planes: '%s' is not a plane count in 1..%zu\n", tok, n_planes);
+      return 2;
+    }
+  }
+  if (access(dir, W_OK)) {
+    fprintf(stderr, "%s is not writable: the files go to /tmp\n", dir);
+    dir = "/tmp";
+  }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   char path[1024];
   snprintf(path, sizeof path, "%s/um_sea_ice_northward_velocity_float32_120x215x360.f32", data_dir);
@@ -217,6 +238,10 @@ int main(int argc, char **argv)
   size_t copies = (size_t)ceil(gib * 1073741824.0 / (double)(one_n * 4));
   size_t n = copies * one_n, bytes = n * 4;
   float *data = malloc(bytes), *back = malloc(bytes);
+  if (!data || !back) {
+    fprintf(stderr, "cannot allocate 2 x %zu bytes\n", bytes);
+    return 1;
+  }
   for (size_t c = 0; c < copies; c++) memcpy(data + c * one_n, one, one_n * 4);
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < one_n; i++) {
@@ -247,7 +272,7 @@ int main(int argc, char **argv)
   for (char *tok = strtok_r(planes_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     hsize_t chunk[3] = {(hsize_t)atoi(tok), 215, 360};
     double chunk_mib = (double)(chunk[0] * 215 * 360 * 4) / 1048576.0;
-    char files[N_WRITES][1100];
+    char(*files)[1100] = bench_files;
     double best_w[N_WRITES] = {0}, best_r[N_READS] = {0};
     h5fz_dataset_report rep = {0};
     for (int p = 0; p < N_WRITES; p++) {
@@ -289,16 +314,20 @@ int main(int argc, char **argv)
            rep.kernel_class, identical ? "true" : "false", err, bound);
     first_row = 0;
     printf("     \"write_GBps\": {");
-    for (int p = 0; p < N_WRITES; p++)
-      printf("%s\"%s\": %.3f", p ? ", " : "", write_names[p], best_w[p] ? (double)bytes / best_w[p] / 1e9 : 0.0);
+    for (int p = 0; p < N_WRITES; p++) /* null: not measured (GPU-only path without a GPU) */
+      best_w[p] ? printf("%s\"%s\": %.3f", p ? ", " : "", write_names[p], (double)bytes / best_w[p] / 1e9)
+                : printf("%s\"%s\": null", p ? ", " : "", write_names[p]);
     printf("},\n     \"read_GBps\": {");
     for (int p = 0; p < N_READS; p++)
-      printf("%s\"%s\": %.3f", p ? ", " : "", read_names[p], best_r[p] ? (double)bytes / best_r[p] / 1e9 : 0.0);
-    printf("},\n     \"api_host_vs_filter_write\": %.2f, \"api_host_pinned_vs_filter_write\": %.2f, "
-           "\"api_device_vs_filter_write\": %.2f, \"api_read_host_vs_filter_read\": %.2f}",
-           best_w[FILTER_WRITE] / best_w[API_HOST], best_w[API_PINNED] ? best_w[FILTER_WRITE] / best_w[API_PINNED] : 0.0,
-           best_w[API_DEVICE] ? best_w[FILTER_WRITE] / best_w[API_DEVICE] : 0.0,
-           best_r[FILTER_READ] / best_r[API_READ_HOST]);
+      best_r[p] ? printf("%s\"%s\": %.3f", p ? ", " : "", read_names[p], (double)bytes / best_r[p] / 1e9)
+                : printf("%s\"%s\": null", p ? ", " : "", read_names[p]);
+    printf("},\n     \"api_host_vs_filter_write\": %.2f, ", best_w[FILTER_WRITE] / best_w[API_HOST]);
+    if (best_w[API_PINNED] && best_w[API_DEVICE])
+      printf("\"api_host_pinned_vs_filter_write\": %.2f, \"api_device_vs_filter_write\": %.2f, ",
+             best_w[FILTER_WRITE] / best_w[API_PINNED], best_w[FILTER_WRITE] / best_w[API_DEVICE]);
+    else
+      printf("\"api_host_pinned_vs_filter_write\": null, \"api_device_vs_filter_write\": null, ");
+    printf("\"api_read_host_vs_filter_read\": %.2f}", best_r[FILTER_READ] / best_r[API_READ_HOST]);
     for (int p = 0; p < N_WRITES; p++) unlink(files[p]);
   }
   printf("\n  ],\n  \"all_checks_passed\": %s\n}\n", ok ? "true" : "false");

@@ -152,6 +152,14 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
     free(enc);
     free(dec);
   }
+  if (errors || !n_chunks || !out_total) { /* no rate for calls that failed */
+    printf("    {\"chunk_MiB\": %zu, \"chunks\": %zu, \"errors\": %d, \"error\": \"%s\"}%s\n", chunk >> 20, n_chunks,
+           errors, n_chunks ? "a GPU encode or decode failed (H5FZ_DEVICE=gpu)" : "array smaller than one chunk",
+           last ? "" : ",");
+    free(te);
+    free(td);
+    return;
+  }
   qsort(te, n_chunks, sizeof *te, cmp_d);
   qsort(td, n_chunks, sizeof *td, cmp_d);
   printf("    {\"chunk_MiB\": %zu, \"chunks\": %zu, \"encode_ms_median\": %.3f, \"decode_ms_median\": %.3f, "
@@ -282,7 +290,13 @@ int main(int argc, char **argv)
     for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
       int th = 0, rg = 0;
       char nm[64], tv[16], rv[16];
-      if (sscanf(t, "%d:%d", &th, &rg) != 2) continue;
+      snprintf(nm, sizeof nm, "%s", t);
+      if (sscanf(t, "%d:%d", &th, &rg) != 2 || th < 64 || th > 1024 || th % 32 || rg < 16 || rg > 255) {
+        /* the executor would ignore it and run the plan's: say so instead of mislabelling a row */
+        printf("    {\"field\": \"%s\", \"error\": \"want THREADS:REGS, threads a multiple of 32 in 64..1024, "
+               "registers 16..255\"}%s\n", nm, save && *save ? "," : "");
+        continue;
+      }
       snprintf(nm, sizeof nm, "threads=%d regs=%d", th, rg);
       snprintf(tv, sizeof tv, "%d", th);
       snprintf(rv, sizeof rv, "%d", rg);

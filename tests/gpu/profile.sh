@@ -6,6 +6,10 @@
 #   tests/gpu/profile.sh [FIELD | --tiled]
 # Report to $OUT/ncu.txt (--tiled: ncu_h5fz_encode.txt, ncu_h5fz_decode.txt).
 set -uo pipefail
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  echo "tests/gpu/profile.sh: no NVIDIA GPU here (nvidia-smi -L failed); profiling needs one and ncu" >&2
+  exit 77
+fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${H5FZ_GPU_BUILD:-$root/build-gpu}
 out=${OUT:-$build/logs}
@@ -22,14 +26,17 @@ export H5FZ_CACHE_DIR=/tmp/h5fz-prof-cache
 ncu=$(command -v ncu || ls -d /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 [ -n "$ncu" ] || { echo "ncu not found"; exit 77; }
 if [ "$field" = --tiled ]; then
+  # the fields to tile: $H5FZ_DATA_DIR, else those run.sh unpacked, else ../shared/data
+  tiled_data=${H5FZ_DATA_DIR:-}
+  [ -n "$tiled_data" ] || { [ -d /tmp/h5fz-devdata ] && tiled_data=/tmp/h5fz-devdata; } || tiled_data=$root/../shared/data
   status=0
   for k in h5fz_encode h5fz_decode; do
     "$ncu" -k "$k" --launch-skip 1 --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-      --section ComputeWorkloadAnalysis "$build/bin/h5fz_bench_gpu" --data "${H5FZ_DATA_DIR:-/tmp/h5fz-devdata}" \
+      --section ComputeWorkloadAnalysis "$build/bin/h5fz_bench_gpu" --data "$tiled_data" \
       --tiled-kernels --reps 1 > "$out/ncu_$k.txt" 2>&1 || status=1
     grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Issued Ipc|No Eligible" \
-      "$out/ncu_$k.txt" | head -12
+      "$out/ncu_$k.txt" | head -12 | grep . || { echo "no ncu report for $k: see $out/ncu_$k.txt"; tail -5 "$out/ncu_$k.txt"; status=1; }
   done
   exit $status
 fi

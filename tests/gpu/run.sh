@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Build h5fz and run every GPU-side test and the GPU benchmark, on a machine
-# with an NVIDIA GPU. Logs go to $OUT (the device tool's folder) or
-# build-gpu/logs. Data: $H5FZ_DATA_DIR, else .devdata/ (gzipped copies of
-# ../shared/data, see tests/gpu/README.md), else ../shared/data.
+# with an NVIDIA GPU (exit 77 at once without one). Logs go to $OUT (the
+# device tool's folder) or build-gpu/logs. Data: $H5FZ_DATA_DIR, else
+# .devdata/ (gzipped copies of ../shared/data that .git/info/exclude keeps
+# out of git, for machines without ../shared), else ../shared/data.
+# H5FZ_PYTHON: the Python with h5py for the h5py check (default python3).
 set -uo pipefail
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  echo "tests/gpu/run.sh: no NVIDIA GPU here (nvidia-smi -L failed); run it on a machine with one" >&2
+  exit 77
+fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${H5FZ_GPU_BUILD:-$root/build-gpu}
 out=${OUT:-$build/logs}
@@ -40,7 +46,7 @@ cp "$build/tests/gpu/gpu_written_v1.h5" "$out/" 2>/dev/null
 H5FZ_DEVICE=gpu ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
 tail -12 "$out/ctest-filter-gpu.log"
 echo "== h5py (the machine's python3) through the plugin on the GPU"
-HDF5_PLUGIN_PATH="$build/plugin" python3 "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
+HDF5_PLUGIN_PATH="$build/plugin" "${H5FZ_PYTHON:-python3}" "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
   "$root/tests/data/mitgcm_deep_convection_theta_float32_50x100x100.f32" 50 100 100 /tmp/h5py_gpu.h5 2>&1 | tail -15
 echo "== dataset API on >= 64 MiB of real data (byte identity with the filter, bound)"
 HDF5_PLUGIN_PATH="$build/plugin" "$build/tests/api/test_dataset_api" big "$H5FZ_DATA_DIR" /tmp/api_64mib.h5 2>&1 | tee "$out/api_64mib.log" | tail -6
