@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "h5fz.h"
 #include "h5fz_cli.h"
@@ -210,6 +211,8 @@ done:
                    h5fz_cli_hdf5_reason(why, sizeof why));
     rc = -1;
   }
+  /* the file was created (truncated) here: leave no half-written one */
+  if (rc && file >= 0) unlink(job->out_path);
   return rc;
 }
 

@@ -1,9 +1,11 @@
 """The h5fz command-line tool: help, cd-values forms, from-raw, verify's
 verdicts (it must catch a broken bound) and inspect."""
 import json
+import os
 import re
 import shutil
 import struct
+import subprocess
 
 import h5py
 import numpy as np
@@ -231,6 +233,17 @@ def test_from_raw_needs_force_to_replace(tmp_path):
     p = lib.cli("from-raw", raw, out, "--shape", "5x30x40", check=False)
     assert p.returncode == 2 and "--force" in p.stderr
     lib.cli("from-raw", raw, out, "--shape", "5x30x40", "--quiet", "--force")
+
+
+def test_from_raw_leaves_no_file_when_the_write_fails(tmp_path):
+    """A write the filter refuses (here: H5FZ_DEVICE names no device) fails
+    with the reason and removes the half-written output."""
+    _, raw = _small_raw(tmp_path)
+    out = tmp_path / "o.h5"
+    p = subprocess.run([lib.BIN, "from-raw", str(raw), str(out), "--shape", "5x30x40", "--spec", "abs=1e-3"],
+                       capture_output=True, text=True, env={**os.environ, "H5FZ_DEVICE": "banana"})
+    assert p.returncode != 0 and "H5FZ_DEVICE=banana" in p.stderr, p.stderr
+    assert not out.exists()
 
 
 def _mixed_file(path):
