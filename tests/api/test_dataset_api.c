@@ -347,73 +347,41 @@ static void run_edges(hid_t file, const float *field)
     FT_CHECK(rc == H5FZ_ERR_DEVICE, "device pointer on the CPU: got %d: %s", rc, h5fz_last_error());
     H5Dclose(d);
   }
-  /* a well-formed chunk of the wrong size: plain H5Dread must fail cleanly
-   * (HDF5 would copy the chunk's full size out of a shorter buffer) */
-  {
-    hsize_t cd2[2] = {32, 48};
-    FT_CHECK(h5fz_dataset_create(file, "short", H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK, "short");
+  /* well-formed containers that are not chunks of the dataset (32 x 48,
+   * abs=1e-3): of half the size (HDF5 would copy the chunk's full size out of
+   * a shorter buffer), of another shape (48 x 32: the values would come back
+   * transposed), coded for a looser bound (abs=0.5). H5Dread and the API
+   * refuse each, the API naming why. */
+  static const struct {
+    const char *name, *chunk_spec;
+    size_t elems;
+    const char *why1, *why2;
+  } foreign[] = {
+      {"short", "abs=1e-3 dtype=f32", 32 * 24, "holds 3072 bytes", "6144 bytes of float32"},
+      {"transposed", "abs=1e-3 dtype=f32 dims=48x32", 32 * 48, "48 x 32 elements", "chunks are 32 x 48"},
+      {"loose", "abs=0.5 dtype=f32 dims=32x48", 32 * 48, "chunk 0", "looser than or unlike the dataset's ABS 0.001"},
+  };
+  for (size_t k = 0; k < sizeof foreign / sizeof *foreign; k++) {
+    hsize_t cd2[2] = {32, 48}, o2[2] = {0, 0};
+    FT_CHECK(h5fz_dataset_create(file, foreign[k].name, H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK,
+             "%s", foreign[k].name);
     h5fz_spec sp;
-    h5fz_spec_parse("abs=1e-3 dtype=f32", &sp);
+    h5fz_spec_parse(foreign[k].chunk_spec, &sp);
     void *c = NULL;
     size_t cb = 0;
-    FT_CHECK(h5fz_chunk_encode(&sp, field, 32 * 24 * 4, &c, &cb) == H5FZ_OK, "encode a half chunk");
-    hsize_t o2[2] = {0, 0};
+    FT_CHECK(h5fz_chunk_encode(&sp, field, foreign[k].elems * 4, &c, &cb) == H5FZ_OK, "encode %s", foreign[k].name);
     H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
     free(c);
     H5Dclose(d);
-    d = H5Dopen2(file, "short", H5P_DEFAULT);
+    d = H5Dopen2(file, foreign[k].name, H5P_DEFAULT); /* no cached chunk */
     herr_t st;
     H5E_BEGIN_TRY { st = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back); }
     H5E_END_TRY;
-    FT_CHECK(st < 0, "a chunk of half the size must fail H5Dread");
+    FT_CHECK(st < 0, "%s: H5Dread must fail", foreign[k].name);
     rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
-    FT_CHECK(rc == H5FZ_ERR_CORRUPT, "a chunk of half the size: API read got %d: %s", rc, h5fz_last_error());
-    H5Dclose(d);
-  }
-  /* a well-formed chunk of the right type and size but another shape (48 x 32
-   * in a dataset of 32 x 48 chunks): its values would come back transposed,
-   * so H5Dread and the API refuse it, naming both shapes */
-  {
-    hsize_t cd2[2] = {32, 48};
-    FT_CHECK(h5fz_dataset_create(file, "transposed", H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK,
-             "transposed");
-    h5fz_spec sp;
-    h5fz_spec_parse("abs=1e-3 dtype=f32 dims=48x32", &sp);
-    void *c = NULL;
-    size_t cb = 0;
-    FT_CHECK(h5fz_chunk_encode(&sp, field, 32 * 48 * 4, &c, &cb) == H5FZ_OK, "encode a 48 x 32 chunk");
-    hsize_t o2[2] = {0, 0};
-    H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
-    free(c);
-    H5Dclose(d);
-    d = H5Dopen2(file, "transposed", H5P_DEFAULT);
-    herr_t st;
-    H5E_BEGIN_TRY { st = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back); }
-    H5E_END_TRY;
-    FT_CHECK(st < 0, "a 48 x 32 chunk in a 32 x 48 dataset must fail H5Dread");
-    rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
-    FT_CHECK(rc == H5FZ_ERR_CORRUPT && ft_contains(h5fz_last_error(), "48 x 32 elements") &&
-                 ft_contains(h5fz_last_error(), "chunks are 32 x 48"),
-             "a 48 x 32 chunk: API read got %d: %s", rc, h5fz_last_error());
-    H5Dclose(d);
-  }
-  /* a chunk of the right type, size and shape coded for a looser bound
-   * (abs=0.5 in an abs=1e-3 dataset): refused, it would break the bound */
-  {
-    hsize_t cd2[2] = {32, 48};
-    FT_CHECK(h5fz_dataset_create(file, "loose", H5T_NATIVE_FLOAT, 2, dims, cd2, "abs=1e-3", &d) == H5FZ_OK, "loose");
-    h5fz_spec sp;
-    h5fz_spec_parse("abs=0.5 dtype=f32 dims=32x48", &sp);
-    void *c = NULL;
-    size_t cb = 0;
-    FT_CHECK(h5fz_chunk_encode(&sp, field, 32 * 48 * 4, &c, &cb) == H5FZ_OK, "encode an abs=0.5 chunk");
-    hsize_t o2[2] = {0, 0};
-    H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
-    free(c);
-    rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
-    FT_CHECK(rc == H5FZ_ERR_CORRUPT && ft_contains(h5fz_last_error(), "chunk 0") &&
-                 ft_contains(h5fz_last_error(), "looser than or unlike the dataset's ABS 0.001"),
-             "an abs=0.5 chunk: API read got %d: %s", rc, h5fz_last_error());
+    FT_CHECK(rc == H5FZ_ERR_CORRUPT && ft_contains(h5fz_last_error(), foreign[k].why1) &&
+                 ft_contains(h5fz_last_error(), foreign[k].why2),
+             "%s: API read got %d: %s", foreign[k].name, rc, h5fz_last_error());
     H5Dclose(d);
   }
   /* partial edge chunks left unfiltered: refused */
