@@ -56,12 +56,24 @@ def chunks_of(dset):
     return out
 
 
-def c_decode_full_chunk(raw, chunk_shape, dtype):
+def chunk_kind(dset):
+    """What the C decode of dset's chunks needs: chunk shape, dtype and the
+    user part of its h5fz cd_values (docs/filter.md: version, mode, bound,
+    sub-chunk, n_ops, ops); the filter refuses a chunk of another bound or
+    shape, so the scratch dataset must be like dset."""
+    dcpl = dset.id.get_create_plist()
+    cd = next(dcpl.get_filter(i)[2] for i in range(dcpl.get_nfilters())  # (id, flags, cd_values, name)
+              if dcpl.get_filter(i)[0] == FILTER_ID)
+    return dset.chunks, dset.dtype, tuple(cd[:6 + cd[5]])
+
+
+def c_decode_full_chunk(raw, kind):
     """The C filter's decode of one stored chunk, padding included: put the
-    chunk into a one-chunk dataset of the chunk's shape and read it."""
+    chunk into a one-chunk dataset like its own (chunk_kind) and read it."""
+    chunk_shape, dtype, cd = kind
     with mem_file() as f:
         d = f.create_dataset("c", shape=chunk_shape, dtype=dtype, chunks=chunk_shape,
-                             compression=FILTER_ID, compression_opts=cd_values("abs=1"))
+                             compression=FILTER_ID, compression_opts=cd)
         d.id.write_direct_chunk((0,) * len(chunk_shape), raw, 0)
         return d[...]
 
@@ -78,7 +90,7 @@ def check_dataset(dset, expect_raw=None):
         mine_bytes = sd.decode_chunk(raw)
         assert len(mine_bytes) == h.input_bytes == np.prod(dset.chunks) * dset.dtype.itemsize
         mine = np.frombuffer(mine_bytes, dset.dtype).reshape(dset.chunks)
-        theirs = c_decode_full_chunk(raw, dset.chunks, dset.dtype)
+        theirs = c_decode_full_chunk(raw, chunk_kind(dset))
         assert mine.tobytes() == theirs.tobytes(), "chunk %s differs from the C decode" % (offset,)
         sl = tuple(slice(o, min(o + c, n)) for o, c, n in zip(offset, dset.chunks, dset.shape))
         valid = tuple(slice(0, s.stop - s.start) for s in sl)
@@ -227,6 +239,7 @@ def test_errors_match_the_c_decoder():
     with mem_file() as f:
         d = write(f, "e", x, (2000,), "abs=1e-3 subchunk=2048")
         (_, raw), = chunks_of(d)
+        kind = chunk_kind(d)
     cases = {
         "version": _reseal(raw[:4] + b"\x02" + raw[5:]),
         "checksum": raw[:100] + bytes([raw[100] ^ 1]) + raw[101:],
@@ -238,7 +251,7 @@ def test_errors_match_the_c_decoder():
             sd.decode_chunk(bad)
         assert e.value.status == status, (status, e.value)
         with pytest.raises(OSError) as ce:
-            c_decode_full_chunk(bad, (2000,), np.float32)
+            c_decode_full_chunk(bad, kind)
         name = {"version": "unsupported chunk format version", "checksum": "checksum mismatch",
                 "truncated": "truncated chunk", "corrupt": "corrupt chunk"}[status]
         assert name in str(ce.value), str(ce.value)
@@ -375,6 +388,7 @@ def test_bitpack_errors_match_the_c_decoder():
     with mem_file() as f:
         d = write(f, "e", x, (2048,), "abs=1e-3 delta zigzag bitpack subchunk=2048")
         (_, raw), = chunks_of(d)
+        kind = chunk_kind(d)
     h, cases = _bitpack_corruptions(raw)
     assert not h.stored_raw
     for what, bad in cases:
@@ -382,7 +396,7 @@ def test_bitpack_errors_match_the_c_decoder():
             sd.decode_chunk(bad)
         assert e.value.status == "corrupt", (what, e.value)
         with pytest.raises(OSError) as ce:
-            c_decode_full_chunk(bad, (2048,), np.float32)
+            c_decode_full_chunk(bad, kind)
         assert "corrupt chunk" in str(ce.value), (what, str(ce.value))
 
 
