@@ -115,15 +115,12 @@ int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
     /* The container must hold a chunk of this dataset, of its type and
      * size (HDF5 copies the chunk's full size out of what we return). */
     h5fz_spec spec;
-    uint64_t want = 0;
-    if (h5fz_spec_from_cd_values(cd, n, &spec, NULL) == H5FZ_OK && spec.dtype != H5FZ_DTYPE_UNKNOWN && spec.rank) {
-      want = h5fz_dtype_size(spec.dtype);
-      for (uint32_t d = 0; d < spec.rank; d++) want *= spec.dims[d];
-    }
-    /* and of its chunk shape (same count, other dims would come back in
-     * another order) and bound (a looser one would break the dataset's promise) */
-    st = want ? h5fz_chunk_decode_for(in, in_bytes, &spec, out, out_bytes)
-              : h5fz_chunk_decode(in, in_bytes, out, out_bytes);
+    /* of its chunk shape (same count, other dims would come back in another
+     * order) and bound (a looser one would break the dataset's promise);
+     * cd_values without a dataset part: the bound only */
+    int have_spec = h5fz_spec_from_cd_values(cd, n, &spec, NULL) == H5FZ_OK;
+    st = have_spec ? h5fz_chunk_decode_for(in, in_bytes, &spec, out, out_bytes)
+                   : h5fz_chunk_decode(in, in_bytes, out, out_bytes);
     if (st != H5FZ_OK) {
       char what[96];
       snprintf(what, sizeof what, "cannot decompress chunk of %zu bytes", in_bytes);

@@ -181,8 +181,11 @@ int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, 
  * h5fz_spec_from_cd_values) is dataset: h5fz_chunk_decode_as with its type
  * and chunk bytes, and h5fz_chunk_info_check_spec: a container of another
  * chunk shape, or one coded for a looser bound, fails with
- * H5FZ_ERR_CORRUPT before it is decoded. H5FZ_ERR_ARG when dataset has no
- * dtype or chunk dims. Same codes as h5fz_chunk_decode otherwise. */
+ * H5FZ_ERR_CORRUPT before it is decoded. Under REL the decoded values are
+ * checked too: a chunk whose absolute bound exceeds rel x (their finite
+ * range + 2 x that bound) cannot have kept the promise (CORRUPT).
+ * A spec without a dataset part (no dtype or chunk dims) checks the bound
+ * only. Same codes as h5fz_chunk_decode otherwise (H5FZ_ERR_ARG: NULL). */
 int h5fz_chunk_decode_for(const void *in, size_t in_bytes, const h5fz_spec *dataset, void **out, size_t *out_bytes);
 
 /* Summary of a chunk container's header, for inspection tools. */

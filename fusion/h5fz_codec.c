@@ -294,19 +294,18 @@ static size_t spec_chunk_bytes(const h5fz_spec *spec)
 int h5fz_chunk_decode_for(const void *in_v, size_t in_bytes, const h5fz_spec *dataset, void **out, size_t *out_bytes)
 {
   h5fz_clear_error();
-  size_t bytes = dataset ? spec_chunk_bytes(dataset) : 0;
-  if (!bytes)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_for: the spec has no dataset part (dtype and chunk dims)");
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dataset->dtype, bytes, dataset);
+  if (!dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_for: NULL spec");
+  size_t bytes = spec_chunk_bytes(dataset); /* 0 without a dataset part: type and size unchecked */
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 1, bytes ? dataset->dtype : H5FZ_DTYPE_UNKNOWN, bytes, dataset);
 }
 
 int h5fz_chunk_decode_cpu_for(const void *in_v, size_t in_bytes, const h5fz_spec *dataset, void **out,
                               size_t *out_bytes)
 {
   h5fz_clear_error();
-  size_t bytes = dataset ? spec_chunk_bytes(dataset) : 0;
-  if (!bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_cpu_for: the spec has no dataset part");
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, dataset->dtype, bytes, dataset);
+  if (!dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_cpu_for: NULL spec");
+  size_t bytes = spec_chunk_bytes(dataset);
+  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, bytes ? dataset->dtype : H5FZ_DTYPE_UNKNOWN, bytes, dataset);
 }
 
 int h5fz_chunk_decode_cpu_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
@@ -365,9 +364,9 @@ static int check_bound(unsigned have_mode, double have_bound, int stored_raw, co
   default: ok = 0; break;
   }
   if (ok) return H5FZ_OK;
-  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk was coded %s with bound %.9g, looser than or unlike the dataset's %s "
-                   "%.9g: it would not keep the dataset's error bound", mode_name(have_mode), have_bound,
-                   mode_name(want->mode), want->bound);
+  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk was coded %s with %sbound %.9g, looser than or unlike the dataset's "
+                   "%s %.9g: it would not keep the dataset's error bound", mode_name(have_mode),
+                   have_mode == H5FZ_MODE_REL ? "absolute " : "", have_bound, mode_name(want->mode), want->bound);
 }
 
 int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want)
@@ -381,6 +380,32 @@ int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dat
   if (!info || !dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_spec: NULL argument");
   int rc = check_shape(info->rank, info->dims, dataset->rank, dataset->dims);
   return rc ? rc : check_bound(info->mode, info->abs_bound, info->stored_raw, dataset);
+}
+
+/* Under a REL dataset, a lossy chunk's absolute bound eb must be at most
+ * rel x the range r of its original finite non-fill values. Decoded values
+ * lie within eb of the originals, so r <= r' + 2 eb for the range r' of all
+ * finite decoded values:
+ * a chunk with eb > rel (r' + 2 eb) cannot have kept the promise (a legal
+ * chunk never fails this; a looser one can pass when r' is much larger). */
+static int rel_check_decoded(const h5fz_header *h, const h5fz_spec *want, const void *values)
+{
+  if (!want || want->mode != H5FZ_MODE_REL || (h->flags & H5FZ_FLAG_STORED_RAW) ||
+      (h->mode != H5FZ_MODE_ABS && h->mode != H5FZ_MODE_REL))
+    return H5FZ_OK;
+  h5fz_spec s = *want;
+  s.dtype = (h5fz_dtype)h->dtype;
+  /* every finite decoded value, the fill value's too: a value within eb of
+   * the fill can decode to it exactly, and leaving it out could make r' too
+   * small (a false refusal); counting fills only makes the test more lenient */
+  s.has_fill = 0;
+  double lo, hi, eb = h->abs_bound;
+  finite_range(&s, values, h->n_elements, &lo, &hi);
+  double decoded = hi >= lo ? hi - lo : 0.0, limit = want->bound * (decoded + 2.0 * eb);
+  if (!(eb > limit * (1.0 + 1e-9))) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk was coded %s with absolute bound %.9g, more than the dataset's REL "
+                   "%.9g of its values' range (%.9g decoded) allows: it would not keep the dataset's error bound",
+                   mode_name(h->mode), eb, want->bound, decoded);
 }
 
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
@@ -459,6 +484,8 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   scatter_outliers(values, pos, vals, h.n_outliers, p.esize);
   memcpy(values + h.n_elements * p.esize, body + payload_end + used, trailing);
   free(offsets); free(entries); free(pos); free(vals);
+  offsets = NULL; entries = NULL; pos = NULL; vals = NULL;
+  if ((rc = rel_check_decoded(&h, want, values))) goto fail;
   *out = values;
   *out_bytes = h.input_bytes;
   return H5FZ_OK;

@@ -255,15 +255,40 @@ static void test_decode_for(void)
     CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == H5FZ_ERR_CORRUPT, "%s accepted", refused[k].dataset);
     CHECK(strstr(h5fz_last_error(), refused[k].why) != NULL, "%s: message %s", refused[k].dataset, h5fz_last_error());
   }
-  /* a tighter bound, and REL (its promise per chunk range is not checkable here) accept it */
-  static const char *const accepted[] = {"abs=1e-2 dtype=f32 dims=10x20", "rel=1e-9 dtype=f32 dims=10x20"};
-  for (size_t k = 0; k < 2; k++) {
+  /* a tighter bound, and a REL bound its values' range allows (abs 1e-3 <= 2e-5 x 99.5) */
+  static const char *const accepted[] = {"abs=1e-2 dtype=f32 dims=10x20", "rel=2e-5 dtype=f32 dims=10x20",
+                                         "abs=1e-3", "abs=1e-2"};
+  for (size_t k = 0; k < sizeof accepted / sizeof *accepted; k++) {
     h5fz_spec_parse(accepted[k], &ds);
+    dec = NULL;
     CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == 0, "%s refused: %s", accepted[k], h5fz_last_error());
     free(dec);
   }
-  h5fz_spec_parse("abs=1e-3 dtype=f32", &ds); /* no chunk dims: not a dataset's spec */
-  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == H5FZ_ERR_ARG, "no dataset part");
+  /* REL: checked against the decoded range (about 99.5): abs 1e-3 > 1e-6 x (99.5 + 2e-3) */
+  h5fz_spec_parse("rel=1e-6 dtype=f32 dims=10x20", &ds);
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == H5FZ_ERR_CORRUPT &&
+            strstr(h5fz_last_error(), "more than the dataset's REL 1e-06 of its values' range"),
+        "abs=1e-3 chunk in a rel=1e-6 dataset: %s", h5fz_last_error());
+  /* without a dataset part (cd_values of an old writer): the bound only */
+  h5fz_spec_parse("abs=1e-4", &ds);
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == H5FZ_ERR_CORRUPT, "looser, no dataset part");
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, NULL, &dec, &dec_n) == H5FZ_ERR_ARG, "NULL spec");
+  free(enc);
+  /* a REL chunk in REL datasets: its own bound and a looser one pass, a tighter one does not */
+  h5fz_spec_parse("rel=1e-3 dtype=f32 dims=10x20", &s);
+  CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
+  static const struct {
+    const char *dataset;
+    int status;
+  } rel_cases[] = {{"rel=1e-3 dtype=f32 dims=10x20", 0}, {"rel=1e-2 dtype=f32 dims=10x20", 0},
+                   {"rel=1e-4 dtype=f32 dims=10x20", H5FZ_ERR_CORRUPT}};
+  for (size_t k = 0; k < 3; k++) {
+    h5fz_spec_parse(rel_cases[k].dataset, &ds);
+    dec = NULL;
+    int rc = h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n);
+    CHECK(rc == rel_cases[k].status, "rel=1e-3 chunk in %s: %d %s", rel_cases[k].dataset, rc, h5fz_last_error());
+    if (!rc) free(dec);
+  }
   free(enc);
   /* without a recorded shape only type, size and bound count; a lossless chunk keeps any bound */
   h5fz_spec_parse("lossless dtype=f32", &s);
