@@ -222,7 +222,11 @@ def main():
     tmp_root = args.tmp or ("/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else "/tmp")
     tmpdir = tempfile.mkdtemp(prefix="h5fz-bench-", dir=tmp_root)
     jobs = [(f, *c) for f in fields for c in configs(f)]
-    preload(tmpdir)
+    try:
+        preload(tmpdir)
+    except BaseException:  # the temporary folder goes with a failed preload too
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
     doc = {"benchmark": "h5fz suite: HDF5 filter path (H5Dwrite + close / open + H5Dread)",
            "label": args.label or "filters-%s" % args.executor,
            "units": "GB/s = 1e9 uncompressed bytes per second; ratio = uncompressed / stored chunk bytes",
