@@ -263,12 +263,14 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
 }
 
 /* The filter line: cd_values as stored (user and set_local words) and the
- * spec they mean. Returns the filter's position in the pipeline or -1. */
-static int describe_filter(hid_t dcpl, const inspect_options *o) {
+ * spec they mean, also into *spec (*have_spec 0 when they do not parse).
+ * Returns the filter's position in the pipeline or -1. */
+static int describe_filter(hid_t dcpl, const inspect_options *o, h5fz_spec *spec_out, int *have_spec) {
   unsigned flags = 0, words[H5FZ_CD_MAX], *cd = words;
   size_t n = 0, shown;
   char text[512] = "";
   h5fz_spec spec;
+  *have_spec = 0;
   int pos = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n);
   /* More words than a valid h5fz pipeline holds: fetch them all, to show
    * what is really there (the spec will not parse). */
@@ -282,8 +284,11 @@ static int describe_filter(hid_t dcpl, const inspect_options *o) {
   }
   /* Only what was fetched (all of them unless out of memory). */
   shown = cd == words && n > H5FZ_CD_MAX ? H5FZ_CD_MAX : n;
-  if (pos >= 0 && h5fz_spec_from_cd_values(cd, shown, &spec, NULL) == H5FZ_OK)
+  if (pos >= 0 && h5fz_spec_from_cd_values(cd, shown, &spec, NULL) == H5FZ_OK) {
     h5fz_spec_format(&spec, text, sizeof text);
+    *spec_out = spec;
+    *have_spec = 1;
+  }
   if (o->json) {
     printf(", \"filter_id\": %d, \"filter_found\": %s, \"filter_index\": %d, "
            "\"filter_mandatory\": %s, \"cd_values\": [",
@@ -363,7 +368,9 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
                                                    : "(not chunked)"),
            (unsigned long long)storage);
   }
-  pos = describe_filter(dcpl, o);
+  h5fz_spec spec = {0};
+  int have_spec = 0;
+  pos = describe_filter(dcpl, o, &spec, &have_spec);
   if (!o->json && !h5fz_cli_is_float_type(type))
     printf("  %s is not float32/float64: not compressed by h5fz (the filter skips it)\n",
            type_name);
@@ -382,12 +389,8 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
   if (n_chunks) {
     later_filters later;
-    chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN, 0, {0}};
-    unsigned flags = 0, cd[H5FZ_CD_MAX];
-    size_t n_cd = 0;
     /* the checks the filter makes when it decodes: the spec set_local stored */
-    w.have_spec = h5fz_cli_find_filter(dcpl, &flags, cd, H5FZ_CD_MAX, &n_cd) >= 0 && n_cd <= H5FZ_CD_MAX &&
-                  h5fz_spec_from_cd_values(cd, n_cd, &w.spec, NULL) == H5FZ_OK;
+    chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN, have_spec, spec};
     hsize_t cdims[H5S_MAX_RANK];
     int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cdims);
     if (crank > 0 && h5fz_cli_is_le_float_type(type)) {

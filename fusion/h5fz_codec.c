@@ -299,15 +299,6 @@ int h5fz_chunk_decode_for(const void *in_v, size_t in_bytes, const h5fz_spec *da
   return decode_chunk(in_v, in_bytes, out, out_bytes, 1, bytes ? dataset->dtype : H5FZ_DTYPE_UNKNOWN, bytes, dataset);
 }
 
-int h5fz_chunk_decode_cpu_for(const void *in_v, size_t in_bytes, const h5fz_spec *dataset, void **out,
-                              size_t *out_bytes)
-{
-  h5fz_clear_error();
-  if (!dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode_cpu_for: NULL spec");
-  size_t bytes = spec_chunk_bytes(dataset);
-  return decode_chunk(in_v, in_bytes, out, out_bytes, 0, bytes ? dataset->dtype : H5FZ_DTYPE_UNKNOWN, bytes, dataset);
-}
-
 int h5fz_chunk_decode_cpu_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                              size_t *out_bytes)
 {

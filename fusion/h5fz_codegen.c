@@ -292,9 +292,10 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
            " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
        text, threads, elems, f64 ? "float64" : "float32", slot);
   emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n#include \"h5fz_gpu_batch.h\"\n\n");
-  /* Resident blocks per SM the register budget must allow (65536 registers
-   * per SM): 1024 threads, i.e. 64 registers per thread, so an SM holds two
-   * blocks of 512 rather than one (measured: 78 registers left it at one). */
+  /* Resident blocks per SM the register budget must allow: the caller's
+   * (the kernel class's register cap, H5FZ_CODEGEN_MIN_BLOCKS), else 1024
+   * threads' worth, i.e. 64 registers per thread (78 registers once left an
+   * SM at one 512-thread block). */
   int min_blocks = (int)((flags >> 8) & 0xffu);
   if (!min_blocks) min_blocks = threads >= 1024 ? 1 : 1024 / threads;
   /* shared memory: two slots (ping-pong), RZE's bitmaps, bitshuffle's padded planes when the chain has it */

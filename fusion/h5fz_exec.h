@@ -40,9 +40,6 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p);
 /* h5fz_chunk_info_check_spec on a header. */
 int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want);
 
-/* h5fz_chunk_decode_for on the CPU executor whatever H5FZ_DEVICE says. */
-int h5fz_chunk_decode_cpu_for(const void *in, size_t in_bytes, const h5fz_spec *dataset, void **out,
-                              size_t *out_bytes);
 
 /* h5fz_container_write's answer when the container would be stored raw
  * and in is NULL: call again with the chunk's input. */

@@ -29,6 +29,22 @@ static int nvrtc_supports(const h5fz_device_desc *d, int arch)
   return 0;
 }
 
+/* Compile src for arch, print one line (what, then the image size) and
+ * count it; 1 when it compiled. */
+static int compile_one(const char *src, const char *arch, const char *what, int *passed, int *failed)
+{
+  void *img = NULL;
+  size_t size = 0;
+  char *log = NULL;
+  int rc = h5fz_jit_compile(src, arch, &img, &size, &log);
+  printf("%s %s %zu bytes\n", rc ? "FAIL" : "ok  ", what, size);
+  if (rc) printf("%s\n%s\n", h5fz_last_error(), log ? log : "");
+  rc ? (*failed)++ : (*passed)++;
+  free(img);
+  free(log);
+  return !rc;
+}
+
 int main(void)
 {
   const char *why;
@@ -87,15 +103,9 @@ int main(void)
       /* the default chain and lorenzo_nd (which adds chunk-level kernels) for every arch */
       int every_arch = !flags && (c == 0 || !strcmp(chains[c], "lorenzo_nd zigzag bitshuffle rze"));
       for (int a = 0; a < (every_arch ? n_archs : 1); a++) {
-        void *img = NULL;
-        size_t size = 0;
-        char *log = NULL;
-        int rc = h5fz_jit_compile(src, archs[a], &img, &size, &log);
-        printf("%s %-40s %-12s%s %zu bytes\n", rc ? "FAIL" : "ok  ", text, archs[a], flags ? " padded" : "", size);
-        if (rc) printf("%s\n%s\n", h5fz_last_error(), log ? log : "");
-        rc ? failed++ : passed++;
-        free(img);
-        free(log);
+        char what[2048];
+        snprintf(what, sizeof what, "%-40s %-12s%s", text, archs[a], flags ? " padded" : "");
+        compile_one(src, archs[a], what, &passed, &failed);
       }
       free(src);
     }
@@ -128,16 +138,10 @@ int main(void)
         if (!nvrtc_supports(&host, k->archs[a])) continue;
         char arch[24];
         snprintf(arch, sizeof arch, "sm_%d", k->archs[a]);
-        void *img = NULL;
-        size_t size = 0;
-        char *log = NULL;
-        int rc = h5fz_jit_compile(src, arch, &img, &size, &log);
-        printf("%s class %-10s %s %-6s %d threads%s %zu bytes\n", rc ? "FAIL" : "ok  ", k->name, arch,
-               f64 ? "f64" : "f32", t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", size);
-        if (rc) printf("%s\n%s\n", h5fz_last_error(), log ? log : "");
-        rc ? failed++ : passed++;
-        free(img);
-        free(log);
+        char what[2048];
+        snprintf(what, sizeof what, "class %-10s %s %-6s %d threads%s", k->name, arch, f64 ? "f64" : "f32",
+                 t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "");
+        compile_one(src, arch, what, &passed, &failed);
       }
       free(src);
     }
