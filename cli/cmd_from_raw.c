@@ -262,8 +262,9 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
       case 's': shape_text = optarg; break;
       case 'c': chunk_text = optarg; break;
       case 'b':
-        if (h5fz_cli_parse_double(optarg, &chunk_bytes) < 0 || chunk_bytes < 1) {
-          h5fz_cli_error(cmd, "bad --chunk-bytes '%s'", optarg);
+        /* at most 2^32 (a chunk of HDF5 1.10 is below 4 GiB): a larger value would overflow size_t */
+        if (h5fz_cli_parse_double(optarg, &chunk_bytes) < 0 || chunk_bytes < 1 || chunk_bytes > 4294967296.0) {
+          h5fz_cli_error(cmd, "bad --chunk-bytes '%s' (want 1..4294967296)", optarg);
           return H5FZ_CLI_USAGE;
         }
         break;

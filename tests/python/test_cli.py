@@ -116,6 +116,7 @@ def test_from_raw_float64_and_default_chunks(tmp_path):
     ["--shape", "5x-30x40"],          # sign
     ["--shape", "5x30x40", "--chunk", "2x30"],      # rank mismatch
     ["--shape", "5x30x40", "--chunk", "6x30x40"],   # chunk larger than the data
+    ["--shape", "5x30x40", "--chunk-bytes", "99999999999999999999"],  # past size_t (was 1x1x1 chunks)
     [],                               # no shape
 ])
 def test_from_raw_rejects_bad_input(tmp_path, args):
