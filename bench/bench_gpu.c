@@ -271,8 +271,30 @@ int main(int argc, char **argv)
   /* H5FZ_BENCH_TUNINGS="512:64;512:40;256:32": the default chain with
    * THREADS per block and a cap of REGS registers per thread each */
   const char *tunings = getenv("H5FZ_BENCH_TUNINGS");
+  /* H5FZ_BENCH_WARP_FUSED="off;2;8": the default chain without the
+   * warp-fused kernels (off), or with N warps per block of them */
+  const char *wf = getenv("H5FZ_BENCH_WARP_FUSED");
   int more_chains = tiled_kernels && chains && *chains, more_tunings = tiled_kernels && tunings && *tunings;
-  kernel_row("tiled", spec, tiled, total, reps, !more_chains && !more_tunings);
+  int more_wf = tiled_kernels && wf && *wf;
+  kernel_row("tiled", spec, tiled, total, reps, !more_chains && !more_tunings && !more_wf);
+  if (more_wf) {
+    char list[256], *save = NULL;
+    snprintf(list, sizeof list, "%s", wf);
+    for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+      char nm[64];
+      int off = !strcmp(t, "off"), w = off ? 0 : atoi(t);
+      if (!off && w != 1 && w != 2 && w != 4 && w != 8) {
+        printf("    {\"field\": \"warp_fused %s\", \"error\": \"want off, 1, 2, 4 or 8\"},\n", t);
+        continue;
+      }
+      snprintf(nm, sizeof nm, off ? "warp_fused=off" : "warp_fused warps=%d", w);
+      setenv("H5FZ_GPU_WARP_FUSED", off ? "0" : "1", 1);
+      if (!off) setenv("H5FZ_GPU_WF_WARPS", t, 1);
+      kernel_row(nm, spec, tiled, total, reps, !(save && *save) && !more_chains && !more_tunings);
+      unsetenv("H5FZ_GPU_WARP_FUSED");
+      unsetenv("H5FZ_GPU_WF_WARPS");
+    }
+  }
   double kernel_GBps = last_encode_GBps;
   if (more_chains) {
     char list[1024], *save = NULL;

@@ -30,6 +30,11 @@ static void codegen_help(FILE *out) {
           "  --padded-planes   bitshuffle through padded shared-memory planes, as the\n"
           "                    kernel classes with the padded_planes feature (hopper)\n"
           "                    compile it; `h5fz plan` shows a device's class\n"
+          "  --warp-fused      also the warp-fused kernels (" H5FZ_KERNEL_ENCODE_WF ",\n"
+          "                    " H5FZ_KERNEL_DECODE_WF ") of full sub-chunks, as the kernel\n"
+          "                    classes with the warp_fused feature (hopper) compile\n"
+          "                    them, when the chain is the default one on float32 with\n"
+          "                    16 KiB sub-chunks\n"
           "\n"
           "Example: h5fz codegen \"abs=1e-3\"   (grammar: docs/spec.md; ops: h5fz ops)\n",
           DEFAULT_THREADS);
@@ -93,6 +98,8 @@ int h5fz_cmd_codegen(int argc, char **argv) {
       }
     } else if (!strcmp(a, "--padded-planes")) {
       flags |= H5FZ_CODEGEN_PADDED_PLANES;
+    } else if (!strcmp(a, "--warp-fused")) {
+      flags |= H5FZ_CODEGEN_WARP_FUSED;
     } else if ((v = option_value("--threads", argc, argv, &i, &missing)) || missing) {
       char *end = NULL;
       long t = missing ? 0 : strtol(v, &end, 10);
@@ -104,7 +111,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
       }
       threads = (int)t;
     } else if (!strncmp(a, "--", 2)) {
-      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --help)", a);
+      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --warp-fused, --help)", a);
       free(words);
       codegen_help(stderr);
       return H5FZ_CLI_USAGE;

@@ -11,6 +11,9 @@
 #include "h5fz_codegen.h"
 #include "h5fz_internal.h"
 
+/* op_warp_fused.h's sub-chunk (its header is GPU-only) */
+#define H5FZ_WF_ELEMS_HOST 4096u
+
 typedef struct {
   char *buf;
   size_t len, cap;
@@ -47,11 +50,13 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
           "  /* block = chunk_ix * n_sub + sub: a batch of equal chunks of n values\n"
           "   * each in one launch (one chunk: chunk_ix = 0); per-chunk absolute bounds in qchunk */\n"
-          "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+          "  /* tail_only: block b takes the last sub-chunk of chunk b (the warp-fused kernels took the rest) */\n"
+          "  const uint32_t bid = tail_only ? blockIdx.x * n_sub + n_sub - 1u : blockIdx.x;\n"
+          "  const uint32_t chunk_ix = bid / n_sub;\n"
           "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
           "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
           "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
-          "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+          "  const unsigned long long first = (unsigned long long)(bid - chunk_ix * n_sub) * SUB_ELEMS;\n"
           "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
           "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n"
@@ -85,8 +90,8 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
-                "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs");
-  emit(b, "  uint8_t *slot = slots + (size_t)blockIdx.x * SLOT_BYTES;\n"
+                "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only");
+  emit(b, "  uint8_t *slot = slots + (size_t)bid * SLOT_BYTES;\n"
           "  in += base;\n  opos += base;\n  oval += base;\n\n");
   emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
           "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
@@ -134,8 +139,8 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
           "    size = L | 0x80000000u;\n"
           "  }\n"
           "  if (threadIdx.x == 0) {\n"
-          "    entries[blockIdx.x] = size;\n"
-          "    ocount[blockIdx.x] = n_out;\n"
+          "    entries[bid] = size;\n"
+          "    ocount[bid] = n_out;\n"
           "  }\n}\n\n", bufname(k));
 }
 
@@ -146,10 +151,10 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
                 "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned row,\n"
                 "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
                 "            int *status,\n"
-                "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux");
+                "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, uint32_t tail_only");
   emit(b, "  out += base;\n"
-          "  const uint32_t e = entries[blockIdx.x], size = e & 0x7fffffffu;\n"
-          "  const uint8_t *src = payload + offsets[blockIdx.x];\n\n");
+          "  const uint32_t e = entries[bid], size = e & 0x7fffffffu;\n"
+          "  const uint8_t *src = payload + offsets[bid];\n\n");
   const h5fz_op_info *coder = h5fz_op_lookup(s->ops[s->n_ops - 1]);
   emit(b, "  /* coder: %s (raw sub-chunks were checked on the host: size == L) */\n", coder->name);
   emit(b, "  if (e & 0x80000000u) {\n"
@@ -161,7 +166,7 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b, " if (h5fz_bitpack_decode_%s(&blk, src, size, (word_t *)buf0, m_pad)) {\n", w);
   else
     emit(b, " {\n");
-  emit(b, "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
+  emit(b, "    if (threadIdx.x == 0) atomicMax(status, (int)bid + 1);\n"
           "    return; /* the whole block agrees: the condition is block-uniform */\n"
           "  }\n  __syncthreads();\n");
   unsigned k = 0;
@@ -272,6 +277,48 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
        w);
 }
 
+int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
+{
+  static const uint8_t chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
+  return s->dtype == H5FZ_DTYPE_F32 && s->subchunk_bytes == 4u * H5FZ_WF_ELEMS_HOST && s->n_ops == 5 &&
+         !memcmp(s->ops, chain, 5);
+}
+
+/* The warp-fused kernels (device_ops/op_warp_fused.h): one block of
+ * WF_THREADS per full sub-chunk, the same arguments as the generic ones;
+ * a partial sub-chunk's block returns at once (the generic kernel takes it). */
+static void emit_warp_fused(strbuf *b)
+{
+  emit(b, "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
+          "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+          "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
+          "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
+          "               word_t *oval, uint32_t *ocount)\n{\n"
+          "  __shared__ h5fz_wf_smem S;\n"
+          "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+          "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
+          "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+          "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
+          "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
+          "  h5fz_wf_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
+          "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n");
+  emit(b, "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+          "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+          "               unsigned long long n, double eb, double step, double inv_step, int mode, uint32_t n_sub,\n"
+          "               const double *qchunk, value_t *out, int *status)\n{\n"
+          "  __shared__ h5fz_wf_smem S;\n"
+          "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+          "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
+          "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+          "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
+          "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
+          "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
+          "      threadIdx.x == 0)\n"
+          "    atomicMax(status, (int)blockIdx.x + 1);\n}\n");
+}
+
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
 {
   if (!spec || !src || !smem_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_codegen: NULL argument");
@@ -305,10 +352,17 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
     if (spec->ops[i] == H5FZ_OP_BITSHUFFLE) pad_bytes = H5FZ_BITSHUFFLE_PAD_BYTES(elems, f64 ? 64u : 32u);
   emit(&b, "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n"
            "#define PAD_OFFSET %uu\n", threads, min_blocks, elems, slot, pad_offset);
+  if ((flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(spec)) {
+    /* about 40 resident warps per SM: shared memory allows 10-11 blocks of
+     * 20 KiB on sm_90; registers are capped to match (51 a thread) */
+    unsigned wf_warps = H5FZ_CODEGEN_WF_WARPS_OF(flags), wf_blocks = 40u / wf_warps;
+    emit(&b, "#define WF_THREADS %uu\n#define WF_MIN_BLOCKS %uu\n", 32u * wf_warps, wf_blocks > 10u ? 10u : wf_blocks);
+  }
   emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
   emit_encode(&b, spec, w, padded);
   emit_decode(&b, spec, w, padded);
   if (spec->ops[1] == H5FZ_OP_LORENZO_ND) emit_lnd_kernels(&b, w);
+  if ((flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(spec)) emit_warp_fused(&b);
   if (b.oom) {
     free(b.buf);
     return h5fz_fail(H5FZ_ERR_NOMEM, "codegen: out of memory");

@@ -16,6 +16,10 @@
 #define H5FZ_KERNEL_DECODE "h5fz_decode"
 #define H5FZ_KERNEL_TAIL_SCAN "h5fz_tail_scan"
 #define H5FZ_KERNEL_TAIL_PACK "h5fz_tail_pack"
+/* Only with H5FZ_CODEGEN_WARP_FUSED and a chain it serves: the warp-fused
+ * kernels of full sub-chunks (device_ops/op_warp_fused.h). */
+#define H5FZ_KERNEL_ENCODE_WF "h5fz_encode_wf"
+#define H5FZ_KERNEL_DECODE_WF "h5fz_decode_wf"
 /* Only in the source of a chain with lorenzo_nd: its chunk-level kernels. */
 #define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
 #define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
@@ -33,6 +37,20 @@
  * __launch_bounds__ minimum; the compiler caps registers per thread to
  * fit), 1..255; 0 = 1024 / threads_per_block (64 registers per thread). */
 #define H5FZ_CODEGEN_MIN_BLOCKS(n) (((unsigned)(n) & 0xffu) << 8)
+
+/* WARP_FUSED: also emit h5fz_encode_wf / h5fz_decode_wf when the chain is
+ * one they serve (h5fz_codegen_warp_fused_chain), with WF_WARPS(n) warps
+ * (1, 2, 4 or 8; 0 = 4) per block of one sub-chunk; needs sm_80 or newer
+ * (warp reductions). The generic kernels then still serve the partial last
+ * sub-chunk of each chunk (their tail_only argument) and the modes the
+ * warp-fused ones do not (PW_REL, lossless). */
+#define H5FZ_CODEGEN_WARP_FUSED 2u
+#define H5FZ_CODEGEN_WF_WARPS(n) (((unsigned)(n) & 0xfu) << 16)
+#define H5FZ_CODEGEN_WF_WARPS_OF(flags) (((flags) >> 16) & 0xfu ? ((flags) >> 16) & 0xfu : 4u)
+
+/* 1 when spec's chain is one the warp-fused kernels serve: float32,
+ * quant delta zigzag bitshuffle rze (the default chain), 16 KiB sub-chunks. */
+int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);
 
 /* Generate the source for spec (dtype must be known) with
  * threads_per_block threads (a multiple of 32, 32..1024) and flags

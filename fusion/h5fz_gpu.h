@@ -10,6 +10,8 @@
  * cache, 2 memory cache (see h5fz_jit_source). */
 typedef struct {
   unsigned long long chunks_encoded, chunks_decoded;
+  /* launches of the warp-fused kernels (device_ops/op_warp_fused.h) */
+  unsigned long long warp_fused_encodes, warp_fused_decodes;
   double last_jit_ms;
   int last_jit_source;
 } h5fz_gpu_stats;

@@ -121,16 +121,31 @@ static int regs_override(void)
   return (int)h5fz_env_int("H5FZ_GPU_REGS", 16, 255, 1, 0);
 }
 
-/* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers). */
+/* Warps per block of the warp-fused kernels, unless H5FZ_GPU_WF_WARPS
+ * overrides it (for tuning sweeps: 1, 2, 4 or 8). 0 = the codegen's default. */
+static int wf_warps_override(void)
+{
+  int w = (int)h5fz_env_int("H5FZ_GPU_WF_WARPS", 1, 8, 1, 0);
+  return w == 1 || w == 2 || w == 4 || w == 8 ? w : 0;
+}
+
+/* H5FZ_GPU_WARP_FUSED=0 keeps the warp-fused kernels out (A/B runs; the
+ * bytes are the same either way). */
+static int warp_fused_allowed(void)
+{
+  return (int)h5fz_env_int("H5FZ_GPU_WARP_FUSED", 0, 1, 1, 1);
+}
+
+/* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers, warp-fused warps). */
 int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
 {
   uint32_t sub_bytes = p->subchunk_elems * p->esize;
-  int want_threads = threads_override(), want_regs = regs_override();
+  int want_threads = threads_override(), want_regs = regs_override(), want_wf = wf_warps_override();
   for (int i = 0; i < g_gpu.n_chains; i++) {
     chain_entry *c = &g_gpu.chains[i];
     if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
         c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads) &&
-        (!want_regs || want_regs == c->regs)) {
+        (!want_regs || want_regs == c->regs) && (!want_wf || want_wf == c->wf_warps)) {
       *out = c;
       return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
     }
@@ -152,6 +167,7 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
     h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
   c->threads = want_threads ? want_threads : c->plan.tuning.threads_per_block;
   c->regs = want_regs ? want_regs : c->plan.tuning.regs_per_thread;
+  c->wf_warps = want_wf ? want_wf : (int)H5FZ_CODEGEN_WF_WARPS_OF(0u);
   g_gpu.n_chains++;
   if (c->plan.target == H5FZ_TARGET_CPU) {
     snprintf(c->reason, sizeof c->reason, "planner chose the CPU: %s",
@@ -171,6 +187,8 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   /* the register cap as the blocks per SM it leaves room for */
   long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
   flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
+  if (c->plan.tuning.features & H5FZ_FEAT_WARP_FUSED)
+    flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(c->wf_warps);
   int rc = h5fz_codegen(&s, c->threads, flags, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;
@@ -181,6 +199,10 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   if (!rc && ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
               (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
     rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout)");
+  if (!rc && c->mod.encode_wf &&
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout, warp-fused)");
   if (!rc && c->smem > 48u * 1024u &&
       ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
        (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
@@ -212,6 +234,13 @@ int h5fz_gpu_sync_stream(const char *what)
   return r ? h5fz_gpu_cuda_fail(r, what) : H5FZ_OK;
 }
 
+/* 1 when chunks of this chain and quantizer mode go through the warp-fused
+ * kernel fn (present only for the chains it serves; linear modes only). */
+static uint32_t use_warp_fused(CUfunction fn, int mode)
+{
+  return fn && (mode == H5FZ_QMODE_ABS || mode == H5FZ_QMODE_REL) && warp_fused_allowed() ? 1u : 0u;
+}
+
 /* The fused encode, the tail scan and the tail pack, on g_gpu.in (device). */
 int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk)
 {
@@ -230,10 +259,23 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(c->mod.lnd_cost, H5FZ_LND_COST_PARTS, (unsigned)c->threads, 0,
                                                     cost_args, "lorenzo_nd cost kernel")))
     return rc;
+  /* the warp-fused kernel takes the full sub-chunks, the generic one the rest */
+  uint32_t tail_only = use_warp_fused(c->mod.encode_wf, mode), generic_grid = tail_only ? n_chunks : grid;
+  void *wf_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &n_sub, &qchunk, &g_gpu.slots.ptr,
+                     &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr};
+  if (tail_only) {
+    if ((rc = h5fz_gpu_launch(c->mod.encode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
+                              "warp-fused encode kernel")))
+      return rc;
+    g_gpu.stats.warp_fused_encodes++;
+  }
   void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
-                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &lnd, &g_gpu.lnd.ptr};
-  if ((rc = h5fz_gpu_launch(c->mod.encode, grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
-             "encode kernel"))) return rc;
+                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &lnd, &g_gpu.lnd.ptr,
+                      &tail_only};
+  if ((!tail_only || n_ull % p->subchunk_elems) &&
+      (rc = h5fz_gpu_launch(c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
+                            "encode kernel")))
+    return rc;
   void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr,
                        &g_gpu.totals.ptr};
   if ((rc = h5fz_gpu_launch(c->mod.tail_scan, 1, 1024, 0, scan_args, "tail scan kernel"))) return rc;
@@ -278,10 +320,21 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   unsigned row = p->row;
   uint32_t n_sub = p->n_subchunks;
   h5fz_lnd_geom lnd = p->lnd;
+  int rc = H5FZ_OK;
+  uint32_t grid = n_sub * n_chunks, tail_only = use_warp_fused(c->mod.decode_wf, mode);
+  void *wf_args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode,
+                     &n_sub, &qchunk, &out, &g_gpu.status.ptr};
+  if (tail_only) {
+    if ((rc = h5fz_gpu_launch(c->mod.decode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
+                              "warp-fused decode kernel")))
+      return rc;
+    g_gpu.stats.warp_fused_decodes++;
+    if (n_ull % p->subchunk_elems == 0) return H5FZ_OK;
+  }
   void *args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row,
-                  &n_sub, &qchunk, &out, &g_gpu.status.ptr, &lnd, &g_gpu.lnd.ptr};
-  int rc = h5fz_gpu_launch(c->mod.decode, n_sub * n_chunks, (unsigned)c->threads, (unsigned)c->smem, args,
-                           "decode kernel");
+                  &n_sub, &qchunk, &out, &g_gpu.status.ptr, &lnd, &g_gpu.lnd.ptr, &tail_only};
+  rc = h5fz_gpu_launch(c->mod.decode, tail_only ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem, args,
+                       "decode kernel");
   return rc || !h5fz_plan_has_lnd(p) ? rc : launch_lnd_finish(c, p, out);
 }
 
@@ -570,6 +623,8 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
   TRY(h5fz_gpu_sync_stream("timing"));
   *payload_bytes = totals[0];
   TRY(h5fz_gpu_grow(out, data_bytes));
+  TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
+  TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4, g_gpu.stream), "clear decode status");
   for (int r = -1; r < reps; r++) {
     TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
     TRY(h5fz_gpu_launch_decode(c, p, 1, 0, out->ptr));
@@ -578,6 +633,13 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
     float ms = 0;
     TRY_CU(g_gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
     if (r >= 0) td[r] = ms;
+  }
+  int status = 0; /* a timed decode must also have read every sub-chunk */
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, g_gpu.stream), "copy decode status");
+  TRY(h5fz_gpu_sync_stream("timing"));
+  if (status) {
+    rc = h5fz_fail(H5FZ_ERR_CORRUPT, "timed decode: the kernel refused sub-chunk %d of its own encode", status - 1);
+    goto out;
   }
   qsort(te, (size_t)reps, sizeof *te, compare_doubles);
   qsort(td, (size_t)reps, sizeof *td, compare_doubles);

@@ -28,6 +28,8 @@ typedef struct {
   CUfunction gather[2], scatter[2], fill[2], patch[2], range[2];
   /* lorenzo_nd's chunk-level kernels: NULL unless the chain has lorenzo_nd */
   CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_yscan, lnd_zscan, lnd_dequant;
+  /* the warp-fused kernels: NULL unless the source has them (H5FZ_CODEGEN_WARP_FUSED) */
+  CUfunction encode_wf, decode_wf;
 } h5fz_jit_module;
 
 /* The loaded module for (src, arch_name, plan digest) in the current CUDA

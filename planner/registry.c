@@ -24,6 +24,7 @@ static const struct {
     {"shfl", H5FZ_FEAT_SHFL, 30},         {"ldg128", H5FZ_FEAT_LDG128, 30},
     {"cp_async", H5FZ_FEAT_CP_ASYNC, 80}, {"tma", H5FZ_FEAT_TMA, 90},
     {"cluster", H5FZ_FEAT_CLUSTER, 90}, {"padded_planes", H5FZ_FEAT_PADDED_PLANES, 30},
+    {"warp_fused", H5FZ_FEAT_WARP_FUSED, 80},
 };
 #define N_FEATURES (sizeof k_features / sizeof k_features[0])
 

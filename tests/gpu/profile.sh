@@ -4,7 +4,9 @@
 # of h5fz_bench_gpu --tiled-kernels (all fields of $H5FZ_DATA_DIR tiled; the
 # second launch of each kernel, after the warm-up).
 #   tests/gpu/profile.sh [FIELD | --tiled]
-# Report to $OUT/ncu.txt (--tiled: ncu_h5fz_encode.txt, ncu_h5fz_decode.txt).
+# Report to $OUT/ncu.txt (--tiled: ncu_KERNEL.txt for each kernel of
+# $H5FZ_PROFILE_KERNELS, default "h5fz_encode h5fz_decode"; the warp-fused
+# ones are h5fz_encode_wf and h5fz_decode_wf).
 set -uo pipefail
 if ! nvidia-smi -L > /dev/null 2>&1; then
   echo "tests/gpu/profile.sh: no NVIDIA GPU here (nvidia-smi -L failed); profiling needs one and ncu" >&2
@@ -30,10 +32,10 @@ if [ "$field" = --tiled ]; then
   tiled_data=${H5FZ_DATA_DIR:-}
   [ -n "$tiled_data" ] || { [ -d /tmp/h5fz-devdata ] && tiled_data=/tmp/h5fz-devdata; } || tiled_data=$root/../shared/data
   status=0
-  for k in h5fz_encode h5fz_decode; do
+  for k in ${H5FZ_PROFILE_KERNELS:-h5fz_encode h5fz_decode}; do
     "$ncu" -k "$k" --launch-skip 1 --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-      --section ComputeWorkloadAnalysis "$build/bin/h5fz_bench_gpu" --data "$tiled_data" \
+      --section ComputeWorkloadAnalysis --section InstructionStats "$build/bin/h5fz_bench_gpu" --data "$tiled_data" \
       --tiled-kernels --reps 1 > "$out/ncu_$k.txt" 2>&1 || status=1
     grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Issued Ipc|No Eligible" \
       "$out/ncu_$k.txt" | head -12 | grep . || { echo "no ncu report for $k: see $out/ncu_$k.txt"; tail -5 "$out/ncu_$k.txt"; status=1; }

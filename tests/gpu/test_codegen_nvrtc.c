@@ -118,6 +118,7 @@ int main(void)
     if (k->target != H5FZ_TARGET_CUBIN) continue;
     const h5fz_tuning *t = &k->tuning;
     unsigned flags = t->features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
+    if (t->features & H5FZ_FEAT_WARP_FUSED) flags |= H5FZ_CODEGEN_WARP_FUSED;
     if (t->regs_per_thread > 0) flags |= H5FZ_CODEGEN_MIN_BLOCKS(65536 / (t->threads_per_block * t->regs_per_thread));
     for (int f64 = 0; f64 < 2; f64++) {
       h5fz_spec s;
@@ -139,8 +140,13 @@ int main(void)
         char arch[24];
         snprintf(arch, sizeof arch, "sm_%d", k->archs[a]);
         char what[2048];
-        snprintf(what, sizeof what, "class %-10s %s %-6s %d threads%s", k->name, arch, f64 ? "f64" : "f32",
-                 t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "");
+        int wf = (flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(&s);
+        if (wf && !strstr(src, H5FZ_KERNEL_ENCODE_WF)) {
+          printf("FAIL class %s: no warp-fused kernels in the source of its default float32 chain\n", k->name);
+          failed++;
+        }
+        snprintf(what, sizeof what, "class %-10s %s %-6s %d threads%s%s", k->name, arch, f64 ? "f64" : "f32",
+                 t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", wf ? ", warp-fused" : "");
         compile_one(src, arch, what, &passed, &failed);
       }
       free(src);

@@ -93,7 +93,7 @@ static void test_h200(void) {
   CHECK_NEAR(p.roofline.predicted_kernel_GBps, 3072.0, 0.01);
   CHECK(p.tuning.threads_per_block == 256 && p.tuning.subchunk_bytes == 16384 && p.tuning.loads_per_thread == 16,
         "tuning measured on the H200 (docs/planner.md)");
-  CHECK(p.tuning.features == (H5FZ_FEAT_SHFL | H5FZ_FEAT_PADDED_PLANES),
+  CHECK(p.tuning.features == (H5FZ_FEAT_SHFL | H5FZ_FEAT_PADDED_PLANES | H5FZ_FEAT_WARP_FUSED),
         "the generated kernels use warp shuffles and ballots and the padded bitshuffle planes");
   CHECK(p.tuning.smem_per_block == 52080, "shared memory with the padded planes: %d", p.tuning.smem_per_block);
   /* registers: 65536 / (256 x 64) = 4 blocks per SM; shared memory: 233472 / (52080 + 1024) = 4 */
@@ -460,7 +460,7 @@ static void test_format(void) {
   n = h5fz_plan_canonical_text(&p, canon, sizeof canon);
   CHECK(n > 0, "canonical");
   CHECK_HAS(canon, "class=hopper\ntarget=cubin\narch=sm_90\n");
-  CHECK_HAS(canon, "features=shfl,padded_planes\n");
+  CHECK_HAS(canon, "features=shfl,padded_planes,warp_fused\n");
 }
 
 static void test_embedded_default(void) {

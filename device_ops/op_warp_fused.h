@@ -1,0 +1,382 @@
+/*
+ * op_warp_fused.h - the default chain (quant delta zigzag bitshuffle rze) on
+ * a whole float32 sub-chunk of 4096 values (16 KiB), encode and decode, with
+ * the words kept in registers between the ops. GPU only.
+ *
+ * Why: the generic kernel runs the chain op by op through shared memory
+ * with a barrier between ops and block-wide scans inside RZE; Nsight Compute
+ * put it at about 9.6 warp instructions per value, bound by instruction
+ * issue, not memory. Here a warp takes 32 values at a time (lane k value
+ * 32g+k of group g): quantize, delta (the previous value by a shuffle),
+ * zigzag, and the bit planes of the 32 words by ballots (or the 5-step
+ * transpose when a group has more than 10 significant bits); only the plane
+ * words go to shared memory. RZE then works a plane at a time (one plane of
+ * 4096 values = 128 words = 64 level-0 bitmap bytes = 8 level-1 bytes = one
+ * byte of the 32-byte top bitmap), with warp ballots and popcounts instead
+ * of byte loops and block scans.
+ *
+ * The bytes are exactly those of op_quant.h, op_delta.h, op_bitshuffle.h and
+ * op_rze.h for L = 16384 (three RZE levels: 16384 -> 2048 -> 256 -> 32);
+ * tests/gpu/test_gpu_identical.c and test_gpu_warp_fused.c compare them with
+ * the CPU executor's. Linear quantizer modes (ABS, REL) only; the generic
+ * kernel takes the others, other chains, float64 and partial sub-chunks.
+ *
+ * The quantizer is op_quant.h's in fewer instructions: rint(v) as
+ * (v + 1.5 * 2^52) - 1.5 * 2^52 (round to nearest even, exact for
+ * |v| < 2^51, and any larger |v| fails the bin check either way), the bin as
+ * the low word of that sum, (double)bin as the difference itself.
+ */
+#ifndef H5FZ_OP_WARP_FUSED_H
+#define H5FZ_OP_WARP_FUSED_H
+
+/* sm_80 and newer: warp reductions (__reduce_*_sync); the kernel classes
+ * with the warp_fused feature are */
+#if H5FZ_ON_GPU && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+
+#define H5FZ_WF_ELEMS 4096u  /* values of a sub-chunk (16 KiB of float32) */
+#define H5FZ_WF_GROUPS 128u  /* 32-value groups = words per bit plane */
+#define H5FZ_WF_STRIDE 129u  /* words between planes in shared memory: lanes store 32 planes in 32 banks */
+#define H5FZ_WF_BYTES 16384u /* RZE's input length L */
+#define H5FZ_WF_TOP 32u      /* RZE's top bitmap: one byte per plane */
+#define H5FZ_WF_FULL 0xffffffffu
+
+/* Shared memory of one block (one sub-chunk). */
+typedef struct {
+  uint32_t planes[32u * H5FZ_WF_STRIDE]; /* plane p, word g (bit k = bit p of value 32g+k's word) */
+  uint64_t bm1[32];                      /* RZE level-1 bitmap: 8 bytes per plane */
+  uint8_t bm0[32u * 64u];                /* RZE level-0 bitmap: 64 bytes per plane */
+  uint32_t esc[H5FZ_WF_GROUPS];          /* encode: escape mask of each group */
+  uint32_t c0[32], c1[32], c2[32];       /* per plane: kept bytes of levels 0, 1, 2, then their offsets */
+  uint32_t bm2[32];                      /* the top bitmap, a byte per plane */
+  uint32_t warp_or[32], warp_out[32];    /* per warp: OR of its words / escapes (encode), sums (decode) */
+  uint32_t size, np, bad, c_top2, c_top1;
+} h5fz_wf_smem;
+
+/* op_quant.h's linear quantizer (h5fz_quant_one_32, modes ABS and REL):
+ * 1 = the value escapes (word 0), else *word is its bin. */
+H5FZ_FN uint32_t h5fz_wf_quant(float x, const h5fz_quant_params *q, uint32_t *word)
+{
+  const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+  double xd = (double)x;
+  double t = __dadd_rn(__dmul_rn(xd, q->inv_step), magic);
+  double b = __dsub_rn(t, magic); /* rint(x * inv_step) */
+  float r = __double2float_rn(__dmul_rn(b, q->step));
+  uint32_t ok = fabs(b) <= 1073741824.0 && fabs(__dsub_rn(xd, (double)r)) <= q->eb && __float_as_uint(x) != 0x80000000u;
+  *word = ok ? (uint32_t)__double2loint(t) : 0u;
+  return !ok;
+}
+
+/* Bit b of each of the 4 bits goes to bit 2b. */
+H5FZ_FN uint32_t h5fz_wf_spread4(uint32_t x)
+{
+  return (x & 1u) | ((x & 2u) << 1) | ((x & 4u) << 2) | ((x & 8u) << 3);
+}
+
+/* Level-0 bitmap byte of two words (their nonzero bytes). */
+H5FZ_FN uint32_t h5fz_wf_bm0_byte(uint32_t a, uint32_t b)
+{
+  return h5fz_rze_nibble(a) | (h5fz_rze_nibble(b) << 4);
+}
+
+/* Exclusive warp prefix sum; *total receives the warp's sum. */
+H5FZ_FN uint32_t h5fz_wf_exscan(uint32_t v, uint32_t *total)
+{
+  uint32_t incl = h5fz_warp_inclusive(v);
+  *total = __shfl_sync(H5FZ_WF_FULL, incl, 31);
+  return incl - v;
+}
+
+/* Lane p gets plane p of the warp's words z; *any the OR of the words.
+ * Ballots for the significant planes when there are at most
+ * H5FZ_BALLOT_PLANES of them, else the transpose (op_bitshuffle.h). */
+H5FZ_FN uint32_t h5fz_wf_planes(uint32_t z, uint32_t lane, uint32_t *any)
+{
+  uint32_t a = __reduce_or_sync(H5FZ_WF_FULL, z);
+  *any = a;
+  uint32_t bits = 32u - (uint32_t)__clz((int)a);
+  if (bits > H5FZ_BALLOT_PLANES) return h5fz_warp_transpose32(z);
+  uint32_t mine = 0;
+  for (uint32_t p = 0; p < bits; p++) {
+    uint32_t plane = __ballot_sync(H5FZ_WF_FULL, (z >> p) & 1u);
+    mine = lane == p ? plane : mine;
+  }
+  return mine;
+}
+
+/* Encode the 4096 values in[] of one sub-chunk (all threads of the block,
+ * a multiple of 32 that divides 4096). The RZE stream, or the bit planes
+ * raw when RZE would not shrink them, goes to slot (16384 bytes), its size
+ * (raw: 16384 | 0x80000000) to *entry, the escaped values' positions and
+ * bits to opos[]/oval[] in index order and their count to *ocount. */
+H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_params *q, uint8_t *slot,
+                            uint32_t *entry, uint32_t *ocount, uint32_t *opos, uint32_t *oval)
+{
+  const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, nwarps = blockDim.x >> 5;
+  const uint32_t per_warp = H5FZ_WF_GROUPS / nwarps, g0 = warp * per_warp;
+  /* 1. quantize, delta, zigzag, bit planes: a group of 32 values per step */
+  uint32_t carry = 0, any_all = 0, n_esc = 0;
+  if (g0) (void)h5fz_wf_quant(in[32u * g0 - 1u], q, &carry); /* the word before the warp's first */
+  for (uint32_t k = 0; k < per_warp; k += 4u) {
+    float x[4];
+#pragma unroll
+    for (uint32_t j = 0; j < 4u; j++) x[j] = __ldcs(in + 32u * (g0 + k + j) + lane);
+#pragma unroll
+    for (uint32_t j = 0; j < 4u; j++) {
+      const uint32_t g = g0 + k + j;
+      uint32_t w, any;
+      uint32_t esc = __ballot_sync(H5FZ_WF_FULL, h5fz_wf_quant(x[j], q, &w));
+      if (lane == 0) S->esc[g] = esc;
+      n_esc += (uint32_t)__popc(esc);
+      uint32_t prev = __shfl_up_sync(H5FZ_WF_FULL, w, 1);
+      prev = lane ? prev : carry;
+      carry = __shfl_sync(H5FZ_WF_FULL, w, 31);
+      uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
+      S->planes[lane * H5FZ_WF_STRIDE + g] = h5fz_wf_planes(z, lane, &any);
+      any_all |= any;
+    }
+  }
+  if (lane == 0) {
+    S->warp_or[warp] = any_all;
+    S->warp_out[warp] = n_esc;
+  }
+  __syncthreads();
+  uint32_t all_or = 0, n_out = 0, out_before = 0;
+  for (uint32_t w = 0; w < nwarps; w++) {
+    all_or |= S->warp_or[w];
+    out_before += w < warp ? S->warp_out[w] : 0u;
+    n_out += S->warp_out[w];
+  }
+  /* outliers, in index order (rare: only sub-chunks that have them) */
+  if (n_out) {
+    uint32_t pos = out_before;
+    for (uint32_t k = 0; k < per_warp; k++) {
+      const uint32_t g = g0 + k, m = S->esc[g];
+      if (!m) continue;
+      if ((m >> lane) & 1u) {
+        uint32_t r = pos + (uint32_t)__popc(m & ((1u << lane) - 1u));
+        opos[r] = 32u * g + lane;
+        oval[r] = __float_as_uint(in[32u * g + lane]);
+      }
+      pos += (uint32_t)__popc(m);
+    }
+  }
+  /* planes at or above `bits` are zero in every group; the first of them
+   * can still start a run in the bitmaps above level 0 */
+  const uint32_t bits = 32u - (uint32_t)__clz((int)all_or), np = bits < 32u ? bits + 1u : 32u;
+  /* 2. RZE levels 0 and 1, a plane per warp: lane l has words 4l..4l+3,
+   * i.e. level-0 bitmap bytes 2l and 2l+1 */
+  for (uint32_t p = warp; p < 32u; p += nwarps) {
+    if (p >= np) {
+      if (lane == 0) {
+        S->bm1[p] = 0;
+        S->c0[p] = 0;
+        S->c1[p] = 0;
+      }
+      continue;
+    }
+    const uint32_t *pl = S->planes + p * H5FZ_WF_STRIDE;
+    uint32_t lo = h5fz_wf_bm0_byte(pl[4u * lane], pl[4u * lane + 1u]);
+    uint32_t hi = h5fz_wf_bm0_byte(pl[4u * lane + 2u], pl[4u * lane + 3u]);
+    *(uint16_t *)(S->bm0 + 64u * p + 2u * lane) = (uint16_t)(lo | (hi << 8));
+    uint32_t c0 = __reduce_add_sync(H5FZ_WF_FULL, (uint32_t)__popc(lo | (hi << 8)));
+    /* level 1 keeps a bitmap byte that differs from the one before it */
+    uint32_t before = __shfl_up_sync(H5FZ_WF_FULL, hi, 1);
+    if (lane == 0) before = p ? h5fz_wf_bm0_byte((pl - H5FZ_WF_STRIDE)[126], (pl - H5FZ_WF_STRIDE)[127]) : 0u;
+    uint32_t keep_lo = __ballot_sync(H5FZ_WF_FULL, lo != before), keep_hi = __ballot_sync(H5FZ_WF_FULL, hi != lo);
+    /* level-1 byte j: bits 2i, 2i+1 from lane 4j+i's two bytes */
+    uint32_t byte = h5fz_wf_spread4((keep_lo >> (4u * (lane & 7u))) & 15u) |
+                    (h5fz_wf_spread4((keep_hi >> (4u * (lane & 7u))) & 15u) << 1);
+    if (lane < 8u) ((uint8_t *)&S->bm1[p])[lane] = (uint8_t)byte;
+    if (lane == 0) {
+      S->c0[p] = c0;
+      S->c1[p] = (uint32_t)__popc(keep_lo) + (uint32_t)__popc(keep_hi);
+    }
+  }
+  __syncthreads();
+  /* 3. level 2 (the top bitmap, lane = plane) and every level's offsets */
+  if (warp == 0) {
+    uint64_t v = S->bm1[lane];
+    uint64_t prev = (v << 8) | (lane ? (S->bm1[lane - 1u] >> 56) : 0u);
+    uint64_t diff = v ^ prev;
+    uint32_t top = h5fz_rze_nibble((uint32_t)diff) | (h5fz_rze_nibble((uint32_t)(diff >> 32)) << 4);
+    uint32_t t2, t1, t0;
+    uint32_t e2 = h5fz_wf_exscan((uint32_t)__popc(top), &t2);
+    uint32_t e1 = h5fz_wf_exscan(S->c1[lane], &t1);
+    uint32_t e0 = h5fz_wf_exscan(S->c0[lane], &t0);
+    S->bm2[lane] = top;
+    S->c2[lane] = H5FZ_WF_TOP + e2;
+    S->c1[lane] = H5FZ_WF_TOP + t2 + e1;
+    S->c0[lane] = H5FZ_WF_TOP + t2 + t1 + e0;
+    if (lane == 0) S->size = H5FZ_WF_TOP + t2 + t1 + t0;
+  }
+  __syncthreads();
+  const uint32_t size = S->size;
+  if (tid == 0) *ocount = n_out;
+  if (size >= H5FZ_WF_BYTES) { /* RZE would not shrink it: the planes as they are */
+    uint32_t *s32 = (uint32_t *)slot;
+    for (uint32_t i = tid; i < H5FZ_WF_ELEMS; i += blockDim.x) s32[i] = S->planes[(i >> 7) * H5FZ_WF_STRIDE + (i & 127u)];
+    if (tid == 0) *entry = H5FZ_WF_BYTES | 0x80000000u;
+    return;
+  }
+  /* 4. [top bitmap][kept of level 2][kept of level 1][kept of level 0] */
+  if (warp == 0) {
+    uint32_t top = S->bm2[lane], pos = S->c2[lane];
+    uint64_t v = S->bm1[lane];
+    slot[lane] = (uint8_t)top;
+    for (uint32_t j = 0; j < 8u; j++)
+      if ((top >> j) & 1u) slot[pos++] = (uint8_t)(v >> (8u * j));
+  }
+  for (uint32_t p = warp; p < np; p += nwarps) {
+    const uint64_t v = S->bm1[p];
+    uint32_t pos = S->c1[p] + (uint32_t)__popcll(v & ((1ull << (2u * lane)) - 1ull));
+    uint32_t two = *(const uint16_t *)(S->bm0 + 64u * p + 2u * lane);
+    if ((v >> (2u * lane)) & 1u) slot[pos++] = (uint8_t)two;
+    if ((v >> (2u * lane + 1u)) & 1u) slot[pos] = (uint8_t)(two >> 8);
+    const uint32_t *pl = S->planes + p * H5FZ_WF_STRIDE;
+    uint32_t nibs = h5fz_wf_bm0_byte(pl[4u * lane], pl[4u * lane + 1u]) |
+                    (h5fz_wf_bm0_byte(pl[4u * lane + 2u], pl[4u * lane + 3u]) << 8);
+    uint32_t t, at = S->c0[p] + h5fz_wf_exscan((uint32_t)__popc(nibs), &t);
+    if (!nibs) continue;
+    for (uint32_t k = 0; k < 4u; k++) {
+      uint32_t x = pl[4u * lane + k];
+      for (uint32_t b = 0; b < 4u; b++)
+        if ((nibs >> (4u * k + b)) & 1u) slot[at++] = (uint8_t)(x >> (8u * b));
+    }
+  }
+  if (tid == 0) *entry = size;
+}
+
+/* Sum of the zigzag-decoded words of one group from its planes 0..np-1
+ * (the others are zero and were not written; np = 0: all are): a word u
+ * decodes to u >> 1 when even and to -(u >> 1) - 1 when odd (wrapping). */
+H5FZ_FN uint32_t h5fz_wf_group_sum(const h5fz_wf_smem *S, uint32_t g, uint32_t np)
+{
+  if (!np) return 0;
+  const uint32_t odd = S->planes[g];
+  uint32_t s = 0u - (uint32_t)__popc(odd);
+  for (uint32_t p = 1; p < np; p++) {
+    uint32_t x = S->planes[p * H5FZ_WF_STRIDE + g];
+    s += ((uint32_t)__popc(x & ~odd) - (uint32_t)__popc(x & odd)) << (p - 1u);
+  }
+  return s;
+}
+
+/* Inclusive warp prefix sum of the zigzag-decoded words. */
+H5FZ_FN uint32_t h5fz_wf_inclusive_unzz(uint32_t u)
+{
+  return h5fz_warp_inclusive((u >> 1) ^ (0u - (u & 1u)));
+}
+
+/* Decode one sub-chunk of 4096 float32 values from src (entry: its size,
+ * raw when the high bit is set; a raw size was checked on the host) into
+ * out[] (escaped values come out as bin 0's value and are patched from the
+ * side section on the host). Returns 1 (on every thread) when the RZE
+ * stream is inconsistent, exactly when h5fz_rze_decode would fail. */
+H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, const h5fz_quant_params *q,
+                           float *out)
+{
+  const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, nwarps = blockDim.x >> 5;
+  const uint32_t size = entry & 0x7fffffffu;
+  uint32_t np = 32u;
+  if (entry & 0x80000000u) {
+    for (uint32_t i = tid; i < H5FZ_WF_ELEMS; i += blockDim.x)
+      S->planes[(i >> 7) * H5FZ_WF_STRIDE + (i & 127u)] = (uint32_t)src[4u * i] | ((uint32_t)src[4u * i + 1u] << 8) |
+                                                          ((uint32_t)src[4u * i + 2u] << 16) |
+                                                          ((uint32_t)src[4u * i + 3u] << 24);
+  } else {
+    /* 1. the top bitmap gives the level-1 bitmap (a dropped byte repeats
+     * the last kept one) */
+    if (warp == 0) {
+      uint32_t bad = size < H5FZ_WF_TOP, t2 = 0, t1 = 0;
+      if (!bad) {
+        uint32_t top = src[lane], r = h5fz_wf_exscan((uint32_t)__popc(top), &t2);
+        bad = H5FZ_WF_TOP + t2 > size;
+        uint64_t v = 0;
+        if (!bad) {
+          const uint8_t *kept = src + H5FZ_WF_TOP;
+          uint32_t last = r ? kept[r - 1u] : 0u;
+          for (uint32_t j = 0; j < 8u; j++) {
+            if ((top >> j) & 1u) last = kept[r++];
+            v |= (uint64_t)last << (8u * j);
+          }
+          S->bm1[lane] = v;
+          S->c1[lane] = h5fz_wf_exscan((uint32_t)__popcll(v), &t1);
+          bad = H5FZ_WF_TOP + t2 + t1 > size;
+        }
+      }
+      if (lane == 0) {
+        S->bad = bad;
+        S->c_top2 = t2;
+        S->c_top1 = t1;
+      }
+    }
+    __syncthreads();
+    if (S->bad) return 1;
+    /* 2. the level-1 bitmap gives the level-0 bitmap */
+    const uint8_t *kept1 = src + H5FZ_WF_TOP + S->c_top2;
+    for (uint32_t p = warp; p < 32u; p += nwarps) {
+      const uint64_t v = S->bm1[p];
+      const uint32_t base = S->c1[p];
+      uint32_t r_lo = base + (uint32_t)__popcll(v & ((2ull << (2u * lane)) - 1ull));
+      uint32_t r_hi = base + (uint32_t)__popcll(lane == 31u ? v : v & ((4ull << (2u * lane)) - 1ull));
+      uint32_t lo = r_lo ? kept1[r_lo - 1u] : 0u, hi = r_hi ? kept1[r_hi - 1u] : 0u;
+      *(uint16_t *)(S->bm0 + 64u * p + 2u * lane) = (uint16_t)(lo | (hi << 8));
+      uint32_t c0 = __reduce_add_sync(H5FZ_WF_FULL, (uint32_t)__popc(lo | (hi << 8)));
+      if (lane == 0) S->c0[p] = c0;
+    }
+    __syncthreads();
+    /* 3. level 0's offsets; the stream must be used up exactly */
+    if (warp == 0) {
+      uint32_t t0, c0 = S->c0[lane], e0 = h5fz_wf_exscan(c0, &t0);
+      uint32_t nonzero = __ballot_sync(H5FZ_WF_FULL, c0 != 0u);
+      S->c0[lane] = H5FZ_WF_TOP + S->c_top2 + S->c_top1 + e0;
+      if (lane == 0) {
+        S->bad = H5FZ_WF_TOP + S->c_top2 + S->c_top1 + t0 != size;
+        S->np = 32u - (uint32_t)__clz((int)nonzero);
+      }
+    }
+    __syncthreads();
+    if (S->bad) return 1;
+    np = S->np;
+    /* 4. level 0: the words of planes 0..np-1 (the others are zero) */
+    for (uint32_t p = warp; p < np; p += nwarps) {
+      uint32_t two = *(const uint16_t *)(S->bm0 + 64u * p + 2u * lane), t;
+      uint32_t at = S->c0[p] + h5fz_wf_exscan((uint32_t)__popc(two), &t);
+      uint32_t *pl = S->planes + p * H5FZ_WF_STRIDE + 4u * lane;
+      for (uint32_t k = 0; k < 4u; k++) {
+        uint32_t x = 0, nib = (two >> (4u * k)) & 15u;
+        for (uint32_t b = 0; b < 4u; b++)
+          if ((nib >> b) & 1u) x |= (uint32_t)src[at++] << (8u * b);
+        pl[k] = x;
+      }
+    }
+  }
+  __syncthreads();
+  /* 5. words from the planes, zigzag and delta decoded, dequantized: a
+   * group of 32 values per step; each warp starts from the sum of the
+   * groups before its own */
+  const uint32_t per_warp = H5FZ_WF_GROUPS / nwarps, g0 = warp * per_warp;
+  uint32_t mine = 0;
+  for (uint32_t g = g0 + lane; g < g0 + per_warp; g += 32u) mine += h5fz_wf_group_sum(S, g, np);
+  mine = __reduce_add_sync(H5FZ_WF_FULL, mine);
+  if (lane == 0) S->warp_out[warp] = mine;
+  __syncthreads();
+  uint32_t carry = 0;
+  for (uint32_t w = 0; w < warp; w++) carry += S->warp_out[w];
+  for (uint32_t g = g0; g < g0 + per_warp; g++) {
+    uint32_t u = 0;
+    if (np > H5FZ_BALLOT_PLANES) {
+      u = h5fz_warp_transpose32(lane < np ? S->planes[lane * H5FZ_WF_STRIDE + g] : 0u);
+    } else {
+      for (uint32_t p = 0; p < np; p++) u |= ((S->planes[p * H5FZ_WF_STRIDE + g] >> lane) & 1u) << p;
+    }
+    uint32_t x = h5fz_wf_inclusive_unzz(u);
+    uint32_t w = carry + x;
+    carry += __shfl_sync(H5FZ_WF_FULL, x, 31);
+    __stcs(out + 32u * g + lane, h5fz_quant_recon_32((int32_t)w, q->step));
+  }
+  return 0;
+}
+
+#endif /* H5FZ_ON_GPU, sm_80+ */
+#endif /* H5FZ_OP_WARP_FUSED_H */
