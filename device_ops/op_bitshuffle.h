@@ -25,7 +25,10 @@ H5FZ_FN uint32_t h5fz_warp_transpose32(uint32_t x)
   for (uint32_t k = 0; k < 5u; k++) {
     uint32_t sh = 16u >> k, m = masks[k];
     uint32_t y = __shfl_xor_sync(0xffffffffu, x, (int)sh);
-    x = (lane & sh) ? (((y >> sh) & m) | (x & ~m)) : ((x & m) | ((y & m) << sh));
+    /* selects, not a branch: half the lanes take each side */
+    uint32_t upper = 0u - ((lane >> (4u - k)) & 1u), keep = m ^ upper;
+    uint32_t moved = upper ? (y >> sh) : (y << sh);
+    x = (x & keep) | (moved & ~keep);
   }
   return x;
 }

@@ -39,6 +39,10 @@
 #define H5FZ_WF_BYTES 16384u /* RZE's input length L */
 #define H5FZ_WF_TOP 32u      /* RZE's top bitmap: one byte per plane */
 #define H5FZ_WF_FULL 0xffffffffu
+/* decode: up to this many planes each lane picks its bits from broadcast
+ * loads (about 4 instructions a plane); more go through the transpose
+ * (about 25 in all) */
+#define H5FZ_WF_BROADCAST_PLANES 7u
 
 /* Shared memory of one block (one sub-chunk). */
 typedef struct {
@@ -61,9 +65,12 @@ H5FZ_FN uint32_t h5fz_wf_quant(float x, const h5fz_quant_params *q, uint32_t *wo
   double t = __dadd_rn(__dmul_rn(xd, q->inv_step), magic);
   double b = __dsub_rn(t, magic); /* rint(x * inv_step) */
   float r = __double2float_rn(__dmul_rn(b, q->step));
-  uint32_t ok = fabs(b) <= 1073741824.0 && fabs(__dsub_rn(xd, (double)r)) <= q->eb && __float_as_uint(x) != 0x80000000u;
-  *word = ok ? (uint32_t)__double2loint(t) : 0u;
-  return !ok;
+  double err = __dsub_rn(xd, (double)r);
+  /* all three tests without short-circuit branches */
+  uint32_t ok = (uint32_t)(fabs(b) <= 1073741824.0) & (uint32_t)(fabs(err) <= q->eb) &
+                (uint32_t)(__float_as_uint(x) != 0x80000000u);
+  *word = (uint32_t)__double2loint(t) & (0u - ok);
+  return ok ^ 1u;
 }
 
 /* Bit b of each of the 4 bits goes to bit 2b. */
@@ -96,8 +103,10 @@ H5FZ_FN uint32_t h5fz_wf_planes(uint32_t z, uint32_t lane, uint32_t *any)
   uint32_t bits = 32u - (uint32_t)__clz((int)a);
   if (bits > H5FZ_BALLOT_PLANES) return h5fz_warp_transpose32(z);
   uint32_t mine = 0;
-  for (uint32_t p = 0; p < bits; p++) {
-    uint32_t plane = __ballot_sync(H5FZ_WF_FULL, (z >> p) & 1u);
+#pragma unroll
+  for (uint32_t p = 0; p < H5FZ_BALLOT_PLANES; p++) {
+    if (p >= bits) break;
+    uint32_t plane = __ballot_sync(H5FZ_WF_FULL, z & (1u << p));
     mine = lane == p ? plane : mine;
   }
   return mine;
@@ -116,10 +125,11 @@ H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_p
   /* 1. quantize, delta, zigzag, bit planes: a group of 32 values per step */
   uint32_t carry = 0, any_all = 0, n_esc = 0;
   if (g0) (void)h5fz_wf_quant(in[32u * g0 - 1u], q, &carry); /* the word before the warp's first */
-  for (uint32_t k = 0; k < per_warp; k += 4u) {
+  const float *src = in + 32u * g0 + lane;
+  for (uint32_t k = 0; k < per_warp; k += 4u, src += 128) {
     float x[4];
 #pragma unroll
-    for (uint32_t j = 0; j < 4u; j++) x[j] = __ldcs(in + 32u * (g0 + k + j) + lane);
+    for (uint32_t j = 0; j < 4u; j++) x[j] = __ldcs(src + 32u * j);
 #pragma unroll
     for (uint32_t j = 0; j < 4u; j++) {
       const uint32_t g = g0 + k + j;
@@ -363,17 +373,23 @@ H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, 
   __syncthreads();
   uint32_t carry = 0;
   for (uint32_t w = 0; w < warp; w++) carry += S->warp_out[w];
-  for (uint32_t g = g0; g < g0 + per_warp; g++) {
+  float *dst = out + 32u * g0 + lane;
+  const uint32_t *col = S->planes + g0;
+  for (uint32_t g = 0; g < per_warp; g++, dst += 32, col++) {
     uint32_t u = 0;
-    if (np > H5FZ_BALLOT_PLANES) {
-      u = h5fz_warp_transpose32(lane < np ? S->planes[lane * H5FZ_WF_STRIDE + g] : 0u);
+    if (np > H5FZ_WF_BROADCAST_PLANES) {
+      u = h5fz_warp_transpose32(lane < np ? col[lane * H5FZ_WF_STRIDE] : 0u);
     } else {
-      for (uint32_t p = 0; p < np; p++) u |= ((S->planes[p * H5FZ_WF_STRIDE + g] >> lane) & 1u) << p;
+#pragma unroll
+      for (uint32_t p = 0; p < H5FZ_WF_BROADCAST_PLANES; p++) {
+        if (p >= np) break;
+        u |= ((col[p * H5FZ_WF_STRIDE] >> lane) & 1u) << p;
+      }
     }
     uint32_t x = h5fz_wf_inclusive_unzz(u);
     uint32_t w = carry + x;
     carry += __shfl_sync(H5FZ_WF_FULL, x, 31);
-    __stcs(out + 32u * g + lane, h5fz_quant_recon_32((int32_t)w, q->step));
+    __stcs(dst, h5fz_quant_recon_32((int32_t)w, q->step));
   }
   return 0;
 }
