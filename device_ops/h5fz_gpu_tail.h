@@ -11,58 +11,103 @@
 
 #define H5FZ_TAIL_THREADS 1024u
 
-/* One block of H5FZ_TAIL_THREADS: exclusive scans of the sizes in entries[]
- * (low 31 bits) and of ocount[] over n_sub sub-chunks, in chunks of the
- * block size with a running carry. totals[0] = payload bytes, totals[1] =
- * outliers. */
-extern "C" __global__ void __launch_bounds__(H5FZ_TAIL_THREADS)
-h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub,
-               unsigned long long *offsets, uint32_t *ooffsets, unsigned long long *totals)
+/* Sum over the block of one value per thread (every thread gets it). */
+H5FZ_FN uint64_t h5fz_tail_block_sum(uint64_t v, uint64_t *scratch)
 {
-  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];
-  h5fz_blk blk = {threadIdx.x, blockDim.x, scan};
-  uint64_t carry_bytes = 0, carry_out = 0;
-  for (uint32_t base = 0; base < n_sub; base += blockDim.x) {
-    uint32_t s = base + threadIdx.x;
-    uint64_t size = s < n_sub ? (entries[s] & 0x7fffffffu) : 0u;
-    uint64_t cnt = s < n_sub ? ocount[s] : 0u;
-    uint64_t tb, tc;
-    uint64_t ob = h5fz_blk_exscan(&blk, size, &tb);
-    uint64_t oc = h5fz_blk_exscan(&blk, cnt, &tc);
-    if (s < n_sub) {
-      offsets[s] = carry_bytes + ob;
-      ooffsets[s] = (uint32_t)(carry_out + oc);
-    }
-    carry_bytes += tb;
-    carry_out += tc;
-  }
+  for (uint32_t d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+  __syncthreads(); /* scratch may still be read by an earlier call */
+  if ((threadIdx.x & 31u) == 0) scratch[threadIdx.x >> 5] = v;
+  __syncthreads();
+  uint64_t s = 0;
+  for (uint32_t w = 0; w < (blockDim.x + 31u) / 32u; w++) s += scratch[w];
+  return s;
+}
+
+/* The sizes (entries[], low 31 bits) and outlier counts (ocount[]) of n_sub
+ * sub-chunks in parts of H5FZ_TAIL_THREADS, one block per part: each part's
+ * sums to parts[2 + 2b] and parts[3 + 2b] (parts[0..1] are the totals,
+ * written by h5fz_tail_scan). */
+extern "C" __global__ void __launch_bounds__(H5FZ_TAIL_THREADS)
+h5fz_tail_reduce(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, unsigned long long *parts)
+{
+  __shared__ uint64_t scratch[H5FZ_SCAN_SCRATCH_WORDS];
+  uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  uint64_t bytes = h5fz_tail_block_sum(s < n_sub ? (entries[s] & 0x7fffffffu) : 0u, scratch);
+  uint64_t outs = h5fz_tail_block_sum(s < n_sub ? ocount[s] : 0u, scratch);
   if (threadIdx.x == 0) {
-    totals[0] = carry_bytes;
-    totals[1] = carry_out;
+    parts[2u + 2u * blockIdx.x] = bytes;
+    parts[3u + 2u * blockIdx.x] = outs;
   }
 }
 
-/* One block per sub-chunk: copy its slot to the packed payload, and its
- * outliers (sub-chunk-local positions) to the gathered lists with positions
- * inside their chunk. Sub-chunk s is sub-chunk s % n_sub of chunk s / n_sub
- * of a batch of chunks of chunk_n values each (one chunk: n_sub = grid).
- * esize is 4 or 8; values are moved as esize-byte words. */
+/* After h5fz_tail_reduce, the same blocks: exclusive scans of the sizes and
+ * of the outlier counts (offsets[], ooffsets[]), each part starting from
+ * the sums of the parts before it; the last block writes the totals to
+ * parts[0] (payload bytes) and parts[1] (outliers). */
+extern "C" __global__ void __launch_bounds__(H5FZ_TAIL_THREADS)
+h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, unsigned long long *offsets,
+               uint32_t *ooffsets, unsigned long long *parts)
+{
+  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];
+  h5fz_blk blk = {threadIdx.x, blockDim.x, scan};
+  uint64_t before_bytes = 0, before_outs = 0;
+  for (uint32_t b = threadIdx.x & 31u; b < blockIdx.x; b += 32u) { /* every warp sums the parts before */
+    before_bytes += parts[2u + 2u * b];
+    before_outs += parts[3u + 2u * b];
+  }
+  for (uint32_t d = 16; d > 0; d >>= 1) {
+    before_bytes += __shfl_xor_sync(0xffffffffu, before_bytes, d);
+    before_outs += __shfl_xor_sync(0xffffffffu, before_outs, d);
+  }
+  uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  uint64_t tb, tc;
+  uint64_t ob = h5fz_blk_exscan(&blk, s < n_sub ? (entries[s] & 0x7fffffffu) : 0u, &tb);
+  uint64_t oc = h5fz_blk_exscan(&blk, s < n_sub ? ocount[s] : 0u, &tc);
+  if (s < n_sub) {
+    offsets[s] = before_bytes + ob;
+    ooffsets[s] = (uint32_t)(before_outs + oc);
+  }
+  if (blockIdx.x == gridDim.x - 1u && threadIdx.x == 0) {
+    parts[0] = before_bytes + tb;
+    parts[1] = before_outs + tc;
+  }
+}
+
+/* One warp per sub-chunk (sub-chunk s = blockIdx.x * warps + warp, s <
+ * n_total): copy its slot to the packed payload, and its outliers
+ * (sub-chunk-local positions) to the gathered lists with positions inside
+ * their chunk. Sub-chunk s is sub-chunk s % n_sub of chunk s / n_sub of a
+ * batch of chunks of chunk_n values each. esize is 4 or 8; values are moved
+ * as esize-byte words. The payload goes as whole 4-byte words where it
+ * lands (slots are 4-byte aligned, the packed offsets are not): each
+ * destination word is cut from two source words. */
 extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes,
                                           const uint32_t *entries, const unsigned long long *offsets,
                                           const uint32_t *opos, const uint8_t *oval,
                                           const uint32_t *ocount, const uint32_t *ooffsets,
                                           uint32_t sub_elems, uint32_t esize, uint32_t n_sub,
-                                          unsigned long long chunk_n, uint8_t *packed,
+                                          unsigned long long chunk_n, uint32_t n_total, uint8_t *packed,
                                           uint32_t *gpos, uint8_t *gval)
 {
-  uint32_t s = blockIdx.x, chunk_ix = s / n_sub, local = s - chunk_ix * n_sub;
-  uint32_t size = entries[s] & 0x7fffffffu;
+  const uint32_t lane = threadIdx.x & 31u, s = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (s >= n_total) return;
+  const uint32_t chunk_ix = s / n_sub, local = s - chunk_ix * n_sub;
+  const uint32_t size = entries[s] & 0x7fffffffu;
   const uint8_t *src = slots + (size_t)s * slot_bytes;
   uint8_t *dst = packed + offsets[s];
-  for (uint32_t i = threadIdx.x; i < size; i += blockDim.x) dst[i] = src[i];
+  const uint32_t head = (uint32_t)(-(uintptr_t)dst & 3u) < size ? (uint32_t)(-(uintptr_t)dst & 3u) : size;
+  if (lane < head) dst[lane] = src[lane];
+  const uint32_t words = (size - head) / 4u, tail = (size - head) & 3u, shift = 8u * head;
+  const uint32_t *s32 = (const uint32_t *)src, last = slot_bytes / 4u;
+  uint32_t *d32 = (uint32_t *)(dst + head);
+  for (uint32_t k = lane; k < words; k += 32u) {
+    uint32_t lo = s32[k], hi = k + 1u < last ? s32[k + 1u] : 0u;
+    d32[k] = head ? __funnelshift_r(lo, hi, shift) : lo;
+  }
+  if (lane < tail) dst[head + 4u * words + lane] = src[head + 4u * words + lane];
   uint32_t n = ocount[s], o = ooffsets[s];
   size_t in_chunk = (size_t)local * sub_elems, first = (size_t)chunk_ix * chunk_n + in_chunk;
-  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+  for (uint32_t i = lane; i < n; i += 32u) {
     gpos[o + i] = (uint32_t)in_chunk + opos[first + i];
     for (uint32_t b = 0; b < esize; b++) gval[(size_t)(o + i) * esize + b] = oval[(first + i) * esize + b];
   }

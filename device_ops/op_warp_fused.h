@@ -93,23 +93,31 @@ H5FZ_FN uint32_t h5fz_wf_exscan(uint32_t v, uint32_t *total)
   return incl - v;
 }
 
-/* Lane p gets plane p of the warp's words z; *any the OR of the words.
- * Ballots for the significant planes when there are at most
- * H5FZ_BALLOT_PLANES of them, else the transpose (op_bitshuffle.h). */
-H5FZ_FN uint32_t h5fz_wf_planes(uint32_t z, uint32_t lane, uint32_t *any)
+/* The 32 plane words of the warp's words z (one group) to col[p * stride]
+ * (col = &planes[g]); *any the OR of the words. Up to H5FZ_BALLOT_PLANES
+ * significant planes: one ballot each, stored by lane 0 (3 instructions a
+ * plane, two planes per test of the count), the zero planes by the lanes
+ * of their number; more: the transpose (op_bitshuffle.h), lane p storing
+ * plane p. */
+H5FZ_FN void h5fz_wf_store_planes(uint32_t *col, uint32_t z, uint32_t lane, uint32_t *any)
 {
   uint32_t a = __reduce_or_sync(H5FZ_WF_FULL, z);
   *any = a;
   uint32_t bits = 32u - (uint32_t)__clz((int)a);
-  if (bits > H5FZ_BALLOT_PLANES) return h5fz_warp_transpose32(z);
-  uint32_t mine = 0;
-#pragma unroll
-  for (uint32_t p = 0; p < H5FZ_BALLOT_PLANES; p++) {
-    if (p >= bits) break;
-    uint32_t plane = __ballot_sync(H5FZ_WF_FULL, z & (1u << p));
-    mine = lane == p ? plane : mine;
+  if (bits > H5FZ_BALLOT_PLANES) {
+    col[lane * H5FZ_WF_STRIDE] = h5fz_warp_transpose32(z);
+    return;
   }
-  return mine;
+  if (lane >= bits) col[lane * H5FZ_WF_STRIDE] = 0u;
+#pragma unroll
+  for (uint32_t p = 0; p < H5FZ_BALLOT_PLANES; p += 2u) {
+    if (p >= bits) break;
+    uint32_t lo = __ballot_sync(H5FZ_WF_FULL, (z >> p) & 1u), hi = __ballot_sync(H5FZ_WF_FULL, (z >> (p + 1u)) & 1u);
+    if (lane == 0) { /* plane p + 1 may be past bits: its ballot is 0, as its lane stored */
+      col[p * H5FZ_WF_STRIDE] = lo;
+      col[(p + 1u) * H5FZ_WF_STRIDE] = hi;
+    }
+  }
 }
 
 /* Encode the 4096 values in[] of one sub-chunk (all threads of the block,
@@ -141,7 +149,7 @@ H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_p
       prev = lane ? prev : carry;
       carry = __shfl_sync(H5FZ_WF_FULL, w, 31);
       uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
-      S->planes[lane * H5FZ_WF_STRIDE + g] = h5fz_wf_planes(z, lane, &any);
+      h5fz_wf_store_planes(S->planes + g, z, lane, &any);
       any_all |= any;
     }
   }

@@ -273,7 +273,7 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   TRY(h5fz_gpu_grow(&g_gpu.oval, max_n * esize));
   TRY(h5fz_gpu_grow(&g_gpu.offsets, max_sub * 8u));
   TRY(h5fz_gpu_grow(&g_gpu.ooffsets, max_sub * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.totals, 16u));
+  TRY(h5fz_gpu_grow(&g_gpu.totals, TAIL_TOTALS_BYTES(max_sub)));
   TRY(h5fz_gpu_grow(&g_gpu.packed, max_sub * slot));
   TRY(h5fz_gpu_grow(&g_gpu.gpos, max_n * 4u));
   TRY(h5fz_gpu_grow(&g_gpu.gval, max_n * esize));

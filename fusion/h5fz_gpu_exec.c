@@ -276,14 +276,20 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
       (rc = h5fz_gpu_launch(c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
                             "encode kernel")))
     return rc;
+  /* sizes and outlier counts scanned in parts of TAIL_PARTS sub-chunks, a block each */
+  unsigned parts = (grid + TAIL_PARTS - 1u) / TAIL_PARTS;
+  void *reduce_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.totals.ptr};
   void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr,
                        &g_gpu.totals.ptr};
-  if ((rc = h5fz_gpu_launch(c->mod.tail_scan, 1, 1024, 0, scan_args, "tail scan kernel"))) return rc;
+  if ((rc = h5fz_gpu_launch(c->mod.tail_reduce, parts, TAIL_PARTS, 0, reduce_args, "tail reduce kernel")) ||
+      (rc = h5fz_gpu_launch(c->mod.tail_scan, parts, TAIL_PARTS, 0, scan_args, "tail scan kernel")))
+    return rc;
   uint32_t sub_elems = p->subchunk_elems, esize = p->esize;
   void *pack_args[] = {&g_gpu.slots.ptr, &slot, &g_gpu.entries.ptr, &g_gpu.offsets.ptr, &g_gpu.opos.ptr,
                        &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &g_gpu.ooffsets.ptr, &sub_elems, &esize, &n_sub, &n_ull,
-                       &g_gpu.packed.ptr, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
-  return h5fz_gpu_launch(c->mod.tail_pack, grid, TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel");
+                       &grid, &g_gpu.packed.ptr, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
+  return h5fz_gpu_launch(c->mod.tail_pack, (grid + TAIL_PACK_THREADS / 32u - 1u) / (TAIL_PACK_THREADS / 32u),
+                         TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel");
 }
 
 /* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in
@@ -352,7 +358,7 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   TRY(h5fz_gpu_grow(&g_gpu.oval, n * p->esize));
   TRY(h5fz_gpu_grow(&g_gpu.offsets, (size_t)n_sub * 8u));
   TRY(h5fz_gpu_grow(&g_gpu.ooffsets, (size_t)n_sub * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.totals, 16u));
+  TRY(h5fz_gpu_grow(&g_gpu.totals, TAIL_TOTALS_BYTES(n_sub)));
   TRY(h5fz_gpu_grow(&g_gpu.packed, (size_t)n_sub * slot));
   TRY(h5fz_gpu_grow(&g_gpu.gpos, n * 4u));
   TRY(h5fz_gpu_grow(&g_gpu.gval, n * p->esize));

@@ -195,6 +195,7 @@ static int load_module(const void *img, h5fz_jit_module *out)
   if (r) return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleLoadData: %s", h5fz_cuda_error_string(r));
   if ((r = cu->cuModuleGetFunction(&out->encode, out->module, H5FZ_KERNEL_ENCODE)) ||
       (r = cu->cuModuleGetFunction(&out->decode, out->module, H5FZ_KERNEL_DECODE)) ||
+      (r = cu->cuModuleGetFunction(&out->tail_reduce, out->module, H5FZ_KERNEL_TAIL_REDUCE)) ||
       (r = cu->cuModuleGetFunction(&out->tail_scan, out->module, H5FZ_KERNEL_TAIL_SCAN)) ||
       (r = cu->cuModuleGetFunction(&out->tail_pack, out->module, H5FZ_KERNEL_TAIL_PACK)))
     return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction: %s", h5fz_cuda_error_string(r));
