@@ -95,7 +95,7 @@ extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_by
   const uint32_t size = entries[s] & 0x7fffffffu;
   const uint8_t *src = slots + (size_t)s * slot_bytes;
   uint8_t *dst = packed + offsets[s];
-  const uint32_t head = (uint32_t)(-(uintptr_t)dst & 3u) < size ? (uint32_t)(-(uintptr_t)dst & 3u) : size;
+  const uint32_t align = (uint32_t)(0u - (uint32_t)(unsigned long long)dst) & 3u, head = align < size ? align : size;
   if (lane < head) dst[lane] = src[lane];
   const uint32_t words = (size - head) / 4u, tail = (size - head) & 3u, shift = 8u * head;
   const uint32_t *s32 = (const uint32_t *)src, last = slot_bytes / 4u;
