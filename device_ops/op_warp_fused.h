@@ -94,26 +94,30 @@ H5FZ_FN uint32_t h5fz_wf_exscan(uint32_t v, uint32_t *total)
 }
 
 /* The 32 plane words of the warp's words z (one group) to col[p * stride]
- * (col = &planes[g]); *any the OR of the words. Up to H5FZ_BALLOT_PLANES
+ * (col = &planes[g]; lane_col = &planes[lane * stride + g], the lane's own
+ * plane; lane_ge = ~0 << lane; lane0: lane == 0); *any the OR of the words. Up to H5FZ_BALLOT_PLANES
  * significant planes: one ballot each, stored by lane 0 (3 instructions a
  * plane, two planes per test of the count), the zero planes by the lanes
  * of their number; more: the transpose (op_bitshuffle.h), lane p storing
  * plane p. */
-H5FZ_FN void h5fz_wf_store_planes(uint32_t *col, uint32_t z, uint32_t lane, uint32_t *any)
+H5FZ_FN void h5fz_wf_store_planes(uint32_t *col, uint32_t *lane_col, uint32_t z, uint32_t lane_ge, uint32_t lane0,
+                                   uint32_t *any)
 {
+  /* the significant planes are those below the highest bit of a: tests on
+   * a itself instead of a bit count */
   uint32_t a = __reduce_or_sync(H5FZ_WF_FULL, z);
   *any = a;
-  uint32_t bits = 32u - (uint32_t)__clz((int)a);
-  if (bits > H5FZ_BALLOT_PLANES) {
-    col[lane * H5FZ_WF_STRIDE] = h5fz_warp_transpose32(z);
+  if (a >> H5FZ_BALLOT_PLANES) {
+    *lane_col = h5fz_warp_transpose32(z);
     return;
   }
-  if (lane >= bits) col[lane * H5FZ_WF_STRIDE] = 0u;
+  if (!(a & lane_ge)) *lane_col = 0u; /* a plane this group does not have */
 #pragma unroll
   for (uint32_t p = 0; p < H5FZ_BALLOT_PLANES; p += 2u) {
-    if (p >= bits) break;
-    uint32_t lo = __ballot_sync(H5FZ_WF_FULL, (z >> p) & 1u), hi = __ballot_sync(H5FZ_WF_FULL, (z >> (p + 1u)) & 1u);
-    if (lane == 0) { /* plane p + 1 may be past bits: its ballot is 0, as its lane stored */
+    if (!(a >> p)) break;
+    uint32_t lo = __ballot_sync(H5FZ_WF_FULL, (z & (1u << p)) != 0u);
+    uint32_t hi = __ballot_sync(H5FZ_WF_FULL, (z & (2u << p)) != 0u);
+    if (lane0) { /* plane p + 1 may be past the last: its ballot is 0, as its lane stored */
       col[p * H5FZ_WF_STRIDE] = lo;
       col[(p + 1u) * H5FZ_WF_STRIDE] = hi;
     }
@@ -134,6 +138,8 @@ H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_p
   uint32_t carry = 0, any_all = 0, n_esc = 0;
   if (g0) (void)h5fz_wf_quant(in[32u * g0 - 1u], q, &carry); /* the word before the warp's first */
   const float *src = in + 32u * g0 + lane;
+  const uint32_t lane_ge = 0xffffffffu << lane, lane0 = lane == 0;
+  uint32_t *const lane_planes = S->planes + lane * H5FZ_WF_STRIDE;
   for (uint32_t k = 0; k < per_warp; k += 4u, src += 128) {
     float x[4];
 #pragma unroll
@@ -145,11 +151,13 @@ H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_p
       uint32_t esc = __ballot_sync(H5FZ_WF_FULL, h5fz_wf_quant(x[j], q, &w));
       if (lane == 0) S->esc[g] = esc;
       n_esc += (uint32_t)__popc(esc);
-      uint32_t prev = __shfl_up_sync(H5FZ_WF_FULL, w, 1);
-      prev = lane ? prev : carry;
-      carry = __shfl_sync(H5FZ_WF_FULL, w, 31);
+      /* a rotation: lane l gets word l-1, lane 0 this group's last, which is
+       * the next group's carry (one shuffle instead of two) */
+      uint32_t r = __shfl_sync(H5FZ_WF_FULL, w, (int)((lane + 31u) & 31u));
+      uint32_t prev = lane ? r : carry;
+      carry = r;
       uint32_t d = w - prev, z = (d << 1) ^ (0u - (d >> 31));
-      h5fz_wf_store_planes(S->planes + g, z, lane, &any);
+      h5fz_wf_store_planes(S->planes + g, lane_planes + g, z, lane_ge, lane0, &any);
       any_all |= any;
     }
   }
