@@ -289,34 +289,33 @@ int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
  * a partial sub-chunk's block returns at once (the generic kernel takes it). */
 static void emit_warp_fused(strbuf *b)
 {
+  /* both kernels: the block's chunk and sub-chunk, partial ones left to the generic kernel, the bound */
+  static const char prologue[] =
+      "  __shared__ h5fz_wf_smem S;\n"
+      "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+      "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
+      "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+      "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
+      "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n";
   emit(b, "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
           "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
           "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
           "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
           "               word_t *oval, uint32_t *ocount)\n{\n"
-          "  __shared__ h5fz_wf_smem S;\n"
-          "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
-          "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
-          "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
-          "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
-          "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
-          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
+          "%s"
           "  h5fz_wf_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
-          "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n");
+          "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
+       prologue);
   emit(b, "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
           "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
           "               unsigned long long n, double eb, double step, double inv_step, int mode, uint32_t n_sub,\n"
           "               const double *qchunk, value_t *out, int *status)\n{\n"
-          "  __shared__ h5fz_wf_smem S;\n"
-          "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
-          "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
-          "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
-          "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
-          "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
-          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
+          "%s"
           "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
           "      threadIdx.x == 0)\n"
-          "    atomicMax(status, (int)blockIdx.x + 1);\n}\n");
+          "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
+       prologue);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)

@@ -50,18 +50,7 @@ static int decode_with(const char *device, const void *in, size_t n, void **out,
 int main(int argc, char **argv)
 {
   const char *dir = argc > 1 ? argv[1] : getenv("H5FZ_DATA_DIR");
-  setenv("H5FZ_DEVICE", "gpu", 1);
-  /* probe: is there a usable GPU at all? */
-  h5fz_spec probe;
-  h5fz_spec_parse("abs=1 dtype=f32", &probe);
-  float one[64] = {0};
-  void *tmp;
-  size_t tmp_n;
-  if (h5fz_chunk_encode(&probe, one, sizeof one, &tmp, &tmp_n)) {
-    printf("SKIP: no usable GPU: %s\n", h5fz_last_error());
-    return CTEST_SKIP;
-  }
-  free(tmp);
+  if (!gpu_test_have_gpu()) return CTEST_SKIP;
   test_field *fields = NULL;
   int n_fields = dir ? load_fields(dir, &fields) : 0;
   if (!n_fields) {

@@ -19,10 +19,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gpu_test_util.h"
 #include "h5fz.h"
 #include "h5fz_gpu.h"
-
-#define CTEST_SKIP 77
 #define SUB 4096u
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -172,17 +171,7 @@ static int check_corruptions(const char *name, const char *spec_text, const floa
 
 int main(void)
 {
-  setenv("H5FZ_DEVICE", "gpu", 1);
-  h5fz_spec probe;
-  h5fz_spec_parse("abs=1 dtype=f32", &probe);
-  float one[64] = {0};
-  void *tmp;
-  size_t tmp_n;
-  if (h5fz_chunk_encode(&probe, one, sizeof one, &tmp, &tmp_n)) {
-    printf("SKIP: no usable GPU: %s\n", h5fz_last_error());
-    return CTEST_SKIP;
-  }
-  free(tmp);
+  if (!gpu_test_have_gpu()) return CTEST_SKIP;
   h5fz_gpu_stats before, after;
   h5fz_gpu_get_stats(&before);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_test_util.h"
 #include "h5fz.h"
 
 int main(int argc, char **argv)
@@ -21,17 +22,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: write_gpu_h5 FIELD.f32 D R C OUT.h5 [REL]\n");
     return 2;
   }
-  setenv("H5FZ_DEVICE", "gpu", 1);
-  h5fz_spec probe;
-  h5fz_spec_parse("abs=1 dtype=f32", &probe);
-  float zeros[64] = {0};
-  void *tmp;
-  size_t tmp_n;
-  if (h5fz_chunk_encode(&probe, zeros, sizeof zeros, &tmp, &tmp_n)) {
-    printf("SKIP: no usable GPU: %s\n", h5fz_last_error());
-    return 77;
-  }
-  free(tmp);
+  if (!gpu_test_have_gpu()) return CTEST_SKIP;
   hsize_t dims[3] = {strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10)};
   size_t n = dims[0] * dims[1] * dims[2];
   float *v = malloc(n * 4), *back = malloc(n * 4);
