@@ -78,6 +78,19 @@ static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *ra
     snprintf(r->error, sizeof r->error, "cannot open: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     return NULL;
   }
+  hid_t type = H5Dget_type(dset);
+  H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
+  char tname[64];
+  h5fz_cli_type_name(type, tname, sizeof tname);
+  if (type >= 0) H5Tclose(type);
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
+    /* compound, string, enum, ...: HDF5 cannot convert it to numbers, and
+     * h5fz never compresses it (float32/float64 only) */
+    snprintf(r->error, sizeof r->error, "%s is not a numeric type: not compressed by h5fz (float32/float64 only), "
+             "nothing to verify", tname);
+    H5Dclose(dset);
+    return NULL;
+  }
   space = H5Dget_space(dset);
   *rank = H5Sget_simple_extent_ndims(space);
   if (*rank < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {

@@ -237,8 +237,9 @@ static int parse_number(const char *key, const char *val, double *out)
   double v = strtod(val, &end);
   /* ERANGE: overflow (inf) or underflow; a nonzero subnormal result is exact
    * enough and is what h5fz_spec_format writes for a subnormal double */
-  if (end == val || *end || (errno == ERANGE && !(v != 0 && fabs(v) < DBL_MIN)))
-    return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': not a number", key, val);
+  if (end == val || *end) return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': not a number", key, val);
+  if (errno == ERANGE && !(v != 0 && fabs(v) < DBL_MIN))
+    return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': out of the range of a double (about 2.2e-308 to 1.8e308)", key, val);
   *out = v;
   return H5FZ_OK;
 }

@@ -184,6 +184,10 @@ static void test_spec_forms(void)
   CHECK(h5fz_spec_parse("abs=1e-3 delta bitshuffle bitpack", &t) == H5FZ_ERR_SPEC, "bitpack after bit planes");
   CHECK(strstr(h5fz_last_error(), "bitpack") != NULL, "bitpack type-check message: %s", h5fz_last_error());
   CHECK(h5fz_spec_parse("abs=0", &t) == H5FZ_ERR_SPEC, "zero bound");
+  CHECK(h5fz_spec_parse("abs=1e400", &t) == H5FZ_ERR_SPEC && strstr(h5fz_last_error(), "out of the range"),
+        "a number past a double's range is named as such: %s", h5fz_last_error());
+  CHECK(h5fz_spec_parse("abs=1e-3x", &t) == H5FZ_ERR_SPEC && strstr(h5fz_last_error(), "not a number"),
+        "a word that is no number: %s", h5fz_last_error());
   CHECK(h5fz_spec_parse("abs=1e-3 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192", &t) == 0,
         "arrow form: %s", h5fz_last_error());
   char buf[256];
