@@ -78,9 +78,10 @@ static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t tar
 }
 
 /* Reads the whole file into a malloc'd buffer of exactly want bytes. */
-static void *read_raw(const char *path, size_t want) {
+/* Opens path and checks that it holds exactly want bytes (NULL with the
+ * error printed otherwise). */
+static FILE *open_raw(const char *path, size_t want) {
   FILE *f = fopen(path, "rb");
-  void *buf;
   long size;
   if (!f) {
     h5fz_cli_error(cmd, "cannot open %s", path);
@@ -97,7 +98,12 @@ static void *read_raw(const char *path, size_t want) {
     fclose(f);
     return NULL;
   }
-  buf = malloc(want ? want : 1);
+  return f;
+}
+
+/* Reads the want bytes of f (from open_raw) and closes it. */
+static void *read_raw(FILE *f, const char *path, size_t want) {
+  void *buf = malloc(want ? want : 1);
   if (!buf || fread(buf, 1, want, f) != want) {
     h5fz_cli_error(cmd, "cannot read %s", path);
     free(buf);
@@ -298,10 +304,6 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
                    argv[optind]);
     return H5FZ_CLI_USAGE;
   }
-  if (!force && lstat(job.out_path, &out_st) == 0) {
-    h5fz_cli_error(cmd, "%s exists: give --force to replace it", job.out_path);
-    return H5FZ_CLI_USAGE;
-  }
   if (job.dtype == H5FZ_DTYPE_UNKNOWN) job.dtype = dtype_from_path(argv[optind]);
   if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
     h5fz_cli_error(cmd, "cannot tell the type of %s: name it .f32/.f64 or give --dtype",
@@ -336,9 +338,18 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
   } else {
     default_chunk(job.dims, job.rank, elem, (size_t)chunk_bytes, job.chunk);
   }
+  FILE *raw = open_raw(argv[optind], (size_t)n * elem);
+  if (!raw) return H5FZ_CLI_USAGE;
+  /* after the other arguments, so that a run names the mistakes in them
+   * before --force would matter */
+  if (!force && lstat(job.out_path, &out_st) == 0) {
+    h5fz_cli_error(cmd, "%s exists: give --force to replace it", job.out_path);
+    fclose(raw);
+    return H5FZ_CLI_USAGE;
+  }
 
   h5fz_cli_quiet_hdf5();
-  data = read_raw(argv[optind], (size_t)n * elem);
+  data = read_raw(raw, argv[optind], (size_t)n * elem);
   if (!data) return H5FZ_CLI_USAGE;
   stats = stats_of(data, (size_t)n, job.dtype);
   if (write_dataset(&job, data) < 0) {

@@ -247,6 +247,9 @@ def test_from_raw_needs_force_to_replace(tmp_path):
     lib.cli("from-raw", raw, out, "--shape", "5x30x40", "--quiet")
     p = lib.cli("from-raw", raw, out, "--shape", "5x30x40", check=False)
     assert p.returncode == 2 and "--force" in p.stderr
+    # a wrong shape is named first: --force would not have helped
+    p = lib.cli("from-raw", raw, out, "--shape", "5x30x41", "--quiet", check=False)
+    assert p.returncode == 2 and "bytes" in p.stderr and "--force" not in p.stderr, p.stderr
     lib.cli("from-raw", raw, out, "--shape", "5x30x40", "--quiet", "--force")
 
 
