@@ -53,6 +53,12 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
                                 int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
                                 char *msg, size_t msg_len);
 
+/* The executor check of set_local (h5fz_device_check) for the cd_values
+ * set_local is about to store (with their dataset part: type and chunk
+ * dims give the chunk bytes). Returns H5FZ_OK, or the codec status with msg
+ * filled ("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable: ..."). */
+int h5fz_filter_device_check(const unsigned *cd, size_t n, char *msg, size_t msg_len);
+
 /* Run the filter on one chunk.
  * reverse = 0: encode in_bytes bytes (need not be whole elements: a
  * Fletcher32 filter before this one appends 4 bytes) with the spec in

@@ -600,6 +600,13 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
    * filter can still pass over integer datasets. */
   if (ok == 1)
     flags &= ~(unsigned)H5Z_FLAG_OPTIONAL;
+  /* a bad H5FZ_DEVICE, or a GPU asked for and missing, fails H5Dcreate
+   * here: at the first write HDF5 may have cached the chunk and report
+   * nothing until a flush or close (h5py then only warns) */
+  if (ok == 1 && h5fz_filter_device_check(out, n_out, msg, sizeof msg) != H5FZ_OK) {
+    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
+    return -1;
+  }
   if (h->H5Pmodify_filter(dcpl_id, H5FZ_FILTER_ID, flags, n_out, out) < 0) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot store the dataset's cd_values");
     return -1;

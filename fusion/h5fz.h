@@ -176,6 +176,18 @@ int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size
  * does not fit 32 bits) with the reason in h5fz_last_error(). */
 int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK]);
 
+/* Can the executor that H5FZ_DEVICE selects encode chunks of chunk_bytes
+ * bytes with spec (dtype known)? The filter asks when a dataset is created
+ * (set_local), so that a bad setting fails H5Dcreate with its reason rather
+ * than the first write, which HDF5 may defer to a flush or close where the
+ * caller sees no error. auto and cpu: always H5FZ_OK (auto falls back to
+ * the CPU). gpu: initialises the GPU executor and compiles the chain's
+ * kernels (what the first chunk would do). Returns H5FZ_OK, H5FZ_ERR_ARG
+ * (H5FZ_DEVICE is none of auto, gpu, cpu), H5FZ_ERR_DEVICE (gpu asked for
+ * and not usable: no driver, no device, no class, JIT failed), or
+ * H5FZ_ERR_SPEC; the reason in h5fz_last_error(). */
+int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes);
+
 /* Decode a chunk of the dataset whose spec (as set_local completed it:
  * mode, bound, dtype, rank and folded chunk dims, e.g. from
  * h5fz_spec_from_cd_values) is dataset: h5fz_chunk_decode_as with its type

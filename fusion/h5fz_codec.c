@@ -206,6 +206,22 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
   return 0;
 }
 
+int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
+{
+  h5fz_clear_error();
+  if (!spec) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_device_check: NULL spec");
+  h5fz_device_mode mode = H5FZ_DEVICE_AUTO;
+  int rc = h5fz_read_device_mode(&mode);
+  if (rc || mode != H5FZ_DEVICE_GPU) return rc;
+  h5fz_chunk_plan p;
+  h5fz_header h;
+  /* the kernels depend on the chain, type and sub-chunk, not on the bound */
+  rc = h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->bound, &p, &h);
+  if (rc) return rc;
+  rc = choose_gpu(&p, chunk_bytes);
+  return rc < 0 ? rc : H5FZ_OK;
+}
+
 int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
                       size_t *out_bytes)
 {

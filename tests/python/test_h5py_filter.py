@@ -5,6 +5,10 @@ h5py adds third-party filters as optional, so a failing filter would store
 chunks raw without an error: every write here also checks that the stored
 chunk really is smaller than the raw one.
 """
+import os
+import subprocess
+import sys
+
 import h5py
 import numpy as np
 import pytest
@@ -94,3 +98,37 @@ def test_h5py_written_file_verifies(field_data, tmp_path):
                          compression=lib.FILTER_ID, compression_opts=tuple(cd))
     lib.cli("verify", tmp_path / "o.h5", tmp_path / "c.h5", "--abs", repr(bound),
             "--require-filter")
+
+
+def _create_with_device(path, device):
+    """Create a small compressed dataset in a fresh interpreter with
+    H5FZ_DEVICE=device: (returncode, stdout). The child reports what
+    create_dataset did; the return code shows that nothing crashed at exit."""
+    code = (
+        "import h5py, numpy as np, sys\n"
+        "try:\n"
+        "    with h5py.File(sys.argv[1], 'w') as f:\n"
+        "        f.create_dataset('x', data=np.sin(np.arange(10000) / 50.0).astype('f4'), chunks=(1000,),\n"
+        "                         compression=%d, compression_opts=tuple(%r))\n"
+        "    print('created')\n"
+        "except Exception as e:\n"
+        "    print('refused:', e)\n" % (lib.FILTER_ID, list(lib.cd_values("abs=1e-3")[0])))
+    p = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                           env={**os.environ, "H5FZ_DEVICE": device})
+    return p.returncode, p.stdout + p.stderr
+
+
+def test_bad_device_setting_fails_at_create(tmp_path):
+    # HDF5 caches small chunks and filters them at close, where h5py only
+    # warns (and HDF5 1.10 has crashed at exit): set_local refuses instead
+    rc, out = _create_with_device(tmp_path / "b.h5", "banana")
+    assert rc == 0 and "refused:" in out and "H5FZ_DEVICE=banana: want auto, gpu or cpu" in out, out
+    rc, out = _create_with_device(tmp_path / "c.h5", "cpu")
+    assert rc == 0 and "created" in out, out
+
+
+def test_gpu_asked_for_without_one_fails_at_create(tmp_path):
+    rc, out = _create_with_device(tmp_path / "g.h5", "gpu")
+    if "created" in out:
+        pytest.skip("a usable GPU is present: H5FZ_DEVICE=gpu is satisfied")
+    assert rc == 0 and "refused:" in out and "GPU executor is not usable" in out, out
