@@ -14,7 +14,7 @@
 
 static void codegen_help(FILE *out) {
   fprintf(out,
-          "usage: h5fz codegen [--dtype f32|f64] [--threads N] [--padded-planes] SPEC...\n"
+          "usage: h5fz codegen [--dtype f32|f64] [--threads N] [--padded-planes] [--warp-fused] SPEC...\n"
           "\n"
           "Print the CUDA source generated for a spec: the fused encode kernel\n"
           "(" H5FZ_KERNEL_ENCODE ") and decode kernel (" H5FZ_KERNEL_DECODE "), which call the ops of\n"
@@ -34,7 +34,8 @@ static void codegen_help(FILE *out) {
           "                    " H5FZ_KERNEL_DECODE_WF ") of full sub-chunks, as the kernel\n"
           "                    classes with the warp_fused feature (hopper) compile\n"
           "                    them, when the chain is the default one on float32 with\n"
-          "                    16 KiB sub-chunks\n"
+          "                    16 KiB sub-chunks (for any bound: a module serves every\n"
+          "                    mode; the executor launches them for abs= and rel=)\n"
           "\n"
           "Example: h5fz codegen \"abs=1e-3\"   (grammar: docs/spec.md; ops: h5fz ops)\n",
           DEFAULT_THREADS);

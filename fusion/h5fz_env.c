@@ -1,7 +1,8 @@
 /*
  * h5fz_env.c - the integer environment variables that tune h5fz
  * (H5FZ_THREADS, H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL,
- * H5FZ_GPU_MEMORY_LIMIT, H5FZ_BATCH_BYTES), read one way: a value that is
+ * H5FZ_GPU_MEMORY_LIMIT, H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED,
+ * H5FZ_GPU_WF_WARPS), read one way: a value that is
  * not a whole number in range is ignored with one warning per variable on
  * stderr (H5FZ_QUIET=1 silences it), never silently and never as a failed
  * read or write, since these only tune speed or memory.
@@ -45,6 +46,19 @@ long long h5fz_env_int(const char *name, long long lo, long long hi, long long m
     else
       snprintf(want, sizeof want, "a whole number in %lld..%lld", lo, hi);
     warn_once(name, v, want);
+    return dflt;
+  }
+  return x;
+}
+
+long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt)
+{
+  long long x = h5fz_env_int(name, lo, hi, 1, 0);
+  if (!x) return dflt; /* unset, or out of range (warned) */
+  if (x & (x - 1)) {
+    char want[128];
+    snprintf(want, sizeof want, "a power of two in %lld..%lld", lo, hi);
+    warn_once(name, getenv(name), want);
     return dflt;
   }
   return x;

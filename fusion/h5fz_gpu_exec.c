@@ -125,8 +125,7 @@ static int regs_override(void)
  * overrides it (for tuning sweeps: 1, 2, 4 or 8). 0 = the codegen's default. */
 static int wf_warps_override(void)
 {
-  int w = (int)h5fz_env_int("H5FZ_GPU_WF_WARPS", 1, 8, 1, 0);
-  return w == 1 || w == 2 || w == 4 || w == 8 ? w : 0;
+  return (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
 }
 
 /* H5FZ_GPU_WARP_FUSED=0 keeps the warp-fused kernels out (A/B runs; the

@@ -19,6 +19,10 @@ void h5fz_log_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * warning per variable on stderr unless H5FZ_QUIET is set. */
 long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt);
 
+/* The same for a power of two in [lo, hi] (lo >= 1): any other value is
+ * ignored with the warning. */
+long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
+
 /* Clear the thread's last error (called at the start of public entry points). */
 void h5fz_clear_error(void);
 
