@@ -294,10 +294,11 @@ H5FZ_FN uint32_t h5fz_wf_inclusive_unzz(uint32_t u)
 }
 
 /* Decode one sub-chunk of 4096 float32 values from src (entry: its size,
- * raw when the high bit is set; a raw size was checked on the host) into
+ * raw when the high bit is set; the host checked a raw size, h5fz_size_entry_check) into
  * out[] (escaped values come out as bin 0's value and are patched from the
  * side section on the host). Returns 1 (on every thread) when the RZE
- * stream is inconsistent, exactly when h5fz_rze_decode would fail. */
+ * stream is inconsistent, exactly when h5fz_rze_decode would fail, or a
+ * raw entry's size is not 16384. */
 H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, const h5fz_quant_params *q,
                            float *out)
 {
@@ -305,6 +306,7 @@ H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, 
   const uint32_t size = entry & 0x7fffffffu;
   uint32_t np = 32u;
   if (entry & 0x80000000u) {
+    if (size != H5FZ_WF_BYTES) return 1; /* the host refuses it first (h5fz_size_entry_check); never read past it */
     for (uint32_t i = tid; i < H5FZ_WF_ELEMS; i += blockDim.x)
       S->planes[(i >> 7) * H5FZ_WF_STRIDE + (i & 127u)] = (uint32_t)src[4u * i] | ((uint32_t)src[4u * i + 1u] << 8) |
                                                           ((uint32_t)src[4u * i + 2u] << 16) |

@@ -266,8 +266,8 @@ static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len
     uint64_t m = h->n_elements - (uint64_t)s * h->subchunk_elems;
     if (m > h->subchunk_elems) m = h->subchunk_elems;
     uint32_t L = h5fz_pad64((uint32_t)m) * esize;
-    if (size > L || (size == L && !(e & H5FZ_SUB_RAW)))
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %u claims %u bytes, more than its %u raw bytes", s, size, L);
+    int rc = h5fz_size_entry_check(s, e, L);
+    if (rc) return rc;
     if (size > room - off)
       return h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
     offsets[s] = off;

@@ -136,3 +136,13 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   for (int i = 0; i < H5FZ_MAX_RANK; i++) h->dims[i] = h5fz_get_u32(in + 60 + 4 * i);
   return check_fields(h, in);
 }
+
+int h5fz_size_entry_check(uint32_t s, uint32_t e, uint32_t L)
+{
+  uint32_t size = e & H5FZ_SUB_SIZE_MASK;
+  if (size > L || (size == L && !(e & H5FZ_SUB_RAW)))
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %u claims %u bytes, more than its %u raw bytes", s, size, L);
+  if ((e & H5FZ_SUB_RAW) && size != L)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk %u holds %u bytes, expected %u", s, size, L);
+  return H5FZ_OK;
+}

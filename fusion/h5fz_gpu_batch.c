@@ -513,9 +513,9 @@ static int parse_one(void *ctx, uint64_t j)
         uint64_t m = h.n_elements - (uint64_t)s * h.subchunk_elems;
         if (m > h.subchunk_elems) m = h.subchunk_elems;
         uint32_t L = h5fz_pad64((uint32_t)m) * (uint32_t)d->esize;
-        if (size > L || (size == L && !(e & H5FZ_SUB_RAW)))
-          rc = h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %u claims %u bytes, more than its %u raw bytes", s, size, L);
-        else if (size > body_len - table - off)
+        if ((rc = h5fz_size_entry_check(s, e, L))) {
+          /* the reason is in h5fz_last_error() */
+        } else if (size > body_len - table - off)
           rc = h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
         off += size;
       }

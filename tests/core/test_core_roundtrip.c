@@ -329,8 +329,14 @@ static void test_env_int(void)
     setenv("H5FZ_TEST_INT", junk[i], 1);
     CHECK(h5fz_env_int("H5FZ_TEST_INT", 1, 1024, 1, 5) == 5, "'%s' must give the default", junk[i]);
   }
+  static const char *const pow2[][2] = {{"4", "4"}, {"1", "1"}, {"8", "8"}, {"3", "0"}, {"6", "0"}, {"16", "0"}, {"x", "0"}};
+  for (size_t i = 0; i < sizeof pow2 / sizeof *pow2; i++) { /* H5FZ_GPU_WF_WARPS's kind */
+    setenv("H5FZ_TEST_INT", pow2[i][0], 1);
+    CHECK(h5fz_env_pow2("H5FZ_TEST_INT", 1, 8, 0) == atoll(pow2[i][1]), "power of two '%s'", pow2[i][0]);
+  }
   unsetenv("H5FZ_TEST_INT");
   CHECK(h5fz_env_int("H5FZ_TEST_INT", 1, 1024, 1, 5) == 5, "unset");
+  CHECK(h5fz_env_pow2("H5FZ_TEST_INT", 1, 8, 0) == 0, "unset power of two");
   setenv("H5FZ_THREADS", "many", 1); /* the CPU executor still runs, on every core */
   roundtrip("", 0, 100000, GEN_SMOOTH, 1e-3, 0);
   unsetenv("H5FZ_THREADS");
@@ -400,6 +406,32 @@ static void fix_crc(unsigned char *c, size_t n)
   c[n - 3] = (unsigned char)(crc >> 8);
   c[n - 2] = (unsigned char)(crc >> 16);
   c[n - 1] = (unsigned char)(crc >> 24);
+}
+
+/* A size-table entry marked raw must hold its sub-chunk's L bytes: a coded
+ * one of 32 bytes flipped to raw (checksum mended) is refused before any
+ * executor reads 16384 bytes from it (the GPU's warp-fused decode would
+ * have read past the payload). */
+static void test_raw_entry_size(void)
+{
+  h5fz_spec s;
+  h5fz_spec_parse("abs=1e-3 dtype=f32", &s);
+  static float zeros[3 * 4096];
+  void *enc = NULL, *dec = NULL;
+  size_t en = 0, dn = 0;
+  CHECK(h5fz_chunk_encode(&s, zeros, sizeof zeros, &enc, &en) == 0, "encode zeros: %s", h5fz_last_error());
+  if (!enc) return;
+  unsigned char *c = malloc(en);
+  memcpy(c, enc, en);
+  uint32_t e0 = (uint32_t)c[80] | (uint32_t)c[81] << 8 | (uint32_t)c[82] << 16 | (uint32_t)c[83] << 24;
+  CHECK(!(e0 & 0x80000000u) && e0 < 16384u, "sub-chunk 0 of zeros is coded (entry %#x)", e0);
+  c[83] ^= 0x80; /* the raw bit */
+  fix_crc(c, en);
+  CHECK(h5fz_chunk_decode(c, en, &dec, &dn) == H5FZ_ERR_CORRUPT && strstr(h5fz_last_error(), "raw sub-chunk 0 holds"),
+        "a raw entry of %u bytes must be refused: %s", e0, h5fz_last_error());
+  free(dec);
+  free(c);
+  free(enc);
 }
 
 static void test_lorenzo_nd(void)
@@ -562,6 +594,7 @@ int main(void)
                        (gen_kind)g);
       }
   test_lorenzo_nd();
+  test_raw_entry_size();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("all core checks passed\n");
   return failures ? 1 : 0;

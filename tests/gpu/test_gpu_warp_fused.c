@@ -231,6 +231,32 @@ int main(void)
   for (size_t i = 0; i < N; i++) y[i] = (float)((double)next_u32() / 4294967296.0);
   failures += check_corruptions("corrupt noisy chunk", "abs=1e-3 dtype=f32", y, 16u * SUB, 300);
 
+  /* a coded entry flipped to raw (checksum mended) is refused, by the
+   * table check before the kernels and, behind it, by the warp-fused decode */
+  {
+    h5fz_spec zs;
+    void *enc = NULL, *dec = NULL;
+    size_t en = 0, dn = 0;
+    memset(x, 0, 3u * SUB * sizeof(float));
+    if (h5fz_spec_parse("abs=1e-3 dtype=f32", &zs) || encode_on("gpu", &zs, x, 3u * SUB, &enc, &en)) {
+      printf("FAIL raw entry: encode: %s\n", h5fz_last_error());
+      failures++;
+    } else {
+      unsigned char *c = enc;
+      c[83] ^= 0x80; /* sub-chunk 0's raw bit (the size table follows the 80-byte header) */
+      mend_checksum(c, en);
+      int rc = decode_on("gpu", c, en, &dec, &dn);
+      if (rc == 0) {
+        printf("FAIL raw entry: a 32-byte sub-chunk marked raw was read\n");
+        failures++;
+      } else {
+        printf("ok   a coded entry marked raw is refused: %s\n", h5fz_last_error());
+      }
+    }
+    free(enc);
+    free(dec);
+  }
+
   h5fz_gpu_get_stats(&after);
   unsigned long long enc = after.warp_fused_encodes - before.warp_fused_encodes,
                      dec = after.warp_fused_decodes - before.warp_fused_decodes;
