@@ -7,14 +7,27 @@
 
 #include <stdint.h>
 
-/* Encode in[4096]: returns the size-table entry (RZE size, or 16384 |
- * 0x80000000 for raw planes); slot gets the bytes (16384 at most), the
- * escaped values' positions and bits opos[]/oval[] (4096 each), *ocount
- * their count. 0 when out of memory. */
-uint32_t emu_ref_encode(const float *in, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval, uint32_t *ocount);
+/* Encode in[m] (m <= 4096; the words are padded to m_pad = m rounded up to
+ * 64, L = 4 m_pad bytes, as the executors do): returns the size-table
+ * entry (RZE size, or L | 0x80000000 for raw planes); slot gets the bytes
+ * (L at most), the escaped values' positions and bits opos[]/oval[] (m
+ * each), *ocount their count. 0 when out of memory. */
+uint32_t emu_ref_encode(const float *in, uint32_t m, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval,
+                        uint32_t *ocount);
 
-/* Decode a sub-chunk of entry's size at src into out[4096] (escaped values
- * come back as bin 0's value): 0, or 1 when the stream is refused. */
-int emu_ref_decode(const uint8_t *src, uint32_t entry, double eb, float *out);
+/* Decode a sub-chunk of m values and entry's size at src into out[m]
+ * (escaped values come back as bin 0's value): 0, or 1 when the stream is
+ * refused (a raw entry must hold L bytes). */
+int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, float *out);
+
+/* Test inputs, each aimed at a branch of the kernels: kind 0 ..
+ * EMU_INPUT_KINDS-1 into x[n] (random parts from emu_random). */
+#define EMU_INPUT_KINDS 12u
+void emu_input(unsigned kind, float *x, uint32_t n);
+const char *emu_input_name(unsigned kind);
+
+/* The end of an emulated test: adds the emulator's own errors, prints the
+ * summary line, returns the exit code (0 or 1). */
+int emu_summary(unsigned cases, unsigned raw, unsigned changed, int failures);
 
 #endif

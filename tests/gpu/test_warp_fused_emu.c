@@ -90,48 +90,6 @@ static int wf_decode(const uint8_t *src, uint32_t entry, double eb, unsigned war
   return j.rc[0];
 }
 
-static double uniform(void) { return emu_random() / 4294967296.0; }
-
-/* Input kinds, each aimed at a branch of the kernels. */
-static const char *const kind_names[] = {
-    "smooth", "noise", "zeros", "constant", "alternating bins near 2^30", "random bits",
-    "escapes (NaN, Inf, -0.0, huge, subnormal)", "dense and flat halves", "sparse spikes", "ramps", "wide range",
-    "bins over the whole range (raw at abs=0.3)"};
-#define N_KINDS (sizeof kind_names / sizeof kind_names[0])
-
-static void make_input(unsigned kind, float *x)
-{
-  static const float specials[] = {NAN, INFINITY, -INFINITY, -0.0f, 3e37f, -3e37f, 1e-40f, 7e30f, 0.0f, 1e-45f};
-  for (unsigned i = 0; i < N; i++) {
-    double v = 0;
-    switch (kind) {
-    case 0: v = 100.0 * sin(i * 1e-3) + 3.0 * cos(i * 0.37); break;
-    case 1: v = uniform() * 2000.0 - 1000.0; break;
-    case 2: v = 0; break;
-    case 3: v = 42.5; break;
-    case 4: v = (i & 1u ? 1.0 : -1.0) * (1e9 - (i % 1000u) * 128.0); break;
-    case 5: {
-      uint32_t u = emu_random();
-      memcpy(&x[i], &u, 4);
-      continue;
-    }
-    case 6:
-      v = 10.0 * sin(i * 1e-2);
-      if (emu_random() % 16u == 0) {
-        x[i] = specials[emu_random() % 10u];
-        continue;
-      }
-      break;
-    case 7: v = (i / 512u) % 2u ? uniform() * 1e6 : 1.0; break;
-    case 8: v = emu_random() % 64u == 0 ? uniform() * 1e5 : 0.0; break;
-    case 9: v = i * 1e-3 * ((i / 128u) % 3u); break;
-    case 10: v = ldexp(uniform() - 0.5, (int)(emu_random() % 40u) - 10); break;
-    default: v = (uniform() * 2.0 - 1.0) * 1073741823.0 * 0.6; break; /* every bit of the zigzag words busy */
-    }
-    x[i] = (float)v;
-  }
-}
-
 static float ref_out[N], wf_out[N];
 
 /* The same verdict, and the same values when read; src holds exactly
@@ -145,7 +103,7 @@ static void check_decode(const uint8_t *stream, uint32_t entry, double eb, const
   memset(ref_out, 0, sizeof ref_out);
   memset(wf_out, 0xff, sizeof wf_out);
   unsigned warps = 1u << (emu_random() % 4u);
-  int a = emu_ref_decode(exact, entry, eb, ref_out), b = wf_decode(exact, entry, eb, warps, wf_out);
+  int a = emu_ref_decode(exact, entry, N, eb, ref_out), b = wf_decode(exact, entry, eb, warps, wf_out);
   if (a != b) {
     printf("FAIL %s: entry %#x: the reference %s it, the warp-fused decode (%u warps) %s it\n", what, entry,
            a ? "refuses" : "reads", warps, b ? "refuses" : "reads");
@@ -165,15 +123,15 @@ int main(int argc, char **argv)
   static uint8_t ref_slot[16384], wf_slot[16384], changed[16384];
   static uint32_t ref_pos[N], ref_val[N], wf_pos[N], wf_val[N];
   unsigned cases = 0, raw = 0, changed_streams = 0;
-  for (unsigned kind = 0; kind < N_KINDS; kind++)
+  for (unsigned kind = 0; kind < EMU_INPUT_KINDS; kind++)
     for (unsigned b = 0; b < sizeof bounds / sizeof *bounds; b++) {
       double eb = bounds[b];
       unsigned warps = 1u << ((kind + b) % 4u);
       char what[160];
-      snprintf(what, sizeof what, "%s, abs=%g, %u warps", kind_names[kind], eb, warps);
-      make_input(kind, in);
+      snprintf(what, sizeof what, "%s, abs=%g, %u warps", emu_input_name(kind), eb, warps);
+      emu_input(kind, in, N);
       uint32_t ref_n = 0, wf_n = 0;
-      uint32_t ref_entry = emu_ref_encode(in, eb, ref_slot, ref_pos, ref_val, &ref_n);
+      uint32_t ref_entry = emu_ref_encode(in, N, eb, ref_slot, ref_pos, ref_val, &ref_n);
       memset(wf_slot, 0xa5, sizeof wf_slot);
       uint32_t wf_entry = wf_encode(in, eb, warps, wf_slot, wf_pos, wf_val, &wf_n);
       uint32_t size = ref_entry & 0x7fffffffu;
@@ -206,12 +164,5 @@ int main(int argc, char **argv)
       }
       printf("ok   %-64s entry %#x, %u outliers\n", what, ref_entry, ref_n);
     }
-  int emu = emu_errors();
-  if (emu) {
-    printf("FAIL: the emulator saw %d error(s) (divergent collectives, partial masks or deadlocks; see stderr)\n", emu);
-    failures++;
-  }
-  printf("%u sub-chunks (%u raw), %u changed streams: %s (%d failed)\n", cases, raw, changed_streams,
-         failures ? "FAIL" : "PASS", failures);
-  return failures ? 1 : 0;
+  return emu_summary(cases, raw, changed_streams, failures);
 }
