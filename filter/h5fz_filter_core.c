@@ -87,13 +87,7 @@ int h5fz_filter_device_check(const unsigned *cd, size_t n, char *msg, size_t msg
   h5fz_spec spec;
   int st = h5fz_spec_from_cd_values(cd, n, &spec, NULL);
   if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid cd_values");
-  if (spec.dtype == H5FZ_DTYPE_UNKNOWN || spec.rank == 0) return H5FZ_OK; /* nothing will be compressed */
-  uint64_t chunk_bytes = h5fz_dtype_size(spec.dtype);
-  for (uint32_t i = 0; i < spec.rank; i++) {
-    chunk_bytes *= spec.dims[i]; /* at most 2^32 x 8 before the test below */
-    if (chunk_bytes > 0xffffffffu) return H5FZ_OK; /* too large for format v1: refused per chunk, with its size */
-  }
-  st = h5fz_device_check(&spec, (size_t)chunk_bytes);
+  st = h5fz_device_check(&spec, 0); /* one chunk of the dataset part (none: nothing to compress) */
   if (st == H5FZ_OK) return st;
   const char *detail = h5fz_last_error();
   snprintf(msg, msg_len, "h5fz: %s", detail && detail[0] ? detail : h5fz_status_name(st));

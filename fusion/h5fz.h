@@ -177,7 +177,9 @@ int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size
 int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK]);
 
 /* Can the executor that H5FZ_DEVICE selects encode chunks of chunk_bytes
- * bytes with spec (dtype known)? The filter asks when a dataset is created
+ * bytes with spec (dtype known)? chunk_bytes 0: one chunk of the dataset
+ * part of spec (dtype x chunk dims; nothing to check without one, or for a
+ * chunk larger than format v1 takes, which is refused per chunk). The filter asks when a dataset is created
  * (set_local), so that a bad setting fails H5Dcreate with its reason rather
  * than the first write, which HDF5 may defer to a flush or close where the
  * caller sees no error. auto and cpu: always H5FZ_OK (auto falls back to

@@ -206,6 +206,19 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
   return 0;
 }
 
+/* Bytes of one chunk of the dataset spec describes (its dataset part), 0
+ * when it does not say (no dtype or no chunk dims). */
+static size_t spec_chunk_bytes(const h5fz_spec *spec)
+{
+  if (!spec->rank || spec->rank > H5FZ_MAX_RANK || !h5fz_dtype_size(spec->dtype)) return 0;
+  uint64_t bytes = h5fz_dtype_size(spec->dtype);
+  for (uint32_t d = 0; d < spec->rank; d++) {
+    bytes *= spec->dims[d];
+    if (!spec->dims[d] || bytes > (uint64_t)SIZE_MAX / 2u) return 0;
+  }
+  return (size_t)bytes;
+}
+
 int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
 {
   h5fz_clear_error();
@@ -213,6 +226,8 @@ int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
   h5fz_device_mode mode = H5FZ_DEVICE_AUTO;
   int rc = h5fz_read_device_mode(&mode);
   if (rc || mode != H5FZ_DEVICE_GPU) return rc;
+  if (!chunk_bytes) chunk_bytes = spec_chunk_bytes(spec);
+  if (!chunk_bytes || chunk_bytes > H5FZ_MAX_CHUNK_BYTES) return H5FZ_OK;
   h5fz_chunk_plan p;
   h5fz_header h;
   /* the kernels depend on the chain, type and sub-chunk, not on the bound */
@@ -253,30 +268,6 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
 static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *out_bytes, int allow_gpu,
                         h5fz_dtype want_dtype, size_t want_bytes, const h5fz_spec *want);
 
-/* Check the size table against the body and compute payload offsets. */
-static int read_table(const h5fz_header *h, const uint8_t *body, size_t body_len,
-                      uint64_t *offsets, size_t *payload_end)
-{
-  size_t table = 4u * (size_t)h->n_subchunks;
-  if (table > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
-  uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h->dtype);
-  uint64_t off = 0, room = body_len - table;
-  for (uint32_t s = 0; s < h->n_subchunks; s++) {
-    uint32_t e = h5fz_get_u32(body + 4u * (size_t)s), size = e & H5FZ_SUB_SIZE_MASK;
-    uint64_t m = h->n_elements - (uint64_t)s * h->subchunk_elems;
-    if (m > h->subchunk_elems) m = h->subchunk_elems;
-    uint32_t L = h5fz_pad64((uint32_t)m) * esize;
-    int rc = h5fz_size_entry_check(s, e, L);
-    if (rc) return rc;
-    if (size > room - off)
-      return h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
-    offsets[s] = off;
-    off += size;
-  }
-  *payload_end = table + off;
-  return H5FZ_OK;
-}
-
 static void scatter_outliers(uint8_t *values, const uint32_t *pos, const uint8_t *vals, uint32_t n,
                              uint32_t esize)
 {
@@ -292,19 +283,6 @@ int h5fz_chunk_decode_as(const void *in_v, size_t in_bytes, h5fz_dtype dtype, si
                          size_t *out_bytes)
 {
   return decode_chunk(in_v, in_bytes, out, out_bytes, 1, dtype, chunk_bytes, NULL);
-}
-
-/* Bytes of one chunk of the dataset spec describes (its dataset part), 0
- * when it does not say (no dtype or no chunk dims). */
-static size_t spec_chunk_bytes(const h5fz_spec *spec)
-{
-  if (!spec->rank || spec->rank > H5FZ_MAX_RANK || !h5fz_dtype_size(spec->dtype)) return 0;
-  uint64_t bytes = h5fz_dtype_size(spec->dtype);
-  for (uint32_t d = 0; d < spec->rank; d++) {
-    bytes *= spec->dims[d];
-    if (!spec->dims[d] || bytes > (uint64_t)SIZE_MAX / 2u) return 0;
-  }
-  return (size_t)bytes;
 }
 
 int h5fz_chunk_decode_for(const void *in_v, size_t in_bytes, const h5fz_spec *dataset, void **out, size_t *out_bytes)
@@ -460,7 +438,7 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
     rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tables");
     goto fail;
   }
-  rc = read_table(&h, body, body_len, offsets, &payload_end);
+  rc = h5fz_size_table_check(&h, body, body_len, offsets, &payload_end);
   if (rc) goto fail;
   for (uint32_t s = 0; s < h.n_subchunks; s++) entries[s] = h5fz_get_u32(body + 4u * (size_t)s);
   if (h.n_outliers) {
@@ -557,7 +535,7 @@ int h5fz_chunk_outliers(const void *in_v, size_t in_bytes, uint32_t *pos, void *
   uint32_t *p = malloc(((size_t)h.n_outliers + 1u) * 4u);
   uint8_t *v = malloc(((size_t)h.n_outliers + 1u) * esize);
   if (!offsets || !p || !v) rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate the outlier lists");
-  if (!rc) rc = read_table(&h, body, body_len, offsets, &payload_end);
+  if (!rc) rc = h5fz_size_table_check(&h, body, body_len, offsets, &payload_end);
   if (!rc) rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h.n_outliers, esize, h.n_elements, p, v, &used);
   if (!rc) {
     size_t k = h.n_outliers < cap ? h.n_outliers : cap;

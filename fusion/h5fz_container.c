@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "../device_ops/h5fz_ops.h"
+#include "h5fz_chain.h"
 #include "h5fz_container.h"
 
 static const uint8_t magic[4] = {'H', '5', 'F', 'Z'};
@@ -137,12 +138,35 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   return check_fields(h, in);
 }
 
-int h5fz_size_entry_check(uint32_t s, uint32_t e, uint32_t L)
+static int size_entry_check(uint32_t s, uint32_t e, uint32_t L)
 {
   uint32_t size = e & H5FZ_SUB_SIZE_MASK;
   if (size > L || (size == L && !(e & H5FZ_SUB_RAW)))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %u claims %u bytes, more than its %u raw bytes", s, size, L);
   if ((e & H5FZ_SUB_RAW) && size != L)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk %u holds %u bytes, expected %u", s, size, L);
+  return H5FZ_OK;
+}
+
+int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body_len, uint64_t *offsets,
+                          size_t *payload_end)
+{
+  size_t table = 4u * (size_t)h->n_subchunks;
+  if (table > body_len) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
+  uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h->dtype);
+  uint64_t off = 0, room = body_len - table;
+  for (uint32_t s = 0; s < h->n_subchunks; s++) {
+    uint32_t e = h5fz_get_u32(body + 4u * (size_t)s), size = e & H5FZ_SUB_SIZE_MASK;
+    uint64_t m = h->n_elements - (uint64_t)s * h->subchunk_elems;
+    if (m > h->subchunk_elems) m = h->subchunk_elems;
+    uint32_t L = h5fz_pad64((uint32_t)m) * esize;
+    int rc = size_entry_check(s, e, L);
+    if (rc) return rc;
+    if (size > room - off)
+      return h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
+    if (offsets) offsets[s] = off;
+    off += size;
+  }
+  *payload_end = table + off;
   return H5FZ_OK;
 }

@@ -42,14 +42,18 @@ void h5fz_header_write(const h5fz_header *h, uint8_t *out);
  * Returns H5FZ_OK or a negative status with h5fz_last_error() set. */
 int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h);
 
-/* One size-table entry e of sub-chunk s, whose words take L raw bytes:
- * H5FZ_OK, or H5FZ_ERR_CORRUPT (reason in h5fz_last_error()) when it claims
- * more than L bytes, exactly L coded (the encoder stores such a sub-chunk
- * raw), or raw with any other size than L (a raw sub-chunk is its L bytes;
- * a decoder that copied L bytes would read into the next sub-chunk, or
- * past the payload). The table checks of the codec and of the dataset API's
- * GPU batches both use it, before either executor runs. */
-int h5fz_size_entry_check(uint32_t s, uint32_t e, uint32_t L);
+/* The size table at the start of body (body_len bytes after the header) of
+ * a container with header h, checked entry by entry before either executor
+ * runs: H5FZ_ERR_TRUNCATED when the table or a sub-chunk runs past the
+ * body, H5FZ_ERR_CORRUPT when an entry claims more than its sub-chunk's L
+ * raw bytes, exactly L coded (the encoder stores such a sub-chunk raw), or
+ * raw with any other size than L (a raw sub-chunk is its L bytes; a
+ * decoder copying L would read into the next sub-chunk or past the
+ * payload). offsets (n_subchunks entries, may be NULL) receives each
+ * sub-chunk's payload offset, *payload_end the body offset where the
+ * payload ends. Used by the codec and by the dataset API's GPU batches. */
+int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body_len, uint64_t *offsets,
+                          size_t *payload_end);
 
 /* CRC-32 (zlib) of buf[0..len). */
 uint32_t h5fz_checksum(const uint8_t *buf, size_t len);

@@ -504,21 +504,10 @@ static int parse_one(void *ctx, uint64_t j)
     /* the size table and side section, checked as h5fz_chunk_decode checks them */
     size_t body_len = len - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES, table = 4u * (size_t)h.n_subchunks;
     const uint8_t *body = in + H5FZ_HEADER_BYTES;
-    if (table > body_len) {
-      rc = h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk ends inside its size table");
-    } else {
-      uint64_t off = 0;
-      for (uint32_t s = 0; s < h.n_subchunks && !rc; s++) {
-        uint32_t e = h5fz_get_u32(body + 4u * (size_t)s), size = e & H5FZ_SUB_SIZE_MASK;
-        uint64_t m = h.n_elements - (uint64_t)s * h.subchunk_elems;
-        if (m > h.subchunk_elems) m = h.subchunk_elems;
-        uint32_t L = h5fz_pad64((uint32_t)m) * (uint32_t)d->esize;
-        if ((rc = h5fz_size_entry_check(s, e, L))) {
-          /* the reason is in h5fz_last_error() */
-        } else if (size > body_len - table - off)
-          rc = h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
-        off += size;
-      }
+    size_t payload_end = 0;
+    rc = h5fz_size_table_check(&h, body, body_len, NULL, &payload_end);
+    if (!rc) {
+      size_t off = payload_end - table;
       size_t used = 0;
       d->pos[j] = malloc(((size_t)h.n_outliers + 1u) * 4u);
       d->vals[j] = malloc(((size_t)h.n_outliers + 1u) * d->esize);
