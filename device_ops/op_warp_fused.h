@@ -29,11 +29,12 @@
 #ifndef H5FZ_OP_WARP_FUSED_H
 #define H5FZ_OP_WARP_FUSED_H
 
+#define H5FZ_WF_ELEMS 4096u /* values of a sub-chunk (16 KiB of float32); the codegen's test of a chain, too */
+
 /* sm_80 and newer: warp reductions (__reduce_*_sync); the kernel classes
  * with the warp_fused feature are */
 #if H5FZ_ON_GPU && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 
-#define H5FZ_WF_ELEMS 4096u  /* values of a sub-chunk (16 KiB of float32) */
 #define H5FZ_WF_GROUPS 128u  /* 32-value groups = words per bit plane */
 #define H5FZ_WF_STRIDE 129u  /* words between planes in shared memory: lanes store 32 planes in 32 banks */
 #define H5FZ_WF_BYTES 16384u /* RZE's input length L */

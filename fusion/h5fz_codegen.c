@@ -11,9 +11,6 @@
 #include "h5fz_codegen.h"
 #include "h5fz_internal.h"
 
-/* op_warp_fused.h's sub-chunk (its header is GPU-only) */
-#define H5FZ_WF_ELEMS_HOST 4096u
-
 typedef struct {
   char *buf;
   size_t len, cap;
@@ -280,7 +277,7 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
 int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
 {
   static const uint8_t chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
-  return s->dtype == H5FZ_DTYPE_F32 && s->subchunk_bytes == 4u * H5FZ_WF_ELEMS_HOST && s->n_ops == 5 &&
+  return s->dtype == H5FZ_DTYPE_F32 && s->subchunk_bytes == 4u * H5FZ_WF_ELEMS && s->n_ops == 5 &&
          !memcmp(s->ops, chain, 5);
 }
 
