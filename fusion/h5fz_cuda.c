@@ -44,6 +44,7 @@ static void load_cuda(void)
            BIND(lib, cuda, cuMemFreeHost, cuda_why) && BIND(lib, cuda, cuMemcpyHtoDAsync, cuda_why) &&
            BIND(lib, cuda, cuMemcpyDtoHAsync, cuda_why) && BIND(lib, cuda, cuMemsetD8Async, cuda_why) &&
            BIND(lib, cuda, cuStreamCreate, cuda_why) && BIND(lib, cuda, cuStreamSynchronize, cuda_why) &&
+           BIND(lib, cuda, cuStreamWaitEvent, cuda_why) &&
            BIND(lib, cuda, cuLaunchKernel, cuda_why) && BIND(lib, cuda, cuGetErrorString, cuda_why) &&
            BIND(lib, cuda, cuEventCreate, cuda_why) && BIND(lib, cuda, cuEventRecord, cuda_why) &&
            BIND(lib, cuda, cuEventSynchronize, cuda_why) && BIND(lib, cuda, cuEventElapsedTime, cuda_why) &&

@@ -51,7 +51,10 @@ static void init_once(void)
   }
   CUdevice d;
   if ((r = g_gpu.cu->cuDeviceGet(&d, ordinal)) || (r = g_gpu.cu->cuDevicePrimaryCtxRetain(&g_gpu.ctx, d)) ||
-      (r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx)) || (r = g_gpu.cu->cuStreamCreate(&g_gpu.stream, 1 /* non-blocking */))) {
+      (r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx)) || (r = g_gpu.cu->cuStreamCreate(&g_gpu.stream, 1 /* non-blocking */)) ||
+      (r = g_gpu.cu->cuStreamCreate(&g_gpu.side, 1)) ||
+      (r = g_gpu.cu->cuEventCreate(&g_gpu.fork, 2 /* CU_EVENT_DISABLE_TIMING */)) ||
+      (r = g_gpu.cu->cuEventCreate(&g_gpu.join, 2))) {
     snprintf(g_gpu.why, sizeof g_gpu.why, "CUDA context: %s", h5fz_cuda_error_string(r));
     return;
   }
@@ -221,10 +224,16 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   return H5FZ_OK;
 }
 
+static int launch_on(CUstream on, CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args,
+                     const char *what)
+{
+  CUresult r = g_gpu.cu->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, on, args, NULL);
+  return r ? h5fz_gpu_cuda_fail(r, what) : H5FZ_OK;
+}
+
 int h5fz_gpu_launch(CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args, const char *what)
 {
-  CUresult r = g_gpu.cu->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, g_gpu.stream, args, NULL);
-  return r ? h5fz_gpu_cuda_fail(r, what) : H5FZ_OK;
+  return launch_on(g_gpu.stream, f, grid, block, smem, args, what);
 }
 
 int h5fz_gpu_sync_stream(const char *what)
@@ -258,37 +267,45 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(c->mod.lnd_cost, H5FZ_LND_COST_PARTS, (unsigned)c->threads, 0,
                                                     cost_args, "lorenzo_nd cost kernel")))
     return rc;
-  /* the warp-fused kernel takes the full sub-chunks, the generic one the rest */
-  uint32_t tail_only = use_warp_fused(c->mod.encode_wf, mode), generic_grid = tail_only ? n_chunks : grid;
+  /* the warp-fused kernel takes the full sub-chunks; the generic one the
+   * rest (each chunk's partial last one: tail_only), on the side stream
+   * at the same time */
+  uint32_t tail_only = use_warp_fused(c->mod.encode_wf, mode);
+  int beside = tail_only && n_ull % p->subchunk_elems;
   void *wf_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &n_sub, &qchunk, &g_gpu.slots.ptr,
                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr};
-  if (tail_only) {
-    if ((rc = h5fz_gpu_launch(c->mod.encode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
-                              "warp-fused encode kernel")))
-      return rc;
-    g_gpu.stats.warp_fused_encodes++;
-  }
   void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
                       &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &lnd, &g_gpu.lnd.ptr,
                       &tail_only};
-  if ((!tail_only || n_ull % p->subchunk_elems) &&
-      (rc = h5fz_gpu_launch(c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
-                            "encode kernel")))
-    return rc;
+  if (beside) {
+    TRY_CU(g_gpu.cu->cuEventRecord(g_gpu.fork, g_gpu.stream), "cuEventRecord");
+    TRY_CU(g_gpu.cu->cuStreamWaitEvent(g_gpu.side, g_gpu.fork, 0), "cuStreamWaitEvent");
+    TRY(launch_on(g_gpu.side, c->mod.encode, n_chunks, (unsigned)c->threads, (unsigned)c->smem, enc_args,
+                  "encode kernel (partial sub-chunks)"));
+    TRY_CU(g_gpu.cu->cuEventRecord(g_gpu.join, g_gpu.side), "cuEventRecord");
+  }
+  if (tail_only) {
+    TRY(h5fz_gpu_launch(c->mod.encode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args, "warp-fused encode kernel"));
+    g_gpu.stats.warp_fused_encodes++;
+  } else {
+    TRY(h5fz_gpu_launch(c->mod.encode, grid, (unsigned)c->threads, (unsigned)c->smem, enc_args, "encode kernel"));
+  }
+  if (beside) TRY_CU(g_gpu.cu->cuStreamWaitEvent(g_gpu.stream, g_gpu.join, 0), "cuStreamWaitEvent");
   /* sizes and outlier counts scanned in parts of TAIL_PARTS sub-chunks, a block each */
   unsigned parts = (grid + TAIL_PARTS - 1u) / TAIL_PARTS;
   void *reduce_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.totals.ptr};
   void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr,
                        &g_gpu.totals.ptr};
-  if ((rc = h5fz_gpu_launch(c->mod.tail_reduce, parts, TAIL_PARTS, 0, reduce_args, "tail reduce kernel")) ||
-      (rc = h5fz_gpu_launch(c->mod.tail_scan, parts, TAIL_PARTS, 0, scan_args, "tail scan kernel")))
-    return rc;
+  TRY(h5fz_gpu_launch(c->mod.tail_reduce, parts, TAIL_PARTS, 0, reduce_args, "tail reduce kernel"));
+  TRY(h5fz_gpu_launch(c->mod.tail_scan, parts, TAIL_PARTS, 0, scan_args, "tail scan kernel"));
   uint32_t sub_elems = p->subchunk_elems, esize = p->esize;
   void *pack_args[] = {&g_gpu.slots.ptr, &slot, &g_gpu.entries.ptr, &g_gpu.offsets.ptr, &g_gpu.opos.ptr,
                        &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &g_gpu.ooffsets.ptr, &sub_elems, &esize, &n_sub, &n_ull,
                        &grid, &g_gpu.packed.ptr, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
-  return h5fz_gpu_launch(c->mod.tail_pack, (grid + TAIL_PACK_THREADS / 32u - 1u) / (TAIL_PACK_THREADS / 32u),
-                         TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel");
+  TRY(h5fz_gpu_launch(c->mod.tail_pack, (grid + TAIL_PACK_THREADS / 32u - 1u) / (TAIL_PACK_THREADS / 32u),
+                      TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel"));
+out:
+  return rc;
 }
 
 /* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in

@@ -48,6 +48,8 @@ typedef struct {
   const h5fz_cuda_api *cu;
   CUcontext ctx;
   CUstream stream;
+  CUstream side;            /* a chunk's partial sub-chunk, beside the warp-fused encode */
+  CUevent fork, join;       /* side waits for fork (on stream), stream for join (on side) */
   h5fz_device_desc dev;
   h5fz_registry reg;
   dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
