@@ -1,8 +1,9 @@
 /*
  * h5fz_gpu_tail.h - the GPU executor's fixed kernels after the fused encode:
- * the cross-sub-chunk scan of sizes and outlier counts, and the pack of the
- * sub-chunk slots and outlier side buffers into contiguous arrays in index
- * order (so the bytes match the CPU executor's). GPU only.
+ * the cross-sub-chunk scan of sizes and outlier counts, the pack of the
+ * sub-chunk slots and the gather of the outlier side buffers into
+ * contiguous arrays in index order (so the bytes match the CPU executor's).
+ * GPU only.
  */
 #ifndef H5FZ_GPU_TAIL_H
 #define H5FZ_GPU_TAIL_H
@@ -74,24 +75,16 @@ h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, 
 }
 
 /* One warp per sub-chunk (sub-chunk s = blockIdx.x * warps + warp, s <
- * n_total): copy its slot to the packed payload, and its outliers
- * (sub-chunk-local positions) to the gathered lists with positions inside
- * their chunk. Sub-chunk s is sub-chunk s % n_sub of chunk s / n_sub of a
- * batch of chunks of chunk_n values each. esize is 4 or 8; values are moved
- * as esize-byte words. The payload goes as whole 4-byte words where it
- * lands (slots are 4-byte aligned, the packed offsets are not): each
- * destination word is cut from two source words. */
-extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes,
-                                          const uint32_t *entries, const unsigned long long *offsets,
-                                          const uint32_t *opos, const uint8_t *oval,
-                                          const uint32_t *ocount, const uint32_t *ooffsets,
-                                          uint32_t sub_elems, uint32_t esize, uint32_t n_sub,
-                                          unsigned long long chunk_n, uint32_t n_total, uint8_t *packed,
-                                          uint32_t *gpos, uint8_t *gval)
+ * n_total): copy its slot (slot_bytes apart, size in entries[s]) to the
+ * packed payload at offsets[s]. The payload goes as whole 4-byte words
+ * where it lands (slots are 4-byte aligned, the packed offsets are not):
+ * each destination word is cut from two source words. The outliers are
+ * h5fz_tail_gather's. */
+extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes, const uint32_t *entries,
+                                          const unsigned long long *offsets, uint32_t n_total, uint8_t *packed)
 {
   const uint32_t lane = threadIdx.x & 31u, s = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (s >= n_total) return;
-  const uint32_t chunk_ix = s / n_sub, local = s - chunk_ix * n_sub;
   const uint32_t size = entries[s] & 0x7fffffffu;
   const uint8_t *src = slots + (size_t)s * slot_bytes;
   uint8_t *dst = packed + offsets[s];
@@ -106,22 +99,37 @@ extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_by
     d32[k] = head ? __funnelshift_r(lo, hi, shift) : lo;
   }
   if (lane < tail) dst[head + 4u * words + lane] = src[head + 4u * words + lane];
-  uint32_t n = ocount[s], o = ooffsets[s];
-  size_t in_chunk = (size_t)local * sub_elems, first = (size_t)chunk_ix * chunk_n + in_chunk;
-  /* whole words: both lists are arrays of esize-byte values (with a byte loop
-   * here, Nsight Compute timed the pack at 148.5 us in the 1.07 GB tiled encode, whose fill values
-   * make about 9 million; the benchmark gained 17.5 us) */
-  /* unrolled so that a lane has 8 loads in flight: a warp with a sub-chunk
-   * of 4096 escaped fill values made 128 round trips one after another,
-   * and the pack lasted as long as its slowest warps */
-#pragma unroll 8
-  for (uint32_t i = lane; i < n; i += 32u) gpos[o + i] = (uint32_t)in_chunk + opos[first + i];
-  if (esize == 8u) {
-#pragma unroll 8
-    for (uint32_t i = lane; i < n; i += 32u) ((uint64_t *)gval)[o + i] = ((const uint64_t *)oval)[first + i];
-  } else {
-#pragma unroll 8
-    for (uint32_t i = lane; i < n; i += 32u) ((uint32_t *)gval)[o + i] = ((const uint32_t *)oval)[first + i];
+}
+
+/* The gathered outlier lists, a thread per outlier j < totals[1] (grid
+ * stride): its sub-chunk s is the last with ooffsets[s] <= j (binary
+ * search; sub-chunks without outliers share the next one's offset), its
+ * position in the chunk goes to gpos[j] and its bits (esize bytes) to
+ * gval[j], from the sub-chunk's side buffers opos[] / oval[] at its first
+ * element in the batch (sub-chunk s % n_sub of chunk s / n_sub, chunks of
+ * chunk_n values, sub_elems values per sub-chunk).
+ * Why a thread per outlier, not the pack's warp per sub-chunk: a sub-chunk
+ * of fill values has 4096 outliers, and the pack lasted as long as those
+ * warps (136 us of the 1.07 GB tiled encode, DRAM 22 % busy). */
+extern "C" __global__ void h5fz_tail_gather(const uint32_t *ooffsets, uint32_t n_total, const unsigned long long *totals,
+                                            const uint32_t *opos, const uint8_t *oval, uint32_t sub_elems,
+                                            uint32_t n_sub, unsigned long long chunk_n, uint32_t esize,
+                                            uint32_t *gpos, uint8_t *gval)
+{
+  const unsigned long long n_out = totals[1];
+  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < n_out;
+       j += (unsigned long long)gridDim.x * blockDim.x) {
+    uint32_t lo = 0, hi = n_total - 1u;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo + 1u) / 2u;
+      if (__ldg(ooffsets + mid) <= j) lo = mid;
+      else hi = mid - 1u;
+    }
+    const uint32_t chunk_ix = lo / n_sub, in_chunk = (lo - chunk_ix * n_sub) * sub_elems;
+    const size_t at = (size_t)chunk_ix * chunk_n + in_chunk + (size_t)(j - ooffsets[lo]);
+    gpos[j] = in_chunk + opos[at];
+    if (esize == 8u) ((uint64_t *)gval)[j] = ((const uint64_t *)oval)[at];
+    else ((uint32_t *)gval)[j] = ((const uint32_t *)oval)[at];
   }
 }
 

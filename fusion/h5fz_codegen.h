@@ -16,6 +16,7 @@
 #define H5FZ_KERNEL_DECODE "h5fz_decode"
 #define H5FZ_KERNEL_TAIL_SCAN "h5fz_tail_scan"
 #define H5FZ_KERNEL_TAIL_PACK "h5fz_tail_pack"
+#define H5FZ_KERNEL_TAIL_GATHER "h5fz_tail_gather"
 #define H5FZ_KERNEL_TAIL_REDUCE "h5fz_tail_reduce"
 /* Only with H5FZ_CODEGEN_WARP_FUSED and a chain it serves: the warp-fused
  * kernels of full sub-chunks (device_ops/op_warp_fused.h). */

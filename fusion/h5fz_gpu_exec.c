@@ -298,12 +298,15 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
                        &g_gpu.totals.ptr};
   TRY(h5fz_gpu_launch(c->mod.tail_reduce, parts, TAIL_PARTS, 0, reduce_args, "tail reduce kernel"));
   TRY(h5fz_gpu_launch(c->mod.tail_scan, parts, TAIL_PARTS, 0, scan_args, "tail scan kernel"));
-  uint32_t sub_elems = p->subchunk_elems, esize = p->esize;
-  void *pack_args[] = {&g_gpu.slots.ptr, &slot, &g_gpu.entries.ptr, &g_gpu.offsets.ptr, &g_gpu.opos.ptr,
-                       &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &g_gpu.ooffsets.ptr, &sub_elems, &esize, &n_sub, &n_ull,
-                       &grid, &g_gpu.packed.ptr, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
+  void *pack_args[] = {&g_gpu.slots.ptr, &slot, &g_gpu.entries.ptr, &g_gpu.offsets.ptr, &grid, &g_gpu.packed.ptr};
   TRY(h5fz_gpu_launch(c->mod.tail_pack, (grid + TAIL_PACK_THREADS / 32u - 1u) / (TAIL_PACK_THREADS / 32u),
                       TAIL_PACK_THREADS, 0, pack_args, "tail pack kernel"));
+  /* a thread per outlier, as many as fit on the GPU at once (grid stride) */
+  uint32_t sub_elems = p->subchunk_elems, esize = p->esize;
+  unsigned gather_blocks = (unsigned)(g_gpu.dev.sm_count > 0 ? g_gpu.dev.sm_count : 1) * TAIL_GATHER_BLOCKS_PER_SM;
+  void *gather_args[] = {&g_gpu.ooffsets.ptr, &grid, &g_gpu.totals.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr,
+                         &sub_elems, &n_sub, &n_ull, &esize, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
+  TRY(h5fz_gpu_launch(c->mod.tail_gather, gather_blocks, TAIL_GATHER_THREADS, 0, gather_args, "tail gather kernel"));
 out:
   return rc;
 }

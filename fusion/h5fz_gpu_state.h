@@ -15,6 +15,8 @@
 #include "../planner/h5fz_planner.h"
 
 #define TAIL_PACK_THREADS 256u /* 8 sub-chunks (a warp each) per block */
+#define TAIL_GATHER_THREADS 256u     /* threads per block of h5fz_tail_gather */
+#define TAIL_GATHER_BLOCKS_PER_SM 8u /* 2048 resident threads per SM */
 #define TAIL_PARTS 1024u       /* sub-chunks per block of the tail reduce and scan (H5FZ_TAIL_THREADS) */
 /* Bytes of g_gpu.totals for n sub-chunks: the two totals, then two sums per part. */
 #define TAIL_TOTALS_BYTES(n) (16u + 16u * (((size_t)(n) + TAIL_PARTS - 1u) / TAIL_PARTS))

@@ -197,7 +197,8 @@ static int load_module(const void *img, h5fz_jit_module *out)
       (r = cu->cuModuleGetFunction(&out->decode, out->module, H5FZ_KERNEL_DECODE)) ||
       (r = cu->cuModuleGetFunction(&out->tail_reduce, out->module, H5FZ_KERNEL_TAIL_REDUCE)) ||
       (r = cu->cuModuleGetFunction(&out->tail_scan, out->module, H5FZ_KERNEL_TAIL_SCAN)) ||
-      (r = cu->cuModuleGetFunction(&out->tail_pack, out->module, H5FZ_KERNEL_TAIL_PACK)))
+      (r = cu->cuModuleGetFunction(&out->tail_pack, out->module, H5FZ_KERNEL_TAIL_PACK)) ||
+      (r = cu->cuModuleGetFunction(&out->tail_gather, out->module, H5FZ_KERNEL_TAIL_GATHER)))
     return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction: %s", h5fz_cuda_error_string(r));
   /* the dataset API's batch kernels (device_ops/h5fz_gpu_batch.h), both widths */
   static const char *const batch[5] = {"h5fz_gather_", "h5fz_scatter_", "h5fz_fill_", "h5fz_patch_", "h5fz_range_"};

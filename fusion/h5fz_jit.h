@@ -23,7 +23,7 @@ typedef enum { H5FZ_JIT_COMPILED = 0, H5FZ_JIT_DISK = 1, H5FZ_JIT_MEMORY = 2 } h
 
 typedef struct {
   CUmodule module;
-  CUfunction encode, decode, tail_reduce, tail_scan, tail_pack;
+  CUfunction encode, decode, tail_reduce, tail_scan, tail_pack, tail_gather;
   /* batch kernels, [0] for 32-bit and [1] for 64-bit values */
   CUfunction gather[2], scatter[2], fill[2], patch[2], range[2];
   /* lorenzo_nd's chunk-level kernels: NULL unless the chain has lorenzo_nd */
