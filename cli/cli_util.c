@@ -184,7 +184,7 @@ static int is_float_dataset(hid_t obj) {
 }
 
 typedef struct {
-  h5fz_cli_names *list;
+  h5fz_cli_names *list, *others;
   int failed;
 } visit_state;
 
@@ -197,9 +197,10 @@ static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, 
   if (info->type != H5L_TYPE_HARD) return 0;
   obj = H5Oopen(group, name, H5P_DEFAULT);
   if (obj < 0) return 0;
-  if (is_float_dataset(obj)) {
+  h5fz_cli_names *to = is_float_dataset(obj) ? st->list : H5Iget_type(obj) == H5I_DATASET ? st->others : NULL;
+  if (to) {
     snprintf(path, sizeof path, "/%s", name);
-    if (h5fz_cli_names_add(st->list, path) < 0) {
+    if (h5fz_cli_names_add(to, path) < 0) {
       st->failed = 1;
       H5Oclose(obj);
       return -1;
@@ -209,8 +210,8 @@ static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, 
   return 0;
 }
 
-int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list) {
-  visit_state st = {list, 0};
+int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list, h5fz_cli_names *others) {
+  visit_state st = {list, others, 0};
   if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &st) < 0 || st.failed)
     return -1;
   return 0;

@@ -510,7 +510,7 @@ int h5fz_cmd_inspect(int argc, char **argv) {
     return H5FZ_CLI_USAGE;
   }
   if (argc - optind == 2 ? h5fz_cli_names_add(&names, argv[optind + 1])
-                         : h5fz_cli_list_float_datasets(file, &names)) {
+                         : h5fz_cli_list_float_datasets(file, &names, NULL)) {
     h5fz_cli_error(cmd, "cannot list the datasets of %s", argv[optind]);
     rc = H5FZ_CLI_USAGE;
   }

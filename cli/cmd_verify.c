@@ -376,7 +376,7 @@ int h5fz_cmd_verify(int argc, char **argv) {
                                           {NULL, 0, NULL, 0}};
   verify_options o = {0.0, 0.0, 0, 0, 0, 0, 0};
   int have_abs = 0, have_rel = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
-  h5fz_cli_names names = {NULL, 0, 0};
+  h5fz_cli_names names = {NULL, 0, 0}, skipped = {NULL, 0, 0};
   hid_t fa, fb;
 
   optind = 1;
@@ -413,6 +413,7 @@ int h5fz_cmd_verify(int argc, char **argv) {
       case 'h':
         help(stdout);
         h5fz_cli_names_free(&names);
+  h5fz_cli_names_free(&skipped);
         return H5FZ_CLI_OK;
       default:
         h5fz_cli_bad_option(cmd, c, argv);
@@ -427,9 +428,11 @@ int h5fz_cmd_verify(int argc, char **argv) {
   h5fz_cli_quiet_hdf5();
   if (open_pair(argv[optind], argv[optind + 1], &fa, &fb) < 0) {
     h5fz_cli_names_free(&names);
+  h5fz_cli_names_free(&skipped);
     return H5FZ_CLI_USAGE;
   }
-  if (names.n == 0 && h5fz_cli_list_float_datasets(fa, &names) < 0) {
+  /* the whole file: its floating-point datasets; the others are named as skipped */
+  if (names.n == 0 && h5fz_cli_list_float_datasets(fa, &names, &skipped) < 0) {
     h5fz_cli_error(cmd, "cannot list the datasets of %s", argv[optind]);
     rc = H5FZ_CLI_USAGE;
   } else if (names.n == 0) {
@@ -454,15 +457,29 @@ int h5fz_cmd_verify(int argc, char **argv) {
         failed = 1;
     }
     rc = read_error ? H5FZ_CLI_USAGE : failed ? H5FZ_CLI_FAIL : H5FZ_CLI_OK;
-    if (o.json) printf("\n  ], \"ok\": %s}\n", rc == H5FZ_CLI_OK ? "true" : "false");
+    if (o.json) {
+      printf("\n  ], \"skipped_not_float\": [");
+      for (size_t i = 0; i < skipped.n; i++) {
+        printf("%s", i ? ", " : "");
+        h5fz_cli_json_string(stdout, skipped.names[i]);
+      }
+      printf("], \"ok\": %s}\n", rc == H5FZ_CLI_OK ? "true" : "false");
+    } else if (skipped.n) {
+      printf("skipped %zu dataset%s that h5fz does not compress (not float32/float64):", skipped.n,
+             skipped.n > 1 ? "s" : "");
+      for (size_t i = 0; i < skipped.n; i++) printf(" %s", skipped.names[i]);
+      printf("\n");
+    }
   }
   H5Fclose(fa);
   H5Fclose(fb);
   h5fz_cli_names_free(&names);
+  h5fz_cli_names_free(&skipped);
   return rc;
 
 usage:
   help(stderr);
   h5fz_cli_names_free(&names);
+  h5fz_cli_names_free(&skipped);
   return H5FZ_CLI_USAGE;
 }

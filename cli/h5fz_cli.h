@@ -81,8 +81,9 @@ typedef struct {
 } h5fz_cli_names;
 
 /* Append to *list the absolute path of every floating-point dataset below
- * the root of file, recursively, in name order. Returns 0 or -1. */
-int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list);
+ * the root of file, recursively, in name order, and to *others (when not
+ * NULL) those of the other datasets. Returns 0 or -1. */
+int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list, h5fz_cli_names *others);
 
 /* Append a copy of name to *list. Returns 0 or -1 (out of memory). */
 int h5fz_cli_names_add(h5fz_cli_names *list, const char *name);

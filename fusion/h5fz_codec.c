@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
@@ -181,10 +182,11 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
 int h5fz_read_device_mode(h5fz_device_mode *mode)
 {
   const char *v = getenv("H5FZ_DEVICE");
-  if (!v || !*v || !strcmp(v, "auto")) *mode = H5FZ_DEVICE_AUTO;
-  else if (!strcmp(v, "cpu")) *mode = H5FZ_DEVICE_CPU;
-  else if (!strcmp(v, "gpu")) *mode = H5FZ_DEVICE_GPU;
-  else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=%s: want auto, gpu or cpu", v);
+  /* any case: GPU and Cpu are what people type too */
+  if (!v || !*v || !strcasecmp(v, "auto")) *mode = H5FZ_DEVICE_AUTO;
+  else if (!strcasecmp(v, "cpu")) *mode = H5FZ_DEVICE_CPU;
+  else if (!strcasecmp(v, "gpu")) *mode = H5FZ_DEVICE_GPU;
+  else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=%s: want auto, gpu or cpu (any case)", v);
   return H5FZ_OK;
 }
 

@@ -208,6 +208,24 @@ def test_verify_names_a_non_numeric_dataset(tmp_path):
     assert "not compressed by h5fz" in p.stdout and "read failed" not in p.stdout
 
 
+def test_verify_whole_file_names_what_it_skips(tmp_path):
+    # verify without --dataset checks the floating-point datasets and says
+    # which others it left out, instead of passing over them in silence
+    data = np.linspace(0, 1, 4000, dtype="f4").reshape(40, 100)
+    cd = lib.cd_values("abs=1e-3")[0]
+    for name, comp in (("a.h5", None), ("b.h5", lib.FILTER_ID)):
+        with h5py.File(tmp_path / name, "w") as f:
+            kw = dict(compression=comp, compression_opts=tuple(cd)) if comp else {}
+            f.create_dataset("x", data=data, chunks=(10, 100), **kw)
+            f["grp/ints"] = np.arange(10, dtype="i4")
+            f["s"] = np.array([b"abc", b"de"])
+    p = lib.cli("verify", tmp_path / "a.h5", tmp_path / "b.h5", "--abs", "1e-3")
+    assert "/x" in p.stdout and "skipped 2 datasets that h5fz does not compress" in p.stdout, p.stdout
+    assert "/grp/ints" in p.stdout.splitlines()[-1] and "/s" in p.stdout.splitlines()[-1], p.stdout
+    j = json.loads(lib.cli("verify", tmp_path / "a.h5", tmp_path / "b.h5", "--abs", "1e-3", "--json").stdout)
+    assert j["ok"] and j["skipped_not_float"] == ["/grp/ints", "/s"], j
+
+
 def test_inspect_text_and_json(compressed_pair):
     data, orig, comp, bound = compressed_pair
     out = lib.cli("inspect", comp).stdout

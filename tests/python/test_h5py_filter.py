@@ -125,6 +125,8 @@ def test_bad_device_setting_fails_at_create(tmp_path):
     assert rc == 0 and "refused:" in out and "H5FZ_DEVICE=banana: want auto, gpu or cpu" in out, out
     rc, out = _create_with_device(tmp_path / "c.h5", "cpu")
     assert rc == 0 and "created" in out, out
+    rc, out = _create_with_device(tmp_path / "u.h5", "CPU")  # any case
+    assert rc == 0 and "created" in out, out
 
 
 def test_gpu_asked_for_without_one_fails_at_create(tmp_path):
