@@ -1,11 +1,13 @@
 /*
  * h5fz_gpu_exec.c - the GPU executor: plan (planner/), generate (codegen),
  * compile (jit), then per chunk: pinned staging, the fused encode kernel,
- * the tail scan and pack, and the container written on the host around the
- * packed bytes, byte-identical to the CPU executor's.
+ * the tail (scan, pack, outlier gather), and the container written on the
+ * host around the packed bytes, byte-identical to the CPU executor's.
  *
- * One CUDA context (the device's primary one), one stream and device buffers
- * that grow and are reused across chunks; chunk calls are serialised.
+ * One CUDA context (the device's primary one), one stream (and a side one
+ * for the partial sub-chunks beside the warp-fused encode) and device
+ * buffers that grow and are reused across chunks; chunk calls are
+ * serialised.
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * h5fz_gpu_state.h - the GPU executor's process-wide state (one context,
- * one stream, growable device buffers, the compiled chains) and the steps
+ * a stream and a side stream, growable device buffers, the compiled chains) and the steps
  * that the per-chunk path (h5fz_gpu_exec.c) and the dataset API's batches
  * (h5fz_gpu_batch.c) share. Callers hold g_gpu.lock around every use.
  */
