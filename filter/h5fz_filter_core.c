@@ -75,6 +75,16 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     spec.dims[i] = dims[i];
   spec.has_fill = has_fill;
   spec.fill = fill;
+  /* the format's limit, caught at H5Dcreate instead of at the first write */
+  uint64_t chunk_bytes = h5fz_dtype_size(dtype);
+  for (uint32_t i = 0; i < rank && chunk_bytes <= H5FZ_MAX_CHUNK_BYTES; i++) chunk_bytes *= dims[i];
+  if (chunk_bytes > H5FZ_MAX_CHUNK_BYTES) {
+    snprintf(msg, msg_len,
+             "h5fz: a chunk of this dataset has more than %u bytes, the limit of the h5fz format (v1); "
+             "use smaller chunks (1-16 MiB are typical)",
+             H5FZ_MAX_CHUNK_BYTES);
+    return H5FZ_ERR_ARG;
+  }
   st = h5fz_spec_validate(&spec);
   if (st != H5FZ_OK)
     return codec_failure(st, msg, msg_len, "invalid filter parameters for this dataset");

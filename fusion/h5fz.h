@@ -49,6 +49,7 @@ const char *h5fz_last_error(void);
 #define H5FZ_CD_USER_MAX 20      /* h5repack's limit on user words */
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
 #define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
+#define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* bytes of one chunk, format v1 (u32 offsets inside it) */
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
 #define H5FZ_MIN_SUBCHUNK_BYTES 512u
 #define H5FZ_MAX_SUBCHUNK_BYTES 65536u

@@ -13,7 +13,6 @@
 #define H5FZ_FLAG_STORED_RAW 0x01u
 #define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
 #define H5FZ_SUB_SIZE_MASK 0x7fffffffu
-#define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* u32 offsets inside a chunk */
 
 typedef struct {
   uint8_t version;

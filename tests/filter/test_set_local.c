@@ -2,7 +2,8 @@
  * set_local recognises the dataset part it stored itself: a DCPL taken
  * from an existing dataset (which carries that part) and re-chunked must
  * give a dataset whose cd_values hold exactly one dataset part, with the
- * new chunk dims, after the unchanged user part. Also checks rank folding.
+ * new chunk dims, after the unchanged user part. Also checks rank folding,
+ * and that a chunk over the format's byte limit fails H5Dcreate.
  */
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,31 @@ int main(void)
   FT_CHECK(d6 >= 0, "create rank6 failed");
   const uint32_t want6[H5FZ_MAX_RANK] = {2 * 3 * 2, 5, 3, 7};
   check_dataset(d6, "rank6 folded", user, n_user, H5FZ_DTYPE_F32, H5FZ_MAX_RANK, want6);
+
+  /* A chunk over the format's limit fails H5Dcreate, not the first write;
+   * one at the limit is accepted (nothing is allocated before a write). */
+  const hsize_t at_limit = H5FZ_MAX_CHUNK_BYTES / 4u, big_dims[1] = {2 * at_limit};
+  const hsize_t sizes[2] = {at_limit + 1u, at_limit};
+  hid_t big_space = H5Screate_simple(1, big_dims, NULL);
+  for (int k = 0; k < 2; k++) {
+    hid_t big_dcpl = ft_dcpl(1, &sizes[k], H5Z_FLAG_MANDATORY, n_user, user, 0);
+    hid_t big = H5Dcreate2(f, k ? "at_limit" : "over_limit", H5T_IEEE_F32LE, big_space, H5P_DEFAULT, big_dcpl,
+                           H5P_DEFAULT);
+    char stack[4096];
+    ft_error_stack(stack, sizeof stack);
+    if (k == 0) {
+      FT_CHECK(big < 0 && ft_contains(stack, "the limit of the h5fz format"),
+               "a chunk of %llu float32 values: H5Dcreate2 %s: %s", (unsigned long long)sizes[k],
+               big < 0 ? "failed without the reason" : "succeeded", stack);
+      printf("chunk over the limit -> %s\n", ft_ours(stack));
+    } else {
+      FT_CHECK(big >= 0, "a chunk of %llu float32 values (at the limit) refused: %s", (unsigned long long)sizes[k],
+               stack);
+    }
+    if (big >= 0) H5Dclose(big);
+    H5Pclose(big_dcpl);
+  }
+  H5Sclose(big_space);
 
   H5Dclose(d6);
   H5Pclose(dcpl6);

@@ -99,6 +99,15 @@ def test_from_raw_writes_chunked_dataset(tmp_path):
         assert np.array_equal(d[...], data)
 
 
+def test_from_raw_warns_about_tiny_chunks(tmp_path):
+    # a 1x1x40 chunk is 160 bytes: the container's overhead dominates
+    data, raw = _small_raw(tmp_path)
+    p = lib.cli("from-raw", raw, tmp_path / "t.h5", "--shape", "5x30x40", "--chunk", "1x1x40")
+    assert "warning: chunks of 160 bytes are small" in p.stderr, p.stderr
+    p = lib.cli("from-raw", raw, tmp_path / "u.h5", "--shape", "5x30x40", "--chunk", "2x30x40")
+    assert "warning" not in p.stderr, p.stderr
+
+
 def test_from_raw_float64_and_default_chunks(tmp_path):
     data, raw = _small_raw(tmp_path, "f8")
     out = tmp_path / "o.h5"
