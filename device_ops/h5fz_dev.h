@@ -21,6 +21,15 @@
 #define H5FZ_FN static inline
 #endif
 
+/* A fixed kernel of device_ops/ (not generated): C linkage for
+ * cuModuleGetFunction; in C, the CPU emulator of the tests
+ * (tests/gpu/cuda_emu.h) calls it as a function, block by block. */
+#if defined(__CUDACC__) && defined(__cplusplus)
+#define H5FZ_KERNEL extern "C" __global__
+#else
+#define H5FZ_KERNEL static
+#endif
+
 #if defined(__CUDACC_RTC__)
 /* NVRTC has no C library headers: the few fixed-width types we need. */
 typedef unsigned char uint8_t;

@@ -28,7 +28,7 @@ H5FZ_FN uint64_t h5fz_tail_block_sum(uint64_t v, uint64_t *scratch)
  * sub-chunks in parts of H5FZ_TAIL_THREADS, one block per part: each part's
  * sums to parts[2 + 2b] and parts[3 + 2b] (parts[0..1] are the totals,
  * written by h5fz_tail_scan). */
-extern "C" __global__ void __launch_bounds__(H5FZ_TAIL_THREADS)
+H5FZ_KERNEL void __launch_bounds__(H5FZ_TAIL_THREADS)
 h5fz_tail_reduce(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, unsigned long long *parts)
 {
   __shared__ uint64_t scratch[H5FZ_SCAN_SCRATCH_WORDS];
@@ -45,7 +45,7 @@ h5fz_tail_reduce(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub
  * of the outlier counts (offsets[], ooffsets[]), each part starting from
  * the sums of the parts before it; the last block writes the totals to
  * parts[0] (payload bytes) and parts[1] (outliers). */
-extern "C" __global__ void __launch_bounds__(H5FZ_TAIL_THREADS)
+H5FZ_KERNEL void __launch_bounds__(H5FZ_TAIL_THREADS)
 h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, unsigned long long *offsets,
                uint32_t *ooffsets, unsigned long long *parts)
 {
@@ -80,7 +80,7 @@ h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, 
  * where it lands (slots are 4-byte aligned, the packed offsets are not):
  * each destination word is cut from two source words. The outliers are
  * h5fz_tail_gather's. */
-extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes, const uint32_t *entries,
+H5FZ_KERNEL void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes, const uint32_t *entries,
                                           const unsigned long long *offsets, uint32_t n_total, uint8_t *packed)
 {
   const uint32_t lane = threadIdx.x & 31u, s = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -111,7 +111,7 @@ extern "C" __global__ void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_by
  * Why a thread per outlier, not the pack's warp per sub-chunk: a sub-chunk
  * of fill values has 4096 outliers, and the pack lasted as long as those
  * warps (136 us of the 1.07 GB tiled encode, DRAM 22 % busy). */
-extern "C" __global__ void h5fz_tail_gather(const uint32_t *ooffsets, uint32_t n_total, const unsigned long long *totals,
+H5FZ_KERNEL void h5fz_tail_gather(const uint32_t *ooffsets, uint32_t n_total, const unsigned long long *totals,
                                             const uint32_t *opos, const uint8_t *oval, uint32_t sub_elems,
                                             uint32_t n_sub, unsigned long long chunk_n, uint32_t esize,
                                             uint32_t *gpos, uint8_t *gval)

@@ -55,6 +55,8 @@ unsigned emu_tid(void) { return cur->tid; }
 unsigned emu_nthreads(void) { return n_threads; }
 int emu_errors(void) { return errors; }
 
+unsigned emu_block_idx, emu_grid_dim = 1u;
+
 static void yield(void) { swapcontext(&cur->ctx, &sched); }
 
 /* now and then, let another thread run past a synchronisation point first */

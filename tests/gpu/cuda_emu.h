@@ -41,6 +41,17 @@ unsigned emu_nthreads(void);
 #define threadIdx ((emu_dim3){emu_tid(), 0u, 0u})
 #define blockDim ((emu_dim3){emu_nthreads(), 1u, 1u})
 
+/* A kernel's grid: the block emu_run_block runs next is block emu_block_idx
+ * of emu_grid_dim (set them before each block). Kernels are plain
+ * functions (H5FZ_KERNEL), their __shared__ arrays static storage. */
+extern unsigned emu_block_idx, emu_grid_dim;
+#define blockIdx ((emu_dim3){emu_block_idx, 0u, 0u})
+#define gridDim ((emu_dim3){emu_grid_dim, 1u, 1u})
+#define __global__
+#define __shared__ static
+#define __launch_bounds__(...)
+#define __ldg(p) (*(p))
+
 enum { EMU_SHFL = 1, EMU_SHFL_UP, EMU_SHFL_XOR, EMU_BALLOT, EMU_REDUCE_OR, EMU_REDUCE_ADD };
 
 /* One lane's part in a warp collective of kind (EMU_*): returns this lane's
