@@ -330,22 +330,12 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
       h5fz_cli_error(cmd, "bad --chunk '%s': need %d positive extents", chunk_text, job.rank);
       return H5FZ_CLI_USAGE;
     }
-    uint64_t given_bytes = elem;
-    for (int i = 0; i < job.rank; i++) {
+    for (int i = 0; i < job.rank; i++)
       if (job.chunk[i] > job.dims[i]) {
         h5fz_cli_error(cmd, "--chunk extent %llu exceeds the dimension %llu",
                        (unsigned long long)job.chunk[i], (unsigned long long)job.dims[i]);
         return H5FZ_CLI_USAGE;
       }
-      given_bytes *= job.chunk[i];
-    }
-    /* each chunk is a container of at least 88 bytes (header, size table,
-     * checksum): tiny chunks grow instead of shrinking */
-    if (given_bytes < SMALL_CHUNK_BYTES && !quiet)
-      fprintf(stderr,
-              "h5fz %s: warning: chunks of %llu bytes are small; each stored chunk costs at least 88 bytes, "
-              "so the file may be larger than the raw data (1-16 MiB chunks are typical)\n",
-              cmd, (unsigned long long)given_bytes);
   } else {
     default_chunk(job.dims, job.rank, elem, (size_t)chunk_bytes, job.chunk);
   }
@@ -359,6 +349,15 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     return H5FZ_CLI_USAGE;
   }
 
+  /* each chunk is a container of at least 88 bytes (header, size table,
+   * checksum): tiny chunks grow instead of shrinking */
+  uint64_t one_chunk_bytes = elem;
+  for (int i = 0; i < job.rank; i++) one_chunk_bytes *= job.chunk[i];
+  if (one_chunk_bytes < SMALL_CHUNK_BYTES && !quiet)
+    fprintf(stderr,
+            "h5fz %s: warning: chunks of %llu bytes are small; each stored chunk costs at least 88 bytes, "
+            "so the file may be larger than the raw data (1-16 MiB chunks are typical)\n",
+            cmd, (unsigned long long)one_chunk_bytes);
   h5fz_cli_quiet_hdf5();
   data = read_raw(raw, argv[optind], (size_t)n * elem);
   if (!data) return H5FZ_CLI_USAGE;

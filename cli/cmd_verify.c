@@ -465,8 +465,8 @@ int h5fz_cmd_verify(int argc, char **argv) {
       }
       printf("], \"ok\": %s}\n", rc == H5FZ_CLI_OK ? "true" : "false");
     } else if (skipped.n) {
-      printf("skipped %zu dataset%s that h5fz does not compress (not float32/float64):", skipped.n,
-             skipped.n > 1 ? "s" : "");
+      printf("skipped %zu dataset%s that %s not floating point (h5fz compresses float32/float64 only):", skipped.n,
+             skipped.n > 1 ? "s" : "", skipped.n > 1 ? "are" : "is");
       for (size_t i = 0; i < skipped.n; i++) printf(" %s", skipped.names[i]);
       printf("\n");
     }

@@ -186,7 +186,7 @@ int h5fz_read_device_mode(h5fz_device_mode *mode)
   if (!v || !*v || !strcasecmp(v, "auto")) *mode = H5FZ_DEVICE_AUTO;
   else if (!strcasecmp(v, "cpu")) *mode = H5FZ_DEVICE_CPU;
   else if (!strcasecmp(v, "gpu")) *mode = H5FZ_DEVICE_GPU;
-  else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=%s: want auto, gpu or cpu (any case)", v);
+  else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=\"%s\": want auto, gpu or cpu (any case)", v);
   return H5FZ_OK;
 }
 

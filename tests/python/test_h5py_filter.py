@@ -122,7 +122,9 @@ def test_bad_device_setting_fails_at_create(tmp_path):
     # HDF5 caches small chunks and filters them at close, where h5py only
     # warns (and HDF5 1.10 has crashed at exit): set_local refuses instead
     rc, out = _create_with_device(tmp_path / "b.h5", "banana")
-    assert rc == 0 and "refused:" in out and "H5FZ_DEVICE=banana: want auto, gpu or cpu" in out, out
+    assert rc == 0 and "refused:" in out and 'H5FZ_DEVICE="banana": want auto, gpu or cpu' in out, out
+    rc, out = _create_with_device(tmp_path / "t.h5", "cpu ")  # the quotes show the space
+    assert rc == 0 and 'H5FZ_DEVICE="cpu ": want' in out, out
     rc, out = _create_with_device(tmp_path / "c.h5", "cpu")
     assert rc == 0 and "created" in out, out
     rc, out = _create_with_device(tmp_path / "u.h5", "CPU")  # any case
