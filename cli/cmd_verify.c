@@ -364,6 +364,11 @@ static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb) {
   return 0;
 }
 
+static void free_lists(h5fz_cli_names *names, h5fz_cli_names *skipped) {
+  h5fz_cli_names_free(names);
+  h5fz_cli_names_free(skipped);
+}
+
 int h5fz_cmd_verify(int argc, char **argv) {
   static const struct option options[] = {{"abs", required_argument, NULL, 'a'},
                                           {"rel", required_argument, NULL, 'r'},
@@ -412,8 +417,7 @@ int h5fz_cmd_verify(int argc, char **argv) {
       case 'j': o.json = 1; break;
       case 'h':
         help(stdout);
-        h5fz_cli_names_free(&names);
-  h5fz_cli_names_free(&skipped);
+        free_lists(&names, &skipped);
         return H5FZ_CLI_OK;
       default:
         h5fz_cli_bad_option(cmd, c, argv);
@@ -427,8 +431,7 @@ int h5fz_cmd_verify(int argc, char **argv) {
   o.use_rel = have_rel;
   h5fz_cli_quiet_hdf5();
   if (open_pair(argv[optind], argv[optind + 1], &fa, &fb) < 0) {
-    h5fz_cli_names_free(&names);
-  h5fz_cli_names_free(&skipped);
+    free_lists(&names, &skipped);
     return H5FZ_CLI_USAGE;
   }
   /* the whole file: its floating-point datasets; the others are named as skipped */
@@ -473,13 +476,11 @@ int h5fz_cmd_verify(int argc, char **argv) {
   }
   H5Fclose(fa);
   H5Fclose(fb);
-  h5fz_cli_names_free(&names);
-  h5fz_cli_names_free(&skipped);
+  free_lists(&names, &skipped);
   return rc;
 
 usage:
   help(stderr);
-  h5fz_cli_names_free(&names);
-  h5fz_cli_names_free(&skipped);
+  free_lists(&names, &skipped);
   return H5FZ_CLI_USAGE;
 }

@@ -3,6 +3,7 @@
  * free of HDF5 (see h5fz_filter_core.h for why).
  */
 #include "h5fz_filter_core.h"
+#include "h5fz_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +77,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
   spec.has_fill = has_fill;
   spec.fill = fill;
   /* the format's limit, caught at H5Dcreate instead of at the first write */
-  uint64_t chunk_bytes = h5fz_dtype_size(dtype);
-  for (uint32_t i = 0; i < rank && chunk_bytes <= H5FZ_MAX_CHUNK_BYTES; i++) chunk_bytes *= dims[i];
-  if (chunk_bytes > H5FZ_MAX_CHUNK_BYTES) {
+  if (h5fz_spec_chunk_bytes(&spec) > H5FZ_MAX_CHUNK_BYTES) {
     snprintf(msg, msg_len,
              "h5fz: a chunk of this dataset has more than %u bytes, the limit of the h5fz format (v1); "
              "use smaller chunks (1-16 MiB are typical)",

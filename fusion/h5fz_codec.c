@@ -208,17 +208,11 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
   return 0;
 }
 
-/* Bytes of one chunk of the dataset spec describes (its dataset part), 0
- * when it does not say (no dtype or no chunk dims). */
+/* h5fz_spec_chunk_bytes as a size, 0 (does not say) past what a size holds. */
 static size_t spec_chunk_bytes(const h5fz_spec *spec)
 {
-  if (!spec->rank || spec->rank > H5FZ_MAX_RANK || !h5fz_dtype_size(spec->dtype)) return 0;
-  uint64_t bytes = h5fz_dtype_size(spec->dtype);
-  for (uint32_t d = 0; d < spec->rank; d++) {
-    bytes *= spec->dims[d];
-    if (!spec->dims[d] || bytes > (uint64_t)SIZE_MAX / 2u) return 0;
-  }
-  return (size_t)bytes;
+  uint64_t bytes = h5fz_spec_chunk_bytes(spec);
+  return bytes > (uint64_t)SIZE_MAX / 2u ? 0 : (size_t)bytes;
 }
 
 int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)

@@ -23,6 +23,11 @@ long long h5fz_env_int(const char *name, long long lo, long long hi, long long m
  * ignored with the warning. */
 long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
 
+/* Bytes of one chunk of the dataset spec describes (its dataset part:
+ * dtype x chunk dims), saturated at UINT64_MAX; 0 when it does not say (no
+ * dtype, no chunk dims, or a zero dim). */
+uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec);
+
 /* Clear the thread's last error (called at the start of public entry points). */
 void h5fz_clear_error(void);
 

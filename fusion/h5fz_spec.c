@@ -69,6 +69,17 @@ static int validate_chain(const h5fz_spec *s)
   return H5FZ_OK;
 }
 
+uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec)
+{
+  if (!spec->rank || spec->rank > H5FZ_MAX_RANK || !h5fz_dtype_size(spec->dtype)) return 0;
+  uint64_t bytes = h5fz_dtype_size(spec->dtype);
+  for (uint32_t d = 0; d < spec->rank; d++) {
+    if (!spec->dims[d]) return 0;
+    bytes = bytes > UINT64_MAX / spec->dims[d] ? UINT64_MAX : bytes * spec->dims[d];
+  }
+  return bytes;
+}
+
 int h5fz_spec_validate(const h5fz_spec *s)
 {
   if (!s) return h5fz_fail(H5FZ_ERR_ARG, "NULL spec");
