@@ -101,32 +101,52 @@ H5FZ_KERNEL void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes, const
   if (lane < tail) dst[head + 4u * words + lane] = src[head + 4u * words + lane];
 }
 
-/* The gathered outlier lists, a thread per outlier j < totals[1] (grid
- * stride): its sub-chunk s is the last with ooffsets[s] <= j (binary
- * search; sub-chunks without outliers share the next one's offset), its
- * position in the chunk goes to gpos[j] and its bits (esize bytes) to
- * gval[j], from the sub-chunk's side buffers opos[] / oval[] at its first
- * element in the batch (sub-chunk s % n_sub of chunk s / n_sub, chunks of
- * chunk_n values, sub_elems values per sub-chunk).
- * Why a thread per outlier, not the pack's warp per sub-chunk: a sub-chunk
- * of fill values has 4096 outliers, and the pack lasted as long as those
- * warps (136 us of the 1.07 GB tiled encode, DRAM 22 % busy). */
-H5FZ_KERNEL void h5fz_tail_gather(const uint32_t *ooffsets, uint32_t n_total, const unsigned long long *totals,
-                                            const uint32_t *opos, const uint8_t *oval, uint32_t sub_elems,
-                                            uint32_t n_sub, unsigned long long chunk_n, uint32_t esize,
-                                            uint32_t *gpos, uint8_t *gval)
+/* The last sub-chunk s' >= s with ooffsets[s'] <= j (there is one: s, when
+ * ooffsets[s] <= j): steps of 1, 2, 4, ... forward, then a binary search
+ * inside the last step, so a near answer costs one load and a far one a
+ * few times log2 of the distance. */
+H5FZ_FN uint32_t h5fz_tail_advance(const uint32_t *ooffsets, uint32_t n_total, uint32_t s, unsigned long long j)
 {
-  const unsigned long long n_out = totals[1];
-  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < n_out;
-       j += (unsigned long long)gridDim.x * blockDim.x) {
-    uint32_t lo = 0, hi = n_total - 1u;
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo + 1u) / 2u;
-      if (__ldg(ooffsets + mid) <= j) lo = mid;
-      else hi = mid - 1u;
-    }
-    const uint32_t chunk_ix = lo / n_sub, in_chunk = (lo - chunk_ix * n_sub) * sub_elems;
-    const size_t at = (size_t)chunk_ix * chunk_n + in_chunk + (size_t)(j - ooffsets[lo]);
+  uint32_t lo = s, step = 1u;
+  while (step < n_total - lo && __ldg(ooffsets + lo + step) <= j) {
+    lo += step;
+    step *= 2u;
+  }
+  uint32_t hi = step < n_total - lo ? lo + step - 1u : n_total - 1u; /* ooffsets[hi + 1] > j, or the end */
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo + 1u) / 2u;
+    if (__ldg(ooffsets + mid) <= j) lo = mid;
+    else hi = mid - 1u;
+  }
+  return lo;
+}
+
+/* The gathered outlier lists: outlier j < totals[1] is in the last
+ * sub-chunk s with ooffsets[s] <= j (sub-chunks without outliers share the
+ * next one's offset); its position in the chunk goes to gpos[j] and its
+ * bits (esize bytes) to gval[j], from the sub-chunk's side buffers opos[] /
+ * oval[] at its first element in the batch (sub-chunk s % n_sub of chunk
+ * s / n_sub, chunks of chunk_n values, sub_elems values per sub-chunk).
+ * Each warp takes a contiguous share of the outliers, 32 at a time, and
+ * each lane carries its sub-chunk forward (h5fz_tail_advance) instead of
+ * searching all n_total again: a search per outlier was a chain of about
+ * 17 dependent loads, and the kernel latency-bound.
+ * Why not the pack's warp per sub-chunk: a sub-chunk of fill values has
+ * 4096 outliers, and the pack lasted as long as those warps (136 us of the
+ * 1.07 GB tiled encode, DRAM 22 % busy). */
+H5FZ_KERNEL void h5fz_tail_gather(const uint32_t *ooffsets, uint32_t n_total, const unsigned long long *totals,
+                                  const uint32_t *opos, const uint8_t *oval, uint32_t sub_elems, uint32_t n_sub,
+                                  unsigned long long chunk_n, uint32_t esize, uint32_t *gpos, uint8_t *gval)
+{
+  const unsigned long long n_out = totals[1], warps = (unsigned long long)gridDim.x * (blockDim.x >> 5);
+  const unsigned long long warp = (unsigned long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const unsigned long long share = ((n_out + warps - 1u) / warps + 31u) & ~31ull;
+  const unsigned long long end = warp * share + share < n_out ? warp * share + share : n_out;
+  uint32_t s = 0;
+  for (unsigned long long j = warp * share + (threadIdx.x & 31u); j < end; j += 32u) {
+    s = h5fz_tail_advance(ooffsets, n_total, s, j);
+    const uint32_t chunk_ix = s / n_sub, in_chunk = (s - chunk_ix * n_sub) * sub_elems;
+    const size_t at = (size_t)chunk_ix * chunk_n + in_chunk + (size_t)(j - ooffsets[s]);
     gpos[j] = in_chunk + opos[at];
     if (esize == 8u) ((uint64_t *)gval)[j] = ((const uint64_t *)oval)[at];
     else ((uint32_t *)gval)[j] = ((const uint32_t *)oval)[at];
