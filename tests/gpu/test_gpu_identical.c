@@ -1,7 +1,9 @@
 /*
  * test_gpu_identical.c - the GPU executor writes the same bytes as the CPU
  * executor, and each decodes the other's output within the bound, on every
- * real field, for each chain of v1 at three bounds. Skips (77) without a GPU.
+ * real field, for each chain of v1 at three bounds; and one chunk of about
+ * 160 MiB (the float32 fields back to back: 10 parts of the tail's scan),
+ * ABS and REL. Skips (77) without a GPU.
  *   test_gpu_identical [DATA_DIR] (default $H5FZ_DATA_DIR)
  */
 #include <stdint.h>
@@ -45,6 +47,72 @@ static int decode_with(const char *device, const void *in, size_t n, void **out,
 {
   setenv("H5FZ_DEVICE", device, 1);
   return h5fz_chunk_decode(in, n, out, out_n);
+}
+
+/* The float32 fields back to back, repeated to about 160 MiB plus 3 values
+ * (so 10 scan parts of 1024 sub-chunks and a partial last sub-chunk), as
+ * one chunk, default chain, ABS and REL: the GPU writes the CPU's bytes and
+ * decodes them within the bound. Returns the failures. */
+static int big_chunk(const test_field *fields, int n_fields, int *n_cases)
+{
+  size_t want = (160u << 20) + 12u, have = 0, f32_bytes = 0;
+  for (int f = 0; f < n_fields; f++) f32_bytes += fields[f].f64 ? 0u : fields[f].bytes;
+  if (!f32_bytes) return printf("SKIP 160 MiB chunk: no float32 field\n"), 0;
+  unsigned char *big = malloc(want);
+  if (!big) return printf("FAIL: no memory for the 160 MiB chunk\n"), 1;
+  while (have < want)
+    for (int f = 0; f < n_fields && have < want; f++) {
+      if (fields[f].f64) continue;
+      size_t len = fields[f].bytes < want - have ? fields[f].bytes : want - have;
+      memcpy(big + have, fields[f].data, len);
+      have += len;
+    }
+  /* ABS from the range without fill values (|x| >= 1e9), REL checked
+   * against the range of every finite value (what REL sees: no fill named) */
+  double lo = INFINITY, hi = -INFINITY, alo = INFINITY, ahi = -INFINITY;
+  for (size_t j = 0; j < want / 4u; j++) {
+    double x = ((const float *)big)[j];
+    if (!isfinite(x)) continue;
+    if (fabs(x) < 1e9) {
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+    alo = x < alo ? x : alo;
+    ahi = x > ahi ? x : ahi;
+  }
+  int failures = 0;
+  for (int rel_mode = 0; rel_mode < 2; rel_mode++) {
+    char text[128];
+    double eb = rel_mode ? 1e-4 : 1e-4 * (hi - lo), check_eb = rel_mode ? 1e-4 * (ahi - alo) : eb;
+    snprintf(text, sizeof text, "%s=%.17g dtype=f32", rel_mode ? "rel" : "abs", eb);
+    h5fz_spec s;
+    void *cpu = NULL;
+    size_t cpu_n = 0;
+    if (h5fz_spec_parse(text, &s) || encode_with("cpu", &s, big, want, &cpu, &cpu_n)) {
+      printf("FAIL 160 MiB chunk %s: %s\n", text, h5fz_last_error());
+      failures++;
+      continue;
+    }
+    {
+      void *gpu = NULL, *back = NULL;
+      size_t gpu_n = 0, back_n = 0, bad = 0;
+      int err = encode_with("gpu", &s, big, want, &gpu, &gpu_n) || decode_with("gpu", gpu, gpu_n, &back, &back_n);
+      int same = !err && gpu_n == cpu_n && !memcmp(cpu, gpu, cpu_n);
+      if (!err && back_n == want) bad = count_violations_mode(big, back, want / 4u, 0, 0, check_eb);
+      int ok = same && !bad && back_n == want;
+      failures += !ok;
+      (*n_cases)++;
+      printf("%s 160 MiB chunk, %-26s ratio=%8.2f %s%s%s\n", ok ? "ok  " : "FAIL", text,
+             (double)want / (double)cpu_n, ok ? "identical" : "MISMATCH/ERROR", err ? ": " : "",
+             err ? h5fz_last_error() : "");
+      if (!ok && !err) printf("     bytes %s, values out of bound %zu\n", same ? "same" : "differ", bad);
+      free(gpu);
+      free(back);
+    }
+    free(cpu);
+  }
+  free(big);
+  return failures;
 }
 
 int main(int argc, char **argv)
@@ -119,6 +187,7 @@ int main(int argc, char **argv)
       }
     }
   }
+  failures += big_chunk(fields, n_fields, &n_cases);
   h5fz_gpu_get_stats(&after);
   printf("GPU chunks encoded: %llu, decoded: %llu\n", after.chunks_encoded - before.chunks_encoded,
          after.chunks_decoded - before.chunks_decoded);

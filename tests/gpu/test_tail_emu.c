@@ -7,8 +7,8 @@
  * the payloads back to back, the outliers in order with their positions in
  * their chunk. Batches of 1-5 chunks, partial last sub-chunks, float32 and
  * float64, payloads of every length (so every byte alignment of the packed
- * offsets), sub-chunks without outliers and sub-chunks that are all
- * outliers, and more than 1024 sub-chunks (several scan parts). The GPU
+ * offsets), sub-chunks without outliers, sub-chunks that are all
+ * outliers and batches with 0-2 outliers in every sub-chunk, and more than 1024 sub-chunks (several scan parts). The GPU
  * runs of these kernels: tests/gpu/test_gpu_identical.c and the API tests.
  */
 #include "cuda_emu.h" /* first: the device headers then compile their GPU sections */
@@ -99,6 +99,9 @@ static void check(int ok, unsigned trial, const char *what)
 static void make_batch(unsigned big)
 {
   B.esize = emu_random() % 2u ? 8u : 4u;
+  /* a quarter of the batches: 0-2 outliers in every sub-chunk (the gather's
+   * sparse path, windows of 32 sub-chunks that hold fewer than 32) */
+  const uint32_t sparse = emu_random() % 4u == 0u;
   B.sub_elems = 64u * (1u + emu_random() % (B.esize == 8u ? 32u : 64u));
   B.n_chunks = 1u + emu_random() % 5u;
   B.n_sub = big ? 1100u / B.n_chunks + emu_random() % 300u : 1u + emu_random() % 40u;
@@ -119,7 +122,8 @@ static void make_batch(unsigned big)
     uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * B.esize, kind = emu_random() % 8u;
     /* sizes: small (so the packed offsets take every alignment), raw, any */
     B.entries[s] = kind == 0 ? (L | 0x80000000u) : kind < 4 ? emu_random() % 200u : emu_random() % L;
-    uint32_t n_out = kind == 1 ? m : emu_random() % 3u ? 0u : emu_random() % (m + 1u);
+    uint32_t n_out = sparse ? emu_random() % 3u % (m + 1u)
+                     : kind == 1 ? m : emu_random() % 3u ? 0u : emu_random() % (m + 1u);
     B.ocount[s] = n_out;
     uint32_t *pos = B.opos + (size_t)(s / B.n_sub) * B.chunk_n + (size_t)local * B.sub_elems;
     for (uint32_t i = 0, p = 0; i < n_out; i++) { /* n_out of the m positions, increasing */
