@@ -4,6 +4,7 @@
  * h5fz filter. This is also the smallest example of writing with the filter
  * from C (see write_dataset).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -85,7 +86,7 @@ static FILE *open_raw(const char *path, size_t want) {
   FILE *f = fopen(path, "rb");
   long size;
   if (!f) {
-    h5fz_cli_error(cmd, "cannot open %s", path);
+    h5fz_cli_error(cmd, "cannot open %s: %s", path, strerror(errno));
     return NULL;
   }
   if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {

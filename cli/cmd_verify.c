@@ -393,23 +393,23 @@ int h5fz_cmd_verify(int argc, char **argv) {
           h5fz_cli_error(cmd, "bad --abs '%s' (a finite number >= 0)", optarg);
           goto usage;
         }
-        have_abs = 1;
+        have_abs++;
         break;
       case 'r':
         if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || o.rel_bound < 0) {
           h5fz_cli_error(cmd, "bad --rel '%s' (a finite number >= 0)", optarg);
           goto usage;
         }
-        have_rel = 1;
+        have_rel++;
         break;
       case 'p':
         if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || !(o.rel_bound > 0 && o.rel_bound < 1)) {
           h5fz_cli_error(cmd, "bad --pw-rel '%s' (a number in (0, 1))", optarg);
           goto usage;
         }
-        o.pw_rel = 1;
+        o.pw_rel++;
         break;
-      case 'l': o.lossless = 1; break;
+      case 'l': o.lossless++; break;
       case 'd':
         if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
         break;
@@ -424,7 +424,12 @@ int h5fz_cmd_verify(int argc, char **argv) {
         goto usage;
     }
   }
-  if (argc - optind != 2 || have_abs + have_rel + (o.pw_rel + o.lossless) != 1) {
+  const int bounds = have_abs + have_rel + o.pw_rel + o.lossless;
+  if (bounds > 1) { /* a second --abs would otherwise silently replace the first */
+    h5fz_cli_error(cmd, "give the bound once: exactly one of --abs, --rel, --pw-rel, --lossless (got %d)", bounds);
+    goto usage;
+  }
+  if (argc - optind != 2 || bounds != 1) {
     h5fz_cli_error(cmd, "need ORIG.h5, COMPRESSED.h5 and exactly one of --abs, --rel, --pw-rel, --lossless");
     goto usage;
   }

@@ -141,7 +141,7 @@ def test_from_raw_rejects_bad_input(tmp_path, args):
 def test_from_raw_missing_file(tmp_path):
     p = lib.cli("from-raw", tmp_path / "nope.f32", tmp_path / "o.h5", "--shape", "4",
                 check=False)
-    assert p.returncode == 2 and "cannot open" in p.stderr
+    assert p.returncode == 2 and "cannot open" in p.stderr and "No such file" in p.stderr
 
 
 @pytest.fixture
@@ -201,6 +201,9 @@ def test_verify_usage_errors(compressed_pair, tmp_path):
     _, orig, comp, _ = compressed_pair
     assert lib.cli("verify", orig, comp, check=False).returncode == 2
     assert lib.cli("verify", orig, comp, "--abs", "1", "--rel", "1", check=False).returncode == 2
+    # the same bound twice is refused, not the last one silently taken
+    p = lib.cli("verify", orig, comp, "--abs", "1", "--abs", "1e-9", check=False)
+    assert p.returncode == 2 and "once" in p.stderr, p.stderr
     assert lib.cli("verify", orig, tmp_path / "nope.h5", "--abs", "1",
                    check=False).returncode == 2
     p = lib.cli("verify", orig, comp, "--abs", "1", "--dataset", "/nope", check=False)
