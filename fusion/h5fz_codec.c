@@ -64,9 +64,9 @@ double h5fz_pow3_floor(double t)
 }
 
 /* REL's absolute bound of a chunk: eb = the largest power of 3 (3^k, k an
- * integer of either sign) that is at most bound x range; 0 (the chunk is
- * stored exactly) when the range is 0 or not finite, or no normal power of
- * 3 fits.
+ * integer of either sign) with eb <= bound x (range - 2 eb), i.e. at most
+ * bound / (1 + 2 bound) x range; 0 (the chunk is stored exactly) when the
+ * range is 0 or not finite, or no normal power of 3 fits.
  *
  * Why a power of 3. HDF5 encodes a chunk again each time part of it is
  * written while the chunk is not in its chunk cache: it reads the chunk
@@ -84,14 +84,23 @@ double h5fz_pow3_floor(double t)
  * move a value by up to its new eb (chunks of 8 time steps written one step
  * at a time came back with up to 5.2x the bound; docs/spec.md §6, §7).
  *
+ * Why range - 2 eb. A chunk that comes back decoded can span up to 2 eb
+ * more than its original values (its extremes moved outwards by up to eb
+ * each), and a power of 3 just within bound x that wider range can exceed
+ * bound x the original range (0 .. 99.9999 % at rel=1e-2: 1/3 first, then
+ * 1 from the decoded 0 .. 100). With eb <= bound x (range - 2 eb), a chunk
+ * whose earlier encodes kept eb <= bound x its original range keeps it
+ * again, however often it is encoded.
+ *
  * The cost: eb is up to 3x tighter than bound x range (their ratio is in
- * [1, 3)), about log2(3)/2 = 0.8 bit of slack less per value on average.
- * The GPU batch path calls this on the host too, so every executor writes
- * the same eb. */
+ * [1, 3 (1 + 2 bound))), about log2(3)/2 = 0.8 bit of slack less per value
+ * on average. The GPU batch path calls this on the host too, so every
+ * executor writes the same eb. */
 double h5fz_rel_abs_bound(double bound, double lo, double hi)
 {
   double range = hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
-  return h5fz_pow3_floor(bound * range);
+  /* bound / (1 + 2 bound) < 1/2, so the product cannot overflow */
+  return h5fz_pow3_floor(bound / (1.0 + 2.0 * bound) * range);
 }
 
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,

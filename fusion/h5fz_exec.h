@@ -29,7 +29,8 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
 
 /* REL: the absolute bound of a chunk whose finite non-fill values span
  * [lo, hi] (lo > hi: none): the largest power of 3 that is at most
- * bound x (hi - lo), so the bins of successive encodes of a chunk nest
+ * bound / (1 + 2 bound) x (hi - lo), so the bins of successive encodes of a
+ * chunk nest and a decoded chunk's wider range cannot loosen it
  * (h5fz_codec.c says why); 0 when there is none or the range is 0 or not
  * finite. */
 double h5fz_rel_abs_bound(double bound, double lo, double hi);

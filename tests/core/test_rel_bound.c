@@ -3,9 +3,10 @@
  * the largest power of 3 at most bound x range, computed without libm, so
  * that the bins of successive encodes of a chunk nest (docs/spec.md §6).
  * Exact powers stay, anything just below a power rounds down to the one
- * below it, zero / non-finite / tiny / huge inputs end sensibly; then a
- * chunk encoded again and again from its own decoded values, the way HDF5
- * writes a chunk in parts, stays within rel x its original range.
+ * below it, zero / non-finite / tiny / huge inputs end sensibly; the bound
+ * leaves room for a decoded chunk's wider range (eb <= rel x (range - 2 eb));
+ * then a chunk encoded again and again from its own decoded values, the way
+ * HDF5 writes a chunk in parts, stays within rel x its original range.
  */
 #include <float.h>
 #include <math.h>
@@ -89,14 +90,22 @@ static void test_rel_values(void)
   CHECK(eb == P3(-5), "rel=1e-3 of a range of 9: %.17g, want 3^-5", eb);
   eb = h5fz_rel_abs_bound(1e-2, 0.0, 99.9999);
   CHECK(eb == P3(-1), "rel=1e-2 of 0 .. 99.9999: %.17g, want 1/3", eb);
+  /* a range of exactly 1/rel: 1 would be rel x range, but not rel x (range - 2) */
+  eb = h5fz_rel_abs_bound(1e-2, 0.0, 100.0);
+  CHECK(eb == P3(-1), "rel=1e-2 of 0 .. 100: %.17g, want 1/3", eb);
+  eb = h5fz_rel_abs_bound(1e-2, 0.0, 102.5);
+  CHECK(eb == 1.0, "rel=1e-2 of 0 .. 102.5: %.17g, want 1", eb);
   for (int i = 0; i < 100000; i++) {
     double bound = ldexp(1.0 + (double)(rnd() >> 11) * 0x1p-53, -(int)(rnd() % 40)); /* 2^-40 .. 2 */
     double lo = -ldexp((double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 200) - 100);
     double hi = ldexp((double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 200) - 100);
     eb = h5fz_rel_abs_bound(bound, lo, hi);
-    double t = bound * (hi - lo);
+    double t = bound / (1.0 + 2.0 * bound) * (hi - lo);
     CHECK(eb == of_target(t), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
     CHECK(hi == lo || (eb <= t && t < 3.0 * eb), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
+    /* eb <= bound x (range - 2 eb): a range widened by 2 eb keeps it */
+    CHECK(eb <= bound * ((hi - lo) - 2.0 * eb) * (1.0 + 1e-15), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi,
+          eb);
   }
 }
 
@@ -139,7 +148,9 @@ static void test_special_inputs(void)
   CHECK(h5fz_rel_abs_bound(0.0, 0.0, 1.0) == 0.0 && h5fz_rel_abs_bound(-1e-4, 0.0, 1.0) == 0.0,
         "a zero or negative bound gives 0");
   CHECK(h5fz_rel_abs_bound(1e-4, -DBL_MAX, DBL_MAX) == 0.0, "a range that overflows gives 0");
-  CHECK(h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX) == 0.0, "1e300 x DBL_MAX overflows: 0");
+  /* bound / (1 + 2 bound) < 1/2: even 1e300 x DBL_MAX does not overflow */
+  CHECK(h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX) == of_target(DBL_MAX / 2), "1e300 x DBL_MAX: %.17g",
+        h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX));
   /* huge and tiny targets */
   CHECK(of_target(1e308) == P3(KMAX - 1) && P3(KMAX) > 1e308, "1e308: %.17g", of_target(1e308));
   CHECK(of_target(DBL_MAX) == P3(KMAX), "DBL_MAX: 3^646");
@@ -221,6 +232,69 @@ static void written_in_parts(int f64, double rel, int reversed)
   free(cur);
 }
 
+/* A decoded chunk spans up to 2 eb more than its original values: percent
+ * values 0 .. 99.9999 at rel=1e-2 get eb = 1/3 (1 would exceed 0.999999),
+ * and decode to 0 .. 100, whose 1e-2 x range is 1 exactly. The next encode
+ * must not take eb = 1: values just below 1, 3, 5, 7 written then would come
+ * back 1 - ulp away, over the bound 0.999999 of the original range. */
+static void percent_written_in_parts(int f64)
+{
+  enum { STEPS = 4, PLANE = 1024 };
+  size_t n = (size_t)STEPS * PLANE, es = f64 ? 8 : 4;
+  double *orig = malloc(n * sizeof *orig);
+  unsigned char *cur = calloc(n, es); /* fill value -1, left out of the range */
+  if (!orig || !cur) abort();
+  for (size_t i = 0; i < n; i++) {
+    double v = (double)(rnd() >> 11) * 0x1p-53 * 99.0;
+    if (i >= PLANE && i % 3 == 0) /* just below an odd integer: a bin edge of step 2 */
+      v = f64 ? nextafter(1.0 + 2.0 * (double)(i % 4), 0.0) : nextafterf(1.0f + 2.0f * (float)(i % 4), 0.0f);
+    orig[i] = f64 ? v : (double)(float)v;
+  }
+  orig[0] = 0.0;
+  orig[1] = f64 ? 99.9999 : (double)99.9999f;
+  for (size_t i = 0; i < n; i++) {
+    if (f64) ((double *)cur)[i] = -1.0;
+    else ((float *)cur)[i] = -1.0f;
+  }
+  char text[96];
+  snprintf(text, sizeof text, "rel=1e-2 dtype=%s dims=%dx%d fill=-1", f64 ? "f64" : "f32", STEPS, PLANE);
+  h5fz_spec spec;
+  CHECK(h5fz_spec_parse(text, &spec) == H5FZ_OK, "parse %s: %s", text, h5fz_last_error());
+  double bound = 1e-2 * orig[1], worst = 0.0, last_eb = 0.0;
+  for (int s = 0; s < STEPS; s++) {
+    for (int i = 0; i < PLANE; i++) {
+      size_t j = (size_t)s * PLANE + i;
+      if (f64) ((double *)cur)[j] = orig[j];
+      else ((float *)cur)[j] = (float)orig[j];
+    }
+    void *enc = NULL, *dec = NULL;
+    size_t en = 0, dn = 0;
+    h5fz_chunk_info info;
+    if (h5fz_chunk_encode(&spec, cur, n * es, &enc, &en) || h5fz_chunk_inspect(enc, en, &info) ||
+        h5fz_chunk_decode(enc, en, &dec, &dn) || dn != n * es) {
+      CHECK(0, "%s step %d: %s", text, s, h5fz_last_error());
+      free(enc);
+      free(dec);
+      break;
+    }
+    last_eb = info.abs_bound;
+    CHECK(info.abs_bound <= bound, "%s step %d: eb %.17g > 1e-2 x the original range %.17g", text, s,
+          info.abs_bound, bound);
+    memcpy(cur, dec, n * es);
+    free(enc);
+    free(dec);
+  }
+  for (size_t j = 0; j < n; j++) {
+    double y = f64 ? ((double *)cur)[j] : ((float *)cur)[j];
+    if (fabs(orig[j] - y) > worst) worst = fabs(orig[j] - y);
+  }
+  CHECK(worst <= bound, "%s: max error %.9g = %.6f x rel x range %.9g", text, worst, worst / bound, bound);
+  printf("  %s, 0 .. 99.9999 in %d steps: eb %.6g, max error / (rel x range) = %.3f\n", text, STEPS, last_eb,
+         worst / bound);
+  free(orig);
+  free(cur);
+}
+
 int main(void)
 {
   make_table();
@@ -233,6 +307,7 @@ int main(void)
   for (int f64 = 0; f64 <= 1; f64++)
     for (int r = 0; r < 3; r++)
       for (int rev = 0; rev <= 1; rev++) written_in_parts(f64, rels[r], rev);
+  for (int f64 = 0; f64 <= 1; f64++) percent_written_in_parts(f64);
   if (failures) {
     fprintf(stderr, "test_rel_bound: %d of %ld checks FAILED\n", failures, checks);
     return 1;

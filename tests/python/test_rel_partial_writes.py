@@ -48,7 +48,7 @@ def _chunk_header(d, t, step):
     return sd.parse_header(d.id.read_direct_chunk((t - t % step,) + (0,) * (d.ndim - 1))[1])
 
 
-def _write_in_steps(path, x, chunks, order, rel, rdcc_nbytes):
+def _write_in_steps(path, x, chunks, order, rel, rdcc_nbytes, fillvalue=0.0):
     """Write x one step (index of the first dim) at a time in the given
     order; returns what reads back and each chunk's header. Checks that each
     write of a new step stored its chunk again (HDF5 encoded the whole chunk
@@ -57,7 +57,7 @@ def _write_in_steps(path, x, chunks, order, rel, rdcc_nbytes):
     kw = {} if rdcc_nbytes is None else {"rdcc_nbytes": rdcc_nbytes}
     stored, steps = {}, {}
     with h5py.File(path, "w", **kw) as f:
-        d = f.create_dataset("d", shape=x.shape, dtype=x.dtype, chunks=chunks,
+        d = f.create_dataset("d", shape=x.shape, dtype=x.dtype, chunks=chunks, fillvalue=fillvalue,
                              compression=lib.FILTER_ID, compression_opts=tuple(cd))
         for t in order:
             d[t] = x[t]
@@ -93,7 +93,7 @@ def _check_per_chunk(x, y, headers, step, rel, what):
             worst = factor
             worst_text = "chunk %d (steps %d..%d): max error %.9g, rel x range %.9g" % (
                 k, c0, min(c0 + step, x.shape[0]) - 1, err, bound)
-    assert over == 0, "%s: %d elements over the bound; worst %s = %.3fx the bound" % (
+    assert over == 0, "%s: %d elements over the bound; worst %s = %.6gx the bound" % (
         what, over, worst_text, worst)
     assert not eb_over, "%s: stored eb > rel x range in %s" % (what, ", ".join(eb_over))
     return worst
@@ -111,11 +111,17 @@ def test_rel_bound_holds_when_chunks_are_written_one_step_at_a_time(tmp_path, dt
 
 
 # The same on the shared fields that are time series (first dim = time or
-# level), when ../shared/data is there. um_sea_ice's chunk (8 x 215 x 360
-# float32, 2.4 MiB) is larger than HDF5's default 1 MiB chunk cache, so it
-# runs with the file's default settings, as a user would.
-SHARED = {"um_sea_ice_northward_velocity": None, "mitgcm_fizhi_theta_cs32": 0,
-          "glosea4_surface_temperature": 0}
+# level), when ../shared/data is there: stem -> (rdcc_nbytes, rel, fill
+# value). um_sea_ice's chunk (8 x 215 x 360 float32, 2.4 MiB) is larger than
+# HDF5's default 1 MiB chunk cache, so it runs with the file's default
+# settings, as a user would. canesm5_siconc holds percentages, 0 .. 99.9999
+# (NaN over land, its fill value): at rel=1e-2 eb is 1/3, the decoded chunk
+# spans 0 .. 100, and 1e-2 x 100 = 1 would be a power of 3 just over the
+# bound; eb <= rel x (range - 2 eb) keeps it at 1/3.
+SHARED = {"um_sea_ice_northward_velocity": (None, REL, 0.0),
+          "mitgcm_fizhi_theta_cs32": (0, REL, 0.0),
+          "glosea4_surface_temperature": (0, REL, 0.0),
+          "canesm5_siconc": (0, 1e-2, float("nan"))}
 
 
 def _shared_cases():
@@ -128,10 +134,11 @@ def _shared_cases():
 
 @pytest.mark.parametrize("field", _shared_cases())
 def test_rel_bound_holds_on_shared_time_series_written_one_step_at_a_time(tmp_path, field):
+    rdcc_nbytes, rel, fill = SHARED[field.stem]
     x = field.load()
     x = x.reshape((-1,) + x.shape[-2:])  # glosea4: member x month -> one axis
     chunks = (STEPS_PER_CHUNK,) + x.shape[1:]
-    y, headers = _write_in_steps(tmp_path / "steps.h5", x, chunks, range(x.shape[0]), REL,
-                                 rdcc_nbytes=SHARED[field.stem])
-    worst = _check_per_chunk(x, y, headers, STEPS_PER_CHUNK, REL, field.stem)
-    print("rel=%g %s: max error / (rel x chunk range) = %.3f" % (REL, field.stem, worst))
+    y, headers = _write_in_steps(tmp_path / "steps.h5", x, chunks, range(x.shape[0]), rel,
+                                 rdcc_nbytes=rdcc_nbytes, fillvalue=fill)
+    worst = _check_per_chunk(x, y, headers, STEPS_PER_CHUNK, rel, field.stem)
+    print("rel=%g %s: max error / (rel x chunk range) = %.3f" % (rel, field.stem, worst))
