@@ -2,6 +2,7 @@
  * h5fz_codec.c - the public chunk codec: plan a chunk, pick the executor,
  * write and read the container.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +40,67 @@ static void finite_range(const h5fz_spec *spec, const void *in, uint64_t n, doub
   *hi_out = hi;
 }
 
+/* The largest power of 3 that is at most t, built from 1.0 by one
+ * multiplication or division by 3 at a time: each step is one correctly
+ * rounded IEEE operation, so every machine gets the same bits (no pow or
+ * log). Only normal powers: 3^646 is the largest finite one, 3^-644 the
+ * smallest normal one; below that (and for t <= 0, NaN, +inf) it gives 0. */
+#define H5FZ_POW3_MAX_STEPS 700 /* more than the 646 / 644 steps either way */
+double h5fz_pow3_floor(double t)
+{
+  if (!(t > 0.0) || !isfinite(t)) return 0.0;
+  double p = 1.0;
+  if (t >= 1.0) {
+    /* 3 x p overflows to +inf past 3^646, and +inf <= t is false */
+    for (int k = 0; k < H5FZ_POW3_MAX_STEPS && p * 3.0 <= t; k++) p *= 3.0;
+    return p;
+  }
+  for (int k = 0; p > t; k++) {
+    if (k == H5FZ_POW3_MAX_STEPS) return 0.0;
+    p /= 3.0;
+    if (p < DBL_MIN) return 0.0; /* subnormal: the steps would no longer be powers of 3 */
+  }
+  return p;
+}
+
+/* REL's absolute bound of a chunk: eb = the largest power of 3 (3^k, k an
+ * integer of either sign) with eb <= bound x (range - 2 eb), i.e. at most
+ * bound / (1 + 2 bound) x range; 0 (the chunk is stored exactly) when the
+ * range is 0 or not finite, or no normal power of 3 fits.
+ *
+ * Why a power of 3. HDF5 encodes a chunk again each time part of it is
+ * written while the chunk is not in its chunk cache: it reads the chunk
+ * back, decoded, changes the part, and the whole chunk comes here again, so
+ * the values written before are quantized again from their decoded values,
+ * with the eb of the chunk as it is now. The quantizer's bins are centred
+ * on the integer multiples of step = 2 eb. When two encodes' bounds differ
+ * by an odd integer factor (3^j), the coarse bins' edges (odd multiples of
+ * half the coarse step) are edges of fine bins too, so every fine bin lies
+ * inside one coarse bin: a decoded value quantized again with a larger eb
+ * lands in the coarse bin that holds its original value, within the larger
+ * eb of it; with the same or a smaller eb the decoded value is a multiple
+ * of the new step and comes back unchanged. Errors no longer add up over
+ * re-encodes. With eb = bound x range as it comes, every re-encode could
+ * move a value by up to its new eb (chunks of 8 time steps written one step
+ * at a time came back with up to 5.2x the bound; docs/spec.md §6, §7).
+ *
+ * Why range - 2 eb. A chunk that comes back decoded can span up to 2 eb
+ * more than its original values (its extremes moved outwards by up to eb
+ * each), and a power of 3 just within bound x that wider range can exceed
+ * bound x the original range (0 .. 99.9999 % at rel=1e-2: 1/3 first, then
+ * 1 from the decoded 0 .. 100). With eb <= bound x (range - 2 eb), a chunk
+ * whose earlier encodes kept eb <= bound x its original range keeps it
+ * again, however often it is encoded.
+ *
+ * The cost: eb is up to 3x tighter than bound x range (their ratio is in
+ * [1, 3 (1 + 2 bound))), about log2(3)/2 = 0.8 bit of slack less per value
+ * on average. The GPU batch path calls this on the host too, so every
+ * executor writes the same eb. */
 double h5fz_rel_abs_bound(double bound, double lo, double hi)
 {
   double range = hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
-  double eb = bound * range;
-  return isfinite(eb) ? eb : 0.0;
+  /* bound / (1 + 2 bound) < 1/2, so the product cannot overflow */
+  return h5fz_pow3_floor(bound / (1.0 + 2.0 * bound) * range);
 }
 
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,

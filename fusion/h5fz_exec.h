@@ -17,8 +17,8 @@ typedef struct {
 } h5fz_payload;
 
 /* Resolve spec + chunk into a plan and the matching header: element count,
- * sub-chunk geometry, the absolute bound (for REL: bound x the range of the
- * chunk's finite values). Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG. */
+ * sub-chunk geometry, the absolute bound (for REL: h5fz_rel_abs_bound of
+ * the chunk's finite non-fill values). Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG. */
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
                          h5fz_chunk_plan *p, h5fz_header *h);
 
@@ -28,8 +28,16 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
                             h5fz_header *h);
 
 /* REL: the absolute bound of a chunk whose finite non-fill values span
- * [lo, hi] (lo > hi: none), 0 when that is not finite. */
+ * [lo, hi] (lo > hi: none): the largest power of 3 that is at most
+ * bound / (1 + 2 bound) x (hi - lo), so the bins of successive encodes of a
+ * chunk nest and a decoded chunk's wider range cannot loosen it
+ * (h5fz_codec.c says why); 0 when there is none or the range is 0 or not
+ * finite. */
 double h5fz_rel_abs_bound(double bound, double lo, double hi);
+
+/* The largest normal power of 3 at most t (3^-644 .. 3^646), computed the
+ * same way on every machine; 0 when there is none or t is not finite. */
+double h5fz_pow3_floor(double t);
 
 /* The h5fz_chunk_inspect summary of a header (n_raw_subchunks left 0). */
 void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info);
