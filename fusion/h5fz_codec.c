@@ -92,15 +92,32 @@ double h5fz_pow3_floor(double t)
  * whose earlier encodes kept eb <= bound x its original range keeps it
  * again, however often it is encoded.
  *
+ * Why 2 u less. A decoded value is rounded to the element type: after a
+ * re-encode with a larger eb, a value that was at the edge of its first bin
+ * is within the larger eb of the coarse bin's centre, and its new decoded
+ * value within half a unit in the last place (u) of that centre, so its
+ * error can reach eb + u (tests/core/test_rel_bound.c: 1.049x the bound
+ * without this, on float32 chunks whose range left no room above a power
+ * of 3 and whose eb was 6.7 u). With eb <= (bound x range - 2 u) /
+ * (1 + 2 bound) the error stays within bound x the original range through
+ * any number of re-encodes (docs/spec.md §6 shows the induction). A bound
+ * below 2 u gives 0: the chunk is stored exactly.
+ *
  * The cost: eb is up to 3x tighter than bound x range (their ratio is in
  * [1, 3 (1 + 2 bound))), about log2(3)/2 = 0.8 bit of slack less per value
  * on average. The GPU batch path calls this on the host too, so every
  * executor writes the same eb. */
-double h5fz_rel_abs_bound(double bound, double lo, double hi)
+double h5fz_rel_abs_bound(double bound, double lo, double hi, h5fz_dtype dtype)
 {
   double range = hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
+  if (!(range > 0.0) || !(bound > 0.0)) return 0.0;
+  /* u: a unit in the last place of the element type in the binade above
+   * the largest magnitude (decoded values may reach a little past it) */
+  int e = 0;
+  (void)frexp(fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi), &e);
+  double u = ldexp(1.0, e - (dtype == H5FZ_DTYPE_F64 ? 52 : 23));
   /* bound / (1 + 2 bound) < 1/2, so the product cannot overflow */
-  return h5fz_pow3_floor(bound / (1.0 + 2.0 * bound) * range);
+  return h5fz_pow3_floor(bound / (1.0 + 2.0 * bound) * range - 2.0 * u / (1.0 + 2.0 * bound));
 }
 
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,
@@ -110,7 +127,7 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   if (spec && spec->mode == H5FZ_MODE_REL && h5fz_dtype_size(spec->dtype)) {
     double lo, hi;
     finite_range(spec, in, in_bytes / h5fz_dtype_size(spec->dtype), &lo, &hi);
-    eb = h5fz_rel_abs_bound(spec->bound, lo, hi);
+    eb = h5fz_rel_abs_bound(spec->bound, lo, hi, spec->dtype);
   }
   return h5fz_chunk_plan_make_eb(spec, in_bytes, eb, p, h);
 }

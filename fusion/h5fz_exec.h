@@ -27,13 +27,15 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
 int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h5fz_chunk_plan *p,
                             h5fz_header *h);
 
-/* REL: the absolute bound of a chunk whose finite non-fill values span
- * [lo, hi] (lo > hi: none): the largest power of 3 that is at most
- * bound / (1 + 2 bound) x (hi - lo), so the bins of successive encodes of a
- * chunk nest and a decoded chunk's wider range cannot loosen it
+/* REL: the absolute bound of a chunk of dtype values whose finite non-fill
+ * values span [lo, hi] (lo > hi: none): the largest power of 3 that is at
+ * most (bound x (hi - lo) - 2 u) / (1 + 2 bound), u a unit in the last
+ * place of dtype just above max(|lo|, |hi|), so the bins of successive
+ * encodes of a chunk nest, and neither a decoded chunk's wider range nor
+ * the rounding of decoded values can take a value past bound x the range
  * (h5fz_codec.c says why); 0 when there is none or the range is 0 or not
  * finite. */
-double h5fz_rel_abs_bound(double bound, double lo, double hi);
+double h5fz_rel_abs_bound(double bound, double lo, double hi, h5fz_dtype dtype);
 
 /* The largest normal power of 3 at most t (3^-644 .. 3^646), computed the
  * same way on every machine; 0 when there is none or t is not finite. */

@@ -339,7 +339,7 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
       TRY(h5fz_gpu_launch(c->mod.range[w], (unsigned)count, 256u, 0, args, "range kernel"));
       TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(lohi, B.lohi.ptr, count * 16u, g_gpu.stream), "copy ranges");
       TRY(h5fz_gpu_sync_stream("ranges"));
-      for (uint64_t j = 0; j < count; j++) eb[j] = h5fz_rel_abs_bound(spec->bound, lohi[2 * j], lohi[2 * j + 1]);
+      for (uint64_t j = 0; j < count; j++) eb[j] = h5fz_rel_abs_bound(spec->bound, lohi[2 * j], lohi[2 * j + 1], spec->dtype);
       TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(B.qchunk.ptr, eb, count * 8u, g_gpu.stream), "copy bounds");
       TRY(h5fz_gpu_sync_stream("bounds")); /* eb is pageable host memory reused next batch */
       q = B.qchunk.ptr;

@@ -84,28 +84,35 @@ static void test_powers_stay_and_below_rounds_down(void)
 static void test_rel_values(void)
 {
   /* the default rel=1e-4 on the embedded field's range (19.9342 .. 20.0074) */
-  double eb = h5fz_rel_abs_bound(1e-4, 19.934223175048828, 20.007381439208984);
+  double eb = h5fz_rel_abs_bound(1e-4, 19.934223175048828, 20.007381439208984, H5FZ_DTYPE_F64);
   CHECK(eb == P3(-11), "rel=1e-4 of a 0.0732 range: %.17g, want 3^-11 = %.17g", eb, P3(-11));
-  eb = h5fz_rel_abs_bound(1e-3, 100.0, 109.0);
+  eb = h5fz_rel_abs_bound(1e-3, 100.0, 109.0, H5FZ_DTYPE_F64);
   CHECK(eb == P3(-5), "rel=1e-3 of a range of 9: %.17g, want 3^-5", eb);
-  eb = h5fz_rel_abs_bound(1e-2, 0.0, 99.9999);
+  eb = h5fz_rel_abs_bound(1e-2, 0.0, 99.9999, H5FZ_DTYPE_F64);
   CHECK(eb == P3(-1), "rel=1e-2 of 0 .. 99.9999: %.17g, want 1/3", eb);
   /* a range of exactly 1/rel: 1 would be rel x range, but not rel x (range - 2) */
-  eb = h5fz_rel_abs_bound(1e-2, 0.0, 100.0);
+  eb = h5fz_rel_abs_bound(1e-2, 0.0, 100.0, H5FZ_DTYPE_F64);
   CHECK(eb == P3(-1), "rel=1e-2 of 0 .. 100: %.17g, want 1/3", eb);
-  eb = h5fz_rel_abs_bound(1e-2, 0.0, 102.5);
+  eb = h5fz_rel_abs_bound(1e-2, 0.0, 102.5, H5FZ_DTYPE_F64);
   CHECK(eb == 1.0, "rel=1e-2 of 0 .. 102.5: %.17g, want 1", eb);
   for (int i = 0; i < 100000; i++) {
     double bound = ldexp(1.0 + (double)(rnd() >> 11) * 0x1p-53, -(int)(rnd() % 40)); /* 2^-40 .. 2 */
     double lo = -ldexp((double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 200) - 100);
     double hi = ldexp((double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 200) - 100);
-    eb = h5fz_rel_abs_bound(bound, lo, hi);
-    double t = bound / (1.0 + 2.0 * bound) * (hi - lo);
+    const h5fz_dtype dt = i % 2 ? H5FZ_DTYPE_F32 : H5FZ_DTYPE_F64;
+    eb = h5fz_rel_abs_bound(bound, lo, hi, dt);
+    /* u: a unit in the last place of the type in the binade above the
+     * largest magnitude */
+    int e = 0;
+    (void)frexp(fmax(fabs(lo), fabs(hi)), &e);
+    double u = ldexp(1.0, e - (dt == H5FZ_DTYPE_F64 ? 52 : 23));
+    double t = bound / (1.0 + 2.0 * bound) * (hi - lo) - 2.0 * u / (1.0 + 2.0 * bound);
     CHECK(eb == of_target(t), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
-    CHECK(hi == lo || (eb <= t && t < 3.0 * eb), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
-    /* eb <= bound x (range - 2 eb): a range widened by 2 eb keeps it */
-    CHECK(eb <= bound * ((hi - lo) - 2.0 * eb) * (1.0 + 1e-15), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi,
-          eb);
+    CHECK(eb == 0.0 || (eb <= t && t < 3.0 * eb), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
+    /* eb + u <= bound x (range - 2 (eb + u)): a range widened by 2 (eb + u)
+     * keeps it, with room for the rounding of the decoded values */
+    CHECK(bound > 0.5 || eb == 0.0 || eb + u <= bound * ((hi - lo) - 2.0 * (eb + u)) * (1.0 + 1e-15),
+          "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
   }
 }
 
@@ -139,18 +146,18 @@ static void test_random_targets(void)
 
 static void test_special_inputs(void)
 {
-  CHECK(h5fz_rel_abs_bound(1e-4, 5.0, 5.0) == 0.0, "range 0 gives 0");
-  CHECK(h5fz_rel_abs_bound(1e-4, INFINITY, -INFINITY) == 0.0, "no finite value (lo > hi) gives 0");
-  CHECK(h5fz_rel_abs_bound(1e-4, 2.0, 1.0) == 0.0, "lo > hi gives 0");
-  CHECK(h5fz_rel_abs_bound(1e-4, NAN, 1.0) == 0.0 && h5fz_rel_abs_bound(1e-4, 0.0, NAN) == 0.0, "NaN ends give 0");
-  CHECK(h5fz_rel_abs_bound(NAN, 0.0, 1.0) == 0.0 && h5fz_rel_abs_bound(INFINITY, 0.0, 1.0) == 0.0,
+  CHECK(h5fz_rel_abs_bound(1e-4, 5.0, 5.0, H5FZ_DTYPE_F64) == 0.0, "range 0 gives 0");
+  CHECK(h5fz_rel_abs_bound(1e-4, INFINITY, -INFINITY, H5FZ_DTYPE_F64) == 0.0, "no finite value (lo > hi) gives 0");
+  CHECK(h5fz_rel_abs_bound(1e-4, 2.0, 1.0, H5FZ_DTYPE_F64) == 0.0, "lo > hi gives 0");
+  CHECK(h5fz_rel_abs_bound(1e-4, NAN, 1.0, H5FZ_DTYPE_F64) == 0.0 && h5fz_rel_abs_bound(1e-4, 0.0, NAN, H5FZ_DTYPE_F64) == 0.0, "NaN ends give 0");
+  CHECK(h5fz_rel_abs_bound(NAN, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0 && h5fz_rel_abs_bound(INFINITY, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0,
         "a NaN or infinite bound gives 0");
-  CHECK(h5fz_rel_abs_bound(0.0, 0.0, 1.0) == 0.0 && h5fz_rel_abs_bound(-1e-4, 0.0, 1.0) == 0.0,
+  CHECK(h5fz_rel_abs_bound(0.0, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0 && h5fz_rel_abs_bound(-1e-4, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0,
         "a zero or negative bound gives 0");
-  CHECK(h5fz_rel_abs_bound(1e-4, -DBL_MAX, DBL_MAX) == 0.0, "a range that overflows gives 0");
+  CHECK(h5fz_rel_abs_bound(1e-4, -DBL_MAX, DBL_MAX, H5FZ_DTYPE_F64) == 0.0, "a range that overflows gives 0");
   /* bound / (1 + 2 bound) < 1/2: even 1e300 x DBL_MAX does not overflow */
-  CHECK(h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX) == of_target(DBL_MAX / 2), "1e300 x DBL_MAX: %.17g",
-        h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX));
+  CHECK(h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX, H5FZ_DTYPE_F64) == of_target(DBL_MAX / 2), "1e300 x DBL_MAX: %.17g",
+        h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX, H5FZ_DTYPE_F64));
   /* huge and tiny targets */
   CHECK(of_target(1e308) == P3(KMAX - 1) && P3(KMAX) > 1e308, "1e308: %.17g", of_target(1e308));
   CHECK(of_target(DBL_MAX) == P3(KMAX), "DBL_MAX: 3^646");
@@ -161,7 +168,7 @@ static void test_special_inputs(void)
   CHECK(of_target(1e-310) == 0.0 && of_target(DBL_MIN) == 0.0 && of_target(4.9e-324) == 0.0,
         "subnormal and DBL_MIN targets give 0");
   CHECK(of_target(1e-307) == P3(-644), "1e-307: 3^-644, got %.17g", of_target(1e-307));
-  CHECK(h5fz_rel_abs_bound(1e-300, 0.0, 1e-10) == 0.0, "rel=1e-300 of a range of 1e-10 gives 0");
+  CHECK(h5fz_rel_abs_bound(1e-300, 0.0, 1e-10, H5FZ_DTYPE_F64) == 0.0, "rel=1e-300 of a range of 1e-10 gives 0");
 }
 
 /* ---- a chunk written in parts --------------------------------------------
@@ -170,7 +177,7 @@ static void test_special_inputs(void)
  * all again. Every value must stay within rel x the range of the original
  * chunk (the steps hold values of growing range, so eb changes from one
  * encode to the next), and every header's eb must be a power of 3. */
-static void written_in_parts(int f64, double rel, int reversed)
+static void written_in_parts_at(int f64, double rel, int reversed, double base, double amp)
 {
   enum { STEPS = 8, PLANE = 4096 };
   size_t n = (size_t)STEPS * PLANE, es = f64 ? 8 : 4;
@@ -179,7 +186,8 @@ static void written_in_parts(int f64, double rel, int reversed)
   if (!orig || !cur) abort();
   for (int s = 0; s < STEPS; s++)
     for (int i = 0; i < PLANE; i++)
-      orig[(size_t)s * PLANE + i] = 20.0 + (0.01 + 0.02 * s) * sin(0.013 * i + s) + 1e-3 * (double)(rnd() >> 11) * 0x1p-53;
+      orig[(size_t)s * PLANE + i] =
+          base + amp * ((0.01 + 0.02 * s) * sin(0.013 * i + s) + 1e-3 * (double)(rnd() >> 11) * 0x1p-53);
   char text[96];
   snprintf(text, sizeof text, "rel=%g dtype=%s dims=%dx%d fill=0", rel, f64 ? "f64" : "f32", STEPS, PLANE);
   h5fz_spec spec;
@@ -212,7 +220,7 @@ static void written_in_parts(int f64, double rel, int reversed)
       free(dec);
       break;
     }
-    if (index_of(info.abs_bound) < KMIN) not_pow3++;
+    if (info.abs_bound != 0.0 && index_of(info.abs_bound) < KMIN) not_pow3++; /* 0: stored exactly */
     memcpy(cur, dec, n * es);
     free(enc);
     free(dec);
@@ -225,11 +233,17 @@ static void written_in_parts(int f64, double rel, int reversed)
       if (fabs(x - y) > worst) worst = fabs(x - y);
     }
   CHECK(not_pow3 == 0, "%s: %d encodes with an eb that is not a power of 3", text, not_pow3);
-  CHECK(worst <= bound, "%s, %s: max error %.9g = %.3f x rel x range %.9g", text, reversed ? "reversed" : "forward",
-        worst, worst / bound, bound);
-  printf("  %s, %-8s: max error / (rel x range) = %.3f\n", text, reversed ? "reversed" : "forward", worst / bound);
+  CHECK(worst <= bound, "%s, %s, values %g +- %g: max error %.9g = %.6f x rel x range %.9g", text,
+        reversed ? "reversed" : "forward", base, amp * 0.15, worst, worst / bound, bound);
+  printf("  %s, %-8s, values %g +- %g: max error / (rel x range) = %.3f\n", text, reversed ? "reversed" : "forward",
+         base, amp * 0.15, worst / bound);
   free(orig);
   free(cur);
+}
+
+static void written_in_parts(int f64, double rel, int reversed)
+{
+  written_in_parts_at(f64, rel, reversed, 20.0, 1.0);
 }
 
 /* A decoded chunk spans up to 2 eb more than its original values: percent
@@ -295,6 +309,66 @@ static void percent_written_in_parts(int f64)
   free(cur);
 }
 
+/* Half a unit in the last place: a value at the edge of its bin in the
+ * first encode is within eb1 of its decoded value, which is within half a
+ * unit in the last place of its bin's centre; a later encode with a 3^j
+ * times larger eb keeps it in the coarse bin of that centre, within eb2,
+ * but its new decoded value is rounded to the element type again. So the
+ * error after a re-encode can reach eb2 plus about a unit in the last
+ * place, and eb must leave that room below rel x range. Chunks of two
+ * steps: the first spans about 1.5 x the range that gives 3^(k-1), the
+ * second widens the range to the smallest float32 range whose eb is 3^k
+ * (no room beyond the power of 3 itself), eb a few units in the last
+ * place. Every element of every chunk must stay within rel x range. */
+static void edge_of_power(void)
+{
+  enum { PLANE = 512, TRIALS = 400 };
+  const double rel = 1e-3, base = 100.0;
+  const float fbase = (float)base;
+  /* the smallest float32 top whose range gets eb 3^-9 = 6.7 ulp of 100 */
+  const double eb2 = P3(-9);
+  float top = (float)(base + eb2 * (1.0 + 2.0 * rel) / rel * (1.0 - 1e-6));
+  while (h5fz_rel_abs_bound(rel, fbase, top, H5FZ_DTYPE_F32) < eb2) top = nextafterf(top, INFINITY);
+  const double bound = rel * ((double)top - fbase);
+  const double a = P3(-10) * (1.0 + 2.0 * rel) / rel * 1.5; /* the first step's span: eb 3^-10 */
+  char text[96];
+  snprintf(text, sizeof text, "rel=%g dtype=f32 dims=2x%d fill=0", rel, PLANE);
+  h5fz_spec spec;
+  CHECK(h5fz_spec_parse(text, &spec) == H5FZ_OK, "parse %s: %s", text, h5fz_last_error());
+  float orig[2 * PLANE], cur[2 * PLANE];
+  double worst = 0.0;
+  for (int t = 0; t < TRIALS; t++) {
+    for (int i = 0; i < PLANE; i++) {
+      orig[i] = (float)(base + a * (double)(rnd() >> 11) * 0x1p-53);
+      orig[PLANE + i] = (float)(base + ((double)top - base) * (double)(rnd() >> 11) * 0x1p-53);
+    }
+    orig[PLANE] = fbase;
+    orig[PLANE + 1] = top;
+    memset(cur, 0, sizeof cur);
+    for (int step = 0; step < 2; step++) {
+      memcpy(cur + step * PLANE, orig + step * PLANE, sizeof orig / 2);
+      void *enc = NULL, *dec = NULL;
+      size_t en = 0, dn = 0;
+      if (h5fz_chunk_encode(&spec, cur, sizeof cur, &enc, &en) || h5fz_chunk_decode(enc, en, &dec, &dn) ||
+          dn != sizeof cur) {
+        CHECK(0, "%s trial %d step %d: %s", text, t, step, h5fz_last_error());
+        free(enc);
+        free(dec);
+        return;
+      }
+      memcpy(cur, dec, sizeof cur);
+      free(enc);
+      free(dec);
+    }
+    for (int i = 0; i < 2 * PLANE; i++)
+      if (fabs((double)orig[i] - (double)cur[i]) > worst) worst = fabs((double)orig[i] - (double)cur[i]);
+  }
+  CHECK(worst <= bound, "%s, %d chunks, eb at the edge of 3^-9: max error %.9g = %.6f x rel x range %.9g", text,
+        TRIALS, worst, worst / bound, bound);
+  printf("  %s, %d chunks of two steps, range at the edge of eb 3^-9: max error / (rel x range) = %.6f\n", text,
+         TRIALS, worst / bound);
+}
+
 int main(void)
 {
   make_table();
@@ -308,6 +382,16 @@ int main(void)
     for (int r = 0; r < 3; r++)
       for (int rev = 0; rev <= 1; rev++) written_in_parts(f64, rels[r], rev);
   for (int f64 = 0; f64 <= 1; f64++) percent_written_in_parts(f64);
+  edge_of_power();
+  /* a range of a few thousand units in the last place (100 +- 0.25 in
+   * float32, 1e12 +- 5 in float64): eb is a few units in the last place,
+   * and the rounding of each decoded value counts */
+  static const double few_ulps[] = {1e-4, 3e-4, 1e-3, 3e-3};
+  for (int r = 0; r < 4; r++)
+    for (int rev = 0; rev <= 1; rev++) {
+      written_in_parts_at(0, few_ulps[r], rev, 100.0, 10.0 / 6.0);
+      written_in_parts_at(1, few_ulps[r], rev, 1e12, 10.0 / 0.3);
+    }
   if (failures) {
     fprintf(stderr, "test_rel_bound: %d of %ld checks FAILED\n", failures, checks);
     return 1;
