@@ -59,8 +59,9 @@ typedef enum { H5FZ_DTYPE_UNKNOWN = 0, H5FZ_DTYPE_F32 = 1, H5FZ_DTYPE_F64 = 2 } 
 /* Error-bound modes. ABS: |x - x'| <= bound. REL: |x - x'| <= bound * (max -
  * min) of the finite values of the chunk being encoded, leaving out values
  * equal to the dataset's fill value (HDF5 pads edge chunks with it); the
- * filter sees one chunk at a time. The chunk's absolute bound is a power of
- * 3 within that, so a chunk written in parts keeps it; see docs/spec.md §6. */
+ * filter sees one chunk at a time. The chunk's absolute bound is 1/sqrt(2)
+ * times a power of 3 within that, so a chunk written in parts keeps it; see
+ * docs/spec.md §6. */
 typedef enum {
   H5FZ_MODE_ABS = 0,     /* |x - x'| <= bound */
   H5FZ_MODE_REL = 1,     /* |x - x'| <= bound * range of the chunk (above) */

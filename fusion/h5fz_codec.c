@@ -63,61 +63,81 @@ double h5fz_pow3_floor(double t)
   return p;
 }
 
-/* REL's absolute bound of a chunk: eb = the largest power of 3 (3^k, k an
- * integer of either sign) with eb <= bound x (range - 2 eb), i.e. at most
- * bound / (1 + 2 bound) x range; 0 (the chunk is stored exactly) when the
- * range is 0 or not finite, or no normal power of 3 fits.
+/* 1/sqrt(2) in binary64: the scale of REL's grid of bounds. Its odd
+ * mantissa, 6369051672525773 = 7 x 7 x 11 x 17 x 6173 x 112600627, has no
+ * factor 2, 3 or 5, so no round value (an integer, a decimal, a binary
+ * fraction) is an odd multiple of C x 3^k, i.e. sits exactly on a bin
+ * edge. With C = 1, every odd integer was on a bin edge for every k <= 0:
+ * whole-metre elevations at rel=1e-4 came back at ratio 1.56 instead of
+ * 3.54, most values escaping the quantizer's check by a rounding. */
+#define H5FZ_REL_GRID_SCALE 0.70710678118654757
+
+double h5fz_rel_grid_floor(double t)
+{
+  /* t / C is rounded, so the power it gives may be one off either way */
+  double p = h5fz_pow3_floor(t / H5FZ_REL_GRID_SCALE), up = h5fz_pow3_floor(p * 3.5); /* the next power */
+  if (up > p && up * H5FZ_REL_GRID_SCALE <= t) p = up;
+  double eb = p * H5FZ_REL_GRID_SCALE;
+  if (eb > t) eb = h5fz_pow3_floor(p / 2.0) * H5FZ_REL_GRID_SCALE; /* the power before */
+  return eb >= DBL_MIN ? eb : 0.0;
+}
+
+/* REL's absolute bound of a chunk: eb = the largest C x 3^k (C = 1/sqrt(2),
+ * k an integer of either sign) at most bound / (1 + 2 bound) x range - m,
+ * m a margin of a unit in the last place (below); 0 (the chunk is stored
+ * exactly) when the range is 0 or not finite, or nothing on the grid fits.
  *
- * Why a power of 3. HDF5 encodes a chunk again each time part of it is
- * written while the chunk is not in its chunk cache: it reads the chunk
- * back, decoded, changes the part, and the whole chunk comes here again, so
- * the values written before are quantized again from their decoded values,
- * with the eb of the chunk as it is now. The quantizer's bins are centred
- * on the integer multiples of step = 2 eb. When two encodes' bounds differ
- * by an odd integer factor (3^j), the coarse bins' edges (odd multiples of
- * half the coarse step) are edges of fine bins too, so every fine bin lies
- * inside one coarse bin: a decoded value quantized again with a larger eb
- * lands in the coarse bin that holds its original value, within the larger
- * eb of it; with the same or a smaller eb the decoded value is a multiple
- * of the new step and comes back unchanged. Errors no longer add up over
- * re-encodes. With eb = bound x range as it comes, every re-encode could
- * move a value by up to its new eb (chunks of 8 time steps written one step
- * at a time came back with up to 5.2x the bound; docs/spec.md §6, §7).
+ * Why a grid of powers of 3. HDF5 encodes a chunk again each time part of
+ * it is written while the chunk is not in its chunk cache: it reads the
+ * chunk back, decoded, changes the part, and the whole chunk comes here
+ * again, so the values written before are quantized again from their
+ * decoded values, with the eb of the chunk as it is now. The quantizer's
+ * bins are centred on the integer multiples of step = 2 eb. When two
+ * encodes' bounds differ by an odd integer factor (3^j), the coarse bins'
+ * edges (odd multiples of half the coarse step) are edges of fine bins
+ * too, so every fine bin lies inside one coarse bin: a decoded value
+ * quantized again with a larger eb lands in the coarse bin that holds its
+ * original value, within the larger eb of it; with the same or a smaller
+ * eb the decoded value is a multiple of the new step and comes back
+ * unchanged. Errors no longer add up over re-encodes. With eb = bound x
+ * range as it comes, every re-encode could move a value by up to its new
+ * eb (chunks of 8 time steps written one step at a time came back with up
+ * to 5.2x the bound; docs/spec.md §6, §7). The scale C keeps round values
+ * off the bin edges (above).
  *
- * Why range - 2 eb. A chunk that comes back decoded can span up to 2 eb
- * more than its original values (its extremes moved outwards by up to eb
- * each), and a power of 3 just within bound x that wider range can exceed
- * bound x the original range (0 .. 99.9999 % at rel=1e-2: 1/3 first, then
- * 1 from the decoded 0 .. 100). With eb <= bound x (range - 2 eb), a chunk
- * whose earlier encodes kept eb <= bound x its original range keeps it
- * again, however often it is encoded.
+ * Why 1 + 2 bound. A chunk that comes back decoded can span up to 2 (eb +
+ * u) more than its original values (its extremes moved outwards), and a
+ * bound just within bound x that wider range can exceed bound x the
+ * original range (0 .. 99.9999 % at rel=1e-2 went from 1/3 to 1 with
+ * powers of 3 alone). With eb <= bound / (1 + 2 bound) x range - u, each
+ * encode keeps eb + u <= bound x the original range, however often the
+ * chunk is encoded (docs/spec.md §6 has the induction).
  *
- * Why 2 u less. A decoded value is rounded to the element type: after a
- * re-encode with a larger eb, a value that was at the edge of its first bin
- * is within the larger eb of the coarse bin's centre, and its new decoded
- * value within half a unit in the last place (u) of that centre, so its
- * error can reach eb + u (tests/core/test_rel_bound.c: 1.049x the bound
- * without this, on float32 chunks whose range left no room above a power
- * of 3 and whose eb was 6.7 u). With eb <= (bound x range - 2 u) /
- * (1 + 2 bound) the error stays within bound x the original range through
- * any number of re-encodes (docs/spec.md §6 shows the induction). A bound
- * below 2 u gives 0: the chunk is stored exactly.
+ * Why the margin. A decoded value is rounded to the element type, so after
+ * a re-encode with a larger eb a value that was at the edge of its first
+ * bin can come back eb plus up to a unit in the last place (u) from its
+ * original (the encoder checks the new value against the decoded one);
+ * float32 chunks whose range left no room above the grid came back 1.049x
+ * over without it (tests/core/test_rel_bound.c, edge_of_power). u is taken
+ * at the largest magnitude a decoded value can reach, max(|lo|, |hi|) + 2
+ * min(bound, 1) x range; 2^-40 of that is added for the grid's own
+ * rounding (C x 3^k in binary64 is not exact, so two grid values differ
+ * from an exact 3^j ratio by about |k| units of binary64). A bound below
+ * the margin gives 0: the chunk is stored exactly.
  *
- * The cost: eb is up to 3x tighter than bound x range (their ratio is in
- * [1, 3 (1 + 2 bound))), about log2(3)/2 = 0.8 bit of slack less per value
- * on average. The GPU batch path calls this on the host too, so every
- * executor writes the same eb. */
+ * The cost: eb is up to 3x tighter than bound x range, about log2(3)/2 =
+ * 0.8 bit of slack less per value on average. The GPU batch path calls
+ * this on the host too, so every executor writes the same eb. */
 double h5fz_rel_abs_bound(double bound, double lo, double hi, h5fz_dtype dtype)
 {
   double range = hi >= lo && isfinite(hi - lo) ? hi - lo : 0.0;
   if (!(range > 0.0) || !(bound > 0.0)) return 0.0;
-  /* u: a unit in the last place of the element type in the binade above
-   * the largest magnitude (decoded values may reach a little past it) */
+  double reach = fmax(fabs(lo), fabs(hi)) + 2.0 * fmin(bound, 1.0) * range;
   int e = 0;
-  (void)frexp(fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi), &e);
-  double u = ldexp(1.0, e - (dtype == H5FZ_DTYPE_F64 ? 52 : 23));
+  (void)frexp(isfinite(reach) ? reach : DBL_MAX, &e); /* reach in [2^(e-1), 2^e) */
+  double margin = ldexp(1.0, e - (dtype == H5FZ_DTYPE_F64 ? 53 : 24)) + ldexp(1.0, e - 40);
   /* bound / (1 + 2 bound) < 1/2, so the product cannot overflow */
-  return h5fz_pow3_floor(bound / (1.0 + 2.0 * bound) * range - 2.0 * u / (1.0 + 2.0 * bound));
+  return h5fz_rel_grid_floor(bound / (1.0 + 2.0 * bound) * range - margin);
 }
 
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,

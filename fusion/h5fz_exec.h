@@ -28,18 +28,25 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
                             h5fz_header *h);
 
 /* REL: the absolute bound of a chunk of dtype values whose finite non-fill
- * values span [lo, hi] (lo > hi: none): the largest power of 3 that is at
- * most (bound x (hi - lo) - 2 u) / (1 + 2 bound), u a unit in the last
- * place of dtype just above max(|lo|, |hi|), so the bins of successive
- * encodes of a chunk nest, and neither a decoded chunk's wider range nor
- * the rounding of decoded values can take a value past bound x the range
- * (h5fz_codec.c says why); 0 when there is none or the range is 0 or not
- * finite. */
+ * values span [lo, hi] (lo > hi: none): h5fz_rel_grid_floor of
+ * bound / (1 + 2 bound) x (hi - lo) - m, m a unit in the last place of
+ * dtype at the largest magnitude a decoded value can reach plus 2^-40 of
+ * it, so the bins of successive encodes of a chunk nest, and neither a
+ * decoded chunk's wider range nor the rounding of decoded values can take
+ * a value past bound x the range (h5fz_codec.c says why); 0 when there is
+ * none or the range is 0 or not finite. */
 double h5fz_rel_abs_bound(double bound, double lo, double hi, h5fz_dtype dtype);
 
 /* The largest normal power of 3 at most t (3^-644 .. 3^646), computed the
  * same way on every machine; 0 when there is none or t is not finite. */
 double h5fz_pow3_floor(double t);
+
+/* REL's grid: the largest C x 3^k at most t, C = 1/sqrt(2) in binary64
+ * (h5fz_codec.c says why): p = h5fz_pow3_floor(t / C); the next power
+ * h5fz_pow3_floor(3.5 p) instead when C x it <= t; the power before,
+ * h5fz_pow3_floor(p / 2), when C x p > t; the result C x p; 0 below
+ * DBL_MIN. */
+double h5fz_rel_grid_floor(double t);
 
 /* The h5fz_chunk_inspect summary of a header (n_raw_subchunks left 0). */
 void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info);

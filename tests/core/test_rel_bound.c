@@ -1,12 +1,15 @@
 /*
  * test_rel_bound.c - REL's absolute bound per chunk (h5fz_rel_abs_bound):
- * the largest power of 3 at most bound x range, computed without libm, so
- * that the bins of successive encodes of a chunk nest (docs/spec.md §6).
- * Exact powers stay, anything just below a power rounds down to the one
- * below it, zero / non-finite / tiny / huge inputs end sensibly; the bound
- * leaves room for a decoded chunk's wider range (eb <= rel x (range - 2 eb));
- * then a chunk encoded again and again from its own decoded values, the way
- * HDF5 writes a chunk in parts, stays within rel x its original range.
+ * the largest C x 3^k (C = 1/sqrt(2)) at most bound / (1 + 2 bound) x range
+ * less a unit in the last place, computed without libm, so that the bins of
+ * successive encodes of a chunk nest (docs/spec.md §6). The powers of 3
+ * and the grid: exact values stay, anything just below one rounds down to
+ * the one below it, zero / non-finite / tiny / huge inputs end sensibly;
+ * the bound leaves room for a decoded chunk's wider range and for the
+ * rounding of decoded values; a chunk encoded again and again from its own
+ * decoded values, the way HDF5 writes a chunk in parts, stays within
+ * rel x its original range (also when the range leaves no room above the
+ * grid); whole numbers do not sit on bin edges.
  */
 #include <float.h>
 #include <math.h>
@@ -47,6 +50,88 @@ static int index_of(double eb)
 
 static double of_target(double t) { return h5fz_pow3_floor(t); }
 
+/* REL's grid C x 3^k, C = 1/sqrt(2) in binary64, as h5fz_codec.c builds it */
+#define GRID_C 0.70710678118654757
+static double grid[KMAX - KMIN + 1];
+#define PC(k) grid[(k) - KMIN]
+
+static void make_grid(void)
+{
+  for (int k = KMIN; k <= KMAX; k++) PC(k) = P3(k) * GRID_C;
+}
+
+/* k with PC(k) == eb, or KMIN - 1 when eb is not on the grid */
+static int grid_index(double eb)
+{
+  int lo = KMIN, hi = KMAX;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (PC(mid) == eb) return mid;
+    if (PC(mid) < eb) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return KMIN - 1;
+}
+
+/* h5fz_rel_grid_floor: grid values stay, just below one gives the one
+ * before, any target gives the largest grid value at or below it */
+static void test_grid(void)
+{
+  for (int k = KMIN + 1; k <= KMAX; k++) {
+    double g = PC(k);
+    if (g < DBL_MIN) continue;
+    CHECK(h5fz_rel_grid_floor(g) == g, "C x 3^%d = %.17g gives %.17g", k, g, h5fz_rel_grid_floor(g));
+    double below = nextafter(g, 0.0), want = PC(k - 1) >= DBL_MIN ? PC(k - 1) : 0.0;
+    CHECK(h5fz_rel_grid_floor(below) == want, "just below C x 3^%d: %.17g, want %.17g", k,
+          h5fz_rel_grid_floor(below), want);
+  }
+  for (int i = 0; i < 200000; i++) {
+    double t = ldexp(1.0 + (double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 2000) - 1000), eb = h5fz_rel_grid_floor(t);
+    if (eb == 0.0) {
+      CHECK(t < 2.0 * DBL_MIN, "target %.17g gives 0", t);
+      continue;
+    }
+    int k = grid_index(eb);
+    CHECK(k >= KMIN && eb <= t && (k == KMAX || t < PC(k + 1)), "target %.17g gives %.17g (k %d)", t, eb, k);
+  }
+}
+
+/* Whole numbers (an elevation model in metres) at REL: no value sits on a
+ * bin edge, so few escape the quantizer (with a grid of plain powers of 3,
+ * every odd number was on an edge and about half of them escaped). */
+static void whole_numbers(void)
+{
+  enum { N = 65536 };
+  float *v = malloc(N * sizeof *v);
+  if (!v) abort();
+  for (int i = 0; i < N; i++) v[i] = (float)(int)(300.0 + 250.0 * sin(0.001 * i) + 40.0 * sin(0.37 * i));
+  static const double rels[] = {1e-2, 1e-3, 1e-4, 1e-5};
+  for (int r = 0; r < 4; r++) {
+    char text[64];
+    snprintf(text, sizeof text, "rel=%g dtype=f32", rels[r]);
+    h5fz_spec spec;
+    void *enc = NULL, *dec = NULL;
+    size_t en = 0, dn = 0;
+    h5fz_chunk_info info;
+    CHECK(h5fz_spec_parse(text, &spec) == H5FZ_OK && h5fz_chunk_encode(&spec, v, N * sizeof *v, &enc, &en) == 0 &&
+              h5fz_chunk_inspect(enc, en, &info) == 0 && h5fz_chunk_decode(enc, en, &dec, &dn) == 0 &&
+              dn == N * sizeof *v,
+          "%s: %s", text, h5fz_last_error());
+    if (dec) {
+      double worst = 0.0;
+      for (int i = 0; i < N; i++) worst = fmax(worst, fabs((double)v[i] - (double)((float *)dec)[i]));
+      CHECK(worst <= info.abs_bound, "%s: max error %.9g over eb %.9g", text, worst, info.abs_bound);
+      CHECK(info.n_outliers <= N / 100, "%s: %u of %d whole numbers escaped (eb %.9g)", text, info.n_outliers, N,
+            info.abs_bound);
+      printf("  whole numbers, %s: eb %.6g, %u of %d escaped, ratio %.2f\n", text, info.abs_bound, info.n_outliers,
+             N, (double)(N * sizeof *v) / (double)en);
+    }
+    free(enc);
+    free(dec);
+  }
+  free(v);
+}
+
 static void test_table(void)
 {
   CHECK(P3(1) == 3.0 && P3(2) == 9.0 && P3(33) == 5559060566555523.0, "small powers of 3 are exact");
@@ -80,35 +165,38 @@ static void test_powers_stay_and_below_rounds_down(void)
         "a few by hand: %.17g %.17g %.17g", of_target(2.999), of_target(0.5), of_target(1.0 / 3.0));
 }
 
-/* h5fz_rel_abs_bound: the power of 3 of bound x range */
+/* The margin h5fz_rel_abs_bound leaves: a unit in the last place of dtype
+ * at the largest magnitude a decoded value can reach, plus 2^-40 of it */
+static double margin_of(double bound, double lo, double hi, h5fz_dtype dt, double *u)
+{
+  int e = 0;
+  (void)frexp(fmax(fabs(lo), fabs(hi)) + 2.0 * fmin(bound, 1.0) * (hi - lo), &e);
+  *u = ldexp(1.0, e - (dt == H5FZ_DTYPE_F64 ? 53 : 24));
+  return *u + ldexp(1.0, e - 40);
+}
+
+/* h5fz_rel_abs_bound: the grid value of bound / (1 + 2 bound) x range less
+ * the margin */
 static void test_rel_values(void)
 {
-  /* the default rel=1e-4 on the embedded field's range (19.9342 .. 20.0074) */
-  double eb = h5fz_rel_abs_bound(1e-4, 19.934223175048828, 20.007381439208984, H5FZ_DTYPE_F64);
-  CHECK(eb == P3(-11), "rel=1e-4 of a 0.0732 range: %.17g, want 3^-11 = %.17g", eb, P3(-11));
+  /* the default rel=1e-4 on the embedded field's range (19.9342 .. 20.0074):
+   * 7.3158e-6 / 1.0002 less 2.1e-6 is 5.21e-6, C x 3^-11 = 3.99e-6 */
+  double eb = h5fz_rel_abs_bound(1e-4, 19.934223175048828, 20.007381439208984, H5FZ_DTYPE_F32);
+  CHECK(eb == PC(-11), "rel=1e-4 of a 0.0732 range: %.17g, want C x 3^-11 = %.17g", eb, PC(-11));
   eb = h5fz_rel_abs_bound(1e-3, 100.0, 109.0, H5FZ_DTYPE_F64);
-  CHECK(eb == P3(-5), "rel=1e-3 of a range of 9: %.17g, want 3^-5", eb);
+  CHECK(eb == PC(-4), "rel=1e-3 of a range of 9: %.17g, want C x 3^-4", eb);
   eb = h5fz_rel_abs_bound(1e-2, 0.0, 99.9999, H5FZ_DTYPE_F64);
-  CHECK(eb == P3(-1), "rel=1e-2 of 0 .. 99.9999: %.17g, want 1/3", eb);
-  /* a range of exactly 1/rel: 1 would be rel x range, but not rel x (range - 2) */
-  eb = h5fz_rel_abs_bound(1e-2, 0.0, 100.0, H5FZ_DTYPE_F64);
-  CHECK(eb == P3(-1), "rel=1e-2 of 0 .. 100: %.17g, want 1/3", eb);
-  eb = h5fz_rel_abs_bound(1e-2, 0.0, 102.5, H5FZ_DTYPE_F64);
-  CHECK(eb == 1.0, "rel=1e-2 of 0 .. 102.5: %.17g, want 1", eb);
+  CHECK(eb == PC(0), "rel=1e-2 of 0 .. 99.9999: %.17g, want C", eb);
   for (int i = 0; i < 100000; i++) {
     double bound = ldexp(1.0 + (double)(rnd() >> 11) * 0x1p-53, -(int)(rnd() % 40)); /* 2^-40 .. 2 */
     double lo = -ldexp((double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 200) - 100);
     double hi = ldexp((double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 200) - 100);
     const h5fz_dtype dt = i % 2 ? H5FZ_DTYPE_F32 : H5FZ_DTYPE_F64;
     eb = h5fz_rel_abs_bound(bound, lo, hi, dt);
-    /* u: a unit in the last place of the type in the binade above the
-     * largest magnitude */
-    int e = 0;
-    (void)frexp(fmax(fabs(lo), fabs(hi)), &e);
-    double u = ldexp(1.0, e - (dt == H5FZ_DTYPE_F64 ? 52 : 23));
-    double t = bound / (1.0 + 2.0 * bound) * (hi - lo) - 2.0 * u / (1.0 + 2.0 * bound);
-    CHECK(eb == of_target(t), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
-    CHECK(eb == 0.0 || (eb <= t && t < 3.0 * eb), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
+    double u, t = bound / (1.0 + 2.0 * bound) * (hi - lo) - margin_of(bound, lo, hi, dt, &u);
+    CHECK(eb == h5fz_rel_grid_floor(t), "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
+    CHECK(eb == 0.0 || (grid_index(eb) >= KMIN && eb <= t && t < 3.0 * eb * (1.0 + 1e-12)),
+          "rel=%.17g of [%.17g, %.17g]: %.17g", bound, lo, hi, eb);
     /* eb + u <= bound x (range - 2 (eb + u)): a range widened by 2 (eb + u)
      * keeps it, with room for the rounding of the decoded values */
     CHECK(bound > 0.5 || eb == 0.0 || eb + u <= bound * ((hi - lo) - 2.0 * (eb + u)) * (1.0 + 1e-15),
@@ -156,8 +244,8 @@ static void test_special_inputs(void)
         "a zero or negative bound gives 0");
   CHECK(h5fz_rel_abs_bound(1e-4, -DBL_MAX, DBL_MAX, H5FZ_DTYPE_F64) == 0.0, "a range that overflows gives 0");
   /* bound / (1 + 2 bound) < 1/2: even 1e300 x DBL_MAX does not overflow */
-  CHECK(h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX, H5FZ_DTYPE_F64) == of_target(DBL_MAX / 2), "1e300 x DBL_MAX: %.17g",
-        h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX, H5FZ_DTYPE_F64));
+  CHECK(h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX, H5FZ_DTYPE_F64) == h5fz_rel_grid_floor(DBL_MAX / 2 * (1.0 - 0x1p-39)),
+        "1e300 x DBL_MAX: %.17g", h5fz_rel_abs_bound(1e300, 0.0, DBL_MAX, H5FZ_DTYPE_F64));
   /* huge and tiny targets */
   CHECK(of_target(1e308) == P3(KMAX - 1) && P3(KMAX) > 1e308, "1e308: %.17g", of_target(1e308));
   CHECK(of_target(DBL_MAX) == P3(KMAX), "DBL_MAX: 3^646");
@@ -220,7 +308,7 @@ static void written_in_parts_at(int f64, double rel, int reversed, double base, 
       free(dec);
       break;
     }
-    if (info.abs_bound != 0.0 && index_of(info.abs_bound) < KMIN) not_pow3++; /* 0: stored exactly */
+    if (info.abs_bound != 0.0 && grid_index(info.abs_bound) < KMIN) not_pow3++; /* 0: stored exactly */
     memcpy(cur, dec, n * es);
     free(enc);
     free(dec);
@@ -232,7 +320,7 @@ static void written_in_parts_at(int f64, double rel, int reversed, double base, 
       double y = f64 ? ((double *)cur)[j] : ((float *)cur)[j];
       if (fabs(x - y) > worst) worst = fabs(x - y);
     }
-  CHECK(not_pow3 == 0, "%s: %d encodes with an eb that is not a power of 3", text, not_pow3);
+  CHECK(not_pow3 == 0, "%s: %d encodes with an eb that is not C x a power of 3", text, not_pow3);
   CHECK(worst <= bound, "%s, %s, values %g +- %g: max error %.9g = %.6f x rel x range %.9g", text,
         reversed ? "reversed" : "forward", base, amp * 0.15, worst, worst / bound, bound);
   printf("  %s, %-8s, values %g +- %g: max error / (rel x range) = %.3f\n", text, reversed ? "reversed" : "forward",
@@ -325,12 +413,12 @@ static void edge_of_power(void)
   enum { PLANE = 512, TRIALS = 400 };
   const double rel = 1e-3, base = 100.0;
   const float fbase = (float)base;
-  /* the smallest float32 top whose range gets eb 3^-9 = 6.7 ulp of 100 */
-  const double eb2 = P3(-9);
+  /* the smallest float32 top whose range gets eb C x 3^-9 = 4.7 ulp of 100 */
+  const double eb2 = PC(-9);
   float top = (float)(base + eb2 * (1.0 + 2.0 * rel) / rel * (1.0 - 1e-6));
   while (h5fz_rel_abs_bound(rel, fbase, top, H5FZ_DTYPE_F32) < eb2) top = nextafterf(top, INFINITY);
   const double bound = rel * ((double)top - fbase);
-  const double a = P3(-10) * (1.0 + 2.0 * rel) / rel * 1.5; /* the first step's span: eb 3^-10 */
+  const double a = PC(-10) * (1.0 + 2.0 * rel) / rel * 1.5; /* the first step's span: eb C x 3^-10 */
   char text[96];
   snprintf(text, sizeof text, "rel=%g dtype=f32 dims=2x%d fill=0", rel, PLANE);
   h5fz_spec spec;
@@ -363,16 +451,18 @@ static void edge_of_power(void)
     for (int i = 0; i < 2 * PLANE; i++)
       if (fabs((double)orig[i] - (double)cur[i]) > worst) worst = fabs((double)orig[i] - (double)cur[i]);
   }
-  CHECK(worst <= bound, "%s, %d chunks, eb at the edge of 3^-9: max error %.9g = %.6f x rel x range %.9g", text,
+  CHECK(worst <= bound, "%s, %d chunks, eb at the edge of C x 3^-9: max error %.9g = %.6f x rel x range %.9g", text,
         TRIALS, worst, worst / bound, bound);
-  printf("  %s, %d chunks of two steps, range at the edge of eb 3^-9: max error / (rel x range) = %.6f\n", text,
+  printf("  %s, %d chunks of two steps, range at the edge of eb C x 3^-9: max error / (rel x range) = %.6f\n", text,
          TRIALS, worst / bound);
 }
 
 int main(void)
 {
   make_table();
+  make_grid();
   test_table();
+  test_grid();
   test_powers_stay_and_below_rounds_down();
   test_random_targets();
   test_rel_values();
@@ -383,6 +473,7 @@ int main(void)
       for (int rev = 0; rev <= 1; rev++) written_in_parts(f64, rels[r], rev);
   for (int f64 = 0; f64 <= 1; f64++) percent_written_in_parts(f64);
   edge_of_power();
+  whole_numbers();
   /* a range of a few thousand units in the last place (100 +- 0.25 in
    * float32, 1e12 +- 5 in float64): eb is a few units in the last place,
    * and the rounding of each decoded value counts */

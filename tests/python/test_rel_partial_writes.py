@@ -7,9 +7,9 @@ whole chunk to the filter again. Under REL every encode takes its bound eb
 from the chunk as it is then, so the values written earlier are quantized
 again from their decoded values. With eb = rel x range as it comes, each
 re-encode could move a value by up to the new eb: time steps written one at
-a time came back with 2.2-5.2x the bound. h5fz rounds eb down to a power of 3, so
-the bins of successive encodes nest and a re-encode adds no error beyond
-the larger eb.
+a time came back with 2.2-5.2x the bound. h5fz rounds eb down to
+1/sqrt(2) x a power of 3, so the bins of successive encodes nest and a
+re-encode adds no error beyond the larger eb.
 
 The series: the embedded MITgcm field (50 x 100 x 100, z y x) read as 100
 "time steps" of 50 x 100 (z, x) planes, one per y, in chunks of 8 steps
@@ -115,9 +115,9 @@ def test_rel_bound_holds_when_chunks_are_written_one_step_at_a_time(tmp_path, dt
 # value). um_sea_ice's chunk (8 x 215 x 360 float32, 2.4 MiB) is larger than
 # HDF5's default 1 MiB chunk cache, so it runs with the file's default
 # settings, as a user would. canesm5_siconc holds percentages, 0 .. 99.9999
-# (NaN over land, its fill value): at rel=1e-2 eb is 1/3, the decoded chunk
-# spans 0 .. 100, and 1e-2 x 100 = 1 would be a power of 3 just over the
-# bound; eb <= rel x (range - 2 eb) keeps it at 1/3.
+# (NaN over land, its fill value): at rel=1e-2 with plain powers of 3, eb
+# was 1/3, the decoded chunk spanned 0 .. 100, and 1e-2 x 100 = 1 was a
+# power of 3 just over the bound; the 1 + 2 rel rule keeps eb within it.
 SHARED = {"um_sea_ice_northward_velocity": (None, REL, 0.0),
           "mitgcm_fizhi_theta_cs32": (0, REL, 0.0),
           "glosea4_surface_temperature": (0, REL, 0.0),
