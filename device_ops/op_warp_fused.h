@@ -108,6 +108,10 @@ H5FZ_FN void h5fz_wf_store_planes(uint32_t *col, uint32_t *lane_col, uint32_t z,
    * a itself instead of a bit count */
   uint32_t a = __reduce_or_sync(H5FZ_WF_FULL, z);
   *any = a;
+  if (!a) { /* no bit set (most groups of smooth data): every lane zeroes its plane, one test */
+    *lane_col = 0u;
+    return;
+  }
   if (a >> H5FZ_BALLOT_PLANES) {
     *lane_col = h5fz_warp_transpose32(z);
     return;
