@@ -12,32 +12,61 @@
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
 
-/* Min and max of the finite values, for REL bounds, leaving out the fill
- * value (HDF5 pads edge chunks with it, and padding must not widen the
- * bound of the real values); +inf/-inf when there are none. The GPU batch
- * path takes the same min and max (device_ops/h5fz_gpu_batch.h). */
-static void finite_range(const h5fz_spec *spec, const void *in, uint64_t n, double *lo_out, double *hi_out)
+/* Min and max of the finite values of in[0..n) that are not `skip` and
+ * not within `near` of it (near < 0: only skip itself; skip NaN: none). */
+static void range_without(h5fz_dtype dtype, const void *in, uint64_t n, int has_skip, double skip, double near,
+                          double *lo_out, double *hi_out)
 {
   double lo = INFINITY, hi = -INFINITY;
-  int skip = spec->has_fill;
-  if (spec->dtype == H5FZ_DTYPE_F32) {
+  if (dtype == H5FZ_DTYPE_F32) {
     const float *v = in;
-    float fill = (float)spec->fill;
+    const float f = (float)skip;
     for (uint64_t i = 0; i < n; i++)
-      if (isfinite(v[i]) && !(skip && v[i] == fill)) {
+      if (isfinite(v[i]) && !(has_skip && (v[i] == f || fabs((double)v[i] - (double)f) <= near))) {
         if (v[i] < lo) lo = v[i];
         if (v[i] > hi) hi = v[i];
       }
   } else {
     const double *v = in;
     for (uint64_t i = 0; i < n; i++)
-      if (isfinite(v[i]) && !(skip && v[i] == spec->fill)) {
+      if (isfinite(v[i]) && !(has_skip && (v[i] == skip || fabs(v[i] - skip) <= near))) {
         if (v[i] < lo) lo = v[i];
         if (v[i] > hi) hi = v[i];
       }
   }
   *lo_out = lo;
   *hi_out = hi;
+}
+
+/* Min and max of the finite values, for REL bounds, leaving out the fill
+ * value (HDF5 pads edge chunks and chunks not yet written with it, and
+ * padding must not widen the bound of the real values); +inf/-inf when
+ * there are none.
+ * A non-zero fill value also leaves out values within bound x the range
+ * (the range with only the fill itself left out) of it: HDF5 encodes a
+ * chunk written in parts again from its decoded values, and a fill value
+ * that was quantized comes back near it, not equal to it (-999 as
+ * -998.9996), so it counted in the range of the next encode, and the
+ * values written before were quantized again with a far larger eb (53x the
+ * bound with fill -999 and three steps; up to 1e13x in a tester's sweep).
+ * Any earlier encode's eb of the chunk is at most that distance (its eb is
+ * within bound / (1 + 2 bound) x its range, and the range seen now is at
+ * least that range less 2 eb), so every decoded fill value is left out.
+ * Zero (HDF5's default), NaN, and values too far out for the quantizer
+ * come back exactly, so they need no more than the test for equality.
+ * Leaving out more values can only tighten the bound.
+ * The GPU batch path takes the min and max with the fill left out only
+ * (device_ops/h5fz_gpu_batch.h): it encodes whole chunks from the
+ * caller's values, where no decoded fill values occur (docs/spec.md §6). */
+static void finite_range(const h5fz_spec *spec, const void *in, uint64_t n, double *lo_out, double *hi_out)
+{
+  int skip = spec->has_fill;
+  range_without(spec->dtype, in, n, skip, spec->fill, -1.0, lo_out, hi_out);
+  double fill = spec->dtype == H5FZ_DTYPE_F32 ? (double)(float)spec->fill : spec->fill;
+  if (skip && isfinite(fill) && fill != 0.0 && *lo_out <= *hi_out && spec->mode == H5FZ_MODE_REL) {
+    double near = spec->bound * (*hi_out - *lo_out);
+    if (isfinite(near)) range_without(spec->dtype, in, n, 1, spec->fill, near, lo_out, hi_out);
+  }
 }
 
 /* The largest power of 3 that is at most t, built from 1.0 by one

@@ -142,3 +142,32 @@ def test_rel_bound_holds_on_shared_time_series_written_one_step_at_a_time(tmp_pa
                                  rdcc_nbytes=rdcc_nbytes, fillvalue=fill)
     worst = _check_per_chunk(x, y, headers, STEPS_PER_CHUNK, rel, field.stem)
     print("rel=%g %s: max error / (rel x chunk range) = %.3f" % (rel, field.stem, worst))
+
+
+# A non-zero fill value: the steps not yet written hold it, and it is left
+# out of the range; once quantized it comes back near it, not equal to it
+# (-999 as -998.9996), and the next encode of the chunk must leave that out
+# too, or eb jumps to rel x (data - fill) and the values written before are
+# quantized again with it (a tester measured 53x the bound with fill -999 and
+# three steps, up to 1e13x in a sweep). 19.95 lies inside the field's range
+# (19.93 .. 20.01): values near it are left out of the range as well, which
+# can only tighten the bound.
+@pytest.mark.parametrize("fill", [-999.0, 5.0, 19.95])
+@pytest.mark.parametrize("order", ["forward", "evens-then-odds"])
+@pytest.mark.parametrize("dtype", ["<f4", "<f8"])
+def test_rel_bound_holds_with_a_nonzero_fill_value(tmp_path, dtype, order, fill):
+    x = _series().astype(dtype)
+    chunks = (STEPS_PER_CHUNK,) + x.shape[1:]
+    y, headers = _write_in_steps(tmp_path / "fill.h5", x, chunks, _orders(x.shape[0])[order], REL,
+                                 rdcc_nbytes=0, fillvalue=fill)
+    worst = _check_per_chunk(x, y, headers, STEPS_PER_CHUNK, REL, "%s %s fill %g" % (dtype, order, fill))
+    print("rel=%g %s %s fill %g: max error / (rel x chunk range) = %.3f" % (REL, dtype, order, fill, worst))
+
+
+def test_rel_bound_holds_with_a_nonzero_fill_value_three_steps(tmp_path):
+    # the tester's reproducer: 3 steps of 1024 values around 100, fill -999
+    x = (100.0 + np.random.default_rng(0).standard_normal((3, 1024))).astype("<f4")
+    y, headers = _write_in_steps(tmp_path / "three.h5", x, (3, 1024), [0, 1, 2], REL, rdcc_nbytes=0,
+                                 fillvalue=-999.0)
+    worst = _check_per_chunk(x, y, headers, 3, REL, "3 steps, fill -999")
+    print("rel=%g 3 steps of 1024, fill -999: max error / (rel x chunk range) = %.3f" % (REL, worst))
