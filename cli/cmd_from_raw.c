@@ -79,10 +79,16 @@ static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t tar
   }
 }
 
-/* Reads the whole file into a malloc'd buffer of exactly want bytes. */
-/* Opens path and checks that it holds exactly want bytes (NULL with the
- * error printed otherwise). */
+/* Opens path and checks that it is a regular file of exactly want bytes
+ * (NULL with the error printed otherwise). */
 static FILE *open_raw(const char *path, size_t want) {
+  struct stat st;
+  /* before fopen: opening a FIFO would wait for a writer, forever */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    h5fz_cli_error(cmd, "%s is not a regular file (%s); give the raw array's file", path,
+                   S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   long size;
   if (!f) {

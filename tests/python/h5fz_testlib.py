@@ -68,9 +68,10 @@ def value_range(field, data):
     return float(a.max() - a.min())
 
 
-def cli(*args, check=True):
-    """Run the h5fz CLI; returns the CompletedProcess (text)."""
-    p = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True)
+def cli(*args, check=True, timeout=None):
+    """Run the h5fz CLI; returns the CompletedProcess (text). timeout:
+    seconds, for commands that could block."""
+    p = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, timeout=timeout)
     if check and p.returncode != 0:
         raise AssertionError("h5fz %s failed (%d):\n%s%s" % (" ".join(map(str, args)),
                                                              p.returncode, p.stdout, p.stderr))

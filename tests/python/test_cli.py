@@ -138,6 +138,15 @@ def test_from_raw_rejects_bad_input(tmp_path, args):
     assert p.returncode == 2 and p.stderr.strip(), (args, p.stdout, p.stderr)
 
 
+def test_from_raw_refuses_what_is_not_a_file(tmp_path):
+    # a directory was reported as 9223372036854775807 bytes; a FIFO blocked forever
+    (tmp_path / "adir.f32").mkdir()
+    os.mkfifo(tmp_path / "fifo.f32")
+    for name, kind in (("adir.f32", "a directory"), ("fifo.f32", "a FIFO")):
+        p = lib.cli("from-raw", tmp_path / name, tmp_path / "o.h5", "--shape", "4", check=False, timeout=30)
+        assert p.returncode == 2 and "not a regular file" in p.stderr and kind in p.stderr, p.stderr
+
+
 def test_from_raw_missing_file(tmp_path):
     p = lib.cli("from-raw", tmp_path / "nope.f32", tmp_path / "o.h5", "--shape", "4",
                 check=False)
