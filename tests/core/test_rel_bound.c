@@ -35,18 +35,22 @@ static void make_table(void)
   for (int k = -1; k >= KMIN; k--) P3(k) = P3(k + 1) / 3.0;
 }
 
-/* k with P3(k) == eb, or KMIN - 1 when eb is not in the table */
-static int index_of(double eb)
+/* k with table[k - KMIN] == eb (an increasing table of KMIN..KMAX), or
+ * KMIN - 1 when eb is not in it */
+static int index_in(const double *table, double eb)
 {
   int lo = KMIN, hi = KMAX;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
-    if (P3(mid) == eb) return mid;
-    if (P3(mid) < eb) lo = mid + 1;
+    if (table[mid - KMIN] == eb) return mid;
+    if (table[mid - KMIN] < eb) lo = mid + 1;
     else hi = mid - 1;
   }
   return KMIN - 1;
 }
+
+/* k with P3(k) == eb, or KMIN - 1 when eb is not in the table */
+static int index_of(double eb) { return index_in(pow3, eb); }
 
 static double of_target(double t) { return h5fz_pow3_floor(t); }
 
@@ -61,17 +65,7 @@ static void make_grid(void)
 }
 
 /* k with PC(k) == eb, or KMIN - 1 when eb is not on the grid */
-static int grid_index(double eb)
-{
-  int lo = KMIN, hi = KMAX;
-  while (lo <= hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (PC(mid) == eb) return mid;
-    if (PC(mid) < eb) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return KMIN - 1;
-}
+static int grid_index(double eb) { return index_in(grid, eb); }
 
 /* h5fz_rel_grid_floor: grid values stay, just below one gives the one
  * before, any target gives the largest grid value at or below it */
@@ -259,6 +253,31 @@ static void test_special_inputs(void)
   CHECK(h5fz_rel_abs_bound(1e-300, 0.0, 1e-10, H5FZ_DTYPE_F64) == 0.0, "rel=1e-300 of a range of 1e-10 gives 0");
 }
 
+/* One write of step s (plane values) of a chunk of n values held decoded
+ * in cur, the way HDF5 writes part of a chunk it does not have cached: the
+ * step's original values (orig, as double) in, the whole chunk encoded
+ * and decoded again into cur, its header's summary to *info. 0, or -1
+ * after a failed check. */
+static int write_step(const h5fz_spec *spec, const char *text, void *cur, const double *orig, int s, size_t plane,
+                      int f64, size_t n, h5fz_chunk_info *info)
+{
+  size_t es = f64 ? 8 : 4;
+  for (size_t i = 0; i < plane; i++) {
+    size_t j = (size_t)s * plane + i;
+    if (f64) ((double *)cur)[j] = orig[j];
+    else ((float *)cur)[j] = (float)orig[j];
+  }
+  void *enc = NULL, *dec = NULL;
+  size_t en = 0, dn = 0;
+  int ok = !h5fz_chunk_encode(spec, cur, n * es, &enc, &en) && !h5fz_chunk_inspect(enc, en, info) &&
+           !h5fz_chunk_decode(enc, en, &dec, &dn) && dn == n * es;
+  CHECK(ok, "%s step %d: %s", text, s, h5fz_last_error());
+  if (ok) memcpy(cur, dec, n * es);
+  free(enc);
+  free(dec);
+  return ok ? 0 : -1;
+}
+
 /* ---- a chunk written in parts --------------------------------------------
  * What HDF5 does when it writes one step of a chunk that is not cached:
  * decode the stored chunk, put the step's original values in, encode it
@@ -293,25 +312,9 @@ static void written_in_parts_at(int f64, double rel, int reversed, double base, 
   int not_pow3 = 0;
   for (int w = 0; w < STEPS; w++) {
     int s = reversed ? STEPS - 1 - w : w;
-    for (int i = 0; i < PLANE; i++) {
-      size_t j = (size_t)s * PLANE + i;
-      if (f64) ((double *)cur)[j] = orig[j];
-      else ((float *)cur)[j] = (float)orig[j];
-    }
-    void *enc = NULL, *dec = NULL;
-    size_t en = 0, dn = 0;
     h5fz_chunk_info info;
-    if (h5fz_chunk_encode(&spec, cur, n * es, &enc, &en) || h5fz_chunk_inspect(enc, en, &info) ||
-        h5fz_chunk_decode(enc, en, &dec, &dn) || dn != n * es) {
-      CHECK(0, "%s step %d: %s", text, s, h5fz_last_error());
-      free(enc);
-      free(dec);
-      break;
-    }
+    if (write_step(&spec, text, cur, orig, s, PLANE, f64, n, &info)) break;
     if (info.abs_bound != 0.0 && grid_index(info.abs_bound) < KMIN) not_pow3++; /* 0: stored exactly */
-    memcpy(cur, dec, n * es);
-    free(enc);
-    free(dec);
   }
   for (int s = 0; s < STEPS; s++)
     for (int i = 0; i < PLANE; i++) {
@@ -364,27 +367,11 @@ static void percent_written_in_parts(int f64)
   CHECK(h5fz_spec_parse(text, &spec) == H5FZ_OK, "parse %s: %s", text, h5fz_last_error());
   double bound = 1e-2 * orig[1], worst = 0.0, last_eb = 0.0;
   for (int s = 0; s < STEPS; s++) {
-    for (int i = 0; i < PLANE; i++) {
-      size_t j = (size_t)s * PLANE + i;
-      if (f64) ((double *)cur)[j] = orig[j];
-      else ((float *)cur)[j] = (float)orig[j];
-    }
-    void *enc = NULL, *dec = NULL;
-    size_t en = 0, dn = 0;
     h5fz_chunk_info info;
-    if (h5fz_chunk_encode(&spec, cur, n * es, &enc, &en) || h5fz_chunk_inspect(enc, en, &info) ||
-        h5fz_chunk_decode(enc, en, &dec, &dn) || dn != n * es) {
-      CHECK(0, "%s step %d: %s", text, s, h5fz_last_error());
-      free(enc);
-      free(dec);
-      break;
-    }
+    if (write_step(&spec, text, cur, orig, s, PLANE, f64, n, &info)) break;
     last_eb = info.abs_bound;
     CHECK(info.abs_bound <= bound, "%s step %d: eb %.17g > 1e-2 x the original range %.17g", text, s,
           info.abs_bound, bound);
-    memcpy(cur, dec, n * es);
-    free(enc);
-    free(dec);
   }
   for (size_t j = 0; j < n; j++) {
     double y = f64 ? ((double *)cur)[j] : ((float *)cur)[j];
