@@ -145,17 +145,24 @@ static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype) {
 /* Builds the filter part of the dataset creation property list from a spec
  * text: parse, convert to the user cd_values, add as a mandatory filter (an
  * optional one would silently store chunks raw when the filter fails). */
-static int add_filter(hid_t dcpl, const char *spec_text) {
+/* The spec text as the user cd_values cd[0..*n) (H5FZ_CD_USER_MAX words);
+ * -1 with the error printed. */
+static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n) {
   h5fz_spec spec;
-  unsigned cd[H5FZ_CD_USER_MAX];
-  size_t n;
-  char why[512];
   int st = h5fz_spec_parse(spec_text, &spec);
-  if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, &n);
+  if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, n);
   if (st != H5FZ_OK) {
     h5fz_cli_error(cmd, "invalid --spec \"%s\": %s", spec_text, h5fz_last_error());
     return -1;
   }
+  return 0;
+}
+
+static int add_filter(hid_t dcpl, const char *spec_text) {
+  unsigned cd[H5FZ_CD_USER_MAX];
+  size_t n;
+  char why[512];
+  if (spec_to_cd(spec_text, cd, &n) < 0) return -1;
   if (H5Zfilter_avail(H5FZ_FILTER_ID) <= 0) {
     h5fz_cli_error(cmd, "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH "
                         "to the folder of libh5fz.so",
@@ -352,6 +359,12 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
    * before --force would matter */
   if (!force && lstat(job.out_path, &out_st) == 0) {
     h5fz_cli_error(cmd, "%s exists: give --force to replace it", job.out_path);
+    fclose(raw);
+    return H5FZ_CLI_USAGE;
+  }
+  unsigned spec_cd[H5FZ_CD_USER_MAX];
+  size_t spec_n;
+  if (job.spec_text && spec_to_cd(job.spec_text, spec_cd, &spec_n) < 0) { /* before any warning */
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }

@@ -147,6 +147,14 @@ def test_from_raw_refuses_what_is_not_a_file(tmp_path):
         assert p.returncode == 2 and "not a regular file" in p.stderr and kind in p.stderr, p.stderr
 
 
+def test_from_raw_bad_spec_comes_before_the_small_chunk_warning(tmp_path):
+    # the warning is for runs whose arguments are accepted
+    _, raw = _small_raw(tmp_path)
+    p = lib.cli("from-raw", raw, tmp_path / "o.h5", "--shape", "5x30x40", "--chunk", "1x2x2",
+                "--spec", "abs=-1", check=False)
+    assert p.returncode == 2 and "invalid --spec" in p.stderr and "warning" not in p.stderr, p.stderr
+
+
 def test_from_raw_missing_file(tmp_path):
     p = lib.cli("from-raw", tmp_path / "nope.f32", tmp_path / "o.h5", "--shape", "4",
                 check=False)
