@@ -142,9 +142,6 @@ static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype) {
   return s;
 }
 
-/* Builds the filter part of the dataset creation property list from a spec
- * text: parse, convert to the user cd_values, add as a mandatory filter (an
- * optional one would silently store chunks raw when the filter fails). */
 /* The spec text as the user cd_values cd[0..*n) (H5FZ_CD_USER_MAX words);
  * -1 with the error printed. */
 static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n) {
@@ -158,11 +155,11 @@ static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n) {
   return 0;
 }
 
-static int add_filter(hid_t dcpl, const char *spec_text) {
-  unsigned cd[H5FZ_CD_USER_MAX];
-  size_t n;
+/* Adds the user cd_values cd[0..n) (spec_to_cd's) to the dataset creation
+ * property list as a mandatory filter (an optional one would silently
+ * store chunks raw when the filter fails). */
+static int add_filter(hid_t dcpl, const unsigned *cd, size_t n) {
   char why[512];
-  if (spec_to_cd(spec_text, cd, &n) < 0) return -1;
   if (H5Zfilter_avail(H5FZ_FILTER_ID) <= 0) {
     h5fz_cli_error(cmd, "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH "
                         "to the folder of libh5fz.so",
@@ -178,6 +175,8 @@ static int add_filter(hid_t dcpl, const char *spec_text) {
 
 typedef struct {
   const char *out_path, *dataset, *spec_text;
+  unsigned cd[H5FZ_CD_USER_MAX]; /* spec_text as user cd_values (spec_to_cd) */
+  size_t n_cd;
   h5fz_dtype dtype;
   int rank;
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
@@ -203,7 +202,7 @@ static int write_dataset(const write_job *job, const void *data) {
     h5fz_cli_error(cmd, "cannot set up the dataset: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
   }
-  if (job->spec_text && add_filter(dcpl, job->spec_text) < 0) goto done;
+  if (job->spec_text && add_filter(dcpl, job->cd, job->n_cd) < 0) goto done;
   dset = H5Dcreate2(file, job->dataset, type, space, lcpl, dcpl, H5P_DEFAULT);
   if (dset < 0) {
     h5fz_cli_error(cmd, "cannot create dataset %s: %s", job->dataset,
@@ -266,7 +265,7 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
                                           {"force", no_argument, NULL, 'F'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-  write_job job = {NULL, "/data", NULL, H5FZ_DTYPE_UNKNOWN, 0, {0}, {0}};
+  write_job job = {.dataset = "/data", .dtype = H5FZ_DTYPE_UNKNOWN};
   const char *shape_text = NULL, *chunk_text = NULL;
   double chunk_bytes = DEFAULT_CHUNK_BYTES;
   int quiet = 0, force = 0, c, chunk_rank = 0;
@@ -362,9 +361,7 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }
-  unsigned spec_cd[H5FZ_CD_USER_MAX];
-  size_t spec_n;
-  if (job.spec_text && spec_to_cd(job.spec_text, spec_cd, &spec_n) < 0) { /* before any warning */
+  if (job.spec_text && spec_to_cd(job.spec_text, job.cd, &job.n_cd) < 0) { /* before any warning */
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }

@@ -1,7 +1,9 @@
 /*
  * h5fz_detmath.h - log2 and exp2 in double that give the same bits on every
- * executor: built only from IEEE + - * / (correctly rounded everywhere when
- * no FMA is contracted), floor, and exact bit manipulation. The C library's
+ * executor, and PW_REL's exact bound check: built only from IEEE + - * /
+ * (correctly rounded everywhere when no FMA is contracted), an explicit
+ * fma (correctly rounded everywhere too), floor, and exact bit
+ * manipulation. The C library's
  * log2/exp2 and CUDA's differ in their last bits, which would break the
  * byte identity of the pointwise-relative quantizer. Accuracy (about 1e-14
  * relative) only decides how many values escape; the bound itself is
@@ -89,6 +91,31 @@ H5FZ_FN double h5fz_exp2_det(double y)
   int ki = (int)k;
   if (ki >= -1022) return p * h5fz_pow2i(ki);
   return (p * h5fz_pow2i(ki + 600)) * h5fz_pow2i(-600); /* subnormal result: one rounding */
+}
+
+/* PW_REL's reconstruction check (op_quant.h): 1 when |x - r| <= eb a
+ * exactly (a = |x|, r of x's sign, 0 < eb < 1): a plain
+ * `fabs(x - r) <= eb * a` rounds the product, and for float64
+ * subnormals (a product of few bits) it accepted 1.0025 eb. Tiny values are
+ * first scaled by 2^200 (exact); d = |x - r| is exact when r is within a
+ * factor 2 of x (Sterbenz), and r is not otherwise within eb < 1/2 (so it
+ * escapes, and is stored exactly); the product's rounding error comes from
+ * a fused multiply-add, exact unless the product is near underflow (then
+ * the value escapes too). */
+H5FZ_FN int h5fz_pwrel_within(double x, double r, double eb, double a)
+{
+  if (a < 0x1p-900) {
+    x *= 0x1p200;
+    r *= 0x1p200;
+    a *= 0x1p200;
+  }
+  const double ar = fabs(r);
+  if (!(ar <= 2.0 * a && a <= 2.0 * ar)) return 0;
+  const double d = fabs(x - r), prod = eb * a;
+  if (!(prod >= 0x1p-960)) return 0;
+  const double res = fma(eb, a, -prod); /* eb a = prod + res, exactly */
+  if (d <= prod) return res >= 0.0 || d < 0.5 * prod || prod - d >= -res;
+  return d <= 2.0 * prod && d - prod <= res;
 }
 
 #endif /* H5FZ_DETMATH_H */

@@ -81,7 +81,7 @@ h5fz_tail_scan(const uint32_t *entries, const uint32_t *ocount, uint32_t n_sub, 
  * each destination word is cut from two source words. The outliers are
  * h5fz_tail_gather's. */
 H5FZ_KERNEL void h5fz_tail_pack(const uint8_t *slots, uint32_t slot_bytes, const uint32_t *entries,
-                                          const unsigned long long *offsets, uint32_t n_total, uint8_t *packed)
+                                const unsigned long long *offsets, uint32_t n_total, uint8_t *packed)
 {
   const uint32_t lane = threadIdx.x & 31u, s = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (s >= n_total) return;

@@ -35,33 +35,6 @@ H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_pwrel_recon)(H5FZ_T_WORD w, double step)
   return sign ? -r : r;
 }
 
-#ifndef H5FZ_PWREL_WITHIN_DEFINED
-#define H5FZ_PWREL_WITHIN_DEFINED
-/* 1 when |x - r| <= eb a exactly (a = |x|, r of x's sign, 0 < eb < 1): a
- * plain `fabs(x - r) <= eb * a` rounds the product, and for float64
- * subnormals (a product of few bits) it accepted 1.0025 eb. Tiny values are
- * first scaled by 2^200 (exact); d = |x - r| is exact when r is within a
- * factor 2 of x (Sterbenz), and r is not otherwise within eb < 1/2 (so it
- * escapes, and is stored exactly); the product's rounding error comes from
- * a fused multiply-add, exact unless the product is near underflow (then
- * the value escapes too). */
-H5FZ_FN int h5fz_pwrel_within(double x, double r, double eb, double a)
-{
-  if (a < 0x1p-900) {
-    x *= 0x1p200;
-    r *= 0x1p200;
-    a *= 0x1p200;
-  }
-  const double ar = fabs(r);
-  if (!(ar <= 2.0 * a && a <= 2.0 * ar)) return 0;
-  const double d = fabs(x - r), prod = eb * a;
-  if (!(prod >= 0x1p-960)) return 0;
-  const double res = fma(eb, a, -prod); /* eb a = prod + res, exactly */
-  if (d <= prod) return res >= 0.0 || d < 0.5 * prod || prod - d >= -res;
-  return d <= 2.0 * prod && d - prod <= res;
-}
-#endif
-
 H5FZ_FN int H5FZ_TN(h5fz_pwrel_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p, H5FZ_T_WORD *word)
 {
   if (x == 0) {

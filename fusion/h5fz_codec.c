@@ -65,7 +65,10 @@ static void finite_range(const h5fz_spec *spec, const void *in, uint64_t n, doub
   double fill = spec->dtype == H5FZ_DTYPE_F32 ? (double)(float)spec->fill : spec->fill;
   if (skip && isfinite(fill) && fill != 0.0 && *lo_out <= *hi_out && spec->mode == H5FZ_MODE_REL) {
     double near = spec->bound * (*hi_out - *lo_out);
-    if (isfinite(near)) range_without(spec->dtype, in, n, 1, spec->fill, near, lo_out, hi_out);
+    /* leaving values out moves lo or hi only when one of them is left out:
+     * the second pass runs for chunks whose extreme is near the fill */
+    int moves = fabs(*lo_out - fill) <= near || fabs(*hi_out - fill) <= near;
+    if (isfinite(near) && moves) range_without(spec->dtype, in, n, 1, spec->fill, near, lo_out, hi_out);
   }
 }
 
