@@ -366,15 +366,6 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     return H5FZ_CLI_USAGE;
   }
 
-  /* each chunk is a container of at least 88 bytes (header, size table,
-   * checksum): tiny chunks grow instead of shrinking */
-  uint64_t one_chunk_bytes = elem;
-  for (int i = 0; i < job.rank; i++) one_chunk_bytes *= job.chunk[i];
-  if (one_chunk_bytes < SMALL_CHUNK_BYTES && !quiet)
-    fprintf(stderr,
-            "h5fz %s: warning: chunks of %llu bytes are small; each stored chunk costs at least 88 bytes, "
-            "so the file may be larger than the raw data (1-16 MiB chunks are typical)\n",
-            cmd, (unsigned long long)one_chunk_bytes);
   h5fz_cli_quiet_hdf5();
   data = read_raw(raw, argv[optind], (size_t)n * elem);
   if (!data) return H5FZ_CLI_USAGE;
@@ -384,6 +375,16 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     return H5FZ_CLI_USAGE;
   }
   free(data);
+  /* each chunk is a container of at least 88 bytes (header, size table,
+   * checksum): tiny chunks grow instead of shrinking; said once the file is
+   * written, so a run that fails names only its error */
+  uint64_t one_chunk_bytes = elem;
+  for (int i = 0; i < job.rank; i++) one_chunk_bytes *= job.chunk[i];
+  if (one_chunk_bytes < SMALL_CHUNK_BYTES && !quiet)
+    fprintf(stderr,
+            "h5fz %s: warning: chunks of %llu bytes are small; each stored chunk costs at least 88 bytes, "
+            "so the file may be larger than the raw data (1-16 MiB chunks are typical)\n",
+            cmd, (unsigned long long)one_chunk_bytes);
   if (!quiet) print_summary(&job, &stats, n);
   return H5FZ_CLI_OK;
 }

@@ -250,7 +250,7 @@ static int parse_number(const char *key, const char *val, double *out)
    * enough and is what h5fz_spec_format writes for a subnormal double */
   if (end == val || *end) return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': not a number", key, val);
   if (errno == ERANGE && !(v != 0 && fabs(v) < DBL_MIN))
-    return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': out of the range of a double (about 2.2e-308 to 1.8e308)", key, val);
+    return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': out of the range of a double (magnitudes about 4.9e-324 to 1.8e308)", key, val);
   *out = v;
   return H5FZ_OK;
 }
@@ -299,7 +299,7 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
     if (!strcmp(key, "subchunk")) {
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
       if (!(v >= 0 && v <= 1e9) || v != floor(v))
-        return h5fz_fail(H5FZ_ERR_SPEC, "'%s': sub-chunk size must be a whole number of bytes", tok);
+        return h5fz_fail(H5FZ_ERR_SPEC, "'%s': sub-chunk size must be a whole number of bytes up to 1e9", tok);
       s->subchunk_bytes = (uint32_t)v;
       return H5FZ_OK;
     }
