@@ -24,14 +24,21 @@ typedef struct {
   double step;     /* bin width: 2 eb, or 2 log2(1 + eb) for PW_REL */
   double inv_step; /* 1 / step (+inf when eb = 0: every value escapes) */
   int mode;        /* H5FZ_QMODE_* */
+  /* encode, ABS/REL/PW_REL: a value with these bits (float32: the low 32)
+   * escapes, so it comes back exactly: the dataset's fill value
+   * (h5fz_fill_bits), or -0.0's bits, which escape anyway; decoding
+   * ignores it */
+  unsigned long long fill_bits;
 } h5fz_quant_params;
 
-/* The parameters of a mode and bound (the encoder and the decoder both
- * derive them from the bound stored in the chunk header). */
-H5FZ_FN h5fz_quant_params h5fz_quant_params_make(int mode, double eb)
+/* The parameters of a mode, bound and fill value bits (the decoder derives
+ * them from the bound in the chunk header; fill_bits only matter to the
+ * encoder). */
+H5FZ_FN h5fz_quant_params h5fz_quant_params_make(int mode, double eb, unsigned long long fill_bits)
 {
   h5fz_quant_params q;
   q.mode = mode;
+  q.fill_bits = fill_bits;
   q.eb = mode == H5FZ_QMODE_LOSSLESS ? 0.0 : eb;
   q.step = mode == H5FZ_QMODE_PW_REL ? 2.0 * h5fz_log2_det(1.0 + eb) : 2.0 * q.eb;
   q.inv_step = 1.0 / q.step;
@@ -61,6 +68,21 @@ H5FZ_FN float h5fz_float_from_bits_32(uint32_t u)
 }
 
 H5FZ_FN double h5fz_float_from_bits_64(uint64_t u) { return h5fz_dfrom(u); }
+
+/* The float32 linear quantizer's bin (docs/format.md section 5.4): rint of
+ * the exact product x * inv_step, rounded once, as a fused multiply-add of
+ * x * inv_step + 1.5 * 2^52 (round to nearest even) less 1.5 * 2^52. Exact
+ * for |x * inv_step| < 2^51; larger products come out at least 2^51 - 2 in
+ * magnitude, NaN or infinite, so they fail |bin| <= 2^30 as rint would.
+ * Why: on the GPU one DFMA where a DMUL and a DADD were (the warp-fused
+ * encode is bound by instruction issue); every executor uses this one
+ * expression, so the bytes agree. float64's bins (up to 2^52) keep
+ * rint(x * inv_step). */
+H5FZ_FN double h5fz_bin_f32(double x, double inv_step)
+{
+  const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+  return fma(x, inv_step, magic) - magic;
+}
 
 H5FZ_FN uint64_t h5fz_float_bits_64(double x) { return h5fz_dbits(x); }
 

@@ -5,12 +5,18 @@
  * integer). Templated: included by h5fz_ops.h once per float width.
  *
  * Linear:
- * A value x becomes the bin b = rint(x / (2 eb)) and is reconstructed as
+ * A value x becomes the bin b = rint(x / (2 eb)) (float32: rint of the exact
+ * product x * inv_step, h5fz_bin_f32) and is reconstructed as
  * x' = (FLOAT)(b * 2 eb). As in PFPL (Fallin & Burtscher, "Lossy Scientific
  * Data Compression With SPARC/PFPL"), the encoder reconstructs exactly as
  * the decoder will and checks |x - x'| <= eb in double; a value escapes to
  * the outlier side list (stored bit-exactly) when that check fails, when the
  * bin does not fit, or when x is NaN, +-Inf or -0.0. Escaped values get bin 0.
+ * A value with the bits of the dataset's fill value (p->fill_bits) escapes
+ * too (in every mode but LOSSLESS, which keeps all bits anyway): fill
+ * values then come back exactly, so masks such as data == _FillValue keep
+ * working after a lossy round trip. The format has no part in it: escapes
+ * are stored exactly whatever made them.
  */
 
 /* Reconstruction of a bin; the decoder and the encoder's check use it both. */
@@ -37,6 +43,7 @@ H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_pwrel_recon)(H5FZ_T_WORD w, double step)
 
 H5FZ_FN int H5FZ_TN(h5fz_pwrel_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p, H5FZ_T_WORD *word)
 {
+  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(x) == p->fill_bits) return 1;
   if (x == 0) {
     if (signbit(x)) return 1;
     *word = H5FZ_T_ZERO_CODE;
@@ -76,7 +83,8 @@ H5FZ_FN int H5FZ_TN(h5fz_quant_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p,
     return 0;
   }
   if (p->mode == H5FZ_QMODE_PW_REL) return H5FZ_TN(h5fz_pwrel_one)(x, p, word);
-  double b = rint((double)x * p->inv_step);
+  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(x) == p->fill_bits) return 1;
+  double b = H5FZ_T_BITS == 32u ? h5fz_bin_f32((double)x, p->inv_step) : rint((double)x * p->inv_step);
   if (!(fabs(b) <= (double)H5FZ_T_MAXBIN)) return 1; /* NaN, Inf, too large */
   H5FZ_T_SWORD bin = (H5FZ_T_SWORD)b;
   H5FZ_T_FLOAT r = H5FZ_TN(h5fz_quant_recon)(bin, p->step);

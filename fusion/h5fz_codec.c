@@ -184,6 +184,15 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
   return h5fz_chunk_plan_make_eb(spec, in_bytes, eb, p, h);
 }
 
+uint64_t h5fz_fill_bits(const h5fz_spec *spec)
+{
+  const int f32 = spec->dtype == H5FZ_DTYPE_F32;
+  const uint64_t negzero = f32 ? 0x80000000u : 0x8000000000000000ull; /* escapes anyway */
+  if (!spec->has_fill || spec->mode == H5FZ_MODE_LOSSLESS) return negzero;
+  const uint64_t bits = f32 ? h5fz_float_bits_32((float)spec->fill) : h5fz_float_bits_64(spec->fill);
+  return bits ? bits : negzero; /* +0.0 is its own bin, exactly */
+}
+
 int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h5fz_chunk_plan *p, h5fz_header *h)
 {
   int rc = h5fz_spec_validate(spec);
@@ -203,7 +212,7 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   p->n_ops = spec->n_ops;
   memcpy(p->ops, spec->ops, H5FZ_MAX_OPS);
   if (!isfinite(eb)) eb = 0.0;
-  p->quant = h5fz_quant_params_make((int)spec->mode, eb);
+  p->quant = h5fz_quant_params_make((int)spec->mode, eb, h5fz_fill_bits(spec));
   p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
   /* lorenzo_nd: the executor chooses the predictor up to this dimension */
   p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
@@ -235,7 +244,7 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
   p->n_subchunks = h->n_subchunks;
   p->n_ops = h->n_ops;
   memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
-  p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound);
+  p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound, 0); /* fill bits: the encoder's */
   p->row = h->rank >= 2 ? h->dims[h->rank - 1] : 0;
   p->lnd = h5fz_lnd_geom_make(h->rank, h->dims, h->n_elements, h->predictor);
 }

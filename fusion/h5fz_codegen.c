@@ -51,8 +51,8 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
           "  const uint32_t bid = tail_only ? blockIdx.x * n_sub + n_sub - 1u : blockIdx.x;\n"
           "  const uint32_t chunk_ix = bid / n_sub;\n"
           "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
-          "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
-          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n"
+          "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+          "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
           "  const unsigned long long first = (unsigned long long)(bid - chunk_ix * n_sub) * SUB_ELEMS;\n"
           "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
@@ -84,7 +84,7 @@ static void emit_lnd_encode(strbuf *b, const char *w, const char *from, const ch
 static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
-                "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
+                "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill,\n"
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
                 "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only");
@@ -145,7 +145,7 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
 {
   emit_prologue(b, H5FZ_KERNEL_DECODE,
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-                "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned row,\n"
+                "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill, unsigned row,\n"
                 "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
                 "            int *status,\n"
                 "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, uint32_t tail_only");
@@ -228,11 +228,11 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
 {
   emit(b, "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x of the sample */\n"
           "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-          "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode,\n"
+          "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, unsigned long long fill,\n"
           "                     unsigned long long *costs)\n{\n"
           "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
-          "  const h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
           "  uint64_t k_lo, k_hi, T, c[3];\n"
           "  h5fz_lnd_sample(lnd.n, blockIdx.x, gridDim.x, &k_lo, &k_hi, &T);\n"
           "  h5fz_lnd_cost_%s(&blk, in, (const word_t *)0, lnd, &qp, k_lo, k_hi, T, c);\n"
@@ -265,9 +265,9 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
   emit(b, "\n/* ... and the quantizer decode, each word becoming its value in place: one block per sub-chunk\n"
           " * (outliers are patched from the side section on the host) */\n"
           "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-          "h5fz_lnd_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode)\n{\n"
+          "h5fz_lnd_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, unsigned long long fill)\n{\n"
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-          "  const h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
+          "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
           "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
           "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
           "  h5fz_quant_decode_%s(&blk, words + first, m, &qp, (value_t *)(words + first));\n}\n",
@@ -293,11 +293,11 @@ static void emit_warp_fused(strbuf *b)
       "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
       "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
       "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
-      "  h5fz_quant_params qp = {eb, step, inv_step, mode};\n"
-      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix]);\n";
+      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
   emit(b, "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
           "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-          "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode,\n"
+          "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill,\n"
           "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
           "               word_t *oval, uint32_t *ocount)\n{\n"
           "%s"
@@ -306,7 +306,7 @@ static void emit_warp_fused(strbuf *b)
        prologue);
   emit(b, "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
           "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-          "               unsigned long long n, double eb, double step, double inv_step, int mode, uint32_t n_sub,\n"
+          "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill, uint32_t n_sub,\n"
           "               const double *qchunk, value_t *out, int *status)\n{\n"
           "%s"
           "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"

@@ -22,6 +22,13 @@ typedef struct {
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
                          h5fz_chunk_plan *p, h5fz_header *h);
 
+/* The bits of the value that h5fz's encoder makes escape, so that it comes
+ * back exactly (h5fz_quant_params.fill_bits): the spec's fill value in its
+ * dtype (float32: low 32 bits) unless it is +0.0 (which bin 0 keeps
+ * exactly) or the mode LOSSLESS; otherwise -0.0's bits, which escape in
+ * any case. An encoder rule only: the chunk format does not change. */
+uint64_t h5fz_fill_bits(const h5fz_spec *spec);
+
 /* The same with the absolute bound given (the batch path computes REL
  * ranges on the GPU). */
 int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h5fz_chunk_plan *p,

@@ -259,13 +259,14 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
+  unsigned long long fill = p->quant.fill_bits;
   unsigned row = p->row;
   /* lorenzo_nd predicts across the sub-chunks of one chunk, from a cost
    * pass over that chunk: one chunk per launch */
   if (h5fz_plan_has_lnd(p) && n_chunks != 1)
     return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "lorenzo_nd chunks are encoded one per launch, not in batches");
   h5fz_lnd_geom lnd = p->lnd; /* lorenzo_nd: its encode picks the predictor from the cost pass */
-  void *cost_args[] = {&g_gpu.in.ptr, &lnd, &eb, &step, &inv, &mode, &g_gpu.lnd.ptr};
+  void *cost_args[] = {&g_gpu.in.ptr, &lnd, &eb, &step, &inv, &mode, &fill, &g_gpu.lnd.ptr};
   if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(c->mod.lnd_cost, H5FZ_LND_COST_PARTS, (unsigned)c->threads, 0,
                                                     cost_args, "lorenzo_nd cost kernel")))
     return rc;
@@ -274,9 +275,9 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
    * at the same time */
   uint32_t tail_only = use_warp_fused(c->mod.encode_wf, mode);
   int beside = tail_only && n_ull % p->subchunk_elems;
-  void *wf_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &n_sub, &qchunk, &g_gpu.slots.ptr,
+  void *wf_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &fill, &n_sub, &qchunk, &g_gpu.slots.ptr,
                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr};
-  void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
+  void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &fill, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
                       &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &lnd, &g_gpu.lnd.ptr,
                       &tail_only};
   if (beside) {
@@ -323,11 +324,12 @@ static int launch_lnd_finish(const chain_entry *c, const h5fz_chunk_plan *p, CUd
   uint32_t n_sub = p->n_subchunks, yl = h5fz_lnd_ylines(&g), zl = h5fz_lnd_zlines(&g);
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
+  unsigned long long fill = p->quant.fill_bits;
   unsigned threads = (unsigned)c->threads;
   void *carry_args[] = {&g_gpu.lnd.ptr, &n_sub};
   void *fix_args[] = {&out, &g, &g_gpu.lnd.ptr};
   void *y_args[] = {&out, &g, &yl}, *z_args[] = {&out, &g, &zl};
-  void *dq_args[] = {&out, &g, &eb, &step, &inv, &mode};
+  void *dq_args[] = {&out, &g, &eb, &step, &inv, &mode, &fill};
   if ((rc = h5fz_gpu_launch(c->mod.lnd_carry, 1, 32, 0, carry_args, "lorenzo_nd carry kernel")) ||
       (rc = h5fz_gpu_launch(c->mod.lnd_xfix, n_sub, threads, 0, fix_args, "lorenzo_nd x kernel")) ||
       (yl && (rc = h5fz_gpu_launch(c->mod.lnd_yscan, (yl + 255u) / 256u, 256, 0, y_args, "lorenzo_nd y kernel"))) ||
@@ -344,12 +346,13 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
+  unsigned long long fill = p->quant.fill_bits;
   unsigned row = p->row;
   uint32_t n_sub = p->n_subchunks;
   h5fz_lnd_geom lnd = p->lnd;
   int rc = H5FZ_OK;
   uint32_t grid = n_sub * n_chunks, tail_only = use_warp_fused(c->mod.decode_wf, mode);
-  void *wf_args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode,
+  void *wf_args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &fill,
                      &n_sub, &qchunk, &out, &g_gpu.status.ptr};
   if (tail_only) {
     if ((rc = h5fz_gpu_launch(c->mod.decode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
@@ -358,7 +361,7 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
     g_gpu.stats.warp_fused_decodes++;
     if (n_ull % p->subchunk_elems == 0) return H5FZ_OK;
   }
-  void *args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &row,
+  void *args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &fill, &row,
                   &n_sub, &qchunk, &out, &g_gpu.status.ptr, &lnd, &g_gpu.lnd.ptr, &tail_only};
   rc = h5fz_gpu_launch(c->mod.decode, tail_only ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem, args,
                        "decode kernel");

@@ -368,6 +368,66 @@ static void test_rel_ignores_fill(void)
   free(dec);
 }
 
+/* The dataset's fill value comes back exactly (it escapes: spec.md §7)
+ * in ABS, REL and PW_REL, f32 and f64, whether it lies inside the data's
+ * range (5, 10.001), outside it (-999, 1e30) or is NaN, in runs and
+ * scattered; fill=0 keeps zeros in bin 0 (no outliers for them); other
+ * values keep the bound. */
+static void test_fill_exact(void)
+{
+  static const char *fills[] = {"", "fill=-999", "fill=5", "fill=10.001", "fill=1e30", "fill=nan", "fill=0"};
+  static const char *modes[] = {"abs=1e-3", "rel=1e-3", "pw_rel=1e-3"};
+  const size_t n = 20000;
+  for (int f64 = 0; f64 < 2; f64++)
+    for (size_t k = 0; k < sizeof fills / sizeof *fills; k++)
+      for (int mode = 0; mode < 3; mode++) {
+        char text[128];
+        snprintf(text, sizeof text, "%s dtype=%s %s", modes[mode], f64 ? "f64" : "f32", fills[k]);
+        h5fz_spec s;
+        CHECK(h5fz_spec_parse(text, &s) == 0, "parse '%s': %s", text, h5fz_last_error());
+        const int has_fill = s.has_fill;
+        const double fill = has_fill ? s.fill : 0.0;
+        double *d = malloc(n * sizeof *d);
+        float *f = malloc(n * sizeof *f);
+        for (size_t i = 0; i < n; i++) {
+          double x = 10.0 * sin(0.001 * (double)i) + 0.01 * cos(0.37 * (double)i);
+          d[i] = has_fill && ((i / 1000u) % 4u == 1u || i % 97u == 3u) ? fill : x; /* runs and scattered */
+          f[i] = (float)d[i];
+        }
+        const void *in = f64 ? (const void *)d : (const void *)f;
+        size_t bytes = n * (f64 ? 8u : 4u);
+        void *enc = NULL, *dec = NULL;
+        size_t en = 0, dn = 0;
+        h5fz_chunk_info info;
+        CHECK(h5fz_chunk_encode(&s, in, bytes, &enc, &en) == 0 && h5fz_chunk_inspect(enc, en, &info) == 0 &&
+                  h5fz_chunk_decode(enc, en, &dec, &dn) == 0 && dn == bytes,
+              "%s: round trip: %s", text, h5fz_last_error());
+        if (!dec) {
+          free(enc), free(d), free(f);
+          continue;
+        }
+        size_t bad = 0, n_fill = 0, fill_kept = 0;
+        for (size_t i = 0; i < n; i++) {
+          double want = f64 ? d[i] : (double)f[i];
+          double got = f64 ? ((double *)dec)[i] : (double)((float *)dec)[i];
+          int same = f64 ? !memcmp(&d[i], (double *)dec + i, 8) : !memcmp(&f[i], (float *)dec + i, 4);
+          int is_fill = has_fill && (f64 ? d[i] == fill || (isnan(fill) && isnan(d[i])) : f[i] == (float)fill ||
+                                                                                          (isnan(fill) && isnan(f[i])));
+          n_fill += is_fill;
+          fill_kept += is_fill && same;
+          if (isnan(want) || is_fill) continue;
+          double allowed = mode == 2 ? info.abs_bound * fabs(want) : info.abs_bound;
+          bad += !(fabs(got - want) <= allowed);
+        }
+        CHECK(bad == 0, "%s: %zu values out of bound", text, bad);
+        CHECK(fill_kept == n_fill, "%s: %zu of %zu fill values exact", text, fill_kept, n_fill);
+        /* fill values are outliers, except +0.0, which bin 0 keeps */
+        CHECK(fill == 0.0 ? info.n_outliers < n / 1000u : info.n_outliers >= n_fill,
+              "%s: %u outliers for %zu fill values", text, info.n_outliers, n_fill);
+        free(enc), free(dec), free(d), free(f);
+      }
+}
+
 /* ---- lorenzo_nd ----------------------------------------------------------- */
 
 /* A Z x Y x X field that each predictor wins on: smooth along x only (D=1:
@@ -580,6 +640,7 @@ int main(void)
   test_decode_for();
   test_env_int();
   test_rel_ignores_fill();
+  test_fill_exact();
   for (int f64 = 0; f64 < 2; f64++)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
       for (int g = 0; g <= GEN_NAN_RUNS; g++) {

@@ -212,6 +212,36 @@ static double special(uint64_t r)
   }
 }
 
+/* h5fz_bin_f32 is rint of the exact product x * inv_step (docs/format.md
+ * 5.4). The rounded product p = x * inv_step and the exact one can only
+ * round to different bins when p is exactly a half-integer (p is the exact
+ * product rounded, and half-integers below 2^51 are doubles): then the sign
+ * of the product's error e = fma(x, inv_step, -p) decides. Step sizes
+ * aimed at half-integers make such cases; the test fails if none came up. */
+static void test_bin_f32(void)
+{
+  unsigned ties = 0, ties_moved = 0;
+  for (unsigned t = 0; t < 2000000u; t++) {
+    float x = (float)((double)(int64_t)(rnd() >> 11) * 0x1p-40);
+    if (x == 0) continue;
+    double k = (double)(int64_t)(rnd() % 2000001u) - 1000000.0, inv;
+    if (t % 2u) inv = (k + 0.5) / (double)x; /* a product near a half-integer */
+    else inv = ldexp(1.0 + (double)(rnd() >> 12) * 0x1p-52, (int)(rnd() % 40u) - 20);
+    double p = (double)x * inv, e = fma((double)x, inv, -p), want = rint(p);
+    if (fabs(p) < 0x1p50 && p - floor(p) == 0.5) {
+      ties++;
+      if (e != 0) {
+        want = e > 0 ? floor(p) + 1.0 : floor(p);
+        ties_moved += want != rint(p);
+      }
+    }
+    if (fabs(p) < 0x1p50) CHECK(h5fz_bin_f32((double)x, inv) == want, "bin of %.9g * %.17g: %.17g, want %.17g", x, inv,
+                                h5fz_bin_f32((double)x, inv), want);
+  }
+  CHECK(ties_moved > 100, "only %u of %u half-integer products moved to the other bin: the test misses its case",
+        ties_moved, ties);
+}
+
 static void test_quant(void)
 {
   uint32_t nmax = 16384;
@@ -229,7 +259,6 @@ static void test_quant(void)
         uint32_t m_pad = sizes[s] < 64 ? 64 : sizes[s], m = m_pad - (uint32_t)(rnd() % 64u);
         if (kind % 4 == 3) m = m_pad;
         if (mode != H5FZ_QMODE_ABS && s % 4 != 0) continue; /* the reference map: fewer sizes */
-        h5fz_quant_params q = h5fz_quant_params_make(mode, ebs[e]);
         double phase = (double)(rnd() % 1000u);
         for (uint32_t i = 0; i < m; i++) {
           double x;
@@ -248,6 +277,14 @@ static void test_quant(void)
           }
         }
         for (unsigned wide = 0; wide < 2; wide++) {
+          /* the fill word's value: the canonical NaN, a value of the data,
+           * -0.0 (which escapes otherwise) */
+          uint64_t fill;
+          if (e % 3u == 0) fill = wide ? 0x7ff8000000000000ull : 0x7fc00000u;
+          else if (e % 3u == 1 && wide) memcpy(&fill, &d[m / 2u], 8);
+          else if (e % 3u == 1) fill = h5fz_float_bits_32(f[m / 2u]);
+          else fill = wide ? 0x8000000000000000ull : 0x80000000u;
+          h5fz_quant_params q = h5fz_quant_params_make(mode, ebs[e], fill);
           memset(w1, 0x77, m_pad * 8u);
           memset(w2, 0x66, m_pad * 8u);
           uint32_t c1, c2;
@@ -344,6 +381,7 @@ int main(void)
   make_sizes();
   test_bitshuffle();
   test_rze();
+  test_bin_f32();
   test_quant();
   test_transforms();
   printf("test_cpu_fast: %ld checks, %d failures\n", checks, failures);

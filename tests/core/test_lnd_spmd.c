@@ -137,7 +137,8 @@ static const char *case_text(const lnd_case *c, int wide)
       uint64_t k = rnd() % 200u;                                                                                  \
       in[i] = k == 0 ? (FLOAT)NAN : k == 1 ? (FLOAT)INFINITY : k == 2 ? (FLOAT)1e30 : k == 3 ? (FLOAT)-0.0 : (FLOAT)x; \
     }                                                                                                             \
-    h5fz_quant_params p = h5fz_quant_params_make((int)lc->mode, lc->mode == H5FZ_QMODE_PW_REL ? 1e-3 : 1e-2);     \
+    h5fz_quant_params p = h5fz_quant_params_make((int)lc->mode, lc->mode == H5FZ_QMODE_PW_REL ? 1e-3 : 1e-2,        \
+                                                  sizeof(WORD) == 4 ? 0x7fc00000u : 0x7ff8000000000000ull);      \
     for (uint32_t i = 0; i < n; i++) q[i] = h5fz_quant_word_##W(in[i], &p);                                       \
     h5fz_lnd_geom g = h5fz_lnd_geom_make(lc->rank, lc->dims, n, lc->dim);                                         \
     uint32_t ex, ey;                                                                                              \

@@ -19,6 +19,7 @@
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -122,6 +123,7 @@ static inline int __double2loint(double x) { return (int)(uint32_t)__double_as_l
 static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dsub_rn(double a, double b) { return a - b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 static inline float __double2float_rn(double a) { return (float)a; }
 static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s)
 {

@@ -17,11 +17,13 @@ int emu_errors(void);
 
 static const h5fz_blk one_thread = {0, 1, NULL};
 
+uint32_t emu_fill_bits = 0x7fc00000u;
+
 uint32_t emu_ref_encode(const float *in, uint32_t m, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval,
                         uint32_t *ocount)
 {
   const uint32_t m_pad = (m + 63u) & ~63u, L = 4u * m_pad;
-  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb);
+  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
   uint32_t *words = malloc(4096u * 4u), *deltas = malloc(4096u * 4u);
   uint8_t *planes = malloc(16384u), *scratch = malloc(h5fz_rze_scratch_bytes(16384u) + 64u);
   uint32_t size = 0;
@@ -45,7 +47,7 @@ uint32_t emu_ref_encode(const float *in, uint32_t m, double eb, uint8_t *slot, u
 int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, float *out)
 {
   const uint32_t m_pad = (m + 63u) & ~63u, L = 4u * m_pad;
-  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb);
+  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
   uint32_t size = entry & 0x7fffffffu, *words = malloc(4096u * 4u);
   uint8_t *planes = malloc(16384u), *scratch = malloc(h5fz_rze_scratch_bytes(16384u) + 64u);
   int bad = !words || !planes || !scratch;

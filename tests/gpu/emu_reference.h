@@ -7,6 +7,10 @@
 
 #include <stdint.h>
 
+/* The fill value bits (they escape) of the emulated tests
+ * quantizer: the canonical quiet NaN unless a test changes it. */
+extern uint32_t emu_fill_bits;
+
 /* Encode in[m] (m <= 4096; the words are padded to m_pad = m rounded up to
  * 64, L = 4 m_pad bytes, as the executors do): returns the size-table
  * entry (RZE size, or L | 0x80000000 for raw planes); slot gets the bytes

@@ -126,7 +126,7 @@ static void check_decode(const uint8_t *stream, uint32_t entry, uint32_t m, doub
   J.src = exact;
   J.entry = entry;
   J.m = m;
-  J.q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb);
+  J.q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
   J.out = gpu_out;
   J.padded = (uint32_t)padded;
   fill_shared_with_noise();
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
       memset(gpu_slot, 0xa5, sizeof gpu_slot);
       J.in = in;
       J.m = m;
-      J.q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb);
+      J.q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
       J.slot = gpu_slot;
       J.opos = gpu_pos;
       J.oval = gpu_val;

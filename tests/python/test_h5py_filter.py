@@ -136,3 +136,37 @@ def test_gpu_asked_for_without_one_fails_at_create(tmp_path):
     if "created" in out:
         pytest.skip("a usable GPU is present: H5FZ_DEVICE=gpu is satisfied")
     assert rc == 0 and "refused:" in out and "GPU executor is not usable" in out, out
+
+
+@pytest.mark.parametrize("spec", ["rel=1e-4", "abs=1e-3", "pw_rel=1e-3"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("fill", [-999.0, 5.0, np.nan])
+def test_h5py_fill_values_come_back_exactly(field_data, tmp_path, spec, dtype, fill):
+    """A netCDF-style mask: values equal to the dataset's fill value (h5py
+    fillvalue=, which set_local passes to the filter) are kept bit for bit
+    (docs/spec.md §7), so `data == fill` finds them after a lossy round
+    trip; the rest keeps the bound."""
+    field, data = field_data
+    data = data.astype(dtype)
+    masked = data.copy()
+    masked[:, 10:30, 40:90] = fill          # a block of them
+    masked.reshape(-1)[::37] = fill          # and scattered ones
+    cd, _ = lib.cd_values(spec)
+    f, dset = _write_read(tmp_path / "fill.h5", masked, (12, 100, 100), compression=lib.FILTER_ID,
+                          compression_opts=tuple(cd), fillvalue=fill)
+    with f:
+        dec = dset[...]
+    want_mask = np.isnan(masked) if np.isnan(fill) else masked == fill
+    got_mask = np.isnan(dec) if np.isnan(fill) else dec == fill
+    assert np.array_equal(want_mask, got_mask), "%d of %d fill values came back changed" % (
+        int((want_mask & ~got_mask).sum()), int(want_mask.sum()))
+    assert np.array_equal(masked[want_mask].view("u%d" % masked.itemsize),
+                          dec[want_mask].view("u%d" % dec.itemsize)), "fill values not bit for bit"
+    keep = ~want_mask
+    x, y = masked[keep].astype(np.float64), dec[keep].astype(np.float64)
+    if spec.startswith("abs="):
+        assert np.all(np.abs(x - y) <= 1e-3)
+    elif spec.startswith("pw_rel="):
+        assert np.all(np.abs(x - y) <= 1e-3 * np.abs(x))
+    else:  # REL: within 1e-4 of the dataset's range of non-fill values, at most
+        assert np.all(np.abs(x - y) <= 1e-4 * (x.max() - x.min()))

@@ -4,7 +4,8 @@ chunks the real library writes (several dtypes, chains, outliers, edge
 chunks, RZE-bypassed sub-chunks, stored-raw chunks; modes PW_REL and
 LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; lorenzo_nd with
 each of its predictors, ranks 1 to 4; the bitpack coder and its decode
-errors) and on the golden files.
+errors; datasets with a fill value, whose fill values come back exactly as
+outliers) and on the golden files.
 
 Runs under ctest (python_test_second_decoder), which sets HDF5_PLUGIN_PATH,
 H5FZ_BIN and H5FZ_FILTER_ID; conftest.py supplies defaults otherwise.
@@ -531,3 +532,72 @@ def test_lorenzo_nd_matches_its_definition():
                                     acc = wt(acc - v) if (dx + dy + dz) % 2 else wt(acc + v)
                         r[g] = acc
                     assert (sd.lorenzo_nd_decode(h, r) == q).all(), (n, rank, dims, D)
+
+
+# ---- fill values (docs/spec.md §7): an encoder rule, no format change ---------
+
+def fill_field(shape, dtype, fill, seed=21):
+    """field() with a mask of `fill` (a blob, a row, scattered points)."""
+    x = field(shape, dtype, seed)
+    yy, xx = np.indices(shape)
+    x[(yy - shape[0] // 2) ** 2 + (xx - shape[1] // 3) ** 2 < 60] = fill
+    x[1] = fill
+    x.reshape(-1)[::53] = fill
+    return x
+
+
+def outliers_of(raw):
+    """(positions, value bits) of a coded chunk's side section (format.md
+    §7, §8 steps 3-4), through the second decoder's pieces."""
+    h = sd.parse_header(raw)
+    if h.stored_raw or not h.n_outliers:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    body = raw[sd.HEADER_BYTES: len(raw) - 4]
+    ents = struct.unpack_from("<%dI" % h.n_subchunks, body, 0)
+    payload_end = 4 * h.n_subchunks + sum(e & sd.SIZE_MASK for e in ents)
+    pos, vals, _ = sd.decode_side(h, body, payload_end, len(body))
+    return pos, vals.astype(np.uint64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("spec", ["abs=1e-3", "rel=1e-4 delta zigzag rze", "pw_rel=1e-3",
+                                  "abs=1e-4 lorenzo_nd zigzag bitpack",
+                                  "abs=1e-3 lorenzo zigzag bitshuffle rze subchunk=512"])
+@pytest.mark.parametrize("fill", [-999.0, 280.5, 1e30])
+def test_fill_values_match_the_c_decoder(dtype, spec, fill):
+    """Chunks the C filter writes now for a dataset with a fill value (h5py
+    fillvalue=, passed on by set_local), with fill values in the data and in
+    the padding of partial edge chunks: the second decoder gives the C
+    filter's bytes, and every fill value, padding included, comes back bit
+    for bit, as an outlier (the format is unchanged: escapes are stored
+    exactly whatever made them). 280.5 lies inside the data's range, -999
+    and 1e30 outside it (1e30 beyond the quantizer's bins anyway)."""
+    x = fill_field((37, 45), dtype, fill)
+    with mem_file() as f:
+        d = f.create_dataset("w", data=x, chunks=(16, 32), compression=FILTER_ID,
+                             compression_opts=cd_values(spec), fillvalue=fill)
+        hs = check_dataset(d, expect_raw=False)
+        raws = chunks_of(d)
+        back = d[...]
+    u = "u%d" % np.dtype(dtype).itemsize
+    want = int(np.array(fill, dtype).view(u))
+    at = x.view(u) == want
+    assert at.sum() > 100 and bits_equal(back[at], x[at])
+    padded = 0
+    for (offset, raw), h in zip(raws, hs):
+        assert h.version == 1 and not h.stored_raw
+        full = np.frombuffer(sd.decode_chunk(raw), dtype).reshape(d.chunks)
+        # the chunk as the filter got it: the data, padded with the fill value
+        valid = tuple(slice(0, min(c, n - o)) for o, c, n in zip(offset, d.chunks, x.shape))
+        given = np.full(d.chunks, fill, dtype)
+        given[valid] = x[tuple(slice(o, o + v.stop) for o, v in zip(offset, valid))]
+        fills = np.flatnonzero(given.view(u).reshape(-1) == want)
+        pos, vals = outliers_of(raw)
+        assert len(pos) == h.n_outliers
+        # every fill value of the chunk (data and padding) is an outlier
+        # (a quantized value may also decode to the fill value: not checked)
+        assert set(fills.tolist()) <= set(pos.tolist()), offset
+        assert (vals[np.isin(pos, fills)] == want).all()
+        assert (full.reshape(-1)[fills].view(u) == want).all()
+        padded += int(given.size - given[valid].size)
+    assert padded > 0  # partial edge chunks, padded with the fill value
