@@ -135,6 +135,14 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
             "h5fz %s: note: the spec is empty, which means the defaults (%s), as "
             "UD=%d,0,0 does\n",
             cmd, canonical, H5FZ_FILTER_ID);
+  /* fill= is the dataset part's (set_local reads the dataset's fill value),
+   * not the user cd_values': printed in the spec but not carried (a
+   * tester read it as carried) */
+  if (spec.has_fill)
+    fprintf(stderr,
+            "h5fz %s: note: fill= is not carried by these cd_values: the filter takes the dataset's "
+            "own fill value (H5Pset_fill_value, h5py fillvalue=, or h5fz from-raw --spec \"... fill=V\")\n",
+            cmd);
   free(text);
 
   if (ud_only) {

@@ -39,7 +39,9 @@ static void help(FILE *out) {
           "  --dataset NAME      dataset path (default /data; groups are created)\n"
           "  --dtype f32|f64     element type when the extension does not say\n"
           "  --spec SPEC         compress through the h5fz filter (mandatory) with this\n"
-          "                      spec, e.g. \"abs=1e-3\"; needs HDF5_PLUGIN_PATH\n"
+          "                      spec, e.g. \"abs=1e-3\"; needs HDF5_PLUGIN_PATH; a word\n"
+          "                      fill=V sets the dataset's fill value (values equal\n"
+          "                      to it come back exactly)\n"
           "  --force             replace OUT.h5 if it exists (its whole content is lost)\n"
           "  --quiet             print nothing on success\n"
           "\n"
@@ -142,11 +144,15 @@ static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype) {
   return s;
 }
 
-/* The spec text as the user cd_values cd[0..*n) (H5FZ_CD_USER_MAX words);
- * -1 with the error printed. */
-static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n) {
+/* The spec text as the user cd_values cd[0..*n) (H5FZ_CD_USER_MAX words)
+ * and its fill= (*has_fill, *fill), which the user cd_values do not carry:
+ * it becomes the dataset's fill value, which set_local passes on; -1 with
+ * the error printed. */
+static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n, int *has_fill, double *fill) {
   h5fz_spec spec;
   int st = h5fz_spec_parse(spec_text, &spec);
+  *has_fill = st == H5FZ_OK && spec.has_fill;
+  *fill = *has_fill ? spec.fill : 0.0;
   if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, n);
   if (st != H5FZ_OK) {
     h5fz_cli_error(cmd, "invalid --spec \"%s\": %s", spec_text, h5fz_last_error());
@@ -177,6 +183,8 @@ typedef struct {
   const char *out_path, *dataset, *spec_text;
   unsigned cd[H5FZ_CD_USER_MAX]; /* spec_text as user cd_values (spec_to_cd) */
   size_t n_cd;
+  int has_fill; /* the spec's fill=: the dataset's fill value */
+  double fill;
   h5fz_dtype dtype;
   int rank;
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
@@ -201,6 +209,14 @@ static int write_dataset(const write_job *job, const void *data) {
       H5Pset_create_intermediate_group(lcpl, 1) < 0) {
     h5fz_cli_error(cmd, "cannot set up the dataset: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
+  }
+  if (job->has_fill) { /* in the dataset's type, so that HDF5 converts nothing */
+    float fill32 = (float)job->fill;
+    if (H5Pset_fill_value(dcpl, type, job->dtype == H5FZ_DTYPE_F32 ? (const void *)&fill32 : (const void *)&job->fill) <
+        0) {
+      h5fz_cli_error(cmd, "cannot set the fill value: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+      goto done;
+    }
   }
   if (job->spec_text && add_filter(dcpl, job->cd, job->n_cd) < 0) goto done;
   dset = H5Dcreate2(file, job->dataset, type, space, lcpl, dcpl, H5P_DEFAULT);
@@ -361,7 +377,7 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }
-  if (job.spec_text && spec_to_cd(job.spec_text, job.cd, &job.n_cd) < 0) { /* before any warning */
+  if (job.spec_text && spec_to_cd(job.spec_text, job.cd, &job.n_cd, &job.has_fill, &job.fill) < 0) { /* before any warning */
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }

@@ -486,10 +486,18 @@ static int chunk_dims(const h5fz_hdf5_api *h, hid_t dcpl_id, uint32_t *rank, uin
 }
 
 /* The dataset's fill value, which HDF5 writes into the padding of edge
- * chunks: REL ranges leave it out. *padding_known is 0 when the padding is
- * not defined (no fill value, or fill time NEVER), which REL cannot accept.
- * Returns 0, or -1 with the reason pushed. */
-static int fill_value(const h5fz_hdf5_api *h, hid_t dcpl_id, int *has_fill, double *fill, int *padding_known)
+ * chunks: REL ranges leave it out, and values equal to it escape. It is
+ * read in the dataset's own type (dtype), so that *fill (a double, exact
+ * for a float32) has the bits HDF5 writes: a fill value set in another
+ * type, e.g. a big-endian double halfway between two floats, is converted
+ * by HDF5's own rounding, which a later (float) of a double need not
+ * repeat (a tester's finding: FLT_MAX's tie became +Inf, the padding
+ * counted in a REL range, and an edge chunk decoded as zeros).
+ * *padding_known is 0 when the padding is not defined (no fill value, or
+ * fill time NEVER), which REL cannot accept. Returns 0, or -1 with the
+ * reason pushed. */
+static int fill_value(const h5fz_hdf5_api *h, hid_t dcpl_id, h5fz_dtype dtype, int *has_fill, double *fill,
+                      int *padding_known)
 {
   H5D_fill_value_t status;
   H5D_fill_time_t when;
@@ -501,10 +509,14 @@ static int fill_value(const h5fz_hdf5_api *h, hid_t dcpl_id, int *has_fill, doub
   }
   *padding_known = status != H5D_FILL_VALUE_UNDEFINED && when != H5D_FILL_TIME_NEVER;
   if (status == H5D_FILL_VALUE_UNDEFINED) return 0;
-  if (h->H5Pget_fill_value(dcpl_id, *h->H5T_IEEE_F64LE_g, fill) < 0) {
+  float fill32 = 0.0f;
+  herr_t rc = dtype == H5FZ_DTYPE_F32 ? h->H5Pget_fill_value(dcpl_id, *h->H5T_IEEE_F32LE_g, &fill32)
+                                      : h->H5Pget_fill_value(dcpl_id, *h->H5T_IEEE_F64LE_g, fill);
+  if (rc < 0) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's fill value");
     return -1;
   }
+  if (dtype == H5FZ_DTYPE_F32) *fill = (double)fill32;
   *has_fill = 1;
   return 0;
 }
@@ -584,7 +596,7 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
     return -1;
   int has_fill = 0, padding_known = 1;
   double fill = 0.0;
-  if (ok == 1 && fill_value(h, dcpl_id, &has_fill, &fill, &padding_known) < 0)
+  if (ok == 1 && fill_value(h, dcpl_id, dtype, &has_fill, &fill, &padding_known) < 0)
     return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;

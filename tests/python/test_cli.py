@@ -112,6 +112,32 @@ def test_from_raw_warns_about_tiny_chunks(tmp_path):
     assert p.returncode == 2 and "warning" not in p.stderr, p.stderr  # a refused run: only the error
 
 
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+def test_from_raw_spec_fill_sets_the_datasets_fill_value(tmp_path, dtype):
+    """fill=V in --spec becomes the dataset's fill value (the user cd_values
+    do not carry it), so values equal to it come back exactly (a tester found
+    it accepted, echoed and then ignored)."""
+    data, raw = _small_raw(tmp_path, dtype)
+    fill = data.dtype.type(-999.123)
+    data.reshape(-1)[::7] = fill
+    data.tofile(raw)
+    out = tmp_path / "f.h5"
+    lib.cli("from-raw", raw, out, "--shape", "5x30x40", "--chunk", "2x30x40", "--spec", "abs=1e-2 fill=-999.123")
+    with h5py.File(out, "r") as f:
+        d = f["data"]
+        assert d.dtype.type(d.fillvalue) == fill
+        got = d[...]
+    m = data == fill
+    assert m.sum() > 0 and np.array_equal(got[m].view("u%d" % got.itemsize), data[m].view("u%d" % data.itemsize))
+    assert np.abs(got[~m].astype(np.float64) - data[~m]).max() <= 1e-2
+
+
+def test_cd_values_says_fill_is_not_carried():
+    p = lib.cli("cd-values", "abs=1e-3 fill=-999")
+    assert "fill= is not carried" in p.stderr
+    assert "fill= is not carried" not in lib.cli("cd-values", "abs=1e-3").stderr
+
+
 def test_from_raw_float64_and_default_chunks(tmp_path):
     data, raw = _small_raw(tmp_path, "f8")
     out = tmp_path / "o.h5"

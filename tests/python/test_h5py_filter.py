@@ -170,3 +170,37 @@ def test_h5py_fill_values_come_back_exactly(field_data, tmp_path, spec, dtype, f
         assert np.all(np.abs(x - y) <= 1e-3 * np.abs(x))
     else:  # REL: within 1e-4 of the dataset's range of non-fill values, at most
         assert np.all(np.abs(x - y) <= 1e-4 * (x.max() - x.min()))
+
+
+@pytest.mark.parametrize("spec", ["rel=1e-4", "abs=1e-3", "pw_rel=1e-3"])
+@pytest.mark.parametrize("fill", [3.4028235677973366e38, 1.0 + 2.0 ** -24, -999.0 - 2.0 ** -15, 1.5 * 2.0 ** -149])
+def test_fill_value_set_in_another_type(tmp_path, spec, fill):
+    """A float32 dataset whose fill value is set as a big-endian double
+    halfway between two floats: HDF5 converts it with its own rounding, and
+    the filter must use the bits HDF5 writes (set_local reads the fill in
+    the dataset's type), or the edge chunk's padding counts in a REL range
+    (FLT_MAX's tie: the chunk decoded as zeros) and fill values are not kept
+    (a tester's finding)."""
+    cd, _ = lib.cd_values(spec)
+    x = np.linspace(100, 101, 100).astype("f4")
+    path = str(tmp_path / "fillconv.h5")
+    with h5py.File(path, "w") as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((64,))
+        dcpl.set_fill_value(np.array(fill, ">f8"))
+        dcpl.set_filter(lib.FILTER_ID, h5py.h5z.FLAG_MANDATORY, tuple(cd))
+        d = h5py.Dataset(h5py.h5d.create(f.id, b"d", h5py.h5t.IEEE_F32LE, h5py.h5s.create_simple((100,)), dcpl=dcpl))
+        hdf5_fill = np.array(d.fillvalue, "f4")
+        x[::7] = hdf5_fill  # the values equal to the fill HDF5 writes into the padding
+        d[...] = x
+    with h5py.File(path, "r") as f:
+        y = f["d"][...]
+    is_fill = x.view("u4") == hdf5_fill.view("u4")
+    assert np.array_equal(y[is_fill].view("u4"), x[is_fill].view("u4")), "fill values changed"
+    rest, got = x[~is_fill].astype(np.float64), y[~is_fill].astype(np.float64)
+    if spec.startswith("pw_rel="):
+        assert np.all(np.abs(rest - got) <= 1e-3 * np.abs(rest))
+    elif spec.startswith("abs="):
+        assert np.all(np.abs(rest - got) <= 1e-3)
+    else:  # each chunk's range of non-fill values is at most 1
+        assert np.all(np.abs(rest - got) <= 1e-4 * 1.0)
