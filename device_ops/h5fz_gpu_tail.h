@@ -195,6 +195,8 @@ H5FZ_KERNEL void h5fz_tail_gather(const uint32_t *ooffsets, uint32_t n_total, co
     unsigned long long v[H5FZ_TAIL_GATHER_UNROLL];
 #pragma unroll
     for (uint32_t u = 0; u < U; u++) {
+      p[u] = 0; /* unused past end; set so that no compiler sees it read unset */
+      v[u] = 0;
       if (j0 + 32u * u >= end) continue;
       p[u] = opos[at[u]];
       v[u] = esize == 8u ? ((const unsigned long long *)oval)[at[u]] : ((const uint32_t *)oval)[at[u]];
