@@ -495,6 +495,12 @@ int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void 
    * unless it is so sparse that n^2 / 2 steps are cheaper.
    * H5FZ_CHUNK_WALK=grid or =index forces one (tests compare the two). */
   walk = getenv("H5FZ_CHUNK_WALK");
+  if (walk && *walk && strcmp(walk, "grid") && strcmp(walk, "index")) {
+    static int warned; /* once a run, not once a dataset */
+    if (!warned) fprintf(stderr, "h5fz: ignoring H5FZ_CHUNK_WALK=%s (want grid or index); choosing by the chunk count\n", walk);
+    warned = 1;
+    walk = NULL;
+  }
   if (cells == 0.0 || (walk && !strcmp(walk, "index")) ||
       (!(walk && !strcmp(walk, "grid")) && cells > 4.0 * (double)n &&
        cells > (double)n * (double)n / 100.0)) {

@@ -1,6 +1,7 @@
 /*
  * cmd_plan.c - `h5fz plan`: ask the planner for a plan and print it.
- * Uses only the public planner API (planner/h5fz_planner.h).
+ * Uses only the public planner API (planner/h5fz_planner.h), and the
+ * codec's (h5fz.h) to check that --ops is a valid chain.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "cmd_plan.h"
+#include "h5fz.h"
 #include "h5fz_planner.h"
 
 #define PLAN_MAX_OPS 16
@@ -122,6 +124,17 @@ static int parse_args(int argc, char **argv, plan_args *a) {
         fprintf(stderr, "h5fz plan: bad --ops '%s' (ids 1-255, commas)\n", v);
         return 2;
       }
+      /* a chain the codec would refuse gets no plan (`h5fz ops` lists the ids) */
+      h5fz_spec s;
+      h5fz_spec_default(&s);
+      memset(s.ops, 0, sizeof s.ops);
+      s.n_ops = (uint32_t)a->n_ops;
+      if (a->n_ops <= H5FZ_MAX_OPS) memcpy(s.ops, a->ops, a->n_ops);
+      if (a->n_ops > H5FZ_MAX_OPS || h5fz_spec_validate(&s) != H5FZ_OK) {
+        fprintf(stderr, "h5fz plan: --ops '%s' is not a valid chain: %s\n", v,
+                a->n_ops > H5FZ_MAX_OPS ? "more than 10 ops" : h5fz_last_error());
+        return 2;
+      }
     } else {
       fprintf(stderr, "h5fz plan: unknown option %s\n", o);
       return 2;
@@ -139,7 +152,7 @@ static int get_device(const plan_args *a, h5fz_device_desc *dev) {
   }
   if (h5fz_device_load(a->device, dev, err, sizeof err) != H5FZ_PLAN_OK) {
     fprintf(stderr, "h5fz plan: %s\n", err);
-    return 1;
+    return 2; /* a bad input file, as the other commands */
   }
   if (!dev->nvrtc_known) (void)h5fz_nvrtc_query(dev, NULL, 0);
   return 0;
@@ -177,7 +190,7 @@ int h5fz_cmd_plan(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  if (get_device(&a, &dev) != 0) return 1;
+  if (get_device(&a, &dev) != 0) return 2;
   reg = malloc(sizeof *reg);
   plan = malloc(sizeof *plan);
   if (reg == NULL || plan == NULL) {
@@ -189,7 +202,7 @@ int h5fz_cmd_plan(int argc, char **argv) {
                  : h5fz_registry_load_default(reg, err, sizeof err);
   if (r != H5FZ_PLAN_OK) {
     fprintf(stderr, "h5fz plan: registry: %s\n", err);
-    rc = 1;
+    rc = 2; /* a bad input file, as the other commands */
     goto done;
   }
   h5fz_plan_options_default(&opts);

@@ -158,3 +158,14 @@ def test_order_is_the_index_order(tmp_path):
     assert offs == sorted(offs, key=lambda o: (o[1], o[0], o[2])), offs
     got = json.loads(_run("inspect", path, "/sparse_u1", "--json").stdout)["datasets"][0]
     assert [c["offset"] for c in got["chunks"]] == [[6, 0, 0], [0, 4, 5], [2, 8, 10]]
+
+
+def test_unknown_walk_setting_is_named(tmp_path):
+    """H5FZ_CHUNK_WALK=bogus is ignored with a warning (it was silent)."""
+    path = tmp_path / "w.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("d", data=np.zeros((64, 8), "f4"), chunks=(8, 8), **_opts())
+    p = _run("inspect", path, "--summary", walk="bogus")
+    assert "ignoring H5FZ_CHUNK_WALK=bogus (want grid or index)" in p.stderr, p.stderr
+    assert "total: 8 chunks" in p.stdout
+    assert "ignoring" not in _run("inspect", path, "--summary", walk="grid").stderr

@@ -511,3 +511,18 @@ def test_byte_order_is_named(tmp_path):
     assert {d["dataset"]: d["dtype"] for d in v["datasets"]} == {
         "/be": "float32 big-endian", "/be64": "float64 big-endian", "/le": "float32",
         "/scalar": "float32"}
+
+
+@pytest.mark.parametrize("ops,why", [("99", "needs a map"), ("10,30", "must start with a map"),
+                                     ("1,30,30", "only the last op may be a coder")])
+def test_plan_refuses_an_invalid_chain(ops, why):
+    p = lib.cli("plan", "--ops", ops, check=False)
+    assert p.returncode == 2 and "is not a valid chain" in p.stderr and why in p.stderr, p.stderr
+
+
+def test_plan_bad_input_files_exit_2(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("this is not a registry\n")
+    for opt in ("--registry", "--device"):
+        p = lib.cli("plan", opt, bad, check=False)
+        assert p.returncode == 2 and str(bad) in p.stderr, (opt, p.returncode, p.stderr)
