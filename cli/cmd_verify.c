@@ -228,6 +228,16 @@ static double pointwise_error(const double *a, const double *b, hsize_t n, int l
   return worst;
 }
 
+/* The type name of dataset name in file (h5fz_cli_type_name), "?" when it
+ * cannot be opened. */
+static void dataset_type_name(hid_t file, const char *name, char *buf, size_t len) {
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), type = dset < 0 ? -1 : H5Dget_type(dset);
+  if (type >= 0) h5fz_cli_type_name(type, buf, len);
+  else snprintf(buf, len, "?");
+  if (type >= 0) H5Tclose(type);
+  if (dset >= 0) H5Dclose(dset);
+}
+
 static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r) {
   hsize_t dims_a[H5S_MAX_RANK], dims_b[H5S_MAX_RANK], n_a = 0, n_b = 0;
   int rank_a = 0, rank_b = 0;
@@ -242,11 +252,16 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
   }
   h5fz_cli_format_dims(dims_a, rank_a, r->shape, sizeof r->shape);
   if (rank_a == 0) snprintf(r->shape, sizeof r->shape, "scalar");
+  char type_a[64], type_b[64];
+  dataset_type_name(orig, r->name, type_a, sizeof type_a);
+  dataset_type_name(comp, r->name, type_b, sizeof type_b);
   if (rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
     char other[256];
     h5fz_cli_format_dims(dims_b, rank_b, other, sizeof other);
     snprintf(r->error, sizeof r->error, "shape %s in the original, %s in the compressed file",
              r->shape, other);
+  } else if (strcmp(type_a, type_b)) { /* values read as doubles would hide it (a tester: float32 against int32) */
+    snprintf(r->error, sizeof r->error, "type %s in the original, %s in the compressed file", type_a, type_b);
   } else {
     r->n = n_a;
     finite_range(a, n_a, r);

@@ -526,3 +526,18 @@ def test_plan_bad_input_files_exit_2(tmp_path):
     for opt in ("--registry", "--device"):
         p = lib.cli("plan", opt, bad, check=False)
         assert p.returncode == 2 and str(bad) in p.stderr, (opt, p.returncode, p.stderr)
+
+
+def test_verify_notices_a_changed_type(tmp_path):
+    """Values read as doubles hid a type change (a tester: a float32 dataset
+    against an int32 one of the same values passed)."""
+    a, b = tmp_path / "a.h5", tmp_path / "b.h5"
+    with h5py.File(a, "w") as f:
+        f["x"] = np.arange(10, dtype="f4")
+    with h5py.File(b, "w") as f:
+        f["x"] = np.arange(10, dtype="i4")
+    p = lib.cli("verify", a, b, "--abs", "0", check=False)
+    assert p.returncode == 2 and "type float32 in the original, int32 in the compressed file" in p.stdout, p.stdout
+    with h5py.File(b, "w") as f:
+        f["x"] = np.arange(10, dtype="f4")
+    assert lib.cli("verify", a, b, "--abs", "0").returncode == 0
