@@ -286,14 +286,16 @@ const char *h5fz_cli_hdf5_reason(char *buf, size_t len) {
   return h5fz_cli_one_line(buf);
 }
 
+void h5fz_cli_usage_hint(const char *cmd) { fprintf(stderr, "h5fz %s: see `h5fz %s --help`\n", cmd, cmd); }
+
 void h5fz_cli_bad_option(const char *cmd, int c, char **argv) {
   const char *arg = optind > 0 ? argv[optind - 1] : "";
   if (c == ':')
     h5fz_cli_error(cmd, "option '%s' needs a value", arg);
   else if (optopt && optopt != '?')
-    h5fz_cli_error(cmd, "unknown option '-%c' (see h5fz %s --help)", optopt, cmd);
+    h5fz_cli_error(cmd, "unknown option '-%c'", optopt);
   else
-    h5fz_cli_error(cmd, "unknown option '%s' (see h5fz %s --help)", arg, cmd);
+    h5fz_cli_error(cmd, "unknown option '%s'", arg);
 }
 
 /* ---- chunk walk ----------------------------------------------------------- */

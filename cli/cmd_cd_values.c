@@ -92,7 +92,7 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     } else if (!only_words && !strncmp(a, "--", 2)) {
       h5fz_cli_error(cmd, "unknown option '%s' (options: --ud, --json, --help)", a);
       free(words);
-      help(stderr);
+      h5fz_cli_usage_hint(cmd);
       return H5FZ_CLI_USAGE;
     } else {
       words[n_words++] = argv[i];
@@ -106,7 +106,7 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
   if (n_words == 0) {
     h5fz_cli_error(cmd, "missing SPEC (e.g. \"abs=1e-3\")");
     free(words);
-    help(stderr);
+    h5fz_cli_usage_hint(cmd);
     return H5FZ_CLI_USAGE;
   }
   text = join_args(n_words, words, 0);

@@ -114,7 +114,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
     } else if (!strncmp(a, "--", 2)) {
       h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --warp-fused, --help)", a);
       free(words);
-      codegen_help(stderr);
+      h5fz_cli_usage_hint(cmd);
       return H5FZ_CLI_USAGE;
     } else {
       words[n_words++] = argv[i];
@@ -123,7 +123,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
   if (n_words == 0) {
     h5fz_cli_error(cmd, "missing SPEC (e.g. \"abs=1e-3\")");
     free(words);
-    codegen_help(stderr);
+    h5fz_cli_usage_hint(cmd);
     return H5FZ_CLI_USAGE;
   }
   for (int i = 0; i < n_words; i++) len += strlen(words[i]) + 1;
@@ -196,7 +196,7 @@ int h5fz_cmd_ops(int argc, char **argv) {
       json = 1;
     } else {
       h5fz_cli_error(cmd, "unexpected argument '%s'", argv[i]);
-      ops_help(stderr);
+      h5fz_cli_usage_hint(cmd);
       return H5FZ_CLI_USAGE;
     }
   }

@@ -318,13 +318,13 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
       case 'h': help(stdout); return H5FZ_CLI_OK;
       default:
         h5fz_cli_bad_option(cmd, c, argv);
-        help(stderr);
+        h5fz_cli_usage_hint(cmd);
         return H5FZ_CLI_USAGE;
     }
   }
   if (argc - optind != 2 || !shape_text) {
     h5fz_cli_error(cmd, "need RAW, OUT.h5 and --shape");
-    help(stderr);
+    h5fz_cli_usage_hint(cmd);
     return H5FZ_CLI_USAGE;
   }
   job.out_path = argv[optind + 1];

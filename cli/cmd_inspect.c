@@ -494,13 +494,13 @@ int h5fz_cmd_inspect(int argc, char **argv) {
       case 'h': help(stdout); return H5FZ_CLI_OK;
       default:
         h5fz_cli_bad_option(cmd, c, argv);
-        help(stderr);
+        h5fz_cli_usage_hint(cmd);
         return H5FZ_CLI_USAGE;
     }
   }
   if (argc - optind < 1 || argc - optind > 2) {
     h5fz_cli_error(cmd, "need FILE.h5 and at most one DATASET");
-    help(stderr);
+    h5fz_cli_usage_hint(cmd);
     return H5FZ_CLI_USAGE;
   }
   h5fz_cli_quiet_hdf5();

@@ -186,8 +186,8 @@ int h5fz_cmd_plan(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
-  if (rc != 0) {
-    usage(stderr);
+  if (rc != 0) { /* the reason is printed; the whole help would bury it */
+    fprintf(stderr, "h5fz plan: see `h5fz plan --help`\n");
     return 2;
   }
   if (get_device(&a, &dev) != 0) return 2;

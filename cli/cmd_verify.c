@@ -500,7 +500,7 @@ int h5fz_cmd_verify(int argc, char **argv) {
   return rc;
 
 usage:
-  help(stderr);
+  h5fz_cli_usage_hint(cmd);
   free_lists(&names, &skipped);
   return H5FZ_CLI_USAGE;
 }

@@ -35,6 +35,10 @@ int h5fz_cmd_ops(int argc, char **argv);
 void h5fz_cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* After a usage error's message: one line pointing at `h5fz <cmd> --help`
+ * (the whole help after every mistake buried the message; a tester). */
+void h5fz_cli_usage_hint(const char *cmd);
+
 /* After getopt_long (opterr = 0, optstring starting with ':') returned c
  * = '?' or ':', report the offending option on one line. */
 void h5fz_cli_bad_option(const char *cmd, int c, char **argv);
