@@ -68,9 +68,10 @@ typedef struct {
 } dataset_report;
 
 /* Reads a whole dataset converted to double, which holds every float32 and
- * float64 value exactly, NaN payload aside. */
+ * float64 value exactly, NaN payload aside; tname (64 bytes) receives its
+ * type's name (h5fz_cli_type_name), which the doubles no longer show. */
 static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *rank,
-                            hsize_t *n, dataset_report *r) {
+                            hsize_t *n, char tname[64], dataset_report *r) {
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), space = -1;
   double *buf = NULL;
   char why[400];
@@ -80,8 +81,7 @@ static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *ra
   }
   hid_t type = H5Dget_type(dset);
   H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
-  char tname[64];
-  h5fz_cli_type_name(type, tname, sizeof tname);
+  h5fz_cli_type_name(type, tname, 64);
   if (type >= 0) H5Tclose(type);
   if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
     /* compound, string, enum, ...: HDF5 cannot convert it to numbers, and
@@ -228,33 +228,21 @@ static double pointwise_error(const double *a, const double *b, hsize_t n, int l
   return worst;
 }
 
-/* The type name of dataset name in file (h5fz_cli_type_name), "?" when it
- * cannot be opened. */
-static void dataset_type_name(hid_t file, const char *name, char *buf, size_t len) {
-  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), type = dset < 0 ? -1 : H5Dget_type(dset);
-  if (type >= 0) h5fz_cli_type_name(type, buf, len);
-  else snprintf(buf, len, "?");
-  if (type >= 0) H5Tclose(type);
-  if (dset >= 0) H5Dclose(dset);
-}
-
 static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r) {
   hsize_t dims_a[H5S_MAX_RANK], dims_b[H5S_MAX_RANK], n_a = 0, n_b = 0;
   int rank_a = 0, rank_b = 0;
   double *a, *b;
 
-  a = read_doubles(orig, r->name, dims_a, &rank_a, &n_a, r);
+  char type_a[64], type_b[64];
+  a = read_doubles(orig, r->name, dims_a, &rank_a, &n_a, type_a, r);
   if (!a) return;
-  b = read_doubles(comp, r->name, dims_b, &rank_b, &n_b, r);
+  b = read_doubles(comp, r->name, dims_b, &rank_b, &n_b, type_b, r);
   if (!b) {
     free(a);
     return;
   }
   h5fz_cli_format_dims(dims_a, rank_a, r->shape, sizeof r->shape);
   if (rank_a == 0) snprintf(r->shape, sizeof r->shape, "scalar");
-  char type_a[64], type_b[64];
-  dataset_type_name(orig, r->name, type_a, sizeof type_a);
-  dataset_type_name(comp, r->name, type_b, sizeof type_b);
   if (rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
     char other[256];
     h5fz_cli_format_dims(dims_b, rank_b, other, sizeof other);

@@ -43,7 +43,6 @@ H5FZ_FN H5FZ_T_FLOAT H5FZ_TN(h5fz_pwrel_recon)(H5FZ_T_WORD w, double step)
 
 H5FZ_FN int H5FZ_TN(h5fz_pwrel_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p, H5FZ_T_WORD *word)
 {
-  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(x) == p->fill_bits) return 1;
   if (x == 0) {
     if (signbit(x)) return 1;
     *word = H5FZ_T_ZERO_CODE;
@@ -82,8 +81,8 @@ H5FZ_FN int H5FZ_TN(h5fz_quant_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p,
     *word = H5FZ_TN(h5fz_lossless_word)(x);
     return 0;
   }
+  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(x) == p->fill_bits) return 1; /* ABS, REL, PW_REL */
   if (p->mode == H5FZ_QMODE_PW_REL) return H5FZ_TN(h5fz_pwrel_one)(x, p, word);
-  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(x) == p->fill_bits) return 1;
   double b = H5FZ_T_BITS == 32u ? h5fz_bin_f32((double)x, p->inv_step) : rint((double)x * p->inv_step);
   if (!(fabs(b) <= (double)H5FZ_T_MAXBIN)) return 1; /* NaN, Inf, too large */
   H5FZ_T_SWORD bin = (H5FZ_T_SWORD)b;

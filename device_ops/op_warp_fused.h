@@ -57,10 +57,10 @@ typedef struct {
 } h5fz_wf_smem;
 
 /* op_quant.h's linear quantizer (h5fz_quant_one_32, modes ABS and REL):
- * 1 = the value escapes (word 0), else *word is its bin. fill: the low
- * word of q->fill_bits, whose value escapes (one compare a value: 9.3 M
- * more warp instructions, 1.8 %, on the tiled benchmark). */
-H5FZ_FN uint32_t h5fz_wf_quant(float x, const h5fz_quant_params *q, uint32_t fill, uint32_t *word)
+ * 1 = the value escapes (word 0), else *word is its bin. A value with the
+ * bits of q->fill_bits (its low word) escapes too (one compare a value:
+ * 9.3 M more warp instructions, 1.8 %, on the tiled benchmark). */
+H5FZ_FN uint32_t h5fz_wf_quant(float x, const h5fz_quant_params *q, uint32_t *word)
 {
   const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
   double xd = (double)x;
@@ -71,7 +71,7 @@ H5FZ_FN uint32_t h5fz_wf_quant(float x, const h5fz_quant_params *q, uint32_t fil
   /* all four tests without short-circuit branches */
   const uint32_t bits = __float_as_uint(x);
   uint32_t ok = (uint32_t)(fabs(b) <= 1073741824.0) & (uint32_t)(fabs(err) <= q->eb) & (uint32_t)(bits != 0x80000000u) &
-                (uint32_t)(bits != fill);
+                (uint32_t)(bits != (uint32_t)q->fill_bits);
   *word = (uint32_t)__double2loint(t) & (0u - ok);
   return ok ^ 1u;
 }
@@ -136,13 +136,13 @@ H5FZ_FN void h5fz_wf_store_planes(uint32_t *col, uint32_t *lane_col, uint32_t z,
  * the next 4 groups' loads in flight while these are worked (Nsight
  * Compute found a fifth of the stall samples waiting on them); escape
  * masks to S->esc. *any_all: the OR of the zigzag words, *n_esc: the
- * escapes. fill: a value with these bits escapes (h5fz_wf_quant). */
-H5FZ_FN void h5fz_wf_quantize_groups(h5fz_wf_smem *S, const float *in, const h5fz_quant_params *q, uint32_t fill,
-                                     uint32_t g0, uint32_t per_warp, uint32_t *any_all_out, uint32_t *n_esc_out)
+ * escapes. */
+H5FZ_FN void h5fz_wf_quantize_groups(h5fz_wf_smem *S, const float *in, const h5fz_quant_params *q, uint32_t g0,
+                                     uint32_t per_warp, uint32_t *any_all_out, uint32_t *n_esc_out)
 {
   const uint32_t lane = threadIdx.x & 31u;
   uint32_t carry = 0, any_all = 0, n_esc = 0;
-  if (g0) (void)h5fz_wf_quant(in[32u * g0 - 1u], q, fill, &carry); /* the word before the warp's first */
+  if (g0) (void)h5fz_wf_quant(in[32u * g0 - 1u], q, &carry); /* the word before the warp's first */
   const float *src = in + 32u * g0 + lane;
   const uint32_t lane_ge = 0xffffffffu << lane, lane0 = lane == 0;
   uint32_t *const lane_planes = S->planes + lane * H5FZ_WF_STRIDE;
@@ -159,7 +159,7 @@ H5FZ_FN void h5fz_wf_quantize_groups(h5fz_wf_smem *S, const float *in, const h5f
     for (uint32_t j = 0; j < 4u; j++) {
       const uint32_t g = g0 + k + j;
       uint32_t w, any;
-      uint32_t esc = __ballot_sync(H5FZ_WF_FULL, h5fz_wf_quant(x[j], q, fill, &w));
+      uint32_t esc = __ballot_sync(H5FZ_WF_FULL, h5fz_wf_quant(x[j], q, &w));
       if (lane == 0) S->esc[g] = esc;
       n_esc += (uint32_t)__popc(esc);
       /* a rotation: lane l gets word l-1, lane 0 this group's last, which is
@@ -190,7 +190,7 @@ H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_p
   const uint32_t per_warp = H5FZ_WF_GROUPS / nwarps, g0 = warp * per_warp;
   /* 1. quantize, delta, zigzag, bit planes */
   uint32_t any_all, n_esc;
-  h5fz_wf_quantize_groups(S, in, q, (uint32_t)q->fill_bits, g0, per_warp, &any_all, &n_esc);
+  h5fz_wf_quantize_groups(S, in, q, g0, per_warp, &any_all, &n_esc);
   if (lane == 0) {
     S->warp_or[warp] = any_all;
     S->warp_out[warp] = n_esc;

@@ -188,7 +188,7 @@ uint64_t h5fz_fill_bits(const h5fz_spec *spec)
 {
   const int f32 = spec->dtype == H5FZ_DTYPE_F32;
   const uint64_t negzero = f32 ? 0x80000000u : 0x8000000000000000ull; /* escapes anyway */
-  if (!spec->has_fill || spec->mode == H5FZ_MODE_LOSSLESS) return negzero;
+  if (!spec->has_fill) return negzero;
   const uint64_t bits = f32 ? h5fz_float_bits_32((float)spec->fill) : h5fz_float_bits_64(spec->fill);
   return bits ? bits : negzero; /* +0.0 is its own bin, exactly */
 }

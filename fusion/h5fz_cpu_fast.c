@@ -530,7 +530,7 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
  * (h5fz_bin_f32: fma with 1.5 * 2^52, less 1.5 * 2^52), |b| <= 2^30 (false for NaN), (int32) of an
  * integral double, (double)bin * step, (float) of it (round to nearest as
  * the scalar conversion), |x - r| <= eb, bits != -0.0 and the fill
- * value's bits. No FMA.
+ * value's bits. The bin's is the only fused multiply-add.
  * Returns whether any value of the block escapes. */
 __attribute__((target("avx2,fma"))) static uint32_t quant_block_32_avx2(const float *x, uint32_t end,
                                                                     const h5fz_quant_params *p,

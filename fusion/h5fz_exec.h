@@ -25,8 +25,9 @@ int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes,
 /* The bits of the value that h5fz's encoder makes escape, so that it comes
  * back exactly (h5fz_quant_params.fill_bits): the spec's fill value in its
  * dtype (float32: low 32 bits) unless it is +0.0 (which bin 0 keeps
- * exactly) or the mode LOSSLESS; otherwise -0.0's bits, which escape in
- * any case. An encoder rule only: the chunk format does not change. */
+ * exactly); otherwise -0.0's bits, which escape in any case (LOSSLESS
+ * keeps every value and ignores it). An encoder rule only: the chunk
+ * format does not change. */
 uint64_t h5fz_fill_bits(const h5fz_spec *spec);
 
 /* The same with the absolute bound given (the batch path computes REL
