@@ -68,18 +68,21 @@ static int parse_bytes(const char *s, uint64_t *out) {
   return 0;
 }
 
+/* A comma-separated list of op ids (blanks around an id allowed); an empty
+ * item ("1,,30", a trailing comma) is refused, not skipped. */
 static int parse_ops(const char *s, plan_args *a) {
-  char tmp[256], *tok, *save = NULL;
-  if (strlen(s) >= sizeof tmp) return -1;
-  strcpy(tmp, s);
   a->n_ops = 0;
-  for (tok = strtok_r(tmp, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+  for (;;) {
     char *end;
-    long v = strtol(tok, &end, 10);
-    if (*end != '\0' || v < 1 || v > 255 || a->n_ops == PLAN_MAX_OPS) return -1;
+    while (*s == ' ') s++;
+    if (*s < '0' || *s > '9') return -1; /* an empty item, or not a number */
+    long v = strtol(s, &end, 10);
+    while (*end == ' ') end++;
+    if (v < 1 || v > 255 || a->n_ops == PLAN_MAX_OPS || (*end != ',' && *end != '\0')) return -1;
     a->ops[a->n_ops++] = (uint8_t)v;
+    if (*end == '\0') return 0;
+    s = end + 1;
   }
-  return a->n_ops > 0 ? 0 : -1;
 }
 
 /* 0 ok, 2 usage error, 3 --help */

@@ -541,3 +541,10 @@ def test_verify_notices_a_changed_type(tmp_path):
     with h5py.File(b, "w") as f:
         f["x"] = np.arange(10, dtype="f4")
     assert lib.cli("verify", a, b, "--abs", "0").returncode == 0
+
+
+@pytest.mark.parametrize("ops", ["1,,30", "1,10,11,13,30,", ",1,30", "1,x"])
+def test_plan_refuses_empty_or_bad_op_items(ops):
+    """An empty item was skipped ("1,,30" planned as "1,30"; a tester)."""
+    p = lib.cli("plan", "--ops", ops, check=False)
+    assert p.returncode == 2 and "bad --ops" in p.stderr, p.stderr
