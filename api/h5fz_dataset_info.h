@@ -1,0 +1,32 @@
+/*
+ * h5fz_dataset_info.h - what the dataset API reads off an h5fz dataset
+ * (geometry, spec after set_local, fill), shared by the serial API
+ * (h5fz_dataset.c) and the collective one (h5fz_dataset_mpi.c). Not
+ * installed.
+ */
+#ifndef H5FZ_DATASET_INFO_H
+#define H5FZ_DATASET_INFO_H
+
+#include <hdf5.h>
+
+#include "h5fz_batch.h"
+
+typedef struct {
+  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local) */
+  h5fz_array_geom g;       /* the whole dataset: dims, chunk dims, fill bits */
+  h5fz_dtype dtype;
+  hid_t mem_type;          /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
+  double fill;
+} h5fz_dataset_info;
+
+/* Fill *di from the open dataset dset: it must be chunked, little-endian
+ * float32/float64, rank 1..H5FZ_ARRAY_MAX_RANK, with h5fz (and set_local's
+ * words) as its only filter, and filter partial edge chunks. Returns
+ * H5FZ_OK, H5FZ_ERR_ARG, H5FZ_ERR_SPEC or H5FZ_ERR_HDF5 (with the reason). */
+int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di);
+
+/* The element offset of chunk `index` (row-major over g's chunk grid) as
+ * HDF5 wants it (hsize_t, which need not be uint64_t), off[0..g->rank). */
+void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t *off);
+
+#endif /* H5FZ_DATASET_INFO_H */
