@@ -3,6 +3,7 @@
  * (h5fz_dataset_info.h): the spec is the one set_local stored in the
  * pipeline, so the API's chunks are the filter's.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_dataset_info.h"
@@ -86,4 +87,30 @@ void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t
   uint64_t origin[H5FZ_ARRAY_MAX_RANK];
   h5fz_array_chunk_origin(g, index, origin);
   for (uint32_t d = 0; d < g->rank; d++) off[d] = origin[d];
+}
+
+int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, void **container, size_t *bytes)
+{
+  hsize_t size = 0;
+  *container = NULL;
+  *bytes = 0;
+  herr_t st;
+  H5E_BEGIN_TRY { st = H5Dget_chunk_storage_size(dset, off, &size); }
+  H5E_END_TRY;
+  if (st < 0 || size == 0) return H5FZ_OK; /* never written: fill */
+  void *buf = malloc(size);
+  if (!buf) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)size);
+  uint32_t mask = 0;
+  if (H5Dread_chunk(dset, H5P_DEFAULT, off, &mask, buf) < 0) {
+    free(buf);
+    return h5fz_fail(H5FZ_ERR_HDF5, "H5Dread_chunk of chunk %llu failed", (unsigned long long)index);
+  }
+  if (mask) {
+    free(buf);
+    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "chunk %llu was stored without the h5fz filter (filter mask %u)",
+                     (unsigned long long)index, mask);
+  }
+  *container = buf;
+  *bytes = size;
+  return H5FZ_OK;
 }

@@ -29,4 +29,11 @@ int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di);
  * HDF5 wants it (hsize_t, which need not be uint64_t), off[0..g->rank). */
 void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t *off);
 
+/* The stored container of the chunk at element offset off (chunk number
+ * index, for messages): *container a malloc'd copy the caller frees, or
+ * NULL with *bytes = 0 for a chunk never written (it reads as the fill
+ * value). H5FZ_OK, H5FZ_ERR_NOMEM, H5FZ_ERR_HDF5, or H5FZ_ERR_UNSUPPORTED
+ * (the chunk was stored without the filter). */
+int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, void **container, size_t *bytes);
+
 #endif /* H5FZ_DATASET_INFO_H */

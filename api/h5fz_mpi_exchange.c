@@ -1,0 +1,222 @@
+/*
+ * h5fz_mpi_exchange.c - every rank's chunk containers and attribute tables
+ * to every rank (h5fz_mpi_exchange.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_internal.h"
+#include "h5fz_mpi_exchange.h"
+#include "h5fz_mpi_parts.h"
+
+/* MPI counts are int: big buffers go in pieces of this many bytes. */
+#define PIECE (1ull << 30)
+
+int h5fz_mpi_chunks_add(h5fz_mpi_chunks *c, uint64_t index, const void *container, size_t bytes)
+{
+  if (c->n == c->cap) {
+    uint64_t cap = c->cap ? 2 * c->cap : 64;
+    uint64_t *i = realloc(c->index, cap * 8), *o = i ? realloc(c->offset, cap * 8) : NULL,
+             *b = o ? realloc(c->bytes, cap * 8) : NULL;
+    if (i) c->index = i;
+    if (o) c->offset = o;
+    if (!b) return h5fz_fail(H5FZ_ERR_NOMEM, "chunk table of %llu entries", (unsigned long long)cap);
+    c->bytes = b;
+    c->cap = cap;
+  }
+  if (c->used + bytes > c->payload_cap) {
+    uint64_t cap = (c->used + bytes) * 2 + 4096;
+    uint8_t *p = realloc(c->payload, cap);
+    if (!p) return h5fz_fail(H5FZ_ERR_NOMEM, "%llu bytes of chunk containers", (unsigned long long)cap);
+    c->payload = p;
+    c->payload_cap = cap;
+  }
+  memcpy(c->payload + c->used, container, bytes);
+  c->index[c->n] = index;
+  c->offset[c->n] = c->used;
+  c->bytes[c->n] = bytes;
+  c->n++;
+  c->used += bytes;
+  return H5FZ_OK;
+}
+
+void h5fz_mpi_chunks_free(h5fz_mpi_chunks *c)
+{
+  free(c->index);
+  free(c->offset);
+  free(c->bytes);
+  free(c->payload);
+  memset(c, 0, sizeof *c);
+}
+
+static void bcast_bytes(void *buf, uint64_t n, int root, MPI_Comm comm)
+{
+  for (uint64_t at = 0; at < n; at += PIECE)
+    MPI_Bcast((uint8_t *)buf + at, (int)(n - at < PIECE ? n - at : PIECE), MPI_BYTE, root, comm);
+}
+
+static const uint64_t *g_sort_keys;
+static int by_key(const void *a, const void *b)
+{
+  uint64_t x = g_sort_keys[*(const uint64_t *)a], y = g_sort_keys[*(const uint64_t *)b];
+  return x < y ? -1 : x > y;
+}
+
+/* order[0..n) = the permutation that sorts keys (not reentrant: called on
+ * the MPI thread only). */
+static void sort_order(const uint64_t *keys, uint64_t n, uint64_t *order)
+{
+  for (uint64_t i = 0; i < n; i++) order[i] = i;
+  g_sort_keys = keys;
+  qsort(order, n, sizeof *order, by_key);
+}
+
+int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_mpi_chunks *all)
+{
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  memset(all, 0, sizeof *all);
+  uint64_t sizes[2] = {mine->n, mine->used}, *per = malloc((size_t)size * 2 * 8);
+  int rc = per ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "chunk counts");
+  if ((rc = h5fz_mpi_agree(comm, rc))) return rc;
+  MPI_Allgather(sizes, 2, MPI_UINT64_T, per, 2, MPI_UINT64_T, comm);
+  uint64_t n = 0, bytes = 0;
+  for (int r = 0; r < size; r++) {
+    n += per[2 * r];
+    bytes += per[2 * r + 1];
+  }
+  uint64_t *index = malloc((n + 1) * 8), *offset = malloc((n + 1) * 8), *len = malloc((n + 1) * 8);
+  uint8_t *payload = malloc(bytes + 1);
+  uint64_t *order = malloc((n + 1) * 8);
+  rc = index && offset && len && payload && order
+           ? H5FZ_OK
+           : h5fz_fail(H5FZ_ERR_NOMEM, "%llu bytes of chunk containers from all ranks", (unsigned long long)bytes);
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto fail;
+  /* rank r's tables and payload, broadcast from r (its payload follows the others') */
+  uint64_t at = 0, base = 0;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  for (int r = 0; r < size; r++) {
+    uint64_t nr = per[2 * r], br = per[2 * r + 1];
+    if (r == me) {
+      memcpy(index + at, mine->index, nr * 8);
+      memcpy(len + at, mine->bytes, nr * 8);
+      memcpy(offset + at, mine->offset, nr * 8);
+      if (br) memcpy(payload + base, mine->payload, br);
+    }
+    bcast_bytes(index + at, nr * 8, r, comm);
+    bcast_bytes(len + at, nr * 8, r, comm);
+    bcast_bytes(offset + at, nr * 8, r, comm);
+    bcast_bytes(payload + base, br, r, comm);
+    for (uint64_t i = at; i < at + nr; i++) offset[i] += base;
+    at += nr;
+    base += br;
+  }
+  /* every rank writes in the same (increasing index) order */
+  sort_order(index, n, order);
+  all->index = malloc((n + 1) * 8);
+  all->offset = malloc((n + 1) * 8);
+  all->bytes = malloc((n + 1) * 8);
+  rc = all->index && all->offset && all->bytes ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "chunk table");
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto fail;
+  for (uint64_t i = 0; i < n; i++) {
+    all->index[i] = index[order[i]];
+    all->offset[i] = offset[order[i]];
+    all->bytes[i] = len[order[i]];
+  }
+  all->n = all->cap = n;
+  all->payload = payload;
+  all->used = all->payload_cap = bytes;
+  payload = NULL;
+fail:
+  if (rc) h5fz_mpi_chunks_free(all);
+  free(per);
+  free(index);
+  free(offset);
+  free(len);
+  free(payload);
+  free(order);
+  return rc;
+}
+
+/* The outlier lists of every rank, merged in increasing position. */
+static int merge_outliers(MPI_Comm comm, h5fz_attr_tables *t)
+{
+  int size = 1, full = t->lists_full, any_full = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Allreduce(&full, &any_full, 1, MPI_INT, MPI_LOR, comm);
+  uint64_t mine = t->n_listed, total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (any_full || total > H5FZ_ATTR_MAX_OUTLIERS) {
+    t->lists_full = 1;
+    return H5FZ_OK;
+  }
+  size_t esize = h5fz_dtype_size(t->di->dtype);
+  uint64_t *per = malloc((size_t)size * 8), *pos = malloc((total + 1) * 8), *order = malloc((total + 1) * 8);
+  uint8_t *val = malloc((total + 1) * esize);
+  int rc = per && pos && order && val ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "outlier lists");
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, per, 1, MPI_UINT64_T, comm);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  uint64_t at = 0;
+  for (int r = 0; r < size; r++) {
+    if (r == me && per[r]) {
+      memcpy(pos + at, t->opos, per[r] * 8);
+      memcpy(val + at * esize, t->oval, per[r] * esize);
+    }
+    bcast_bytes(pos + at, per[r] * 8, r, comm);
+    bcast_bytes(val + at * esize, per[r] * esize, r, comm);
+    at += per[r];
+  }
+  if (total && !t->opos) {
+    t->opos = malloc(((size_t)H5FZ_ATTR_MAX_OUTLIERS) * 8u);
+    t->oval = malloc(((size_t)H5FZ_ATTR_MAX_OUTLIERS) * esize);
+  }
+  rc = !total || (t->opos && t->oval) ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "outlier lists");
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
+  sort_order(pos, total, order);
+  for (uint64_t i = 0; i < total; i++) {
+    t->opos[i] = pos[order[i]];
+    memcpy(t->oval + i * esize, val + order[i] * esize, esize);
+  }
+  t->n_listed = total;
+out:
+  free(per);
+  free(pos);
+  free(order);
+  free(val);
+  return rc;
+}
+
+int h5fz_mpi_tables_allreduce(MPI_Comm comm, h5fz_attr_tables *t)
+{
+  MPI_Allreduce(MPI_IN_PLACE, t->abs_bound, (int)t->n_chunks, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, t->outliers, (int)t->n_chunks, MPI_UINT32_T, MPI_SUM, comm);
+  uint64_t counts[6] = {t->rep.n_chunks,     t->rep.input_bytes, t->rep.chunk_bytes,
+                        t->rep.stored_bytes, t->rep.n_outliers,  t->rep.n_raw_chunks};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 6, MPI_UINT64_T, MPI_SUM, comm);
+  t->rep.n_chunks = counts[0];
+  t->rep.input_bytes = counts[1];
+  t->rep.chunk_bytes = counts[2];
+  t->rep.stored_bytes = counts[3];
+  t->rep.n_outliers = counts[4];
+  t->rep.n_raw_chunks = counts[5];
+  /* the executor: rank 0's when every rank says the same */
+  char mine[sizeof t->rep.kernel_class + sizeof t->rep.plan_digest], first[sizeof mine];
+  memset(mine, 0, sizeof mine);
+  memcpy(mine, t->rep.kernel_class, sizeof t->rep.kernel_class);
+  memcpy(mine + sizeof t->rep.kernel_class, t->rep.plan_digest, sizeof t->rep.plan_digest);
+  memcpy(first, mine, sizeof mine);
+  MPI_Bcast(first, (int)sizeof first, MPI_BYTE, 0, comm);
+  int same = !memcmp(first, mine, sizeof mine), all_same = 0;
+  MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm);
+  if (all_same) {
+    memcpy(t->rep.kernel_class, first, sizeof t->rep.kernel_class);
+    memcpy(t->rep.plan_digest, first + sizeof t->rep.kernel_class, sizeof t->rep.plan_digest);
+  } else {
+    snprintf(t->rep.kernel_class, sizeof t->rep.kernel_class, "mixed");
+    t->rep.plan_digest[0] = '\0';
+  }
+  return merge_outliers(comm, t);
+}
