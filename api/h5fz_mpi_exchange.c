@@ -55,20 +55,37 @@ static void bcast_bytes(void *buf, uint64_t n, int root, MPI_Comm comm)
     MPI_Bcast((uint8_t *)buf + at, (int)(n - at < PIECE ? n - at : PIECE), MPI_BYTE, root, comm);
 }
 
-static const uint64_t *g_sort_keys;
+static const uint64_t *g_sort_keys, *g_sort_minor;
 static int by_key(const void *a, const void *b)
 {
-  uint64_t x = g_sort_keys[*(const uint64_t *)a], y = g_sort_keys[*(const uint64_t *)b];
+  uint64_t i = *(const uint64_t *)a, j = *(const uint64_t *)b;
+  uint64_t x = g_sort_keys[i], y = g_sort_keys[j];
+  if (x != y || !g_sort_minor) return x < y ? -1 : x > y;
+  x = g_sort_minor[i];
+  y = g_sort_minor[j];
   return x < y ? -1 : x > y;
 }
 
-/* order[0..n) = the permutation that sorts keys (not reentrant: called on
- * the MPI thread only). */
-static void sort_order(const uint64_t *keys, uint64_t n, uint64_t *order)
+/* order[0..n) = the permutation that sorts by keys, then by minor (may be
+ * NULL). Not reentrant: called on the MPI thread only. */
+static void sort_order(const uint64_t *keys, const uint64_t *minor, uint64_t n, uint64_t *order)
 {
   for (uint64_t i = 0; i < n; i++) order[i] = i;
   g_sort_keys = keys;
+  g_sort_minor = minor;
   qsort(order, n, sizeof *order, by_key);
+}
+
+/* The chunk (row-major over g's grid) holding element `pos` (row-major in g). */
+static uint64_t chunk_of_element(const h5fz_array_geom *g, uint64_t pos)
+{
+  uint64_t coord[H5FZ_ARRAY_MAX_RANK], idx = 0;
+  for (uint32_t d = g->rank; d-- > 0;) {
+    coord[d] = pos % g->dims[d];
+    pos /= g->dims[d];
+  }
+  for (uint32_t d = 0; d < g->rank; d++) idx = idx * ((g->dims[d] + g->chunk[d] - 1) / g->chunk[d]) + coord[d] / g->chunk[d];
+  return idx;
 }
 
 int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_mpi_chunks *all)
@@ -113,7 +130,7 @@ int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_m
     base += br;
   }
   /* every rank writes in the same (increasing index) order */
-  sort_order(index, n, order);
+  sort_order(index, NULL, n, order);
   all->index = malloc((n + 1) * 8);
   all->offset = malloc((n + 1) * 8);
   all->bytes = malloc((n + 1) * 8);
@@ -139,7 +156,8 @@ fail:
   return rc;
 }
 
-/* The outlier lists of every rank, merged in increasing position. */
+/* The outlier lists of every rank, merged in the order a serial write lists
+ * them: chunk by chunk (row-major over the grid), increasing within each. */
 static int merge_outliers(MPI_Comm comm, h5fz_attr_tables *t)
 {
   int size = 1, full = t->lists_full, any_full = 0;
@@ -175,7 +193,16 @@ static int merge_outliers(MPI_Comm comm, h5fz_attr_tables *t)
   }
   rc = !total || (t->opos && t->oval) ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "outlier lists");
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
-  sort_order(pos, total, order);
+  /* the serial write's order: chunk by chunk, increasing within a chunk */
+  for (uint64_t i = 0; i < total; i++) order[i] = chunk_of_element(&t->di->g, pos[i]);
+  uint64_t *chunk_keys = order;
+  order = malloc((total + 1) * 8);
+  if ((rc = h5fz_mpi_agree(comm, order ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "outlier order")))) {
+    order = chunk_keys;
+    goto out;
+  }
+  sort_order(chunk_keys, pos, total, order);
+  free(chunk_keys);
   for (uint64_t i = 0; i < total; i++) {
     t->opos[i] = pos[order[i]];
     memcpy(t->oval + i * esize, val + order[i] * esize, esize);

@@ -32,8 +32,9 @@ int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_m
 
 /* Sum every rank's tables into t on every rank (collective): per-chunk
  * entries (each chunk has one writer), the report's byte and chunk counts,
- * and the outlier lists merged in increasing position (or marked full when
- * they hold more than H5FZ_ATTR_MAX_OUTLIERS together). The kernel class
+ * and the outlier lists merged in the serial write's order (chunk by chunk,
+ * increasing within a chunk), or marked full when
+ * they hold more than H5FZ_ATTR_MAX_OUTLIERS together. The kernel class
  * and digest become rank 0's when all ranks agree, else "mixed" and "".
  * H5FZ_OK or H5FZ_ERR_NOMEM (agreed). */
 int h5fz_mpi_tables_allreduce(MPI_Comm comm, h5fz_attr_tables *t);

@@ -32,13 +32,15 @@ int h5fz_mpi_claims_gather(MPI_Comm comm, const h5fz_mpi_claim *mine, h5fz_mpi_c
   *all = NULL;
   if (MPI_Comm_size(comm, n) != MPI_SUCCESS) return h5fz_fail(H5FZ_ERR_ARG, "MPI_Comm_size failed");
   *all = malloc((size_t)*n * sizeof **all);
-  if (!*all) return h5fz_fail(H5FZ_ERR_NOMEM, "claims of %d ranks", *n);
-  if (MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, *all, (int)sizeof *mine, MPI_BYTE, comm) != MPI_SUCCESS) {
+  /* every rank must reach the Allgather, or none */
+  int rc = h5fz_mpi_agree(comm, *all ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "claims of %d ranks", *n));
+  if (!rc && MPI_Allgather(mine, (int)sizeof *mine, MPI_BYTE, *all, (int)sizeof *mine, MPI_BYTE, comm) != MPI_SUCCESS)
+    rc = h5fz_fail(H5FZ_ERR_ARG, "MPI_Allgather of the parts failed");
+  if (rc) {
     free(*all);
     *all = NULL;
-    return h5fz_fail(H5FZ_ERR_ARG, "MPI_Allgather of the parts failed");
   }
-  return H5FZ_OK;
+  return rc;
 }
 
 static int part_empty(const h5fz_mpi_claim *c)

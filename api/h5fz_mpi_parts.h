@@ -30,8 +30,8 @@ typedef struct {
 uint64_t h5fz_fnv1a(uint64_t h, const void *bytes, size_t n);
 
 /* Gather every rank's claim (MPI_Allgather): *all receives a malloc'd
- * array of *n claims in rank order (free it). H5FZ_OK, H5FZ_ERR_NOMEM, or
- * H5FZ_ERR_ARG (an MPI error). */
+ * array of *n claims in rank order (free it). H5FZ_OK, H5FZ_ERR_NOMEM
+ * (on any rank: agreed), or H5FZ_ERR_ARG (an MPI error). */
 int h5fz_mpi_claims_gather(MPI_Comm comm, const h5fz_mpi_claim *mine, h5fz_mpi_claim **all, int *n);
 
 /* The checks every rank runs on all n claims, in this order: a rank's own
