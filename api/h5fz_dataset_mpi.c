@@ -195,6 +195,24 @@ static uint64_t dataset_chunk(const h5fz_dataset_info *di, const h5fz_array_geom
   return idx;
 }
 
+/* With H5FZ_MPI_PROFILE set (not 0): rank 0 prints the slowest rank's
+ * seconds of each phase of a call to stderr, for finding the bottleneck
+ * (docs/mpi.md). Collective. */
+static void profile(MPI_Comm comm, const char *call, const double *secs, const char *const *names, int n,
+                    double exchanged_bytes)
+{
+  const char *env = getenv("H5FZ_MPI_PROFILE");
+  if (!env || !*env || !strcmp(env, "0")) return;
+  double slowest[8] = {0};
+  MPI_Allreduce(secs, slowest, n, MPI_DOUBLE, MPI_MAX, comm);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (me) return;
+  fprintf(stderr, "h5fz %s profile (slowest rank, s):", call);
+  for (int i = 0; i < n; i++) fprintf(stderr, " %s %.4f", names[i], slowest[i]);
+  fprintf(stderr, "; %.1f MB of containers on every rank\n", exchanged_bytes / 1e6);
+}
+
 /* ---- create ------------------------------------------------------------------------- */
 
 int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
@@ -304,12 +322,18 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   if (ex.plan_digest)
     snprintf(w.t.rep.plan_digest, sizeof w.t.rep.plan_digest, "%016llx", (unsigned long long)ex.plan_digest);
   h5fz_dataset_report mine = w.t.rep;
+  double t_encoded = now_s();
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
   if ((rc = h5fz_mpi_chunks_allgather(comm, &w.chunks, &all))) goto out;
+  double t_exchanged = now_s();
   if ((rc = h5fz_mpi_agree(comm, store_chunks(dset, &di, &all)))) goto out;
+  double t_stored = now_s();
   if ((rc = h5fz_mpi_tables_allreduce(comm, &w.t))) goto out;
   if ((rc = h5fz_mpi_agree(comm, h5fz_attr_tables_write(dset, &w.t)))) goto out;
   mine.seconds = now_s() - t0;
+  profile(comm, "write_part", (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged,
+                                         now_s() - t_stored},
+          (const char *[]){"check+encode", "exchange", "H5Dwrite_chunk", "attributes"}, 4, (double)all.used);
   if (report) *report = mine;
 out:
   h5fz_mpi_chunks_free(&w.chunks);
