@@ -43,7 +43,7 @@ ctest --test-dir "$build" -R "${H5FZ_GPU_TESTS:-gpu\.|core\.|api\.}" -V > "$out/
 grep -E "(ok|FAIL|SKIP) |passed|failed|GPU chunks|tests passed|Test +#|out of bound" "$out/ctest-gpu.log" | grep -v "^.*: ok  " | tail -40
 grep -cE ": ok +.*identical" "$out/ctest-gpu.log" | sed 's/^/identical cases: /'
 cp "$build/tests/gpu/gpu_written_v1.h5" "$out/" 2>/dev/null
-H5FZ_DEVICE=gpu ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
+H5FZ_DEVICE=gpu H5FZ_DEVICE_STRICT=1 ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
 tail -12 "$out/ctest-filter-gpu.log"
 echo "== h5py (the machine's python3) through the plugin on the GPU"
 HDF5_PLUGIN_PATH="$build/plugin" "${H5FZ_PYTHON:-python3}" "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
