@@ -3,6 +3,7 @@
  * (h5fz_dataset_info.h): the spec is the one set_local stored in the
  * pipeline, so the API's chunks are the filter's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,10 @@
 int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di)
 {
   memset(di, 0, sizeof *di);
+  /* loads the plugin, so that the caller's H5Dset_extent and H5Dwrite of
+   * new chunks work after this call (h5fz_dataset_register_filter); the
+   * write and read here need no plugin, so a missing one is not an error */
+  (void)H5Zfilter_avail(H5FZ_FILTER_ID);
   int rc = H5FZ_OK;
   hid_t dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset), space = H5Dget_space(dset);
   if (dcpl < 0 || type < 0 || space < 0) {
@@ -113,4 +118,10 @@ int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, 
   *container = buf;
   *bytes = size;
   return H5FZ_OK;
+}
+
+void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len)
+{
+  if (ex->on_gpu) snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
+  else snprintf(buf, len, "cpu");
 }

@@ -36,4 +36,9 @@ void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t
  * (the chunk was stored without the filter). */
 int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, void **container, size_t *bytes);
 
+/* The plan digest a report and the h5fz_plan_digest attribute carry: the
+ * plan that ran as 16 hex digits, or "cpu" for the CPU executor (which has
+ * no plan), so the attribute never reads as missing. */
+void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len);
+
 #endif /* H5FZ_DATASET_INFO_H */

@@ -319,8 +319,7 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   if (!rc && elems) rc = h5fz_array_encode(&di.spec, &pg, data, where == H5FZ_MEM_DEVICE, part_sink, &w, &ex);
   w.t.rep.on_gpu = ex.on_gpu;
   snprintf(w.t.rep.kernel_class, sizeof w.t.rep.kernel_class, "%s", ex.kernel_class);
-  if (ex.plan_digest)
-    snprintf(w.t.rep.plan_digest, sizeof w.t.rep.plan_digest, "%016llx", (unsigned long long)ex.plan_digest);
+  h5fz_dataset_plan_digest_text(&ex, w.t.rep.plan_digest, sizeof w.t.rep.plan_digest);
   h5fz_dataset_report mine = w.t.rep;
   double t_encoded = now_s();
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
@@ -434,8 +433,7 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
   for (uint32_t d = 0; d < di.g.rank; d++) r.rep.chunk_bytes *= di.g.chunk[d];
   r.rep.on_gpu = ex.on_gpu;
   snprintf(r.rep.kernel_class, sizeof r.rep.kernel_class, "%s", ex.kernel_class);
-  if (ex.plan_digest)
-    snprintf(r.rep.plan_digest, sizeof r.rep.plan_digest, "%016llx", (unsigned long long)ex.plan_digest);
+  h5fz_dataset_plan_digest_text(&ex, r.rep.plan_digest, sizeof r.rep.plan_digest);
   r.rep.seconds = now_s() - t0;
   if (report) *report = r.rep;
 out:

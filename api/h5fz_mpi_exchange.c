@@ -218,6 +218,8 @@ out:
 
 int h5fz_mpi_tables_allreduce(MPI_Comm comm, h5fz_attr_tables *t)
 {
+  int rc;
+  uint64_t own_chunks = t->rep.n_chunks;
   MPI_Allreduce(MPI_IN_PLACE, t->abs_bound, (int)t->n_chunks, MPI_DOUBLE, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, t->outliers, (int)t->n_chunks, MPI_UINT32_T, MPI_SUM, comm);
   uint64_t counts[6] = {t->rep.n_chunks,     t->rep.input_bytes, t->rep.chunk_bytes,
@@ -229,21 +231,35 @@ int h5fz_mpi_tables_allreduce(MPI_Comm comm, h5fz_attr_tables *t)
   t->rep.stored_bytes = counts[3];
   t->rep.n_outliers = counts[4];
   t->rep.n_raw_chunks = counts[5];
-  /* the executor: rank 0's when every rank says the same */
-  char mine[sizeof t->rep.kernel_class + sizeof t->rep.plan_digest], first[sizeof mine];
-  memset(mine, 0, sizeof mine);
-  memcpy(mine, t->rep.kernel_class, sizeof t->rep.kernel_class);
-  memcpy(mine + sizeof t->rep.kernel_class, t->rep.plan_digest, sizeof t->rep.plan_digest);
-  memcpy(first, mine, sizeof mine);
-  MPI_Bcast(first, (int)sizeof first, MPI_BYTE, 0, comm);
-  int same = !memcmp(first, mine, sizeof mine), all_same = 0;
-  MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, comm);
-  if (all_same) {
-    memcpy(t->rep.kernel_class, first, sizeof t->rep.kernel_class);
-    memcpy(t->rep.plan_digest, first + sizeof t->rep.kernel_class, sizeof t->rep.plan_digest);
-  } else {
-    snprintf(t->rep.kernel_class, sizeof t->rep.kernel_class, "mixed");
-    t->rep.plan_digest[0] = '\0';
+  /* the executor: the one every rank that wrote chunks names, else "mixed" */
+  typedef struct {
+    uint64_t n_chunks;
+    char kernel_class[sizeof t->rep.kernel_class];
+    char plan_digest[sizeof t->rep.plan_digest];
+  } executor;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  executor mine, *all = malloc((size_t)size * sizeof *all);
+  if ((rc = h5fz_mpi_agree(comm, all ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "executor table")))) return rc;
+  memset(&mine, 0, sizeof mine);
+  mine.n_chunks = own_chunks;
+  memcpy(mine.kernel_class, t->rep.kernel_class, sizeof mine.kernel_class);
+  memcpy(mine.plan_digest, t->rep.plan_digest, sizeof mine.plan_digest);
+  MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm);
+  const executor *first = NULL;
+  int mixed = 0;
+  for (int r = 0; r < size; r++) {
+    if (!all[r].n_chunks) continue; /* wrote nothing: ran nothing */
+    if (!first) first = &all[r];
+    else if (strcmp(first->kernel_class, all[r].kernel_class) || strcmp(first->plan_digest, all[r].plan_digest)) mixed = 1;
   }
+  if (first && !mixed) {
+    memcpy(t->rep.kernel_class, first->kernel_class, sizeof t->rep.kernel_class);
+    memcpy(t->rep.plan_digest, first->plan_digest, sizeof t->rep.plan_digest);
+  } else if (mixed) {
+    snprintf(t->rep.kernel_class, sizeof t->rep.kernel_class, "mixed");
+    snprintf(t->rep.plan_digest, sizeof t->rep.plan_digest, "mixed");
+  }
+  free(all);
   return merge_outliers(comm, t);
 }

@@ -35,7 +35,8 @@ int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_m
  * and the outlier lists merged in the serial write's order (chunk by chunk,
  * increasing within a chunk), or marked full when
  * they hold more than H5FZ_ATTR_MAX_OUTLIERS together. The kernel class
- * and digest become rank 0's when all ranks agree, else "mixed" and "".
+ * and plan digest become those of the ranks that wrote chunks when they
+ * all agree, else "mixed" (a rank fell back to the CPU, say).
  * H5FZ_OK or H5FZ_ERR_NOMEM (agreed). */
 int h5fz_mpi_tables_allreduce(MPI_Comm comm, h5fz_attr_tables *t);
 
