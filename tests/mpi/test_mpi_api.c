@@ -7,7 +7,8 @@
  *
  * Per case (slabs along the slowest dim; parts along dim 1 with edge chunks
  * in every dim under REL; float64 with the last rank's part empty; and, when
- * a GPU is visible, device arrays): the stored chunks must equal a serial
+ * a GPU is visible, device arrays; host arrays under a 1 MiB
+ * H5FZ_GPU_MEMORY_LIMIT, where a GPU runs out and the CPU takes over): the stored chunks must equal a serial
  * H5Dwrite through the filter (rank 0), the attributes a serial
  * h5fz_dataset_write of the same array; every element read back (by
  * h5fz_dataset_read_part in another, off-grid decomposition, and by a
@@ -38,13 +39,15 @@ typedef struct {
   hsize_t chunk[3];
   decomposition split;
   int device;   /* 1: the parts from GPU memory (only with a visible GPU) */
+  int gpu_limit; /* 1: H5FZ_GPU_MEMORY_LIMIT of 1 MiB, a GPU that runs out: the CPU takes over */
 } api_case;
 
 static const api_case cases[] = {
-    {"abs_slabs", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0},
-    {"rel_dim1_edges", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0},
-    {"pw_rel_f64_last_empty", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0},
-    {"abs_slabs_device", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 1},
+    {"abs_slabs", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0},
+    {"rel_dim1_edges", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0},
+    {"pw_rel_f64_last_empty", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0},
+    {"abs_slabs_device", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 1, 0},
+    {"abs_slabs_gpu_out_of_memory", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 1},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -256,7 +259,9 @@ static void write_case(hid_t file, const api_case *c, const void *data)
   size_t bytes = count[0] * count[1] * count[2] * esize;
   if (c->device) src = to_device(part, bytes);
   h5fz_dataset_report rep;
+  if (c->gpu_limit) setenv("H5FZ_GPU_MEMORY_LIMIT", "1048576", 1); /* read at each GPU allocation */
   rc = h5fz_dataset_write_part(d, type, start, count, src, c->device ? H5FZ_MEM_DEVICE : H5FZ_MEM_HOST, &rep);
+  unsetenv("H5FZ_GPU_MEMORY_LIMIT");
   MT_CHECK(!rc, "%s: h5fz_dataset_write_part: %s", c->name, h5fz_last_error());
   if (!rc && mt_rank == 0)
     printf("  %s: rank 0 wrote %llu chunks on the %s (%s), %.3f s\n", c->name, (unsigned long long)rep.n_chunks,
