@@ -52,10 +52,20 @@ if [ -z "${H5FZ_DATA_DIR:-}" ] && [ -d "$root/.devdata" ]; then
 fi
 data=${H5FZ_DATA_DIR:-$root/../shared/data}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# containers often forbid the cross-process copies Open MPI's shared-memory transport tries first
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# the files (compressed, all paths kept until the chunk comparison): /dev/shm when it has room
+filedir=$build/files
+if [ "$(df --output=avail -B1 /dev/shm 2> /dev/null | tail -1)" -gt $((16 * 1024 * 1024 * 1024)) ] 2> /dev/null; then
+  filedir=/dev/shm
+fi
+mkdir -p "$filedir"
+echo "files in $filedir"
 export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache} HDF5_PLUGIN_PATH=$build/plugin
 { nvidia-smi; nvidia-smi --query-gpu=name,memory.total,clocks.max.memory --format=csv; } > "$out/nvidia-smi.txt" 2>&1
 mpirun --version 2>&1 | head -2
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5FZ_MPI=ON > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5FZ_MPI=ON -DH5FZ_DATA_DIR="$data" \
+  -DH5FZ_PYTHON="${H5FZ_PYTHON:-$(command -v python3)}" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target h5fz_bench_mpi h5fz_mpi_tests > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 ctest --test-dir "$build" -L mpi --output-on-failure -V > "$out/ctest-mpi.log" 2>&1
 echo "ctest -L mpi: exit $? ($(grep -c 'Passed' "$out/ctest-mpi.log") passed lines; device case:" \
@@ -66,7 +76,7 @@ bench() { # bench LABEL N [ARGS...]
   shift 2
   echo "== $label, $n ranks"
   H5FZ_MPI_PROFILE=1 timeout 900 mpirun -n "$n" ${MPIEXEC_FLAGS:-} "$build/bin/h5fz_bench_mpi" --data "$data" \
-    --gib-per-rank "$gib" --reps "$reps" --label "$label" "$@" > "$out/bench_mpi_${label}_n$n.json"
+    --gib-per-rank "$gib" --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/bench_mpi_${label}_n$n.json"
   echo "   exit $?; $(grep -o '"path": "[a-z_]*", "write_s[^}]*' "$out/bench_mpi_${label}_n$n.json" | tr '\n' ' ' | cut -c1-900)"
 }
 for n in 1 2 4 8; do bench no_mps "$n"; done
