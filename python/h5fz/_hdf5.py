@@ -53,7 +53,7 @@ def find_libhdf5():
     path = info.dli_fname.decode()
     if not os.path.isabs(path):
         raise OSError("libhdf5 of h5py has no usable path (%r)" % path)
-    return path
+    return os.path.realpath(path)  # wheels name it through h5py/../h5py.libs
 
 
 class Binding:
