@@ -378,3 +378,35 @@ def test_xarray_to_netcdf_with_an_h5fz_encoding(tmp_path):
             plist = d.id.get_create_plist()
             assert [plist.get_filter(i)[0] for i in range(plist.get_nfilters())] == [h5fz.FILTER_ID]
             assert d.id.get_storage_size() < a.nbytes
+
+
+# ---- GPU arrays (CuPy), where there is a GPU --------------------------------------------
+
+def test_cupy_arrays_write_and_read_the_same_chunks(tmp_path):
+    cp = pytest.importorskip("cupy")
+    try:
+        cp.cuda.runtime.getDeviceCount()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip("CuPy sees no GPU: %s" % e)
+    if h5fz.get_config()["executor"] != "gpu":
+        pytest.skip("the h5fz executor is the CPU here: %s" % h5fz.get_config())
+    a = embedded()
+    with h5py.File(tmp_path / "f.h5", "w") as f:
+        ref = f.create_dataset("filter", data=a, chunks=(12, 100, 100), **h5fz.Filter(abs=1e-3))
+        d = f.create_dataset("gpu", shape=a.shape, dtype="f4", chunks=(12, 100, 100), **h5fz.Filter(abs=1e-3))
+        report = h5fz.write(d, cp.asarray(a))
+        assert report["on_gpu"]
+        want, got = chunks_of(ref), chunks_of(d)
+        assert sorted(got) == sorted(want) and all(got[k] == want[k] for k in want)
+        out = cp.zeros(a.shape, "f4")
+        assert h5fz.read(d, out=out) is out
+        assert np.array_equal(cp.asnumpy(out), d[...])
+        check_bound(a, cp.asnumpy(out), "abs", 1e-3)
+        # a part of a chunk from GPU memory merges through the host
+        rep = h5fz.write(d, cp.asarray(a[5]), start=(5, 0, 0))
+        assert rep["merged"]
+        check_bound(a, d[...], "abs", 1e-3)
+        with pytest.raises(TypeError):
+            h5fz.write(d, cp.asarray(a, dtype="f8"))
+        with pytest.raises(ValueError, match="contiguous"):
+            h5fz.write(d, cp.asarray(np.ascontiguousarray(a.transpose(0, 2, 1))).transpose(0, 2, 1))
