@@ -410,3 +410,29 @@ def test_cupy_arrays_write_and_read_the_same_chunks(tmp_path):
             h5fz.write(d, cp.asarray(a, dtype="f8"))
         with pytest.raises(ValueError, match="contiguous"):
             h5fz.write(d, cp.asarray(np.ascontiguousarray(a.transpose(0, 2, 1))).transpose(0, 2, 1))
+
+
+# ---- the README's Python examples, as written ----------------------------------------------
+
+def readme_block(name):
+    import re
+    text = (SRC / "README.md").read_text()
+    m = re.search(r"<!-- tested by tests/package/test_h5fz_package\.py: %s -->\n```python\n(.*?)```"
+                  % re.escape(name), text, re.S)
+    assert m, "README.md has no block marked %r" % name
+    return m.group(1)
+
+
+def test_readme_python_examples(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    a = np.resize(embedded(), (32, 256, 256))  # real values, in the example's chunk shape
+    exec(compile(readme_block("python_example"), "README.md:python_example", "exec"), {"a": a})
+    with h5py.File("out.h5", "r") as f:
+        check_bound(a, f["t"][...], "abs", 1e-3)
+        assert f["t"].id.get_storage_size() < a.nbytes
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("h5netcdf")
+    ds = xr.Dataset({"t": (("z", "y", "x"), a)})
+    exec(compile(readme_block("xarray_example"), "README.md:xarray_example", "exec"), {"ds": ds, "h5fz": h5fz})
+    with xr.open_dataset("out.nc", engine="h5netcdf") as back:
+        check_bound(a, back["t"].values, "abs", 1e-3)
