@@ -79,8 +79,15 @@ def _grid(shape, chunks):
 
 
 def _origin(index, grid, chunks, base):
-    coords = np.unravel_index(int(index), grid)
-    return tuple(int(b + i * c) for b, i, c in zip(base, coords, chunks))
+    """The first element of chunk index (row-major over grid), offset by
+    base. Plain integers: this runs once per chunk inside the codec's
+    callback."""
+    index = int(index)
+    out = [0] * len(grid)
+    for d in range(len(grid) - 1, -1, -1):
+        index, i = divmod(index, grid[d])
+        out[d] = base[d] + i * chunks[d]
+    return tuple(out)
 
 
 def _exec_report(ex):
@@ -196,9 +203,9 @@ def _whole_chunks(ds, start, end):
     shape = tuple(e - s for s, e in zip(start, end))
     grid = _grid(shape, ds.chunks)
     for index in range(int(np.prod(grid))):
-        coords = np.unravel_index(index, grid)
-        if any(edge[d] and coords[d] == grid[d] - 1 for d in range(len(grid))):
-            if ds.allocated(_origin(index, grid, ds.chunks, start)):
+        off = _origin(index, grid, ds.chunks, (0,) * len(grid))
+        if any(edge[d] and off[d] // ds.chunks[d] == grid[d] - 1 for d in range(len(grid))):
+            if ds.allocated(tuple(s + o for s, o in zip(start, off))):
                 return False
     return True
 
