@@ -421,6 +421,23 @@ def test_cupy_arrays_write_and_read_the_same_chunks(tmp_path):
             h5fz.write(d, cp.asarray(np.ascontiguousarray(a.transpose(0, 2, 1))).transpose(0, 2, 1))
 
 
+
+def test_torch_cuda_tensors_write_the_same_chunks(tmp_path):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available() or h5fz.get_config()["executor"] != "gpu":
+        pytest.skip("no CUDA device for PyTorch, or the h5fz executor is the CPU")
+    a = embedded()
+    with h5py.File(tmp_path / "f.h5", "w") as f:
+        ref = f.create_dataset("filter", data=a, chunks=(12, 100, 100), **h5fz.Filter(pw_rel=1e-3))
+        d = f.create_dataset("torch", shape=a.shape, dtype="f4", chunks=(12, 100, 100), **h5fz.Filter(pw_rel=1e-3))
+        assert h5fz.write(d, torch.from_numpy(a).cuda())["on_gpu"]
+        want, got = chunks_of(ref), chunks_of(d)
+        assert sorted(got) == sorted(want) and all(got[k] == want[k] for k in want)
+        out = torch.zeros(a.shape, dtype=torch.float32, device="cuda")
+        h5fz.read(d, out=out)
+        torch.cuda.synchronize()
+        assert np.array_equal(out.cpu().numpy(), d[...])
+
 # ---- the README's Python examples, as written ----------------------------------------------
 
 def readme_block(name):
