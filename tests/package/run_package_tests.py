@@ -91,7 +91,26 @@ def run_suite(python, name):
     return p.returncode
 
 
+def require_index():
+    """Exit 77 when the package index pip would use cannot be reached."""
+    import urllib.request
+    index = os.environ.get("PIP_INDEX_URL")
+    if not index:  # a mirror in pip.conf counts as the index
+        p = run(["/usr/bin/python3", "-m", "pip", "config", "get", "global.index-url"])
+        index = p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else "https://pypi.org/simple/"
+    index = index.rstrip("/")
+    url = index + "/scikit-build-core/"
+    try:
+        with urllib.request.urlopen(url, timeout=20) as r:
+            r.read(1)
+    except Exception as e:  # noqa: BLE001 - any failure to reach it means offline here
+        print("SKIP: the package index cannot be reached (%s: %s: %s); the package test needs it for "
+              "scikit-build-core and the h5py wheel" % (url, type(e).__name__, e), flush=True)
+        sys.exit(77)
+
+
 def main():
+    require_index()
     WORK.mkdir(parents=True, exist_ok=True)
     chosen = os.environ.get("H5FZ_PACKAGE_VENVS", "debian,pypi").split(",")
     failed = []
