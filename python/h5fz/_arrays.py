@@ -5,6 +5,9 @@ import ctypes
 import numpy as np
 
 
+_WHOLE_CONTEXT = object()
+
+
 class DeviceArray:
     """A C-contiguous array in CUDA device memory, from its
     __cuda_array_interface__ (version 2 or 3)."""
@@ -20,7 +23,9 @@ class DeviceArray:
                              "(cupy.ascontiguousarray, tensor.contiguous())" % (tuple(strides),))
         if cai.get("mask") is not None:
             raise ValueError("h5fz: masked GPU arrays are not supported")
-        self.stream = cai.get("stream")
+        # version 3 names the producer's stream (None: nothing to wait for);
+        # older versions say nothing, so the whole context is waited for
+        self.stream = cai["stream"] if "stream" in cai else _WHOLE_CONTEXT
 
     @property
     def nbytes(self):
@@ -29,7 +34,9 @@ class DeviceArray:
     def synchronize(self):
         """Wait for the producer's stream, as the interface asks consumers to
         (version 3: stream None means no synchronisation is needed)."""
-        if self.stream is not None:
+        if self.stream is _WHOLE_CONTEXT:
+            check(_cuda().cuCtxSynchronize(), "cuCtxSynchronize")
+        elif self.stream is not None:
             check(_cuda().cuStreamSynchronize(ctypes.c_void_p(int(self.stream))), "cuStreamSynchronize")
 
     def to_host(self):
@@ -61,6 +68,7 @@ def _cuda():
         except OSError as e:
             raise RuntimeError("h5fz: a GPU array was given but libcuda.so.1 cannot be loaded: %s" % e) from None
         lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+        lib.cuCtxSynchronize.argtypes = []
         lib.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
         _CUDA = lib
     return _CUDA

@@ -389,6 +389,32 @@ def test_xarray_to_netcdf_with_an_h5fz_encoding(tmp_path):
             assert d.id.get_storage_size() < a.nbytes
 
 
+
+class FakeGpuArray:
+    """An object claiming GPU memory at an address nothing may read."""
+
+    def __init__(self, shape, typestr="<f4", strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0xdead0000, False),
+                                         "version": 3, "strides": strides, "stream": None}
+
+
+def test_gpu_arrays_without_a_gpu_fail_cleanly(tmp_path):
+    """Without a usable GPU a GPU array is refused with the reason, never
+    read as host memory (the address above would crash the process)."""
+    if h5fz.get_config()["gpu_present"]:
+        pytest.skip("a GPU is present")
+    with h5py.File(tmp_path / "f.h5", "w") as f:
+        d = f.create_dataset("t", shape=(20, 30), dtype="f4", chunks=(10, 30), **h5fz.Filter(abs=1e-3))
+        with pytest.raises(RuntimeError, match="GPU|device|CUDA|cuda"):
+            h5fz.write(d, FakeGpuArray((20, 30)))
+        with pytest.raises(RuntimeError, match="GPU|device|CUDA|cuda"):
+            h5fz.read(d, out=FakeGpuArray((20, 30)))
+        with pytest.raises(TypeError):
+            h5fz.write(d, FakeGpuArray((20, 30), "<f8"))
+        with pytest.raises(ValueError, match="contiguous"):
+            h5fz.write(d, FakeGpuArray((20, 30), strides=(4, 80)))
+        assert d.id.get_num_chunks() == 0
+
 # ---- GPU arrays (CuPy), where there is a GPU --------------------------------------------
 
 def test_cupy_arrays_write_and_read_the_same_chunks(tmp_path):
