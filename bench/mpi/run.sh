@@ -6,10 +6,14 @@
 # out": every chunk must still be written, by the CPU). Before that, the MPI
 # tests (tests/mpi, with the device-array case) in the same build.
 #
-#   bench/mpi/run.sh [--gib-per-rank G] [--reps R]        (from the repository root)
+#   bench/mpi/run.sh [--gib-per-rank G] [--reps R] [--layout mpi|node|both]   (from the repository root)
 #
-# Needs an MPI (mpicc, mpirun) and a parallel HDF5 (h5pcc, or pkg-config
-# hdf5-openmpi / hdf5-mpich), else it says what is missing and exits 3.
+# Layouts: mpi = one shared file through parallel HDF5 (h5fz_bench_mpi,
+# mpirun; needs an MPI with mpicc and a parallel HDF5: h5pcc, or pkg-config
+# hdf5-openmpi / hdf5-mpich); node = N plain processes, a file each, through
+# the serial HDF5 (h5fz_bench_node; no MPI at all), for a machine without a
+# parallel HDF5. Default: mpi where it can build, else node (saying what is
+# missing).
 # Data: $H5FZ_DATA_DIR, else .devdata/ in the repository (files or .gz,
 # as for tests/gpu/run.sh), else ../shared/data. Writes to $OUT (else
 # build-mpi-bench/out): run.log, nvidia-smi.txt, ctest-mpi.log,
@@ -23,11 +27,13 @@ mkdir -p "$out"
 exec > >(tee "$out/run.log") 2>&1
 gib=1
 reps=2
+layout=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --gib-per-rank) gib=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
-    *) echo "usage: bench/mpi/run.sh [--gib-per-rank G] [--reps R]" >&2; exit 2 ;;
+    --layout) layout=$2; shift 2 ;;
+    *) echo "usage: bench/mpi/run.sh [--gib-per-rank G] [--reps R] [--layout mpi|node|both]" >&2; exit 2 ;;
   esac
 done
 missing=""
@@ -37,9 +43,12 @@ if ! command -v h5pcc > /dev/null && ! pkg-config --exists hdf5-openmpi 2> /dev/
   missing="$missing parallel-HDF5(h5pcc)"
 fi
 if [ -n "$missing" ]; then
-  echo "bench/mpi/run.sh: missing:$missing (Debian/Ubuntu: libhdf5-openmpi-dev openmpi-bin); nothing run" | tee "$out/missing.txt"
-  exit 3
+  echo "bench/mpi/run.sh: no parallel HDF5 build here, missing:$missing (Debian/Ubuntu: libhdf5-openmpi-dev openmpi-bin)" | tee "$out/missing.txt"
+  if [ -n "$layout" ] && [ "$layout" != node ]; then exit 3; fi
+  layout=node
 fi
+layout=${layout:-mpi}
+echo "layout: $layout"
 if [ -z "${H5FZ_DATA_DIR:-}" ] && [ -d "$root/.devdata" ]; then
   export H5FZ_DATA_DIR=/tmp/h5fz-devdata
   mkdir -p "$H5FZ_DATA_DIR"
@@ -64,20 +73,47 @@ echo "files in $filedir"
 export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache} HDF5_PLUGIN_PATH=$build/plugin
 { nvidia-smi; nvidia-smi --query-gpu=name,memory.total,clocks.max.memory --format=csv; } > "$out/nvidia-smi.txt" 2>&1
 mpirun --version 2>&1 | head -2
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5FZ_MPI=ON -DH5FZ_DATA_DIR="$data" \
+mpi_opt=ON
+targets="h5fz_bench_mpi h5fz_mpi_tests h5fz_bench_node"
+if [ "$layout" = node ]; then mpi_opt=AUTO targets="h5fz_bench_node h5fz_plugin"; fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5FZ_MPI=$mpi_opt -DH5FZ_DATA_DIR="$data" \
   -DH5FZ_PYTHON="${H5FZ_PYTHON:-$(command -v python3)}" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target h5fz_bench_mpi h5fz_mpi_tests > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-ctest --test-dir "$build" -L mpi --output-on-failure -V > "$out/ctest-mpi.log" 2>&1
-echo "ctest -L mpi: exit $? ($(grep -c 'Passed' "$out/ctest-mpi.log") passed lines; device case:" \
-  "$(grep -m1 -o 'abs_slabs_device: [^,]*' "$out/ctest-mpi.log" || echo none))"
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" --target $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+if [ "$layout" != node ]; then
+  ctest --test-dir "$build" -L mpi --output-on-failure -V > "$out/ctest-mpi.log" 2>&1
+  echo "ctest -L mpi: exit $? ($(grep -c ' Passed ' "$out/ctest-mpi.log") passed; device case:" \
+    "$(grep -m1 -o 'abs_slabs_device: [^,]*' "$out/ctest-mpi.log" || echo none))"
+fi
 
-bench() { # bench LABEL N [ARGS...]
+bench_mpi() { # bench_mpi LABEL N [ARGS...]: one shared file, mpirun
   local label=$1 n=$2
   shift 2
-  echo "== $label, $n ranks"
+  echo "== mpi layout, $label, $n ranks"
+  # shellcheck disable=SC2086
   H5FZ_MPI_PROFILE=1 timeout 900 mpirun -n "$n" ${MPIEXEC_FLAGS:-} "$build/bin/h5fz_bench_mpi" --data "$data" \
     --gib-per-rank "$gib" --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/bench_mpi_${label}_n$n.json"
   echo "   exit $?; $(grep -o '"path": "[a-z_]*", "write_s[^}]*' "$out/bench_mpi_${label}_n$n.json" | tr '\n' ' ' | cut -c1-900)"
+}
+bench_node() { # bench_node LABEL N [ARGS...]: N processes, a file each
+  local label=$1 n=$2 sync pids=() rc=0
+  shift 2
+  echo "== node layout, $label, $n processes"
+  sync=/dev/shm/h5fz_bench_node_$$_${label}_$n
+  rm -f "$sync"
+  for ((r = 0; r < n; r++)); do
+    timeout 900 "$build/bin/h5fz_bench_node" --rank "$r" --ranks "$n" --sync "$sync" --data "$data" --gib-per-rank "$gib" \
+      --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/node_r$r.tmp" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  mv "$out/node_r0.tmp" "$out/bench_node_${label}_n$n.json"
+  rm -f "$out"/node_r*.tmp "$sync"
+  echo "   exit $rc; $(grep -o '"path": "[a-z_]*", "write_s[^}]*' "$out/bench_node_${label}_n$n.json" | tr '\n' ' ' | cut -c1-900)"
+}
+bench() { # bench LABEL N [ARGS...] in the chosen layout(s)
+  if [ "$layout" != node ]; then bench_mpi "$@"; fi
+  if [ "$layout" != mpi ]; then bench_node "$@"; fi
 }
 for n in 1 2 4 8; do bench no_mps "$n"; done
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/h5fz-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/h5fz-mps-log
