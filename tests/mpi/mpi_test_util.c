@@ -80,6 +80,10 @@ hid_t mt_fapl_mpio(void)
 {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+  if (getenv("H5FZ_TEST_COLL_METADATA")) { /* collective metadata reads and writes, as tuned codes set them */
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+  }
   return fapl;
 }
 

@@ -36,7 +36,8 @@ void mt_slab(int r, int n, hsize_t rows, hsize_t *lo, hsize_t *cnt);
 /* The same, split on chunk boundaries (whole chunks of `chunk` rows each). */
 void mt_chunk_slab(int r, int n, hsize_t rows, hsize_t chunk, hsize_t *lo, hsize_t *cnt);
 
-/* File access with the MPI-IO driver on MPI_COMM_WORLD. */
+/* File access with the MPI-IO driver on MPI_COMM_WORLD; with
+ * H5FZ_TEST_COLL_METADATA set, collective metadata reads and writes too. */
 hid_t mt_fapl_mpio(void);
 /* A collective transfer property list. */
 hid_t mt_dxpl_collective(void);
