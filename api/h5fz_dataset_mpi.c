@@ -109,7 +109,7 @@ static int type_of(hid_t mem_type)
 /* ---- claims ------------------------------------------------------------------------- */
 
 /* This rank's claim for a write or read of the box start/count of dset. */
-static void claim_part(const char *fn, hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
+static void claim_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
                        const void *data, h5fz_mem where, int whole_chunks, h5fz_dataset_info *di, h5fz_mpi_claim *c)
 {
   memset(c, 0, sizeof *c);
@@ -154,8 +154,7 @@ static void claim_part(const char *fn, hid_t dset, hid_t mem_type, const hsize_t
       if (start[d] % di->g.chunk[d] || ((start[d] + count[d]) % di->g.chunk[d] && start[d] + count[d] != di->g.dims[d])) {
         c->status = H5FZ_ERR_UNSUPPORTED;
         snprintf(c->message, sizeof c->message,
-                 "%s: a device array needs a part on the chunk grid (dim %u starts at %llu, ends at %llu, chunk %llu)",
-                 fn, d, (unsigned long long)start[d], (unsigned long long)(start[d] + count[d]),
+                 "a device array needs a part on the chunk grid (dim %u starts at %llu, ends at %llu, chunk %llu)", d, (unsigned long long)start[d], (unsigned long long)(start[d] + count[d]),
                  (unsigned long long)di->g.chunk[d]);
         return;
       }
@@ -300,7 +299,7 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   if (rc) return rc;
   h5fz_dataset_info di;
   h5fz_mpi_claim c;
-  claim_part(fn, dset, mem_type, start, count, data, where, 1, &di, &c);
+  claim_part(dset, mem_type, start, count, data, where, 1, &di, &c);
   part_write w = {.di = &di};
   h5fz_mpi_chunks all = {0};
   if ((rc = agree_on_parts(fn, comm, &c, di.dtype, 1))) goto out;
@@ -397,7 +396,7 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
   if (rc) return rc;
   h5fz_dataset_info di;
   h5fz_mpi_claim c;
-  claim_part(fn, dset, mem_type, start, count, data, where, 0, &di, &c);
+  claim_part(dset, mem_type, start, count, data, where, 0, &di, &c);
   if ((rc = agree_on_parts(fn, comm, &c, di.dtype, 0))) goto out;
   /* the chunks the box touches, as an array of their own (the hull) */
   uint64_t lo[H5FZ_ARRAY_MAX_RANK] = {0}, hi[H5FZ_ARRAY_MAX_RANK] = {0}, at[H5FZ_ARRAY_MAX_RANK] = {0},

@@ -231,6 +231,12 @@ static void bad_use(hid_t file, const float *f32)
   MT_CHECK(!h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, part + start[0] * dims[1] * dims[2],
                                     H5FZ_MEM_HOST, NULL),
            "a good write after the refused ones: %s", h5fz_last_error());
+  if (mt_size > 1) { /* a read off the chunk grid into device memory (refused before any GPU use) */
+    mt_slab(mt_rank, mt_size, dims[0], &start[0], &count[0]);
+    expect_refused(h5fz_dataset_read_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_DEVICE, NULL),
+                   H5FZ_ERR_UNSUPPORTED, "a device array needs a part on the chunk grid",
+                   "a read off the chunk grid into device memory");
+  }
   H5Dclose(d);
   free(part);
 
