@@ -683,3 +683,13 @@ H5FZ_EXPORT const void *H5PLget_plugin_info(void)
     return NULL;
   return &H5FZ_CLASS;
 }
+
+/* The h5fz release this plugin file was built from ("0.2.0"), the same
+ * string as `h5fz version` and the package files (CMake project VERSION).
+ * Exported so a packager or a support question can ask a plugin file for
+ * its version without HDF5: dlopen + dlsym("h5fz_plugin_version"), or
+ * `strings`/`nm -D`. Static storage; needs no HDF5 binding. */
+H5FZ_EXPORT const char *h5fz_plugin_version(void)
+{
+  return h5fz_version();
+}
