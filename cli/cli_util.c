@@ -3,6 +3,8 @@
  */
 #include "h5fz_cli.h"
 
+#include <hdf5_hl.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -561,4 +563,13 @@ done:
   if (dcpl >= 0) H5Pclose(dcpl);
   H5Sclose(space);
   return rc;
+}
+
+int h5fz_cli_is_dimension_scale(hid_t dset) {
+  htri_t is;
+  /* H5DSis_scale pushes an error for a dataset without a CLASS attribute
+   * on some HDF5 versions: the answer is still "no" */
+  H5E_BEGIN_TRY { is = H5DSis_scale(dset); }
+  H5E_END_TRY;
+  return is > 0;
 }

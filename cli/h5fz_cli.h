@@ -26,6 +26,7 @@
 int h5fz_cmd_cd_values(int argc, char **argv);
 int h5fz_cmd_from_raw(int argc, char **argv);
 int h5fz_cmd_verify(int argc, char **argv);
+int h5fz_cmd_compress(int argc, char **argv);
 int h5fz_cmd_inspect(int argc, char **argv);
 int h5fz_cmd_codegen(int argc, char **argv);
 int h5fz_cmd_ops(int argc, char **argv);
@@ -61,6 +62,10 @@ int h5fz_cli_is_float_type(hid_t type);
 
 /* 1 if it is also little-endian: what h5fz compresses. */
 int h5fz_cli_is_le_float_type(hid_t type);
+
+/* 1 if dset is a dimension scale (H5DSis_scale: netCDF-4's coordinate
+ * variables and its dimension datasets are), 0 if not or on error. */
+int h5fz_cli_is_dimension_scale(hid_t dset);
 
 /* 1 if paths a and b name the same file: same st_dev/st_ino when both
  * exist, else the same realpath. 0 otherwise. */

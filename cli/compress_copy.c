@@ -1,0 +1,682 @@
+/*
+ * compress_copy.c - copy an HDF5 file, compressing its float datasets
+ * (compress_copy.h says what is copied how).
+ */
+#include "compress_copy.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5_hl.h>
+
+/* An object reached by more than one hard link: where its copy is. */
+typedef struct {
+  unsigned char key[16]; /* address (HDF5 1.10) or token (1.12+) */
+  char *path;
+} seen_object;
+
+typedef struct {
+  hid_t in, out;
+  const h5fz_compress_options *o;
+  h5fz_compress_items *items;
+  seen_object *seen;
+  size_t n_seen, cap_seen;
+  h5fz_cli_names with_scales; /* datasets whose DIMENSION_LIST is to be rebuilt */
+  h5fz_cli_names scales;      /* dimension scales (REFERENCE_LIST rebuilt) */
+  size_t n_compressed;
+  char *err;
+  size_t err_len;
+} copy_state;
+
+static int fail(copy_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(copy_state *st, const char *fmt, ...) {
+  va_list ap;
+  if (st->err[0]) return -1; /* keep the innermost reason */
+  va_start(ap, fmt);
+  vsnprintf(st->err, st->err_len, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static const char *hdf5_why(char *buf, size_t len) {
+  h5fz_cli_hdf5_reason(buf, len);
+  if (!buf[0]) snprintf(buf, len, "HDF5 gave no reason");
+  return buf;
+}
+
+void h5fz_compress_items_free(h5fz_compress_items *list) {
+  for (size_t i = 0; i < list->n; i++) free(list->items[i].path);
+  free(list->items);
+  list->items = NULL;
+  list->n = list->cap = 0;
+}
+
+static h5fz_compress_item *add_item(copy_state *st, const char *path) {
+  h5fz_compress_items *l = st->items;
+  h5fz_compress_item *it;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 16;
+    h5fz_compress_item *grown = realloc(l->items, cap * sizeof *grown);
+    if (!grown) return NULL;
+    l->items = grown;
+    l->cap = cap;
+  }
+  it = &l->items[l->n];
+  memset(it, 0, sizeof *it);
+  it->path = strdup(path);
+  if (!it->path) return NULL;
+  l->n++;
+  return it;
+}
+
+/* 1 if path is one of names, or lies below one of them (a group). */
+static int path_matches(const h5fz_cli_names *names, const char *path) {
+  for (size_t i = 0; names && i < names->n; i++) {
+    const char *p = names->names[i];
+    size_t len = strlen(p);
+    while (len > 1 && p[len - 1] == '/') len--;
+    if (!strncmp(path, p, len) && (path[len] == '\0' || path[len] == '/' || (len == 1 && p[0] == '/')))
+      return 1;
+  }
+  return 0;
+}
+
+/* ---- object identity (hard links) ------------------------------------- */
+
+static int object_key(hid_t loc, const char *name, unsigned char key[16], unsigned *rc) {
+  memset(key, 0, 16);
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  if (H5Oget_info_by_name3(loc, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return -1;
+  memcpy(key, &info.token, sizeof info.token < 16 ? sizeof info.token : 16);
+#else
+  H5O_info_t info;
+  if (H5Oget_info_by_name2(loc, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return -1;
+  memcpy(key, &info.addr, sizeof info.addr);
+#endif
+  *rc = info.rc;
+  return 0;
+}
+
+static const char *seen_path(const copy_state *st, const unsigned char key[16]) {
+  for (size_t i = 0; i < st->n_seen; i++)
+    if (!memcmp(st->seen[i].key, key, 16)) return st->seen[i].path;
+  return NULL;
+}
+
+static int remember(copy_state *st, const unsigned char key[16], const char *path) {
+  if (st->n_seen == st->cap_seen) {
+    size_t cap = st->cap_seen ? 2 * st->cap_seen : 16;
+    seen_object *grown = realloc(st->seen, cap * sizeof *grown);
+    if (!grown) return -1;
+    st->seen = grown;
+    st->cap_seen = cap;
+  }
+  memcpy(st->seen[st->n_seen].key, key, 16);
+  st->seen[st->n_seen].path = strdup(path);
+  if (!st->seen[st->n_seen].path) return -1;
+  st->n_seen++;
+  return 0;
+}
+
+/* ---- attributes ---------------------------------------------------------- */
+
+/* The dimension-scale bookkeeping attributes hold object references, which
+ * cannot be copied between files: they are rebuilt by attach_scales. */
+static int is_scale_reference_attribute(const char *name) {
+  return !strcmp(name, "DIMENSION_LIST") || !strcmp(name, "REFERENCE_LIST");
+}
+
+typedef struct {
+  copy_state *st;
+  hid_t to;
+  const char *path;
+} attr_copy;
+
+static void reclaim(hid_t mtype, hid_t space, void *buf) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(mtype, space, H5P_DEFAULT, buf);
+#else
+  H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+#endif
+}
+
+static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t *ainfo, void *data) {
+  attr_copy *c = data;
+  hid_t attr = -1, ftype = -1, mtype = -1, space = -1, acpl = -1, copy = -1;
+  void *buf = NULL;
+  hssize_t n;
+  size_t bytes;
+  int rc = -1, read_ok = 0;
+  char why[400];
+  (void)ainfo;
+  if (is_scale_reference_attribute(name)) return 0;
+  attr = H5Aopen(from, name, H5P_DEFAULT);
+  ftype = attr < 0 ? -1 : H5Aget_type(attr);
+  space = attr < 0 ? -1 : H5Aget_space(attr);
+  if (attr < 0 || ftype < 0 || space < 0) {
+    fail(c->st, "%s: cannot open attribute '%s': %s", c->path, name, hdf5_why(why, sizeof why));
+    goto done;
+  }
+  if (H5Tdetect_class(ftype, H5T_REFERENCE) > 0) {
+    fail(c->st, "%s: attribute '%s' holds object references, which h5fz compress cannot copy "
+         "between files (only dimension scales' are rebuilt)", c->path, name);
+    goto done;
+  }
+  mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
+  n = H5Sget_simple_extent_npoints(space);
+  bytes = mtype < 0 || n < 0 ? 0 : H5Tget_size(mtype) * (size_t)n;
+  buf = calloc(bytes ? bytes : 1, 1);
+  acpl = H5Aget_create_plist(attr);
+  if (mtype < 0 || n < 0 || !buf || acpl < 0 ||
+      (bytes && H5Aread(attr, mtype, buf) < 0)) {
+    fail(c->st, "%s: cannot read attribute '%s': %s", c->path, name, hdf5_why(why, sizeof why));
+    goto done;
+  }
+  read_ok = bytes > 0;
+  copy = H5Acreate2(c->to, name, ftype, space, acpl, H5P_DEFAULT);
+  if (copy < 0 || (bytes && H5Awrite(copy, mtype, buf) < 0)) {
+    fail(c->st, "%s: cannot write attribute '%s': %s", c->path, name, hdf5_why(why, sizeof why));
+    goto done;
+  }
+  rc = 0;
+done:
+  /* variable-length data (strings, also inside compounds) was allocated by
+   * the read; reclaiming a buffer without any is a no-op */
+  if (read_ok) reclaim(mtype, space, buf);
+  free(buf);
+  if (copy >= 0) H5Aclose(copy);
+  if (acpl >= 0) H5Pclose(acpl);
+  if (mtype >= 0) H5Tclose(mtype);
+  if (space >= 0) H5Sclose(space);
+  if (ftype >= 0) H5Tclose(ftype);
+  if (attr >= 0) H5Aclose(attr);
+  return rc;
+}
+
+/* 1 if the object's creation property list tracks attribute creation order. */
+static int tracks_attribute_order(hid_t obj) {
+  hid_t cpl = -1;
+  unsigned flags = 0;
+  switch (H5Iget_type(obj)) {
+    case H5I_GROUP: cpl = H5Gget_create_plist(obj); break;
+    case H5I_DATASET: cpl = H5Dget_create_plist(obj); break;
+    default: return 0;
+  }
+  if (cpl < 0) return 0;
+  if (H5Pget_attr_creation_order(cpl, &flags) < 0) flags = 0;
+  H5Pclose(cpl);
+  return (flags & H5P_CRT_ORDER_TRACKED) != 0;
+}
+
+/* Every attribute of from onto to, in creation order where it is tracked
+ * (netCDF-4 tracks it: ncdump lists attributes in that order). */
+static int copy_attributes(copy_state *st, hid_t from, hid_t to, const char *path) {
+  attr_copy c = {st, to, path};
+  hsize_t idx = 0;
+  H5_index_t order = tracks_attribute_order(from) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
+  if (H5Aiterate2(from, order, H5_ITER_INC, &idx, copy_one_attribute, &c) < 0) {
+    char why[400];
+    return fail(st, "%s: cannot copy its attributes: %s", path, hdf5_why(why, sizeof why));
+  }
+  return 0;
+}
+
+/* ---- datasets -------------------------------------------------------------- */
+
+/* Chunks of about target bytes: whole fast dimensions, the first that does
+ * not fit cut into equal pieces, slower ones 1 (as `h5fz from-raw`). */
+static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target, hsize_t *chunk) {
+  hsize_t inner = elem;
+  for (int i = rank - 1; i >= 0; i--) {
+    hsize_t d = dims[i] ? dims[i] : 1;
+    if (inner * d <= target) {
+      chunk[i] = d;
+      inner *= d;
+    } else {
+      hsize_t fit = target / inner, pieces;
+      if (fit == 0) fit = 1;
+      pieces = (d + fit - 1) / fit;
+      chunk[i] = (d + pieces - 1) / pieces;
+      for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
+      return;
+    }
+  }
+}
+
+/* The creation properties of the compressed copy: the original's (fill
+ * value and time, allocation time, attribute order), chunked, h5fz as the
+ * only filter. Returns the list, or -1 with *why set. */
+static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t elem,
+                             hsize_t *chunk, int *rank, const char **why) {
+  hid_t dcpl = H5Dget_create_plist(dset);
+  hsize_t dims[H5S_MAX_RANK];
+  *rank = H5Sget_simple_extent_ndims(space);
+  *why = NULL;
+  if (dcpl < 0 || *rank < 1 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+    *why = "cannot read its creation properties or shape";
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return -1;
+  }
+  if (H5Pget_external_count(dcpl) > 0) {
+    *why = "its data lives in external files (H5Pset_external)";
+    H5Pclose(dcpl);
+    return -1;
+  }
+  if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
+    if (H5Pget_chunk(dcpl, *rank, chunk) != *rank) {
+      *why = "cannot read its chunk shape";
+      H5Pclose(dcpl);
+      return -1;
+    }
+  } else {
+    default_chunk(dims, *rank, elem, H5FZ_COMPRESS_CHUNK_BYTES, chunk);
+  }
+  /* the old pipeline (deflate, shuffle, ...) goes: h5fz takes the floats
+   * themselves, and refuses any filter before it */
+  if (H5Pget_nfilters(dcpl) > 0 && H5Premove_filter(dcpl, H5Z_FILTER_ALL) < 0) {
+    *why = "cannot remove its filters";
+    H5Pclose(dcpl);
+    return -1;
+  }
+  if (H5Pset_chunk(dcpl, *rank, chunk) < 0 ||
+      H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, st->o->n_cd, st->o->cd) < 0) {
+    *why = "cannot set the chunking and the h5fz filter";
+    H5Pclose(dcpl);
+    return -1;
+  }
+  return dcpl;
+}
+
+static void progress(copy_state *st, const char *path, double fraction) {
+  if (!st->o->progress) return;
+  int width = 30, done = (int)(fraction * width + 0.5);
+  fprintf(stderr, "\r\033[K[");
+  for (int i = 0; i < width; i++) fputc(i < done ? '#' : '.', stderr);
+  fprintf(stderr, "] %3.0f%% %zu compressed  %.60s", fraction * 100.0, st->n_compressed, path);
+  fflush(stderr);
+}
+
+/* Data from src to dst, one slab of chunk[0] rows of the slowest dimension
+ * at a time, in the memory type native to the dataset's type (HDF5
+ * converts byte order on the way). */
+static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hsize_t *chunk,
+                     int rank, const char *path) {
+  hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
+  hid_t ftype = H5Dget_type(src), mtype = ftype < 0 ? -1 : H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
+  size_t row = 1, elem = mtype < 0 ? 0 : H5Tget_size(mtype);
+  void *buf = NULL;
+  int rc = -1;
+  char why[400];
+  H5Sget_simple_extent_dims(space, dims, NULL);
+  for (int i = 1; i < rank; i++) row *= dims[i];
+  size_t slab_bytes = (size_t)chunk[0] * row * elem;
+  if (mtype < 0 || !(buf = malloc(slab_bytes + 1))) {
+    fail(st, "%s: out of memory for a slab of %llu elements", path,
+         (unsigned long long)(chunk[0] * row));
+    goto done;
+  }
+  for (int i = 1; i < rank; i++) count[i] = dims[i];
+  for (hsize_t z = 0; z < dims[0]; z += chunk[0]) {
+    hid_t file_space = H5Scopy(space), mem_space;
+    int bad;
+    start[0] = z;
+    count[0] = dims[0] - z < chunk[0] ? dims[0] - z : chunk[0];
+    mem_space = H5Screate_simple(rank, count, NULL);
+    bad = file_space < 0 || mem_space < 0 ||
+          H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0;
+    if (!bad && H5Dread(src, mtype, mem_space, file_space, H5P_DEFAULT, buf) < 0) {
+      fail(st, "%s: cannot read rows %llu-%llu of the input: %s", path, (unsigned long long)z,
+           (unsigned long long)(z + count[0] - 1), hdf5_why(why, sizeof why));
+      bad = 1;
+    } else if (!bad && H5Dwrite(dst, mtype, mem_space, file_space, H5P_DEFAULT, buf) < 0) {
+      fail(st, "%s: the h5fz filter failed on rows %llu-%llu: %s", path, (unsigned long long)z,
+           (unsigned long long)(z + count[0] - 1), hdf5_why(why, sizeof why));
+      bad = 1;
+    }
+    if (mem_space >= 0) H5Sclose(mem_space);
+    if (file_space >= 0) H5Sclose(file_space);
+    if (bad) goto done;
+    progress(st, path, (double)(z + count[0]) / (double)dims[0]);
+  }
+  rc = 0;
+done:
+  free(buf);
+  if (mtype >= 0) H5Tclose(mtype);
+  if (ftype >= 0) H5Tclose(ftype);
+  return rc;
+}
+
+/* Why a dataset is copied unchanged rather than compressed (NULL: compress). */
+static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space,
+                               hssize_t n) {
+  const h5fz_compress_options *o = st->o;
+  int named = path_matches(o->only, path);
+  if (path_matches(o->exclude, path)) return "excluded (--exclude)";
+  if (o->only && o->only->n && !named) return "not named by --only";
+  if (H5Tget_class(type) != H5T_FLOAT) return "not floating point";
+  if (H5Sget_simple_extent_type(space) != H5S_SIMPLE) return "scalar or empty";
+  if (n < 2) return "fewer than 2 elements";
+  if (!named && h5fz_cli_is_dimension_scale(dset))
+    return "dimension scale (netCDF coordinate): kept exact; name it with --only to compress it";
+  return NULL;
+}
+
+static int copy_unchanged(copy_state *st, hid_t from, const char *name, hid_t to, const char *path) {
+  char why[400];
+  if (H5Ocopy(from, name, to, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+    return fail(st, "%s: cannot copy: %s", path, hdf5_why(why, sizeof why));
+  return 0;
+}
+
+/* Record datasets that take part in dimension scales, for attach_scales. */
+static int note_scales(copy_state *st, hid_t dset, const char *path) {
+  htri_t has_list = H5Aexists(dset, "DIMENSION_LIST");
+  if (has_list > 0 && h5fz_cli_names_add(&st->with_scales, path) < 0) return -1;
+  if (h5fz_cli_is_dimension_scale(dset) && h5fz_cli_names_add(&st->scales, path) < 0) return -1;
+  return 0;
+}
+
+static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, const char *path,
+                        hid_t lcpl) {
+  hid_t dset = H5Dopen2(from, name, H5P_DEFAULT), type = -1, space = -1, dcpl = -1, out = -1;
+  hid_t ftype = -1;
+  h5fz_compress_item *it = add_item(st, path);
+  const char *skip, *bad_props;
+  hsize_t chunk[H5S_MAX_RANK];
+  hssize_t n;
+  int rank = 0, rc = -1;
+  char why[400];
+  if (!it) return fail(st, "out of memory");
+  if (dset < 0) return fail(st, "%s: cannot open: %s", path, hdf5_why(why, sizeof why));
+  type = H5Dget_type(dset);
+  space = H5Dget_space(dset);
+  n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+  if (type < 0 || space < 0 || n < 0) {
+    fail(st, "%s: cannot read its type or shape: %s", path, hdf5_why(why, sizeof why));
+    goto done;
+  }
+  h5fz_cli_type_name(type, it->dtype, sizeof it->dtype);
+  {
+    hsize_t dims[H5S_MAX_RANK];
+    int r = H5Sget_simple_extent_ndims(space);
+    if (r > 0 && H5Sget_simple_extent_dims(space, dims, NULL) >= 0)
+      h5fz_cli_format_dims(dims, r, it->shape, sizeof it->shape);
+    else
+      snprintf(it->shape, sizeof it->shape, "scalar");
+  }
+  it->elements = (uint64_t)n;
+  it->raw_bytes = (uint64_t)n * H5Tget_size(type);
+  if (note_scales(st, dset, path) < 0) {
+    fail(st, "out of memory");
+    goto done;
+  }
+  if (H5Tdetect_class(type, H5T_REFERENCE) > 0) {
+    fail(st, "%s: holds object references, which h5fz compress cannot copy between files", path);
+    goto done;
+  }
+  skip = copy_reason(st, dset, path, type, space, n);
+  if (skip) {
+    snprintf(it->why, sizeof it->why, "%s", skip);
+    rc = copy_unchanged(st, from, name, to, path);
+    goto done;
+  }
+  dcpl = compressed_dcpl(st, dset, space, H5Tget_size(type), chunk, &rank, &bad_props);
+  if (dcpl < 0) {
+    fail(st, "%s: %s", path, bad_props);
+    goto done;
+  }
+  ftype = H5Tcopy(type); /* transient: a committed type would point into the input */
+  out = H5Dcreate2(to, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
+  if (out < 0) {
+    /* the filter's can_apply/set_local refused it: its reason is on the stack */
+    hdf5_why(why, sizeof why);
+    if (!st->o->skip_refused) {
+      fail(st, "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "
+           "unchanged)", path, it->dtype, it->shape, why);
+      goto done;
+    }
+    snprintf(it->why, sizeof it->why, "REFUSED by the filter, copied unchanged (--skip-refused): %s", why);
+    rc = copy_unchanged(st, from, name, to, path);
+    goto done;
+  }
+  it->compressed = 1;
+  st->n_compressed++;
+  if (copy_data(st, dset, out, space, chunk, rank, path) < 0 ||
+      copy_attributes(st, dset, out, path) < 0)
+    goto done;
+  rc = 0;
+done:
+  if (out >= 0 && H5Dclose(out) < 0 && rc == 0)
+    rc = fail(st, "%s: the h5fz filter failed while the last chunks were written: %s", path,
+              hdf5_why(why, sizeof why));
+  if (ftype >= 0) H5Tclose(ftype);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (space >= 0) H5Sclose(space);
+  if (type >= 0) H5Tclose(type);
+  H5Dclose(dset);
+  return rc;
+}
+
+/* ---- groups and links ------------------------------------------------------ */
+
+static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *path);
+
+static hid_t link_create_plist(H5T_cset_t cset) {
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  if (lcpl >= 0) H5Pset_char_encoding(lcpl, cset);
+  return lcpl;
+}
+
+static int copy_group(copy_state *st, hid_t from, const char *name, hid_t to, const char *path,
+                      hid_t lcpl) {
+  hid_t g = H5Gopen2(from, name, H5P_DEFAULT), gcpl = -1, out = -1;
+  int rc = -1;
+  char why[400];
+  if (g < 0) return fail(st, "%s: cannot open the group: %s", path, hdf5_why(why, sizeof why));
+  gcpl = H5Gget_create_plist(g);
+  out = gcpl < 0 ? -1 : H5Gcreate2(to, name, lcpl, gcpl, H5P_DEFAULT);
+  if (out < 0) {
+    fail(st, "%s: cannot create the group: %s", path, hdf5_why(why, sizeof why));
+  } else if (copy_attributes(st, g, out, path) == 0 && copy_group_members(st, g, out, path) == 0) {
+    rc = 0;
+  }
+  if (out >= 0) H5Gclose(out);
+  if (gcpl >= 0) H5Pclose(gcpl);
+  H5Gclose(g);
+  return rc;
+}
+
+typedef struct {
+  copy_state *st;
+  hid_t to;
+  const char *path;
+} member_walk;
+
+static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_info_t *info, hid_t to,
+                     const char *path) {
+  hid_t lcpl = link_create_plist(info->cset);
+  char why[400];
+  int rc = -1;
+  if (lcpl < 0) return fail(st, "out of memory");
+  if (info->type == H5L_TYPE_SOFT || info->type == H5L_TYPE_EXTERNAL) {
+    size_t len = info->u.val_size;
+    char *val = malloc(len + 1);
+    const char *file = NULL, *obj = NULL;
+    unsigned flags;
+    if (!val || H5Lget_val(from, name, val, len + 1, H5P_DEFAULT) < 0) {
+      fail(st, "%s: cannot read the link: %s", path, hdf5_why(why, sizeof why));
+    } else if (info->type == H5L_TYPE_SOFT) {
+      if (H5Lcreate_soft(val, to, name, lcpl, H5P_DEFAULT) >= 0) rc = 0;
+      else fail(st, "%s: cannot create the soft link: %s", path, hdf5_why(why, sizeof why));
+    } else if (H5Lunpack_elink_val(val, len, &flags, &file, &obj) < 0 ||
+               H5Lcreate_external(file, obj, to, name, lcpl, H5P_DEFAULT) < 0) {
+      fail(st, "%s: cannot copy the external link: %s", path, hdf5_why(why, sizeof why));
+    } else {
+      rc = 0;
+    }
+    free(val);
+  } else if (info->type == H5L_TYPE_HARD) {
+    unsigned char key[16];
+    unsigned refs = 1;
+    const char *first;
+    H5O_type_t otype;
+    hid_t obj;
+    if (object_key(from, name, key, &refs) < 0) {
+      fail(st, "%s: cannot read the object: %s", path, hdf5_why(why, sizeof why));
+    } else if ((first = seen_path(st, key)) != NULL) {
+      /* a second name of an object already copied */
+      if (H5Lcreate_hard(st->out, first, to, name, lcpl, H5P_DEFAULT) >= 0) rc = 0;
+      else fail(st, "%s: cannot link it to %s: %s", path, first, hdf5_why(why, sizeof why));
+    } else if ((obj = H5Oopen(from, name, H5P_DEFAULT)) < 0) {
+      fail(st, "%s: cannot open: %s", path, hdf5_why(why, sizeof why));
+    } else {
+      H5I_type_t kind = H5Iget_type(obj);
+      H5Oclose(obj);
+      otype = kind == H5I_GROUP ? H5O_TYPE_GROUP : kind == H5I_DATASET ? H5O_TYPE_DATASET
+                                                                       : H5O_TYPE_NAMED_DATATYPE;
+      if (refs > 1 && remember(st, key, path) < 0)
+        fail(st, "out of memory");
+      else if (otype == H5O_TYPE_GROUP)
+        rc = copy_group(st, from, name, to, path, lcpl);
+      else if (otype == H5O_TYPE_DATASET)
+        rc = copy_dataset(st, from, name, to, path, lcpl);
+      else
+        rc = copy_unchanged(st, from, name, to, path);
+    }
+  } else {
+    fail(st, "%s: a user-defined link (type %d), which h5fz compress cannot copy", path, (int)info->type);
+  }
+  H5Pclose(lcpl);
+  return rc;
+}
+
+static herr_t copy_member(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+  member_walk *w = data;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", strcmp(w->path, "/") ? w->path : "", name);
+  return copy_link(w->st, group, name, info, w->to, path) < 0 ? -1 : 0;
+}
+
+/* Every link of group from into group to, in creation order where the
+ * group tracks it (netCDF-4 numbers variables in that order). */
+static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *path) {
+  hid_t gcpl = H5Gget_create_plist(from);
+  unsigned flags = 0;
+  hsize_t idx = 0;
+  member_walk w = {st, to, path};
+  if (gcpl >= 0) {
+    if (H5Pget_link_creation_order(gcpl, &flags) < 0) flags = 0;
+    H5Pclose(gcpl);
+  }
+  H5_index_t order = (flags & H5P_CRT_ORDER_TRACKED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
+  if (H5Literate(from, order, H5_ITER_INC, &idx, copy_member, &w) < 0) {
+    char why[400];
+    return fail(st, "%s: cannot list the group: %s", path, hdf5_why(why, sizeof why));
+  }
+  return 0;
+}
+
+/* ---- dimension scales -------------------------------------------------------- */
+
+typedef struct {
+  copy_state *st;
+  hid_t out_dset;
+  const char *path;
+} scale_walk;
+
+static herr_t attach_one(hid_t did, unsigned dim, hid_t scale, void *data) {
+  scale_walk *w = data;
+  char name[4096], why[400];
+  hid_t out_scale;
+  (void)did;
+  if (H5Iget_name(scale, name, sizeof name) <= 0) {
+    fail(w->st, "%s: dimension %u: cannot name its scale", w->path, dim);
+    return -1;
+  }
+  out_scale = H5Dopen2(w->st->out, name, H5P_DEFAULT);
+  if (out_scale < 0 || H5DSattach_scale(w->out_dset, out_scale, dim) < 0) {
+    fail(w->st, "%s: dimension %u: cannot attach the scale %s: %s", w->path, dim, name,
+         hdf5_why(why, sizeof why));
+    if (out_scale >= 0) H5Dclose(out_scale);
+    return -1;
+  }
+  H5Dclose(out_scale);
+  return 0;
+}
+
+static int drop_attribute(copy_state *st, const char *path, const char *attr) {
+  hid_t d = H5Dopen2(st->out, path, H5P_DEFAULT);
+  int rc = 0;
+  char why[400];
+  if (d < 0) return fail(st, "%s: cannot open the copy: %s", path, hdf5_why(why, sizeof why));
+  if (H5Aexists(d, attr) > 0 && H5Adelete(d, attr) < 0)
+    rc = fail(st, "%s: cannot remove the copied %s: %s", path, attr, hdf5_why(why, sizeof why));
+  H5Dclose(d);
+  return rc;
+}
+
+/* The copies hold DIMENSION_LIST / REFERENCE_LIST attributes (H5Ocopy)
+ * whose references point into the input, or none (datasets created
+ * again): drop them and attach every scale again, dimension by dimension,
+ * as in the input. */
+static int attach_scales(copy_state *st) {
+  for (size_t i = 0; i < st->scales.n; i++)
+    if (drop_attribute(st, st->scales.names[i], "REFERENCE_LIST") < 0) return -1;
+  for (size_t i = 0; i < st->with_scales.n; i++)
+    if (drop_attribute(st, st->with_scales.names[i], "DIMENSION_LIST") < 0) return -1;
+  for (size_t i = 0; i < st->with_scales.n; i++) {
+    const char *path = st->with_scales.names[i];
+    hid_t in = H5Dopen2(st->in, path, H5P_DEFAULT), out = H5Dopen2(st->out, path, H5P_DEFAULT);
+    hid_t space = in < 0 ? -1 : H5Dget_space(in);
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space), rc = 0;
+    scale_walk w = {st, out, path};
+    if (in < 0 || out < 0 || rank < 0) rc = fail(st, "%s: cannot open it to attach its scales", path);
+    for (int dim = 0; rc == 0 && dim < rank; dim++) {
+      int n = H5DSget_num_scales(in, (unsigned)dim);
+      int idx = 0;
+      if (n > 0 && H5DSiterate_scales(in, (unsigned)dim, &idx, attach_one, &w) < 0) rc = -1;
+    }
+    if (space >= 0) H5Sclose(space);
+    if (in >= 0) H5Dclose(in);
+    if (out >= 0) H5Dclose(out);
+    if (rc < 0) return fail(st, "%s: cannot attach its dimension scales", path);
+  }
+  return 0;
+}
+
+/* ---- the whole file ------------------------------------------------------------ */
+
+int h5fz_compress_copy(hid_t in, hid_t out, const h5fz_compress_options *o,
+                       h5fz_compress_items *items, char *err, size_t err_len) {
+  copy_state st;
+  hid_t in_root, out_root;
+  int rc = -1;
+  memset(&st, 0, sizeof st);
+  st.in = in;
+  st.out = out;
+  st.o = o;
+  st.items = items;
+  st.err = err;
+  st.err_len = err_len;
+  err[0] = '\0';
+  in_root = H5Gopen2(in, "/", H5P_DEFAULT);
+  out_root = H5Gopen2(out, "/", H5P_DEFAULT);
+  if (in_root < 0 || out_root < 0) {
+    fail(&st, "cannot open the root groups");
+  } else if (copy_attributes(&st, in_root, out_root, "/") == 0 &&
+             copy_group_members(&st, in_root, out_root, "/") == 0 && attach_scales(&st) == 0) {
+    rc = 0;
+  }
+  if (o->progress) fprintf(stderr, "\r\033[K");
+  if (in_root >= 0) H5Gclose(in_root);
+  if (out_root >= 0) H5Gclose(out_root);
+  for (size_t i = 0; i < st.n_seen; i++) free(st.seen[i].path);
+  free(st.seen);
+  h5fz_cli_names_free(&st.with_scales);
+  h5fz_cli_names_free(&st.scales);
+  return rc;
+}
