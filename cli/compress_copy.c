@@ -365,10 +365,30 @@ static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid
   return NULL;
 }
 
+/* The type of a compressed copy: the copy of the input's committed
+ * datatype when it is one and was copied already, else a transient copy
+ * (a committed type of the input cannot be used in the output). */
+static hid_t output_type(copy_state *st, hid_t type) {
+  char name[4096];
+  if (H5Tcommitted(type) > 0 && H5Iget_name(type, name, sizeof name) > 0) {
+    hid_t t;
+    H5E_BEGIN_TRY { t = H5Topen2(st->out, name, H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (t >= 0) return t;
+  }
+  return H5Tcopy(type);
+}
+
 static int copy_unchanged(copy_state *st, hid_t from, const char *name, hid_t to, const char *path) {
   char why[400];
-  if (H5Ocopy(from, name, to, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
-    return fail(st, "%s: cannot copy: %s", path, hdf5_why(why, sizeof why));
+  hid_t ocpypl = H5Pcreate(H5P_OBJECT_COPY);
+  herr_t copied;
+  /* a dataset of a committed datatype uses the copy of that datatype (when
+   * it was copied already) instead of an anonymous second one */
+  if (ocpypl >= 0) H5Pset_copy_object(ocpypl, H5O_COPY_MERGE_COMMITTED_DTYPE_FLAG);
+  copied = H5Ocopy(from, name, to, name, ocpypl >= 0 ? ocpypl : H5P_DEFAULT, H5P_DEFAULT);
+  if (ocpypl >= 0) H5Pclose(ocpypl);
+  if (copied < 0) return fail(st, "%s: cannot copy: %s", path, hdf5_why(why, sizeof why));
   return 0;
 }
 
@@ -429,7 +449,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
     fail(st, "%s: %s", path, bad_props);
     goto done;
   }
-  ftype = H5Tcopy(type); /* transient: a committed type would point into the input */
+  ftype = output_type(st, type);
   out = H5Dcreate2(to, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
   if (out < 0) {
     /* the filter's can_apply/set_local refused it: its reason is on the stack */
