@@ -452,8 +452,10 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   ftype = output_type(st, type);
   out = H5Dcreate2(to, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
   if (out < 0) {
-    /* the filter's can_apply/set_local refused it: its reason is on the stack */
+    /* the filter's can_apply/set_local refused it: its reason is on the
+     * stack, innermost first; HDF5's own lines after it add nothing */
     hdf5_why(why, sizeof why);
+    if (!strncmp(why, "h5fz:", 5) && strstr(why, "; ")) *strstr(why, "; ") = '\0';
     if (!st->o->skip_refused) {
       fail(st, "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "
            "unchanged)", path, it->dtype, it->shape, why);
