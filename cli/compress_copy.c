@@ -350,6 +350,13 @@ done:
   return rc;
 }
 
+static int is_virtual(hid_t dset) {
+  hid_t dcpl = H5Dget_create_plist(dset);
+  int yes = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  return yes;
+}
+
 /* Why a dataset is copied unchanged rather than compressed (NULL: compress). */
 static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space,
                                hssize_t n) {
@@ -358,6 +365,7 @@ static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid
   if (path_matches(o->exclude, path)) return "excluded (--exclude)";
   if (o->only && o->only->n && !named) return "not named by --only";
   if (H5Tget_class(type) != H5T_FLOAT) return "not floating point";
+  if (is_virtual(dset)) return "virtual dataset (its sources are copied where they are in this file)";
   if (H5Sget_simple_extent_type(space) != H5S_SIMPLE) return "scalar or empty";
   if (n < 2) return "fewer than 2 elements";
   if (!named && h5fz_cli_is_dimension_scale(dset))

@@ -258,3 +258,28 @@ def test_every_mode_checked(mixed, tmp_path):
         assert j["ok"], spec
         lib.cli("verify", mixed, out, *verify, "--dataset", "/temperature",
                 "--dataset", "/sub/pressure", "--require-filter")
+
+
+def test_progress_bar_only_on_a_terminal(mixed, tmp_path):
+    import pty
+    master, slave = pty.openpty()
+    out = tmp_path / "tty.h5"
+    p = subprocess.run([lib.BIN, "compress", str(mixed), str(out), "abs=1e-3"], stdout=subprocess.PIPE,
+                       stderr=slave, text=True)
+    os.close(slave)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    assert p.returncode == 0
+    assert b"\r" in drawn and re.search(rb"\[#+\.*\] +\d+% ", drawn), drawn[:200]
+    assert "\r" not in p.stdout and "[#" not in p.stdout
+    # not a terminal: nothing drawn
+    q = lib.cli("compress", mixed, tmp_path / "pipe.h5", "abs=1e-3")
+    assert q.stderr == ""
