@@ -27,8 +27,11 @@ step "cmake --install into $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 libdir=$(sed -n 's/^libdir=\${prefix}\///p' "$(find "$prefix" -name h5fz.pc)")
 [ -n "$libdir" ] || die "no lib/pkgconfig/h5fz.pc installed"
+# shared libraries by default; static archives with -DH5FZ_INSTALL_SHARED=OFF
+libext=so
+[ -e "$prefix/$libdir/libh5fz_core.so" ] || libext=a
 for f in bin/h5fz "$libdir/hdf5/plugin/libh5fz.so" include/h5fz.h include/h5fz_dataset.h \
-         "$libdir/libh5fz_core.so" "$libdir/libh5fz_dataset.so" \
+         "$libdir/libh5fz_core.$libext" "$libdir/libh5fz_dataset.$libext" \
          "$libdir/cmake/h5fz/h5fzConfig.cmake" "$libdir/cmake/h5fz/h5fzConfigVersion.cmake" \
          "$libdir/cmake/h5fz/h5fzTargets.cmake" "$libdir/pkgconfig/h5fz.pc" \
          share/doc/h5fz/LICENSE share/doc/h5fz/CHANGELOG.md; do
@@ -49,8 +52,10 @@ cmake --build "$work/cmake-app" >>"$work/cmake-app.log" || { cat "$work/cmake-ap
 [ "$(realpath "$found_plugin_dir")" = "$(realpath "$plugin_dir")" ] ||
   die "h5fz_PLUGIN_DIR is $found_plugin_dir, the plugin is in $plugin_dir"
 HDF5_PLUGIN_PATH=$found_plugin_dir "$work/cmake-app/consumer" "$work/cmake.h5" "$version"
-ldd "$work/cmake-app/consumer" | grep -q "$prefix/$libdir/libh5fz_dataset.so" ||
-  die "the CMake-built program does not use the installed libh5fz_dataset.so"
+if [ "$libext" = so ]; then
+  ldd "$work/cmake-app/consumer" | grep -q "$prefix/$libdir/libh5fz_dataset.so" ||
+    die "the CMake-built program does not use the installed libh5fz_dataset.so"
+fi
 
 step "find_package(h5fz 99) must fail"
 if cmake -S "$here/consumer" -B "$work/cmake-app-99" -DCMAKE_PREFIX_PATH="$prefix" \
