@@ -39,9 +39,10 @@ for f in bin/h5fz "$libdir/hdf5/plugin/libh5fz.so" include/h5fz.h include/h5fz_d
   echo "  $f"
 done
 plugin_dir=$prefix/$libdir/hdf5/plugin
-"$prefix/bin/h5fz" version | grep -qx "h5fz $version (filter id [0-9]*)" ||
-  die "installed h5fz version does not say $version: $("$prefix/bin/h5fz" version)"
-"$prefix/bin/h5fz" version
+installed_version=$("$prefix/bin/h5fz" version)
+grep -qx "h5fz $version (filter id [0-9]*)" <<<"$installed_version" ||
+  die "installed h5fz version does not say $version: $installed_version"
+echo "$installed_version"
 
 step "outside CMake project: find_package(h5fz)"
 cmake -S "$here/consumer" -B "$work/cmake-app" -DCMAKE_PREFIX_PATH="$prefix" \
@@ -53,8 +54,11 @@ cmake --build "$work/cmake-app" >>"$work/cmake-app.log" || { cat "$work/cmake-ap
   die "h5fz_PLUGIN_DIR is $found_plugin_dir, the plugin is in $plugin_dir"
 HDF5_PLUGIN_PATH=$found_plugin_dir "$work/cmake-app/consumer" "$work/cmake.h5" "$version"
 if [ "$libext" = so ]; then
-  ldd "$work/cmake-app/consumer" | grep -q "$prefix/$libdir/libh5fz_dataset.so" ||
-    die "the CMake-built program does not use the installed libh5fz_dataset.so"
+  # (into a variable first: grep -q closing the pipe early would fail it
+  # under pipefail)
+  deps=$(ldd "$work/cmake-app/consumer")
+  grep -q "$prefix/$libdir/libh5fz_dataset.so" <<<"$deps" ||
+    die "the CMake-built program does not use the installed libh5fz_dataset.so: $deps"
 fi
 
 step "find_package(h5fz 99) must fail"
@@ -68,7 +72,7 @@ echo "  refused: the installed config says version $version"
 
 step "outside program: pkg-config --cflags --libs h5fz"
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
-pkg-config --modversion h5fz | grep -qx "$version" || die "pkg-config --modversion h5fz"
+[ "$(pkg-config --modversion h5fz)" = "$version" ] || die "pkg-config --modversion h5fz"
 pc_plugin_dir=$(pkg-config --variable=plugindir h5fz)
 filter_id=$(pkg-config --variable=filter_id h5fz)
 # shellcheck disable=SC2046  # pkg-config prints several words on purpose
