@@ -573,3 +573,18 @@ int h5fz_cli_is_dimension_scale(hid_t dset) {
   H5E_END_TRY;
   return is > 0;
 }
+
+int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...) {
+  va_list ap;
+  if (err[0]) return -1;
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+const char *h5fz_cli_hdf5_why(char *buf, size_t len) {
+  h5fz_cli_hdf5_reason(buf, len);
+  if (!buf[0]) snprintf(buf, len, "HDF5 gave no reason");
+  return buf;
+}

@@ -4,12 +4,17 @@
  */
 #include "compress_copy.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <hdf5_hl.h>
+#include "compress_attrs.h"
+#include "compress_scales.h"
+
+/* The failure message goes to the state's err (the first one is kept);
+ * WHY() is HDF5's reason, into a local buffer `why`. */
+#define FAIL(state, ...) h5fz_cli_keep_error((state)->err, (state)->err_len, __VA_ARGS__)
+#define WHY() h5fz_cli_hdf5_why(why, sizeof why)
 
 /* An object reached by more than one hard link: where its copy is. */
 typedef struct {
@@ -29,23 +34,6 @@ typedef struct {
   char *err;
   size_t err_len;
 } copy_state;
-
-static int fail(copy_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(copy_state *st, const char *fmt, ...) {
-  va_list ap;
-  if (st->err[0]) return -1; /* keep the innermost reason */
-  va_start(ap, fmt);
-  vsnprintf(st->err, st->err_len, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
-static const char *hdf5_why(char *buf, size_t len) {
-  h5fz_cli_hdf5_reason(buf, len);
-  if (!buf[0]) snprintf(buf, len, "HDF5 gave no reason");
-  return buf;
-}
 
 void h5fz_compress_items_free(h5fz_compress_items *list) {
   for (size_t i = 0; i < list->n; i++) free(list->items[i].path);
@@ -119,109 +107,6 @@ static int remember(copy_state *st, const unsigned char key[16], const char *pat
   st->seen[st->n_seen].path = strdup(path);
   if (!st->seen[st->n_seen].path) return -1;
   st->n_seen++;
-  return 0;
-}
-
-/* ---- attributes ---------------------------------------------------------- */
-
-/* The dimension-scale bookkeeping attributes hold object references, which
- * cannot be copied between files: they are rebuilt by attach_scales. */
-static int is_scale_reference_attribute(const char *name) {
-  return !strcmp(name, "DIMENSION_LIST") || !strcmp(name, "REFERENCE_LIST");
-}
-
-typedef struct {
-  copy_state *st;
-  hid_t to;
-  const char *path;
-} attr_copy;
-
-static void reclaim(hid_t mtype, hid_t space, void *buf) {
-#if H5_VERSION_GE(1, 12, 0)
-  H5Treclaim(mtype, space, H5P_DEFAULT, buf);
-#else
-  H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
-#endif
-}
-
-static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t *ainfo, void *data) {
-  attr_copy *c = data;
-  hid_t attr = -1, ftype = -1, mtype = -1, space = -1, acpl = -1, copy = -1;
-  void *buf = NULL;
-  hssize_t n;
-  size_t bytes;
-  int rc = -1, read_ok = 0;
-  char why[400];
-  (void)ainfo;
-  if (is_scale_reference_attribute(name)) return 0;
-  attr = H5Aopen(from, name, H5P_DEFAULT);
-  ftype = attr < 0 ? -1 : H5Aget_type(attr);
-  space = attr < 0 ? -1 : H5Aget_space(attr);
-  if (attr < 0 || ftype < 0 || space < 0) {
-    fail(c->st, "%s: cannot open attribute '%s': %s", c->path, name, hdf5_why(why, sizeof why));
-    goto done;
-  }
-  if (H5Tdetect_class(ftype, H5T_REFERENCE) > 0) {
-    fail(c->st, "%s: attribute '%s' holds object references, which h5fz compress cannot copy "
-         "between files (only dimension scales' are rebuilt)", c->path, name);
-    goto done;
-  }
-  mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
-  n = H5Sget_simple_extent_npoints(space);
-  bytes = mtype < 0 || n < 0 ? 0 : H5Tget_size(mtype) * (size_t)n;
-  buf = calloc(bytes ? bytes : 1, 1);
-  acpl = H5Aget_create_plist(attr);
-  if (mtype < 0 || n < 0 || !buf || acpl < 0 ||
-      (bytes && H5Aread(attr, mtype, buf) < 0)) {
-    fail(c->st, "%s: cannot read attribute '%s': %s", c->path, name, hdf5_why(why, sizeof why));
-    goto done;
-  }
-  read_ok = bytes > 0;
-  copy = H5Acreate2(c->to, name, ftype, space, acpl, H5P_DEFAULT);
-  if (copy < 0 || (bytes && H5Awrite(copy, mtype, buf) < 0)) {
-    fail(c->st, "%s: cannot write attribute '%s': %s", c->path, name, hdf5_why(why, sizeof why));
-    goto done;
-  }
-  rc = 0;
-done:
-  /* variable-length data (strings, also inside compounds) was allocated by
-   * the read; reclaiming a buffer without any is a no-op */
-  if (read_ok) reclaim(mtype, space, buf);
-  free(buf);
-  if (copy >= 0) H5Aclose(copy);
-  if (acpl >= 0) H5Pclose(acpl);
-  if (mtype >= 0) H5Tclose(mtype);
-  if (space >= 0) H5Sclose(space);
-  if (ftype >= 0) H5Tclose(ftype);
-  if (attr >= 0) H5Aclose(attr);
-  return rc;
-}
-
-/* 1 if the object's creation property list tracks attribute creation order. */
-static int tracks_attribute_order(hid_t obj) {
-  hid_t cpl = -1;
-  unsigned flags = 0;
-  switch (H5Iget_type(obj)) {
-    case H5I_GROUP: cpl = H5Gget_create_plist(obj); break;
-    case H5I_DATASET: cpl = H5Dget_create_plist(obj); break;
-    default: return 0;
-  }
-  if (cpl < 0) return 0;
-  if (H5Pget_attr_creation_order(cpl, &flags) < 0) flags = 0;
-  H5Pclose(cpl);
-  return (flags & H5P_CRT_ORDER_TRACKED) != 0;
-}
-
-/* Every attribute of from onto to, in creation order where it is tracked
- * (netCDF-4 tracks it: ncdump lists attributes in that order). */
-static int copy_attributes(copy_state *st, hid_t from, hid_t to, const char *path) {
-  attr_copy c = {st, to, path};
-  hsize_t idx = 0;
-  H5_index_t order = tracks_attribute_order(from) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
-  if (H5Aiterate2(from, order, H5_ITER_INC, &idx, copy_one_attribute, &c) < 0) {
-    char why[400];
-    return fail(st, "%s: cannot copy its attributes: %s", path, hdf5_why(why, sizeof why));
-  }
   return 0;
 }
 
@@ -315,7 +200,7 @@ static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hs
   for (int i = 1; i < rank; i++) row *= dims[i];
   size_t slab_bytes = (size_t)chunk[0] * row * elem;
   if (mtype < 0 || !(buf = malloc(slab_bytes + 1))) {
-    fail(st, "%s: out of memory for a slab of %llu elements", path,
+    FAIL(st, "%s: out of memory for a slab of %llu elements", path,
          (unsigned long long)(chunk[0] * row));
     goto done;
   }
@@ -329,12 +214,12 @@ static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hs
     bad = file_space < 0 || mem_space < 0 ||
           H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0;
     if (!bad && H5Dread(src, mtype, mem_space, file_space, H5P_DEFAULT, buf) < 0) {
-      fail(st, "%s: cannot read rows %llu-%llu of the input: %s", path, (unsigned long long)z,
-           (unsigned long long)(z + count[0] - 1), hdf5_why(why, sizeof why));
+      FAIL(st, "%s: cannot read rows %llu-%llu of the input: %s", path, (unsigned long long)z,
+           (unsigned long long)(z + count[0] - 1), WHY());
       bad = 1;
     } else if (!bad && H5Dwrite(dst, mtype, mem_space, file_space, H5P_DEFAULT, buf) < 0) {
-      fail(st, "%s: the h5fz filter failed on rows %llu-%llu: %s", path, (unsigned long long)z,
-           (unsigned long long)(z + count[0] - 1), hdf5_why(why, sizeof why));
+      FAIL(st, "%s: the h5fz filter failed on rows %llu-%llu: %s", path, (unsigned long long)z,
+           (unsigned long long)(z + count[0] - 1), WHY());
       bad = 1;
     }
     if (mem_space >= 0) H5Sclose(mem_space);
@@ -396,7 +281,7 @@ static int copy_unchanged(copy_state *st, hid_t from, const char *name, hid_t to
   if (ocpypl >= 0) H5Pset_copy_object(ocpypl, H5O_COPY_MERGE_COMMITTED_DTYPE_FLAG);
   copied = H5Ocopy(from, name, to, name, ocpypl >= 0 ? ocpypl : H5P_DEFAULT, H5P_DEFAULT);
   if (ocpypl >= 0) H5Pclose(ocpypl);
-  if (copied < 0) return fail(st, "%s: cannot copy: %s", path, hdf5_why(why, sizeof why));
+  if (copied < 0) return FAIL(st, "%s: cannot copy: %s", path, WHY());
   return 0;
 }
 
@@ -418,13 +303,13 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   hssize_t n;
   int rank = 0, rc = -1;
   char why[400];
-  if (!it) return fail(st, "out of memory");
-  if (dset < 0) return fail(st, "%s: cannot open: %s", path, hdf5_why(why, sizeof why));
+  if (!it) return FAIL(st, "out of memory");
+  if (dset < 0) return FAIL(st, "%s: cannot open: %s", path, WHY());
   type = H5Dget_type(dset);
   space = H5Dget_space(dset);
   n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
   if (type < 0 || space < 0 || n < 0) {
-    fail(st, "%s: cannot read its type or shape: %s", path, hdf5_why(why, sizeof why));
+    FAIL(st, "%s: cannot read its type or shape: %s", path, WHY());
     goto done;
   }
   h5fz_cli_type_name(type, it->dtype, sizeof it->dtype);
@@ -439,11 +324,11 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   it->elements = (uint64_t)n;
   it->raw_bytes = (uint64_t)n * H5Tget_size(type);
   if (note_scales(st, dset, path) < 0) {
-    fail(st, "out of memory");
+    FAIL(st, "out of memory");
     goto done;
   }
   if (H5Tdetect_class(type, H5T_REFERENCE) > 0) {
-    fail(st, "%s: holds object references, which h5fz compress cannot copy between files", path);
+    FAIL(st, "%s: holds object references, which h5fz compress cannot copy between files", path);
     goto done;
   }
   skip = copy_reason(st, dset, path, type, space, n);
@@ -454,7 +339,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   }
   dcpl = compressed_dcpl(st, dset, space, H5Tget_size(type), chunk, &rank, &bad_props);
   if (dcpl < 0) {
-    fail(st, "%s: %s", path, bad_props);
+    FAIL(st, "%s: %s", path, bad_props);
     goto done;
   }
   ftype = output_type(st, type);
@@ -462,10 +347,10 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   if (out < 0) {
     /* the filter's can_apply/set_local refused it: its reason is on the
      * stack, innermost first; HDF5's own lines after it add nothing */
-    hdf5_why(why, sizeof why);
+    WHY();
     if (!strncmp(why, "h5fz:", 5) && strstr(why, "; ")) *strstr(why, "; ") = '\0';
     if (!st->o->skip_refused) {
-      fail(st, "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "
+      FAIL(st, "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "
            "unchanged)", path, it->dtype, it->shape, why);
       goto done;
     }
@@ -476,13 +361,13 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   it->compressed = 1;
   st->n_compressed++;
   if (copy_data(st, dset, out, space, chunk, rank, path) < 0 ||
-      copy_attributes(st, dset, out, path) < 0)
+      h5fz_compress_copy_attributes(dset, out, path, st->err, st->err_len) < 0)
     goto done;
   rc = 0;
 done:
   if (out >= 0 && H5Dclose(out) < 0 && rc == 0)
-    rc = fail(st, "%s: the h5fz filter failed while the last chunks were written: %s", path,
-              hdf5_why(why, sizeof why));
+    rc = FAIL(st, "%s: the h5fz filter failed while the last chunks were written: %s", path,
+              WHY());
   if (ftype >= 0) H5Tclose(ftype);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
@@ -506,12 +391,13 @@ static int copy_group(copy_state *st, hid_t from, const char *name, hid_t to, co
   hid_t g = H5Gopen2(from, name, H5P_DEFAULT), gcpl = -1, out = -1;
   int rc = -1;
   char why[400];
-  if (g < 0) return fail(st, "%s: cannot open the group: %s", path, hdf5_why(why, sizeof why));
+  if (g < 0) return FAIL(st, "%s: cannot open the group: %s", path, WHY());
   gcpl = H5Gget_create_plist(g);
   out = gcpl < 0 ? -1 : H5Gcreate2(to, name, lcpl, gcpl, H5P_DEFAULT);
   if (out < 0) {
-    fail(st, "%s: cannot create the group: %s", path, hdf5_why(why, sizeof why));
-  } else if (copy_attributes(st, g, out, path) == 0 && copy_group_members(st, g, out, path) == 0) {
+    FAIL(st, "%s: cannot create the group: %s", path, WHY());
+  } else if (h5fz_compress_copy_attributes(g, out, path, st->err, st->err_len) == 0 &&
+             copy_group_members(st, g, out, path) == 0) {
     rc = 0;
   }
   if (out >= 0) H5Gclose(out);
@@ -531,20 +417,20 @@ static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_inf
   hid_t lcpl = link_create_plist(info->cset);
   char why[400];
   int rc = -1;
-  if (lcpl < 0) return fail(st, "out of memory");
+  if (lcpl < 0) return FAIL(st, "out of memory");
   if (info->type == H5L_TYPE_SOFT || info->type == H5L_TYPE_EXTERNAL) {
     size_t len = info->u.val_size;
     char *val = malloc(len + 1);
     const char *file = NULL, *obj = NULL;
     unsigned flags;
     if (!val || H5Lget_val(from, name, val, len + 1, H5P_DEFAULT) < 0) {
-      fail(st, "%s: cannot read the link: %s", path, hdf5_why(why, sizeof why));
+      FAIL(st, "%s: cannot read the link: %s", path, WHY());
     } else if (info->type == H5L_TYPE_SOFT) {
       if (H5Lcreate_soft(val, to, name, lcpl, H5P_DEFAULT) >= 0) rc = 0;
-      else fail(st, "%s: cannot create the soft link: %s", path, hdf5_why(why, sizeof why));
+      else FAIL(st, "%s: cannot create the soft link: %s", path, WHY());
     } else if (H5Lunpack_elink_val(val, len, &flags, &file, &obj) < 0 ||
                H5Lcreate_external(file, obj, to, name, lcpl, H5P_DEFAULT) < 0) {
-      fail(st, "%s: cannot copy the external link: %s", path, hdf5_why(why, sizeof why));
+      FAIL(st, "%s: cannot copy the external link: %s", path, WHY());
     } else {
       rc = 0;
     }
@@ -556,20 +442,20 @@ static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_inf
     H5O_type_t otype;
     hid_t obj;
     if (object_key(from, name, key, &refs) < 0) {
-      fail(st, "%s: cannot read the object: %s", path, hdf5_why(why, sizeof why));
+      FAIL(st, "%s: cannot read the object: %s", path, WHY());
     } else if ((first = seen_path(st, key)) != NULL) {
       /* a second name of an object already copied */
       if (H5Lcreate_hard(st->out, first, to, name, lcpl, H5P_DEFAULT) >= 0) rc = 0;
-      else fail(st, "%s: cannot link it to %s: %s", path, first, hdf5_why(why, sizeof why));
+      else FAIL(st, "%s: cannot link it to %s: %s", path, first, WHY());
     } else if ((obj = H5Oopen(from, name, H5P_DEFAULT)) < 0) {
-      fail(st, "%s: cannot open: %s", path, hdf5_why(why, sizeof why));
+      FAIL(st, "%s: cannot open: %s", path, WHY());
     } else {
       H5I_type_t kind = H5Iget_type(obj);
       H5Oclose(obj);
       otype = kind == H5I_GROUP ? H5O_TYPE_GROUP : kind == H5I_DATASET ? H5O_TYPE_DATASET
                                                                        : H5O_TYPE_NAMED_DATATYPE;
       if (refs > 1 && remember(st, key, path) < 0)
-        fail(st, "out of memory");
+        FAIL(st, "out of memory");
       else if (otype == H5O_TYPE_GROUP)
         rc = copy_group(st, from, name, to, path, lcpl);
       else if (otype == H5O_TYPE_DATASET)
@@ -578,7 +464,7 @@ static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_inf
         rc = copy_unchanged(st, from, name, to, path);
     }
   } else {
-    fail(st, "%s: a user-defined link (type %d), which h5fz compress cannot copy", path, (int)info->type);
+    FAIL(st, "%s: a user-defined link (type %d), which h5fz compress cannot copy", path, (int)info->type);
   }
   H5Pclose(lcpl);
   return rc;
@@ -605,75 +491,7 @@ static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *
   H5_index_t order = (flags & H5P_CRT_ORDER_TRACKED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
   if (H5Literate(from, order, H5_ITER_INC, &idx, copy_member, &w) < 0) {
     char why[400];
-    return fail(st, "%s: cannot list the group: %s", path, hdf5_why(why, sizeof why));
-  }
-  return 0;
-}
-
-/* ---- dimension scales -------------------------------------------------------- */
-
-typedef struct {
-  copy_state *st;
-  hid_t out_dset;
-  const char *path;
-} scale_walk;
-
-static herr_t attach_one(hid_t did, unsigned dim, hid_t scale, void *data) {
-  scale_walk *w = data;
-  char name[4096], why[400];
-  hid_t out_scale;
-  (void)did;
-  if (H5Iget_name(scale, name, sizeof name) <= 0) {
-    fail(w->st, "%s: dimension %u: cannot name its scale", w->path, dim);
-    return -1;
-  }
-  out_scale = H5Dopen2(w->st->out, name, H5P_DEFAULT);
-  if (out_scale < 0 || H5DSattach_scale(w->out_dset, out_scale, dim) < 0) {
-    fail(w->st, "%s: dimension %u: cannot attach the scale %s: %s", w->path, dim, name,
-         hdf5_why(why, sizeof why));
-    if (out_scale >= 0) H5Dclose(out_scale);
-    return -1;
-  }
-  H5Dclose(out_scale);
-  return 0;
-}
-
-static int drop_attribute(copy_state *st, const char *path, const char *attr) {
-  hid_t d = H5Dopen2(st->out, path, H5P_DEFAULT);
-  int rc = 0;
-  char why[400];
-  if (d < 0) return fail(st, "%s: cannot open the copy: %s", path, hdf5_why(why, sizeof why));
-  if (H5Aexists(d, attr) > 0 && H5Adelete(d, attr) < 0)
-    rc = fail(st, "%s: cannot remove the copied %s: %s", path, attr, hdf5_why(why, sizeof why));
-  H5Dclose(d);
-  return rc;
-}
-
-/* The copies hold DIMENSION_LIST / REFERENCE_LIST attributes (H5Ocopy)
- * whose references point into the input, or none (datasets created
- * again): drop them and attach every scale again, dimension by dimension,
- * as in the input. */
-static int attach_scales(copy_state *st) {
-  for (size_t i = 0; i < st->scales.n; i++)
-    if (drop_attribute(st, st->scales.names[i], "REFERENCE_LIST") < 0) return -1;
-  for (size_t i = 0; i < st->with_scales.n; i++)
-    if (drop_attribute(st, st->with_scales.names[i], "DIMENSION_LIST") < 0) return -1;
-  for (size_t i = 0; i < st->with_scales.n; i++) {
-    const char *path = st->with_scales.names[i];
-    hid_t in = H5Dopen2(st->in, path, H5P_DEFAULT), out = H5Dopen2(st->out, path, H5P_DEFAULT);
-    hid_t space = in < 0 ? -1 : H5Dget_space(in);
-    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space), rc = 0;
-    scale_walk w = {st, out, path};
-    if (in < 0 || out < 0 || rank < 0) rc = fail(st, "%s: cannot open it to attach its scales", path);
-    for (int dim = 0; rc == 0 && dim < rank; dim++) {
-      int n = H5DSget_num_scales(in, (unsigned)dim);
-      int idx = 0;
-      if (n > 0 && H5DSiterate_scales(in, (unsigned)dim, &idx, attach_one, &w) < 0) rc = -1;
-    }
-    if (space >= 0) H5Sclose(space);
-    if (in >= 0) H5Dclose(in);
-    if (out >= 0) H5Dclose(out);
-    if (rc < 0) return fail(st, "%s: cannot attach its dimension scales", path);
+    return FAIL(st, "%s: cannot list the group: %s", path, WHY());
   }
   return 0;
 }
@@ -696,9 +514,10 @@ int h5fz_compress_copy(hid_t in, hid_t out, const h5fz_compress_options *o,
   in_root = H5Gopen2(in, "/", H5P_DEFAULT);
   out_root = H5Gopen2(out, "/", H5P_DEFAULT);
   if (in_root < 0 || out_root < 0) {
-    fail(&st, "cannot open the root groups");
-  } else if (copy_attributes(&st, in_root, out_root, "/") == 0 &&
-             copy_group_members(&st, in_root, out_root, "/") == 0 && attach_scales(&st) == 0) {
+    FAIL(&st, "cannot open the root groups");
+  } else if (h5fz_compress_copy_attributes(in_root, out_root, "/", err, err_len) == 0 &&
+             copy_group_members(&st, in_root, out_root, "/") == 0 &&
+             h5fz_compress_attach_scales(in, out, &st.with_scales, &st.scales, err, err_len) == 0) {
     rc = 0;
   }
   if (o->progress) fprintf(stderr, "\r\033[K");

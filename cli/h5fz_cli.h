@@ -36,6 +36,15 @@ int h5fz_cmd_ops(int argc, char **argv);
 void h5fz_cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Write the message into err (len bytes) unless err holds one already, so
+ * the innermost reason of a failure survives the callers that add their
+ * own. Returns -1, for `return h5fz_cli_keep_error(...)`. */
+int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* h5fz_cli_hdf5_reason, or "HDF5 gave no reason" when the stack is empty. */
+const char *h5fz_cli_hdf5_why(char *buf, size_t len);
+
 /* After a usage error's message: one line pointing at `h5fz <cmd> --help`
  * (the whole help after every mistake buried the message; a tester). */
 void h5fz_cli_usage_hint(const char *cmd);
