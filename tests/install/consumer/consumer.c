@@ -115,6 +115,7 @@ int main(int argc, char **argv) {
   float *f = malloc(n * sizeof *f);
   double *a = malloc(n * sizeof *a);
   hid_t file, dset;
+  h5fz_dataset_report report;
   int bad = 0;
   if (argc != 3) {
     fprintf(stderr, "usage: consumer OUT.h5 EXPECTED_VERSION\n");
@@ -134,7 +135,9 @@ int main(int argc, char **argv) {
   if (h5fz_dataset_create(file, "api_f32", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3", &dset) !=
       H5FZ_OK)
     return fail(h5fz_last_error());
-  if (h5fz_dataset_write(dset, f, H5FZ_MEM_HOST, NULL) != H5FZ_OK) return fail(h5fz_last_error());
+  if (h5fz_dataset_write(dset, f, H5FZ_MEM_HOST, &report) != H5FZ_OK) return fail(h5fz_last_error());
+  printf("consumer: api_f32 written by the %s executor (kernel class %s)\n", report.on_gpu ? "GPU" : "CPU",
+         report.kernel_class);
   H5Dclose(dset);
   if (write_through_filter(file, a, dims)) return 1;
   H5Fclose(file);
