@@ -588,3 +588,21 @@ const char *h5fz_cli_hdf5_why(char *buf, size_t len) {
   if (!buf[0]) snprintf(buf, len, "HDF5 gave no reason");
   return buf;
 }
+
+void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
+                            hsize_t *chunk) {
+  hsize_t inner = elem;
+  for (int i = rank - 1; i >= 0; i--) {
+    if (inner * dims[i] <= target) {
+      chunk[i] = dims[i];
+      inner *= dims[i];
+    } else {
+      hsize_t fit = target / inner, pieces;
+      if (fit == 0) fit = 1;
+      pieces = (dims[i] + fit - 1) / fit;
+      chunk[i] = (dims[i] + pieces - 1) / pieces;
+      for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
+      return;
+    }
+  }
+}

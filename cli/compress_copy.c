@@ -112,26 +112,6 @@ static int remember(copy_state *st, const unsigned char key[16], const char *pat
 
 /* ---- datasets -------------------------------------------------------------- */
 
-/* Chunks of about target bytes: whole fast dimensions, the first that does
- * not fit cut into equal pieces, slower ones 1 (as `h5fz from-raw`). */
-static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target, hsize_t *chunk) {
-  hsize_t inner = elem;
-  for (int i = rank - 1; i >= 0; i--) {
-    hsize_t d = dims[i] ? dims[i] : 1;
-    if (inner * d <= target) {
-      chunk[i] = d;
-      inner *= d;
-    } else {
-      hsize_t fit = target / inner, pieces;
-      if (fit == 0) fit = 1;
-      pieces = (d + fit - 1) / fit;
-      chunk[i] = (d + pieces - 1) / pieces;
-      for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
-      return;
-    }
-  }
-}
-
 /* The creation properties of the compressed copy: the original's (fill
  * value and time, allocation time, attribute order), chunked, h5fz as the
  * only filter. Returns the list, or -1 with *why set. */
@@ -158,7 +138,7 @@ static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t ele
       return -1;
     }
   } else {
-    default_chunk(dims, *rank, elem, H5FZ_COMPRESS_CHUNK_BYTES, chunk);
+    h5fz_cli_default_chunk(dims, *rank, elem, H5FZ_COMPRESS_CHUNK_BYTES, chunk);
   }
   /* the old pipeline (deflate, shuffle, ...) goes: h5fz takes the floats
    * themselves, and refuses any filter before it */

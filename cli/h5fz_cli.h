@@ -85,6 +85,14 @@ int h5fz_cli_same_file(const char *a, const char *b);
  * more than max_rank extents. */
 int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank);
 
+/* A chunk shape of at most about target bytes for a dataset of dims
+ * (rank extents, elem bytes each): whole fast dimensions, the first
+ * dimension that does not fit whole cut into equal pieces (so the edge
+ * chunk is not mostly padding), slower ones 1. Used by from-raw and
+ * compress. */
+void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
+                            hsize_t *chunk);
+
 /* Write dims as "12x291x360" into buf (always NUL terminated). */
 void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len);
 
