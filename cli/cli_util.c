@@ -606,3 +606,17 @@ void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t t
     }
   }
 }
+
+char *h5fz_cli_join_words(int argc, char **argv, int first) {
+  size_t len = 1;
+  char *text;
+  for (int i = first; i < argc; i++) len += strlen(argv[i]) + 1;
+  text = malloc(len);
+  if (!text) return NULL;
+  text[0] = '\0';
+  for (int i = first; i < argc; i++) {
+    if (i > first) strcat(text, " ");
+    strcat(text, argv[i]);
+  }
+  return text;
+}

@@ -37,21 +37,6 @@ static void help(FILE *out) {
           H5FZ_FILTER_ID);
 }
 
-/* Joins argv[first..argc) with blanks into a malloc'd string. */
-static char *join_args(int argc, char **argv, int first) {
-  size_t len = 1;
-  char *text;
-  for (int i = first; i < argc; i++) len += strlen(argv[i]) + 1;
-  text = malloc(len);
-  if (!text) return NULL;
-  text[0] = '\0';
-  for (int i = first; i < argc; i++) {
-    if (i > first) strcat(text, " ");
-    strcat(text, argv[i]);
-  }
-  return text;
-}
-
 /* Values as unsigned decimals: h5repack reads a leading 0 as octal, and a
  * decimal never starts with 0 unless it is 0 itself. */
 static void print_words(FILE *out, const unsigned *cd, size_t n, const char *sep) {
@@ -138,7 +123,7 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     h5fz_cli_usage_hint(cmd);
     return H5FZ_CLI_USAGE;
   }
-  text = join_args(n_words, words, 0);
+  text = h5fz_cli_join_words(n_words, words, 0);
   free(words);
   if (!text) {
     h5fz_cli_error(cmd, "out of memory");

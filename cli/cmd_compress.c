@@ -53,21 +53,6 @@ static void help(FILE *out) {
           H5FZ_FILTER_ID);
 }
 
-/* Joins argv[first..last) with blanks (the spec may come as several words). */
-static char *join_words(char **argv, int first, int last) {
-  size_t len = 1;
-  char *text;
-  for (int i = first; i < last; i++) len += strlen(argv[i]) + 1;
-  text = malloc(len);
-  if (!text) return NULL;
-  text[0] = '\0';
-  for (int i = first; i < last; i++) {
-    if (i > first) strcat(text, " ");
-    strcat(text, argv[i]);
-  }
-  return text;
-}
-
 static int parse_spec(const char *text, h5fz_compress_options *o, char *canonical, size_t len) {
   int st = h5fz_spec_parse(text, &o->spec);
   if (st == H5FZ_OK) st = h5fz_spec_validate(&o->spec);
@@ -367,7 +352,7 @@ int h5fz_cmd_compress(int argc, char **argv) {
   }
   a.in = argv[optind];
   a.out = argv[optind + 1];
-  spec_text = join_words(argv, optind + 2, argc);
+  spec_text = h5fz_cli_join_words(argc, argv, optind + 2);
   if (!spec_text || parse_spec(spec_text, &o, canonical, sizeof canonical) < 0) goto out;
   o.only = &a.only;
   o.exclude = &a.exclude;

@@ -96,6 +96,10 @@ void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t t
 /* Write dims as "12x291x360" into buf (always NUL terminated). */
 void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len);
 
+/* argv[first..argc) joined with blanks, malloc'd (the caller frees), or
+ * NULL when out of memory: a spec given as several words. */
+char *h5fz_cli_join_words(int argc, char **argv, int first);
+
 /* Parse a finite double; returns 0, or -1 if text is not entirely a number. */
 int h5fz_cli_parse_double(const char *text, double *out);
 
