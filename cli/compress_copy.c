@@ -10,6 +10,7 @@
 
 #include "compress_attrs.h"
 #include "compress_scales.h"
+#include "compress_vlen.h"
 
 /* The failure message goes to the state's err (the first one is kept);
  * WHY() is HDF5's reason, into a local buffer `why`. */
@@ -312,6 +313,16 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
     goto done;
   }
   skip = copy_reason(st, dset, path, type, space, n);
+  if (skip && h5fz_compress_has_variable_data(type) && !is_virtual(dset)) {
+    /* not H5Ocopy: it leaves a variable-length fill value pointing into
+     * the input (compress_vlen.h) */
+    snprintf(it->why, sizeof it->why, "%s", skip);
+    ftype = output_type(st, type);
+    if (h5fz_compress_copy_by_value(dset, to, name, ftype, lcpl, path, &out, st->err, st->err_len) == 0 &&
+        h5fz_compress_copy_attributes(dset, out, path, st->err, st->err_len) == 0)
+      rc = 0;
+    goto done;
+  }
   if (skip) {
     snprintf(it->why, sizeof it->why, "%s", skip);
     rc = copy_unchanged(st, from, name, to, path);
