@@ -7,6 +7,9 @@
 ! same 32 bits; HDF5 hands the bits to the filter unchanged.
 !
 ! usage: h5fz_fortran [OUT.h5]     (default h5fz_fortran.h5)
+! Build against the shared libhdf5 (CMake's FindHDF5 does; by hand:
+! `h5fc -shlib h5fz_fortran.f90`): the plugin cannot bind to a libhdf5
+! linked statically into the program (docs/cli.md, cd-values).
 ! Run with HDF5_PLUGIN_PATH pointing at the plugin folder. Prints the max
 ! error and the ratio; exits with status 1 if an element is outside the
 ! bound or the dataset was stored uncompressed.

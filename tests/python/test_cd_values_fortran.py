@@ -63,3 +63,60 @@ def test_fortran_example_holds_what_cd_values_prints():
     j = json.loads(lib.cli("cd-values", "--json", "abs=1e-3").stdout)
     assert words == j["fortran_cd_values"] and int(m.group(1)) == len(words)
     assert "int(%d, size_t)" % len(words) in src
+
+
+FORTRAN_PROGRAM = """program cd_values_check
+  use hdf5
+  implicit none
+  integer(hid_t) :: file, space, dcpl, dset
+  integer(hsize_t) :: dims(1) = [1000_hsize_t], chunk(1) = [500_hsize_t]
+  integer :: hdferr, i
+  real :: a(1000)
+  %(declaration)s
+  a = [(sin(0.01 * i), i = 1, 1000)]
+  call h5open_f(hdferr)
+  call h5fcreate_f("%(out)s", H5F_ACC_TRUNC_F, file, hdferr)
+  call h5screate_simple_f(1, dims, space, hdferr)
+  call h5pcreate_f(H5P_DATASET_CREATE_F, dcpl, hdferr)
+  call h5pset_chunk_f(dcpl, 1, chunk, hdferr)
+  %(call)s
+  if (hdferr < 0) stop 2
+  call h5dcreate_f(file, "d", H5T_IEEE_F32LE, space, dset, hdferr, dcpl)
+  if (hdferr < 0) stop 3
+  call h5dwrite_f(dset, H5T_NATIVE_REAL, a, dims, hdferr)
+  if (hdferr < 0) stop 4
+  call h5dclose_f(dset, hdferr)
+  call h5pclose_f(dcpl, hdferr)
+  call h5sclose_f(space, hdferr)
+  call h5fclose_f(file, hdferr)
+  call h5close_f(hdferr)
+end program cd_values_check
+"""
+
+
+def test_printed_fortran_compiles_and_gives_the_c_cd_values(tmp_path):
+    """The Fortran lines as printed (negative words, three continuation
+    lines) pasted into a program, built with h5fc (HDF5's serial Fortran
+    wrapper), run: the dataset's filter gets exactly the C cd_values."""
+    import shutil
+    import subprocess
+    if shutil.which("h5fc") is None or shutil.which("gfortran") is None:
+        pytest.skip("h5fc or gfortran not found (Debian: gfortran, libhdf5-dev)")
+    spec = "abs=1e-3 delta zigzag delta zigzag delta zigzag bitshuffle rze"
+    out = lib.cli("cd-values", spec).stdout
+    block = out[out.index("Fortran:") + len("Fortran:"):]
+    declaration, call = block.split("CALL ")
+    src = tmp_path / "check.f90"
+    h5 = tmp_path / "fortran.h5"
+    src.write_text(FORTRAN_PROGRAM % {"declaration": declaration.strip(), "call": "CALL " + call.strip(),
+                                      "out": h5})
+    exe = tmp_path / "check"
+    p = subprocess.run(["h5fc", "-shlib", "-o", str(exe), str(src)], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr + src.read_text()
+    p = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    info = json.loads(lib.cli("inspect", h5, "/d", "--json").stdout)["datasets"][0]
+    want = json.loads(lib.cli("cd-values", "--json", spec).stdout)["cd_values"]
+    assert any(w >= 1 << 31 for w in want)
+    assert info["filter_id"] == lib.FILTER_ID and info["filter_mandatory"]
+    assert info["cd_values"][:len(want)] == want
