@@ -70,6 +70,18 @@ grep -q 'h5fzConfig.cmake, version: '"$version" "$work/cmake-app-99.log" ||
   die "find_package(h5fz 99) failed for another reason than the version: see $work/cmake-app-99.log"
 echo "  refused: the installed config says version $version"
 
+step "an HDF5 that is gone: find_package(h5fz) says which file"
+broken=$work/prefix-broken
+cp -a "$prefix" "$broken"
+sed -i 's|^set(_h5fz_hdf5_files "|set(_h5fz_hdf5_files "/nonexistent/libhdf5.so;|' "$broken/$libdir/cmake/h5fz/h5fzConfig.cmake"
+if cmake -S "$here/consumer" -B "$work/cmake-app-broken" -DCMAKE_PREFIX_PATH="$broken" \
+     >"$work/cmake-app-broken.log" 2>&1; then
+  die "find_package(h5fz) accepted a config whose HDF5 is missing"
+fi
+grep -q "/nonexistent/libhdf5.so, which no longer" "$work/cmake-app-broken.log" ||
+  die "find_package(h5fz) failed without naming the missing HDF5 file: see $work/cmake-app-broken.log"
+echo "  refused, naming /nonexistent/libhdf5.so"
+
 step "outside program: pkg-config --cflags --libs h5fz"
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 [ "$(pkg-config --modversion h5fz)" = "$version" ] || die "pkg-config --modversion h5fz"
