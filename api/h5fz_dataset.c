@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "h5fz_batch.h"
+#include "h5fz_container.h"
 #include "h5fz_dataset.h"
 #include "h5fz_internal.h"
 
@@ -25,11 +26,15 @@ static double now_s(void)
 /* ---- what a dataset is -------------------------------------------------------------- */
 
 typedef struct {
-  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local) */
+  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local), for
+                              native values: big_endian 0 (see big_endian) */
   h5fz_array_geom g;
   h5fz_dtype dtype;
   hid_t mem_type;          /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
   double fill;
+  int big_endian;          /* the dataset's type is big-endian: the caller's native
+                              values are coded as they are and each container is
+                              marked big-endian on its way to the file (and back) */
 } dataset_info;
 
 static int describe(hid_t dset, dataset_info *di)
@@ -42,10 +47,11 @@ static int describe(hid_t dset, dataset_info *di)
     goto out;
   }
   if (H5Tget_class(type) != H5T_FLOAT || (H5Tget_size(type) != 4 && H5Tget_size(type) != 8) ||
-      H5Tget_order(type) != H5T_ORDER_LE) {
-    rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset's type is not little-endian float32 or float64");
+      (H5Tget_order(type) != H5T_ORDER_LE && H5Tget_order(type) != H5T_ORDER_BE)) {
+    rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset's type is not float32 or float64 (little- or big-endian)");
     goto out;
   }
+  di->big_endian = H5Tget_order(type) == H5T_ORDER_BE;
   di->dtype = H5Tget_size(type) == 4 ? H5FZ_DTYPE_F32 : H5FZ_DTYPE_F64;
   di->mem_type = di->dtype == H5FZ_DTYPE_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   if (H5Pget_layout(dcpl) != H5D_CHUNKED) {
@@ -79,6 +85,12 @@ static int describe(hid_t dset, dataset_info *di)
                                   "loadable when the dataset was created? set HDF5_PLUGIN_PATH)");
     goto out;
   }
+  if (di->spec.big_endian != di->big_endian) {
+    rc = h5fz_fail(H5FZ_ERR_SPEC, "the pipeline's cd_values name %s-endian values, the dataset's type is %s-endian",
+                   di->spec.big_endian ? "big" : "little", di->big_endian ? "big" : "little");
+    goto out;
+  }
+  di->spec.big_endian = 0; /* the executors code the caller's native values */
   unsigned chunk_opts = 0;
   if (H5Pget_chunk_opts(dcpl, &chunk_opts) >= 0 && (chunk_opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
     rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset stores partial edge chunks unfiltered "
@@ -231,7 +243,22 @@ static int write_sink(void *ctx, const h5fz_encoded_chunk *c)
   write_ctx *w = ctx;
   hsize_t off[H5FZ_ARRAY_MAX_RANK];
   chunk_offset(&w->di->g, c->index, off);
-  if (H5Dwrite_chunk(w->dset, H5P_DEFAULT, 0, off, c->bytes, c->container) < 0)
+  const void *container = c->container;
+  uint8_t *marked = NULL;
+  if (w->di->big_endian) { /* the bytes the filter writes for the same values in a big-endian dataset */
+    marked = malloc(c->bytes);
+    if (!marked) return w->rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes", c->bytes);
+    memcpy(marked, c->container, c->bytes);
+    int st = h5fz_container_set_byte_order(marked, c->bytes, 1);
+    if (st) {
+      free(marked);
+      return w->rc = st;
+    }
+    container = marked;
+  }
+  herr_t wr = H5Dwrite_chunk(w->dset, H5P_DEFAULT, 0, off, c->bytes, container);
+  free(marked);
+  if (wr < 0)
     return w->rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dwrite_chunk of chunk %llu failed", (unsigned long long)c->index);
   w->rep.n_chunks++;
   w->rep.stored_bytes += c->bytes;
@@ -284,7 +311,9 @@ static int write_attributes(write_ctx *w, uint64_t n_chunks)
   const dataset_info *di = w->di;
   char text[512];
   static const char *const modes[] = {"abs", "rel", "pw_rel", "lossless"};
-  h5fz_spec_format(&di->spec, text, sizeof text);
+  h5fz_spec stored = di->spec;
+  stored.big_endian = di->big_endian; /* as the pipeline's cd_values say */
+  h5fz_spec_format(&stored, text, sizeof text);
   double ratio = w->rep.stored_bytes ? (double)w->rep.input_bytes / (double)w->rep.stored_bytes : 0.0;
   uint64_t omitted = w->rep.n_outliers;
   int bad = put_string(w->dset, "h5fz_version", h5fz_version()) || put_string(w->dset, "h5fz_spec", text) ||
@@ -396,6 +425,17 @@ static int read_source(void *ctx, uint64_t index, void **container, size_t *byte
     return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "chunk %llu was stored without the h5fz filter (filter mask %u)",
                      (unsigned long long)index, mask);
   }
+  h5fz_chunk_info info;
+  if (r->di->big_endian && h5fz_chunk_inspect(buf, size, &info) == H5FZ_OK) {
+    /* a big-endian dataset's chunk, decoded to native values for the caller:
+     * the byte-order mark comes off; a little-endian one is not this dataset's */
+    if (!info.big_endian) {
+      free(buf);
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu holds little-endian values, the dataset is big-endian: its "
+                       "values would come back byte-swapped", (unsigned long long)index);
+    }
+    h5fz_container_set_byte_order(buf, size, 0);
+  } /* a container that does not open is the decoder's to report */
   if (index == r->counted) {
     r->counted++;
     r->rep.n_chunks++;

@@ -59,9 +59,6 @@ const char *h5fz_cli_byte_order(hid_t type);
 /* 1 if type is a 4- or 8-byte floating-point type, of any byte order. */
 int h5fz_cli_is_float_type(hid_t type);
 
-/* 1 if it is also little-endian: what h5fz compresses. */
-int h5fz_cli_is_le_float_type(hid_t type);
-
 /* 1 if paths a and b name the same file: same st_dev/st_ino when both
  * exist, else the same realpath. 0 otherwise. */
 int h5fz_cli_same_file(const char *a, const char *b);

@@ -431,13 +431,16 @@ def test_unreadable_chunks_exit_nonzero(tmp_path):
 def test_raw_and_unfiltered_chunks_are_not_errors(mixed_raw, tmp_path):
     path, _ = mixed_raw
     assert lib.cli("inspect", path, "/mixed", check=False).returncode == 0
-    # A dataset the filter skipped (optional filter, big-endian floats) and
-    # one without h5fz at all.
+    # A dataset whose chunks the filter skipped (as HDF5 stores them when an
+    # optional filter fails: raw bytes, filter mask 1) and one without h5fz
+    # at all.
     other = tmp_path / "other.h5"
     cd, _ = lib.cd_values("abs=1e-3")
     with h5py.File(other, "w") as f:
-        f.create_dataset("be", data=_smooth().astype(">f4"), chunks=CHUNK,
-                         compression=lib.FILTER_ID, compression_opts=tuple(cd))
+        d = f.create_dataset("skipped", shape=(4, 32, 40), dtype="f4", chunks=CHUNK,
+                             compression=lib.FILTER_ID, compression_opts=tuple(cd))
+        for z in (0, 2):
+            d.id.write_direct_chunk((z, 0, 0), _smooth()[z:z + 2].tobytes(), 1)
         f.create_dataset("plain", data=_smooth(), chunks=CHUNK)
     p = lib.cli("inspect", other, check=False)
     assert p.returncode == 0 and "unfiltered chunks 2" in p.stdout, p.stdout + p.stderr
