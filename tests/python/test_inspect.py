@@ -573,6 +573,38 @@ def test_container_of_another_shape_is_refused(tmp_path):
     assert "unreadable 1" in run.stdout
 
 
+@pytest.mark.parametrize("spec", ["abs=1e-3", "lossless", "abs=1e-30 raw"])
+@pytest.mark.parametrize("src,dst", [
+    ((2, 10, 20), (4, 5, 20)),          # same fastest dim (lorenzo's row), other slow dims
+    ((5, 100), (500,)),                 # another rank, same element count
+    ((500,), (5, 100)),
+    ((1, 200), (200, 1)),
+    ((2, 3, 4, 5, 6), (2, 3, 5, 4, 6)),  # rank 5: the folded dims 6x4x5x6 / 6x5x4x6 differ
+])
+def test_forged_chunk_of_another_shape(tmp_path, spec, src, dst):
+    """A valid container of the dataset's type and byte size, written with
+    write_direct_chunk into a dataset whose chunk has another shape: coded,
+    lossless or stored raw, the filter refuses it (its values would come
+    back in another element order) and inspect counts it unreadable naming
+    both shapes. (Rank > 4 shapes are compared as set_local folds them:
+    chunks whose leading dims differ but multiply to the same count look
+    alike, docs/filter.md.)"""
+    path = tmp_path / "forged.h5"
+    x = np.random.default_rng(11).random(src).astype(np.float32)
+    with h5py.File(path, "w") as f:
+        mask, container = _write(f, "src", x, spec, chunks=src).id.read_direct_chunk((0,) * len(src))
+        dst_d = f.create_dataset("dst", shape=dst, dtype="f4", chunks=dst, compression=lib.FILTER_ID,
+                                 compression_opts=tuple(lib.cd_values(spec)[0]))
+        dst_d.id.write_direct_chunk((0,) * len(dst), container, mask)
+    with h5py.File(path, "r") as f:
+        assert f["src"].shape == src
+        with pytest.raises(OSError):
+            f["dst"][...]
+    run = subprocess.run([lib.BIN, "inspect", str(path), "/dst"], capture_output=True, text=True)
+    assert run.returncode == 1 and "unreadable 1" in run.stdout, run.stdout + run.stderr
+    assert "its values would come back in another order: unreadable here" in run.stdout, run.stdout
+
+
 def test_container_of_a_looser_bound_is_refused(tmp_path):
     """A valid chunk of the dataset's type, size and shape, but coded for a
     looser bound (abs=0.5 in an abs=1e-3 dataset), would break the bound the
