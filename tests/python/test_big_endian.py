@@ -222,3 +222,26 @@ def test_spec_order_word():
     assert lib.cd_values("abs=1e-3 order=big")[0] == lib.cd_values("abs=1e-3")[0]
     p = lib.cli("cd-values", "abs=1e-3 order=middle", check=False)
     assert p.returncode == 2 and "order is big or little" in p.stderr, p.stderr
+
+
+def test_netcdf_big_endian_variable_through_h5repack(tmp_path):
+    """A netCDF-4 variable written with endian='big' (netCDF4-python),
+    compressed by `h5repack -f VAR:UD=...`, reads back through netCDF4 as
+    big-endian values within the bound (skipped without netCDF4-python)."""
+    netCDF4 = pytest.importorskip("netCDF4")
+    x = lib.embedded_field().load()
+    src, dst = tmp_path / "be.nc", tmp_path / "be_h5fz.nc"
+    with netCDF4.Dataset(src, "w") as ds:
+        for name, n in zip("zyx", x.shape):
+            ds.createDimension(name, n)
+        v = ds.createVariable("theta", np.dtype(">f4"), ("z", "y", "x"), endian="big", chunksizes=(10, 100, 100))
+        v[:] = x
+    _, ud = lib.cd_values("abs=1e-4")
+    lib.h5repack(src, dst, "theta:" + ud)
+    with h5py.File(dst, "r") as f:
+        assert f["theta"].dtype == np.dtype(">f4") and _chunk_masks(f["theta"]) == {0}
+        assert f["theta"].id.get_storage_size() < x.nbytes
+    with netCDF4.Dataset(dst) as ds:
+        assert ds["theta"].endian() == "big"
+        y = ds["theta"][:]
+    _check(x, np.asarray(y, np.float32), "abs=1e-4", "netCDF endian='big' via h5repack")
