@@ -8,6 +8,7 @@ filter stored every chunk raw, silently (issue 16).
 Every test checks every element: within the bound, NaN/Inf/-0.0 bit for
 bit, and every chunk stored with filter mask 0.
 """
+import shutil
 import subprocess
 
 import h5py
@@ -133,6 +134,7 @@ def test_big_endian_fill_value_and_edge_chunks(tmp_path):
     assert np.abs(a - y[keep].astype(np.float64)).max() <= 1e-4 * (a.max() - a.min())
 
 
+@pytest.mark.skipif(shutil.which("h5repack") is None, reason="h5repack not installed")
 def test_h5repack_of_a_big_endian_file(tmp_path):
     """`h5repack -f UD=...` of a big-endian file made with h5py: the
     repacked datasets stay big-endian, every chunk is filtered, and
@@ -224,6 +226,7 @@ def test_spec_order_word():
     assert p.returncode == 2 and "order is big or little" in p.stderr, p.stderr
 
 
+@pytest.mark.skipif(shutil.which("h5repack") is None, reason="h5repack not installed")
 def test_netcdf_big_endian_variable_through_h5repack(tmp_path):
     """A netCDF-4 variable written with endian='big' (netCDF4-python),
     compressed by `h5repack -f VAR:UD=...`, reads back through netCDF4 as
