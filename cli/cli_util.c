@@ -88,10 +88,6 @@ int h5fz_cli_is_float_type(hid_t type) {
   return H5Tget_class(type) == H5T_FLOAT && (size == 4 || size == 8);
 }
 
-int h5fz_cli_is_le_float_type(hid_t type) {
-  return h5fz_cli_is_float_type(type) && H5Tget_order(type) == H5T_ORDER_LE;
-}
-
 int h5fz_cli_same_file(const char *a, const char *b) {
   struct stat sa, sb;
   char *ra, *rb;

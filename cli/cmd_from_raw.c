@@ -25,10 +25,11 @@ static void help(FILE *out) {
   fprintf(out,
           "usage: h5fz from-raw RAW OUT.h5 --shape DIMS [options]\n"
           "\n"
-          "Convert a raw little-endian field (C order, slowest dimension first) into a\n"
-          "chunked HDF5 dataset in a new file OUT.h5. An existing OUT.h5 is replaced\n"
-          "only with --force, and never when it is RAW itself. The element type comes\n"
-          "from the extension: .f32 = float32, .f64 = float64 (or --dtype).\n"
+          "Convert a raw field (C order, slowest dimension first; little-endian unless\n"
+          "--byte-order big) into a chunked HDF5 dataset in a new file OUT.h5. An\n"
+          "existing OUT.h5 is replaced only with --force, and never when it is RAW\n"
+          "itself. The element type comes from the extension: .f32 = float32,\n"
+          ".f64 = float64 (or --dtype).\n"
           "\n"
           "options:\n"
           "  --shape DIMS        e.g. 12x291x360 (required; must match the file size)\n"
@@ -38,6 +39,10 @@ static void help(FILE *out) {
           "                      (default %u)\n"
           "  --dataset NAME      dataset path (default /data; groups are created)\n"
           "  --dtype f32|f64     element type when the extension does not say\n"
+          "  --byte-order little|big\n"
+          "                      byte order of RAW (default little); the dataset\n"
+          "                      gets the same order (H5T_IEEE_F*BE for big), the\n"
+          "                      bytes are stored as they are\n"
           "  --spec SPEC         compress through the h5fz filter (mandatory) with this\n"
           "                      spec, e.g. \"abs=1e-3\"; needs HDF5_PLUGIN_PATH; a word\n"
           "                      fill=V sets the dataset's fill value (values equal\n"
@@ -107,10 +112,26 @@ typedef struct {
   size_t n_nan, n_inf;
 } field_stats;
 
-static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype) {
+/* Element i of data (float32 or float64, little- or big-endian) as a double. */
+static double value_at(const void *data, size_t i, h5fz_dtype dtype, int big_endian) {
+  size_t esize = dtype == H5FZ_DTYPE_F32 ? 4 : 8;
+  unsigned char b[8];
+  memcpy(b, (const unsigned char *)data + i * esize, esize);
+  for (size_t k = 0; big_endian && k < esize / 2; k++) {
+    unsigned char t = b[k];
+    b[k] = b[esize - 1 - k];
+    b[esize - 1 - k] = t;
+  }
+  float f;
+  double d;
+  if (esize == 4) return memcpy(&f, b, 4), (double)f;
+  return memcpy(&d, b, 8), d;
+}
+
+static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype, int big_endian) {
   field_stats s = {INFINITY, -INFINITY, 0, 0};
   for (size_t i = 0; i < n; i++) {
-    double v = dtype == H5FZ_DTYPE_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
+    double v = value_at(data, i, dtype, big_endian);
     if (isnan(v)) {
       s.n_nan++;
     } else if (isinf(v)) {
@@ -165,6 +186,7 @@ typedef struct {
   int has_fill; /* the spec's fill=: the dataset's fill value */
   double fill;
   h5fz_dtype dtype;
+  int big_endian; /* RAW and the dataset are big-endian */
   int rank;
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
 } write_job;
@@ -172,6 +194,8 @@ typedef struct {
 static int write_dataset(const write_job *job, const void *data) {
   hid_t file = -1, space = -1, dcpl = -1, lcpl = -1, dset = -1;
   hid_t type = job->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  if (job->big_endian) type = job->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32BE : H5T_IEEE_F64BE;
+  hid_t fill_type = job->dtype == H5FZ_DTYPE_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   char why[512];
   int rc = -1;
 
@@ -189,9 +213,9 @@ static int write_dataset(const write_job *job, const void *data) {
     h5fz_cli_error(cmd, "cannot set up the dataset: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
   }
-  if (job->has_fill) { /* in the dataset's type, so that HDF5 converts nothing */
+  if (job->has_fill) { /* in the dataset's precision (a byte swap at most) */
     float fill32 = (float)job->fill;
-    if (H5Pset_fill_value(dcpl, type, job->dtype == H5FZ_DTYPE_F32 ? (const void *)&fill32 : (const void *)&job->fill) <
+    if (H5Pset_fill_value(dcpl, fill_type, job->dtype == H5FZ_DTYPE_F32 ? (const void *)&fill32 : (const void *)&job->fill) <
         0) {
       h5fz_cli_error(cmd, "cannot set the fill value: %s", h5fz_cli_hdf5_reason(why, sizeof why));
       goto done;
@@ -204,8 +228,8 @@ static int write_dataset(const write_job *job, const void *data) {
                    h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
   }
-  /* The memory type is the file's little-endian type: the raw bytes are
-   * written as they are on any host. */
+  /* The memory type is the file's type (its byte order is RAW's): the raw
+   * bytes are written as they are on any host. */
   if (H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
     h5fz_cli_error(cmd, "write failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
@@ -241,8 +265,8 @@ static void print_summary(const write_job *job, const field_stats *s, hsize_t n)
   }
   h5fz_cli_format_dims(job->dims, job->rank, shape, sizeof shape);
   h5fz_cli_format_dims(job->chunk, job->rank, chunk, sizeof chunk);
-  printf("%s:%s %s %s chunk %s (%llu chunks%s)%s%s\n", job->out_path, job->dataset,
-         job->dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", shape, chunk,
+  printf("%s:%s %s%s %s chunk %s (%llu chunks%s)%s%s\n", job->out_path, job->dataset,
+         job->dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", job->big_endian ? " big-endian" : "", shape, chunk,
          (unsigned long long)n_chunks, edge ? ", with edge chunks" : "",
          job->spec_text ? " filter " : "", job->spec_text ? job->spec_text : "");
   printf("elements %llu, finite min %.9g max %.9g range %.9g, NaN %zu, Inf %zu\n",
@@ -255,6 +279,7 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
                                           {"chunk-bytes", required_argument, NULL, 'b'},
                                           {"dataset", required_argument, NULL, 'd'},
                                           {"dtype", required_argument, NULL, 't'},
+                                          {"byte-order", required_argument, NULL, 'o'},
                                           {"spec", required_argument, NULL, 'f'},
                                           {"quiet", no_argument, NULL, 'q'},
                                           {"force", no_argument, NULL, 'F'},
@@ -288,6 +313,14 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
         job.dtype = dtype_from_name(optarg);
         if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
           h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", optarg);
+          return H5FZ_CLI_USAGE;
+        }
+        break;
+      case 'o':
+        if (!strcmp(optarg, "big") || !strcmp(optarg, "be")) job.big_endian = 1;
+        else if (!strcmp(optarg, "little") || !strcmp(optarg, "le")) job.big_endian = 0;
+        else {
+          h5fz_cli_error(cmd, "bad --byte-order '%s' (little or big)", optarg);
           return H5FZ_CLI_USAGE;
         }
         break;
@@ -364,7 +397,7 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
   h5fz_cli_quiet_hdf5();
   data = read_raw(raw, argv[optind], (size_t)n * elem);
   if (!data) return H5FZ_CLI_USAGE;
-  stats = stats_of(data, (size_t)n, job.dtype);
+  stats = stats_of(data, (size_t)n, job.dtype, job.big_endian);
   if (write_dataset(&job, data) < 0) {
     free(data);
     return H5FZ_CLI_USAGE;

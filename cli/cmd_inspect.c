@@ -233,7 +233,8 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
       }
       printf("]");
       if (info.predictor) printf(", \"lorenzo_nd_predictor\": %u", info.predictor);
-      printf("}");
+      printf(", \"big_endian\": %s, \"format_version\": %u}", info.big_endian ? "true" : "false",
+             info.format_version);
     } else {
       printf(", \"error\": ");
       h5fz_cli_json_string(stdout, why);
@@ -249,16 +250,18 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
     char chain[256];
     format_chain(&info, " ", chain, sizeof chain);
     printf("  stored %llu  chunk ratio %.3f  STORED RAW: whole chunk verbatim (coding with %s "
-           "did not make it smaller)\n",
-           (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0, chain);
+           "did not make it smaller)%s\n",
+           (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0, chain,
+           info.big_endian ? "  big-endian (format v2)" : "");
   } else if (st == H5FZ_OK) {
     char chain[256];
     format_chain(&info, " ", chain, sizeof chain);
     char pred[32] = "";
     if (info.predictor) snprintf(pred, sizeof pred, " (%u-D)", info.predictor);
-    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s%s\n",
+    printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s%s%s\n",
            (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0,
-           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain, pred);
+           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain, pred,
+           info.big_endian ? "  big-endian (format v2)" : "");
   } else
     printf("  stored %llu  %s\n", (unsigned long long)size, why);
   return 0;
@@ -376,10 +379,6 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   if (!o->json && !h5fz_cli_is_float_type(type))
     printf("  %s is not float32/float64: not compressed by h5fz (the filter skips it)\n",
            type_name);
-  else if (!o->json && !h5fz_cli_is_le_float_type(type))
-    printf("  %s: h5fz takes little-endian float32/float64 only, so it does not compress this "
-           "dataset (an optional filter skips it, a mandatory one refuses it)\n",
-           type_name);
   if (chunk_text[0] && H5Dget_num_chunks(dset, space, &n_chunks) < 0) {
     h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
     rc = H5FZ_CLI_USAGE;
@@ -395,7 +394,9 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     chunk_walk w = {o, pos, &later, &t, 0, H5FZ_DTYPE_UNKNOWN, have_spec, spec};
     hsize_t cdims[H5S_MAX_RANK];
     int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, cdims);
-    if (crank > 0 && h5fz_cli_is_le_float_type(type)) {
+    if (crank > 0 && h5fz_cli_is_float_type(type)) {
+      /* a chunk must decode to the dataset's byte order (HDF5 reads its bytes as the type) */
+      w.spec.big_endian = H5Tget_order(type) == H5T_ORDER_BE;
       w.want_bytes = H5Tget_size(type);
       for (int d = 0; d < crank; d++) w.want_bytes *= cdims[d];
       w.want_dtype = H5Tget_size(type) == 8 ? H5FZ_DTYPE_F64 : H5FZ_DTYPE_F32;

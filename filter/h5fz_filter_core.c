@@ -34,7 +34,7 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
   return st;
 }
 
-int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype,
+int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian,
                                 uint32_t rank, const uint32_t *dims, int has_fill, double fill,
                                 int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
                                 char *msg, size_t msg_len)
@@ -48,6 +48,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     spec.dims[i] = 0;
   spec.has_fill = 0;
   spec.fill = 0.0;
+  spec.big_endian = 0;
   if (dtype == H5FZ_DTYPE_UNKNOWN) {
     /* The user part is still validated for a refused type: a bad spec is a
      * mistake worth reporting wherever it is applied (h5repack -f applies
@@ -71,6 +72,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     return H5FZ_ERR_SPEC;
   }
   spec.dtype = dtype;
+  spec.big_endian = big_endian != 0;
   spec.rank = rank;
   for (uint32_t i = 0; i < rank; i++)
     spec.dims[i] = dims[i];

@@ -41,6 +41,8 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * was refused (only reachable with an optional filter): then only the user
  * part is written, so the filter function refuses every chunk and HDF5
  * stores them unfiltered instead of compressing integers as floats.
+ * big_endian: the dataset's values are big-endian (recorded in the dataset
+ * part; the codec swaps them and the containers record the order).
  * rank/dims are the folded chunk dims (see h5fz_filter_fold_dims).
  * has_fill/fill: the dataset's fill value (HDF5 pads edge chunks with it;
  * REL ranges leave it out); padding_known = 0 when the padding is undefined
@@ -48,7 +50,7 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * cd_out holds cap words; *n_out receives the count.
  * Returns H5FZ_OK, or the codec status (H5FZ_ERR_SPEC for a bad user part:
  * version, bound, chain, sub-chunk size) with msg filled. */
-int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype,
+int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian,
                                 uint32_t rank, const uint32_t *dims, int has_fill, double fill,
                                 int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
                                 char *msg, size_t msg_len);

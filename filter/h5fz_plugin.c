@@ -66,6 +66,9 @@
   X(H5Tget_size)                                                                               \
   X(H5Tget_order)                                                                              \
   X(H5Tequal)                                                                                  \
+  X(H5Tcopy)                                                                                   \
+  X(H5Tset_order)                                                                              \
+  X(H5Tclose)                                                                                  \
   X(H5Pget_chunk)                                                                              \
   X(H5Pget_nfilters)                                                                           \
   X(H5Pget_filter2)                                                                            \
@@ -385,16 +388,36 @@ static const char *type_class_name(H5T_class_t cls)
   }
 }
 
-/* Decide whether the dataset's (file) type is one h5fz compresses.
+/* Is type, an IEEE-sized float of either byte order, the IEEE layout?
+ * A big-endian type is compared as its little-endian copy (the binding has
+ * no H5T_IEEE_F*BE globals). 1, 0, or -1 on an HDF5 error. */
+static htri_t is_ieee_layout(const h5fz_hdf5_api *h, hid_t type, size_t size, int big_endian)
+{
+  if (h->H5open() < 0) /* what the H5T_IEEE_* macros do before reading the global */
+    return -1;
+  hid_t ieee = size == 4 ? *h->H5T_IEEE_F32LE_g : *h->H5T_IEEE_F64LE_g;
+  if (!big_endian)
+    return h->H5Tequal(type, ieee);
+  hid_t le = h->H5Tcopy(type);
+  if (le < 0)
+    return -1;
+  htri_t same = h->H5Tset_order(le, H5T_ORDER_LE) < 0 ? -1 : h->H5Tequal(le, ieee);
+  h->H5Tclose(le);
+  return same;
+}
+
+/* Decide whether the dataset's (file) type is one h5fz compresses: IEEE
+ * float32/float64, little- or big-endian (*big_endian). Big-endian chunks
+ * are swapped to little-endian, coded as those are, and the container
+ * records the order (docs/format.md §3), so files written on or for
+ * big-endian systems are compressed as they are.
  * Returns 1 with *dtype set, 0 with why filled (refused), -1 on an HDF5
- * error. Big-endian floats are refused rather than byte-swapped: HDF5
- * converts memory data to the file type before the filter, and writing the
- * dataset as H5T_IEEE_F*LE costs the user nothing while a byte-order field
- * would have to travel in every chunk. */
-static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, char *why,
+ * error. */
+static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, int *big_endian, char *why,
                          size_t why_len)
 {
   *dtype = H5FZ_DTYPE_UNKNOWN;
+  *big_endian = 0;
   H5T_class_t cls = h->H5Tget_class(type);
   if (cls == H5T_NO_CLASS)
     return -1;
@@ -417,16 +440,14 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
   H5T_order_t order = h->H5Tget_order(type);
   if (order == H5T_ORDER_ERROR)
     return -1;
-  if (order != H5T_ORDER_LE) {
+  if (order != H5T_ORDER_LE && order != H5T_ORDER_BE) {
     snprintf(why, why_len,
-             "h5fz: dataset type is a %s float%zu; h5fz needs little-endian IEEE floats "
-             "(create the dataset with H5T_IEEE_F%zuLE; HDF5 converts on write)",
-             order == H5T_ORDER_BE ? "big-endian" : "non-little-endian", size * 8, size * 8);
+             "h5fz: dataset type is a float%zu of mixed (VAX) byte order; h5fz needs little- or "
+             "big-endian IEEE floats (create the dataset with H5T_IEEE_F%zuLE; HDF5 converts on write)",
+             size * 8, size * 8);
     return 0;
   }
-  if (h->H5open() < 0) /* what the H5T_IEEE_* macros do before reading the global */
-    return -1;
-  htri_t same = h->H5Tequal(type, size == 4 ? *h->H5T_IEEE_F32LE_g : *h->H5T_IEEE_F64LE_g);
+  htri_t same = is_ieee_layout(h, type, size, order == H5T_ORDER_BE);
   if (same < 0)
     return -1;
   if (!same) {
@@ -437,10 +458,11 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
     return 0;
   }
   *dtype = size == 4 ? H5FZ_DTYPE_F32 : H5FZ_DTYPE_F64;
+  *big_endian = order == H5T_ORDER_BE;
   return 1;
 }
 
-/* H5Z can_apply: 1 for little-endian IEEE float32/float64, 0 (with the
+/* H5Z can_apply: 1 for IEEE float32/float64 of either byte order, 0 (with the
  * reason on the error stack) for anything else, -1 if HDF5 fails. An
  * optional filter refused here stays in the pipeline; set_local then stores
  * no dataset part and every chunk is written unfiltered. */
@@ -453,7 +475,8 @@ static htri_t h5fz_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
     return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char why[H5FZ_FILTER_MSG_LEN];
   h5fz_dtype dtype;
-  int ok = classify_type(h, type_id, &dtype, why, sizeof why);
+  int big_endian;
+  int ok = classify_type(h, type_id, &dtype, &big_endian, why, sizeof why);
   if (ok < 0) {
     H5FZ_PUSH(h, H5E_CANAPPLY_g, "h5fz: cannot inspect the dataset type");
     return -1;
@@ -492,7 +515,9 @@ static int chunk_dims(const h5fz_hdf5_api *h, hid_t dcpl_id, uint32_t *rank, uin
  * type, e.g. a big-endian double halfway between two floats, is converted
  * by HDF5's own rounding, which a later (float) of a double need not
  * repeat (a tester's finding: FLT_MAX's tie became +Inf, the padding
- * counted in a REL range, and an edge chunk decoded as zeros).
+ * counted in a REL range, and an edge chunk decoded as zeros). It is read
+ * as the little-endian type of that precision whatever the dataset's byte
+ * order: the codec works on little-endian values (a swap is exact).
  * *padding_known is 0 when the padding is not defined (no fill value, or
  * fill time NEVER), which REL cannot accept. Returns 0, or -1 with the
  * reason pushed. */
@@ -586,7 +611,8 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
     return -1;
   }
   h5fz_dtype dtype;
-  int ok = classify_type(h, type_id, &dtype, msg, sizeof msg);
+  int big_endian;
+  int ok = classify_type(h, type_id, &dtype, &big_endian, msg, sizeof msg);
   if (ok < 0) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot inspect the dataset type");
     return -1;
@@ -600,7 +626,7 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
     return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;
-  if (h5fz_filter_local_cd_values(cd, n, dtype, rank, dims, has_fill, fill, padding_known, out,
+  if (h5fz_filter_local_cd_values(cd, n, dtype, big_endian, rank, dims, has_fill, fill, padding_known, out,
                                   H5FZ_CD_MAX, &n_out, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;

@@ -48,6 +48,7 @@ const char *h5fz_last_error(void);
 #define H5FZ_CD_VERSION 1        /* first word of the user cd_values */
 #define H5FZ_CD_USER_MAX 20      /* h5repack's limit on user words */
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
+#define H5FZ_CD_BIG_ENDIAN 0x100u /* in the dataset part's type word: big-endian values */
 #define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
 #define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* bytes of one chunk, format v1 (u32 offsets inside it) */
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
@@ -98,6 +99,10 @@ typedef struct {
   uint32_t dims[H5FZ_MAX_RANK]; /* chunk dims, slowest first, in elements */
   int has_fill;               /* 1: the dataset's fill value is known */
   double fill;                /* it; REL ranges leave it out (edge-chunk padding) */
+  int big_endian;             /* 1: the dataset's values are big-endian IEEE: the
+                                 bytes the codec takes and gives back (the
+                                 container codes them little-endian and records
+                                 the order, docs/format.md §3) */
 } h5fz_spec;
 
 /* Fill *spec with the defaults that `UD=<id>,0,0` means: REL 1e-4, the
@@ -123,8 +128,9 @@ int h5fz_spec_validate(const h5fz_spec *spec);
 
 /* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
  * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the
- * dataset part (marker, dtype, element size, rank, dims, and when has_fill
- * the words 1, fill low, fill high) follows it.
+ * dataset part (marker, dtype (with bit 8, 0x100, set when big_endian),
+ * element size, rank, dims, and when has_fill the words 1, fill low, fill
+ * high) follows it.
  * *n_out receives the number of words. The bound (a double) is stored as two
  * words, low 32 bits first. Returns H5FZ_OK, H5FZ_ERR_ARG (cap too small),
  * or H5FZ_ERR_SPEC (invalid spec). */
@@ -143,8 +149,10 @@ size_t h5fz_dtype_size(h5fz_dtype dtype);
 
 /* ---- the chunk codec ------------------------------------------------------ */
 
-/* Encode one chunk of in_bytes bytes of spec->dtype values (native
- * little-endian) into a chunk container (docs/format.md).
+/* Encode one chunk of in_bytes bytes of spec->dtype values, little-endian,
+ * or big-endian when spec->big_endian (the values are then swapped to
+ * little-endian, coded exactly as little-endian values are, and the
+ * container records the order), into a chunk container (docs/format.md).
  * in_bytes need not be a multiple of the element size: trailing bytes are
  * stored verbatim. spec->dtype must be known.
  * On success *out is a malloc'd buffer owned by the caller (free()), holding
@@ -156,7 +164,8 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes,
 
 /* Decode one chunk container of in_bytes bytes. On success *out is a
  * malloc'd buffer (caller frees) of *out_bytes bytes, equal to the in_bytes
- * that was encoded. The decoder checks every size and offset against the
+ * that was encoded, in the byte order it was encoded from (the container
+ * records it: big-endian chunks come back big-endian). The decoder checks every size and offset against the
  * buffer and the checksum before using them: any corrupt or truncated input
  * gives an error, never an out-of-bounds access. Returns H5FZ_OK,
  * H5FZ_ERR_ARG, H5FZ_ERR_TRUNCATED, H5FZ_ERR_CORRUPT, H5FZ_ERR_CHECKSUM,
@@ -223,6 +232,7 @@ typedef struct {
   uint32_t predictor;      /* lorenzo_nd: the dimension of its predictor (1..3); 0 without it */
   uint32_t rank;           /* the chunk shape the encoder recorded (set_local's folded dims); 0: none */
   uint32_t dims[H5FZ_MAX_RANK];
+  int big_endian;          /* 1: the chunk decodes to big-endian values (format version 2) */
 } h5fz_chunk_info;
 
 /* Parse and check the header (and checksum) of a container without decoding
@@ -236,12 +246,15 @@ int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
  * bound is looser or of another kind: under ABS, ABS/REL chunks with an
  * absolute bound <= dataset->bound; under PW_REL, PW_REL chunks with a bound
  * <= it; under REL, ABS/REL chunks (the relative promise is per chunk
- * range, not checkable here); lossless and stored-raw chunks always pass. */
+ * range, not checkable here); lossless and stored-raw chunks always pass.
+ * With a dataset part (dataset->dtype known) the chunk's byte order must be
+ * the dataset's (dataset->big_endian) too. */
 int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dataset);
 
 /* The outliers (values stored exactly) of a chunk container: their
  * positions (element index in the chunk, increasing) into pos[0..cap) and
- * their raw value bits (element size each) into vals[0..cap); *n receives
+ * their raw value bits (element size each, in the byte order the chunk
+ * decodes to) into vals[0..cap); *n receives
  * the count (which may exceed cap: then only cap are written; call again
  * with room for *n). A stored-raw chunk has none. Checks the container as
  * h5fz_chunk_decode does. Returns H5FZ_OK or the same error codes. */

@@ -217,7 +217,10 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   /* lorenzo_nd: the executor chooses the predictor up to this dimension */
   p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
 
-  h->version = H5FZ_FORMAT_VERSION;
+  /* big-endian values: coded as little-endian ones (the caller swapped
+   * them), the order recorded for the decoder (format version 2) */
+  h->version = (uint8_t)(spec->big_endian ? 2u : H5FZ_FORMAT_VERSION_LE);
+  h->flags = spec->big_endian ? H5FZ_FLAG_BIG_ENDIAN : 0u;
   h->dtype = (uint8_t)spec->dtype;
   h->mode = (uint8_t)spec->mode;
   h->input_bytes = in_bytes;
@@ -253,7 +256,7 @@ static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, v
                      size_t *out_bytes)
 {
   h5fz_header r = *h;
-  r.flags = H5FZ_FLAG_STORED_RAW;
+  r.flags = (uint8_t)(H5FZ_FLAG_STORED_RAW | (h->flags & H5FZ_FLAG_BIG_ENDIAN));
   r.n_outliers = 0;
   size_t total = H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES;
   uint8_t *buf = malloc(total);
@@ -393,12 +396,34 @@ int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
   return rc < 0 ? rc : H5FZ_OK;
 }
 
+static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
+                                size_t *out_bytes);
+
 int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
                       size_t *out_bytes)
 {
   h5fz_clear_error();
   if (!spec || (!in && in_bytes) || !out || !out_bytes)
     return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_encode: NULL argument");
+  if (!spec->big_endian || !in_bytes) return encode_little_endian(spec, in, in_bytes, out, out_bytes);
+  /* Big-endian values: swapped to little-endian first, so that every
+   * executor codes exactly the bytes (and the REL range, fill value and
+   * escapes) of the same values stored little-endian; trailing bytes past
+   * the last whole element stay as they are. */
+  size_t esize = h5fz_dtype_size(spec->dtype);
+  if (!esize) return h5fz_fail(H5FZ_ERR_SPEC, "the spec does not say whether values are float32 or float64");
+  uint8_t *le = malloc(in_bytes);
+  if (!le) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes", in_bytes);
+  memcpy(le, in, in_bytes);
+  h5fz_swap_elements(le, in_bytes / esize, esize);
+  int rc = encode_little_endian(spec, le, in_bytes, out, out_bytes);
+  free(le);
+  return rc;
+}
+
+static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
+                                size_t *out_bytes)
+{
   h5fz_chunk_plan p;
   h5fz_header h;
   int rc = h5fz_chunk_plan_make(spec, in, in_bytes, &p, &h);
@@ -511,9 +536,20 @@ static int check_bound(unsigned have_mode, double have_bound, int stored_raw, co
                    have_mode == H5FZ_MODE_REL ? "absolute " : "", have_bound, mode_name(want->mode), want->bound);
 }
 
+/* A chunk decodes to its recorded byte order; HDF5 reads those bytes as
+ * the dataset's type, so the two must agree (a spec without a dataset part
+ * names no order). */
+static int check_order(int have_big, const h5fz_spec *want)
+{
+  if (want->dtype == H5FZ_DTYPE_UNKNOWN || !have_big == !want->big_endian) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk holds %s-endian values, the dataset is %s-endian: its values would "
+                   "come back byte-swapped", have_big ? "big" : "little", want->big_endian ? "big" : "little");
+}
+
 int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want)
 {
   int rc = check_shape(h->rank, h->dims, want->rank, want->dims);
+  if (!rc) rc = check_order((h->flags & H5FZ_FLAG_BIG_ENDIAN) != 0, want);
   return rc ? rc : check_bound(h->mode, h->abs_bound, (h->flags & H5FZ_FLAG_STORED_RAW) != 0, want);
 }
 
@@ -521,6 +557,7 @@ int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dat
 {
   if (!info || !dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_spec: NULL argument");
   int rc = check_shape(info->rank, info->dims, dataset->rank, dataset->dims);
+  if (!rc) rc = check_order(info->big_endian, dataset);
   return rc ? rc : check_bound(info->mode, info->abs_bound, info->stored_raw, dataset);
 }
 
@@ -580,6 +617,7 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   if (!values) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)h.input_bytes);
   if (h.flags & H5FZ_FLAG_STORED_RAW) {
     memcpy(values, body, body_len);
+    if (h.flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(values, h.n_elements, h5fz_dtype_size(h.dtype));
     *out = values;
     *out_bytes = body_len;
     return H5FZ_OK;
@@ -632,6 +670,7 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
   free(offsets); free(entries); free(pos); free(vals);
   offsets = NULL; entries = NULL; pos = NULL; vals = NULL;
   if ((rc = rel_check_decoded(&h, want, values))) goto fail;
+  if (h.flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(values, h.n_elements, p.esize); /* the body is little-endian */
   *out = values;
   *out_bytes = h.input_bytes;
   return H5FZ_OK;
@@ -658,6 +697,7 @@ void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info)
   info->predictor = info->stored_raw ? 0u : h->predictor;
   info->rank = h->rank <= H5FZ_MAX_RANK ? h->rank : 0u;
   for (uint32_t d = 0; d < info->rank; d++) info->dims[d] = h->dims[d];
+  info->big_endian = (h->flags & H5FZ_FLAG_BIG_ENDIAN) != 0;
 }
 
 int h5fz_chunk_inspect(const void *in_v, size_t in_bytes, h5fz_chunk_info *info)
@@ -702,6 +742,7 @@ int h5fz_chunk_outliers(const void *in_v, size_t in_bytes, uint32_t *pos, void *
     size_t k = h.n_outliers < cap ? h.n_outliers : cap;
     memcpy(pos, p, k * 4u);
     memcpy(vals, v, k * esize);
+    if (h.flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(vals, k, esize);
     *n = h.n_outliers;
   }
   free(offsets);

@@ -7,10 +7,16 @@
 
 #include "h5fz_internal.h"
 
-#define H5FZ_FORMAT_VERSION 1u
+/* Version 2 is version 1 with flag bit 1 (the values' byte order); h5fz
+ * writes it only for big-endian chunks, so that little-endian chunks stay
+ * readable by decoders of version 1 and a big-endian chunk is refused by
+ * them as "newer" instead of decoding in the wrong byte order. */
+#define H5FZ_FORMAT_VERSION 2u    /* the newest version this h5fz reads */
+#define H5FZ_FORMAT_VERSION_LE 1u /* what it writes for little-endian chunks */
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u
 #define H5FZ_FLAG_STORED_RAW 0x01u
+#define H5FZ_FLAG_BIG_ENDIAN 0x02u    /* version 2: the chunk decodes to big-endian values */
 #define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
 #define H5FZ_SUB_SIZE_MASK 0x7fffffffu
 
@@ -53,6 +59,17 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h);
  * payload ends. Used by the codec and by the dataset API's GPU batches. */
 int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body_len, uint64_t *offsets,
                           size_t *payload_end);
+
+/* Reverse the bytes of each of the n elements of esize (4 or 8) bytes in
+ * buf: little-endian <-> big-endian. */
+void h5fz_swap_elements(void *buf, uint64_t n, size_t esize);
+
+/* Set the byte order a valid container records (flag bit 1 and the version
+ * byte, 2 for big-endian, 1 for little-endian) and its checksum again, in
+ * place; the body (little-endian values) is unchanged. For writers that
+ * code values in native order for a dataset of the other byte order (the
+ * dataset API). Returns H5FZ_OK or the status of h5fz_container_open. */
+int h5fz_container_set_byte_order(uint8_t *buf, size_t len, int big_endian);
 
 /* CRC-32 (zlib) of buf[0..len). */
 uint32_t h5fz_checksum(const uint8_t *buf, size_t len);

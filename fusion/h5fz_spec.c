@@ -148,7 +148,7 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
   for (uint32_t i = 0; i < s->n_ops; i++) cd[n++] = s->ops[i];
   if (include_local) {
     cd[n++] = H5FZ_CD_LOCAL_MARKER;
-    cd[n++] = (unsigned)s->dtype;
+    cd[n++] = (unsigned)s->dtype | (s->big_endian ? H5FZ_CD_BIG_ENDIAN : 0u);
     cd[n++] = (unsigned)h5fz_dtype_size(s->dtype);
     cd[n++] = s->rank;
     for (uint32_t i = 0; i < s->rank; i++) cd[n++] = s->dims[i];
@@ -165,9 +165,12 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
 static int parse_local(const unsigned *cd, size_t n, h5fz_spec *s)
 {
   if (n < 4) return h5fz_fail(H5FZ_ERR_SPEC, "dataset part of cd_values is truncated (%zu words)", n);
-  unsigned dtype = cd[1], esize = cd[2], rank = cd[3];
+  /* bit 8 of the type word: big-endian values (written only for them, so
+   * little-endian datasets keep the words older h5fz builds read) */
+  unsigned dtype = cd[1] & ~H5FZ_CD_BIG_ENDIAN, esize = cd[2], rank = cd[3];
   if (dtype != H5FZ_DTYPE_F32 && dtype != H5FZ_DTYPE_F64)
-    return h5fz_fail(H5FZ_ERR_SPEC, "cd_values names element type %u (1 = float32, 2 = float64)", dtype);
+    return h5fz_fail(H5FZ_ERR_SPEC, "cd_values names element type %u (1 = float32, 2 = float64, plus 256 when "
+                     "big-endian)", cd[1]);
   if (esize != h5fz_dtype_size((h5fz_dtype)dtype))
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values element size %u does not match type %u", esize, dtype);
   if (rank > H5FZ_MAX_RANK || (n != 4 + (size_t)rank && n != 7 + (size_t)rank))
@@ -175,6 +178,7 @@ static int parse_local(const unsigned *cd, size_t n, h5fz_spec *s)
   if (n == 7 + (size_t)rank && cd[4 + rank] != 1)
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values dataset part: fill-value flag is %u, want 1", cd[4 + rank]);
   s->dtype = (h5fz_dtype)dtype;
+  s->big_endian = (cd[1] & H5FZ_CD_BIG_ENDIAN) != 0;
   s->rank = rank;
   for (unsigned i = 0; i < rank; i++) s->dims[i] = cd[4 + i];
   s->has_fill = n == 7 + (size_t)rank;
@@ -310,13 +314,19 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
       return H5FZ_OK;
     }
     if (!strcmp(key, "dims")) return parse_dims(val, s);
+    if (!strcmp(key, "order")) {
+      if (!strcmp(val, "big") || !strcmp(val, "be")) s->big_endian = 1;
+      else if (!strcmp(val, "little") || !strcmp(val, "le")) s->big_endian = 0;
+      else return h5fz_fail(H5FZ_ERR_SPEC, "'%s': order is big or little (the values' byte order)", tok);
+      return H5FZ_OK;
+    }
     if (!strcmp(key, "fill")) {
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
       s->has_fill = 1;
       s->fill = v;
       return H5FZ_OK;
     }
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=)", tok);
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=, order=)", tok);
   }
   if (!strcmp(tok, "lossless")) {
     if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'lossless': the error bound is given twice");
@@ -402,6 +412,7 @@ int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
     format_double(s->fill, num, sizeof num);
     n += (size_t)snprintf(buf + n, buf_len - n, " fill=%s", num);
   }
+  if (n < buf_len && s->big_endian) n += (size_t)snprintf(buf + n, buf_len - n, " order=big");
   if (n >= buf_len) return h5fz_fail(H5FZ_ERR_ARG, "spec text needs more than %zu bytes", buf_len);
   return H5FZ_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * Round trips through H5Dwrite/H5Dread with the h5fz filter: float32 and
  * float64, 1-D to 5-D chunks, edge chunks, Fletcher32 after h5fz,
- * NaN/Inf/-0.0/huge/subnormal values, several chains. Every element is
+ * NaN/Inf/-0.0/huge/subnormal values, several chains, big-endian datasets
+ * (H5T_IEEE_F*BE: every chunk filtered, recorded big-endian). Every element is
  * checked against the absolute bound its chunk was encoded with (read from
  * the stored chunk's header, so REL chunks are checked exactly too).
  */
@@ -24,26 +25,34 @@ typedef struct {
   int fletcher;     /* +1: Fletcher32 after h5fz (before is refused) */
   int specials;     /* sprinkle NaN, Inf, -0.0, huge and subnormal values */
   int no_gain;      /* a chain that is not meant to shrink the data */
+  int big_endian;   /* the dataset's type is H5T_IEEE_F*BE */
 } rt_case;
 
 static const rt_case CASES[] = {
-    {"f32_2d_abs_specials", H5FZ_DTYPE_F32, 2, {100, 77}, {32, 20}, "abs=1e-3", 0, 1, 0},
-    {"f64_3d_abs_specials", H5FZ_DTYPE_F64, 3, {20, 33, 17}, {8, 16, 8}, "abs=1e-6", 0, 1, 0},
-    {"f32_3d_fletcher_after", H5FZ_DTYPE_F32, 3, {19, 24, 30}, {10, 8, 16}, "abs=1e-2", 1, 1, 0},
-    {"f64_2d_fletcher_after", H5FZ_DTYPE_F64, 2, {64, 50}, {16, 16}, "abs=1e-4", 1, 1, 0},
-    {"f32_2d_defaults", H5FZ_DTYPE_F32, 2, {90, 90}, {40, 40}, NULL, 0, 0, 0},
-    {"f32_2d_rel", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3", 0, 1, 0},
-    {"f64_5d_fold", H5FZ_DTYPE_F64, 5, {3, 4, 5, 6, 7}, {2, 2, 3, 4, 5}, "abs=1e-5", 0, 1, 0},
+    {"f32_2d_abs_specials", H5FZ_DTYPE_F32, 2, {100, 77}, {32, 20}, "abs=1e-3", 0, 1, 0, 0},
+    {"f64_3d_abs_specials", H5FZ_DTYPE_F64, 3, {20, 33, 17}, {8, 16, 8}, "abs=1e-6", 0, 1, 0, 0},
+    {"f32_3d_fletcher_after", H5FZ_DTYPE_F32, 3, {19, 24, 30}, {10, 8, 16}, "abs=1e-2", 1, 1, 0, 0},
+    {"f64_2d_fletcher_after", H5FZ_DTYPE_F64, 2, {64, 50}, {16, 16}, "abs=1e-4", 1, 1, 0, 0},
+    {"f32_2d_defaults", H5FZ_DTYPE_F32, 2, {90, 90}, {40, 40}, NULL, 0, 0, 0, 0},
+    {"f32_2d_rel", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3", 0, 1, 0, 0},
+    {"f64_5d_fold", H5FZ_DTYPE_F64, 5, {3, 4, 5, 6, 7}, {2, 2, 3, 4, 5}, "abs=1e-5", 0, 1, 0, 0},
     {"f32_1d_negabinary", H5FZ_DTYPE_F32, 1, {10000}, {4096},
-     "abs=1e-3 delta negabinary bitshuffle rze", 1, 1, 0},
-    {"f64_1d_raw_coder", H5FZ_DTYPE_F64, 1, {5000}, {1024}, "abs=1e-3 raw", 0, 1, 1},
+     "abs=1e-3 delta negabinary bitshuffle rze", 1, 1, 0, 0},
+    {"f64_1d_raw_coder", H5FZ_DTYPE_F64, 1, {5000}, {1024}, "abs=1e-3 raw", 0, 1, 1, 0},
     /* lorenzo_nd: its geometry from set_local's chunk dims, edge chunks padded */
     {"f32_3d_lorenzo_nd", H5FZ_DTYPE_F32, 3, {19, 70, 90}, {8, 64, 80},
-     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze", 0, 1, 0},
+     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze", 0, 1, 0, 0},
     {"f64_5d_lorenzo_nd_fold", H5FZ_DTYPE_F64, 5, {3, 4, 5, 6, 7}, {2, 2, 3, 4, 5},
-     "abs=1e-4 lorenzo_nd negabinary bitpack subchunk=1024", 1, 1, 1}, /* chunks of 240: no gain */
+     "abs=1e-4 lorenzo_nd negabinary bitpack subchunk=1024", 1, 1, 1, 0}, /* chunks of 240: no gain */
     {"f32_2d_lorenzo_nd_rel", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3 lorenzo_nd zigzag bitshuffle rze", 0,
-     1, 0},
+     1, 0, 0},
+    /* big-endian datasets: compressed like little-endian ones */
+    {"f32_2d_abs_specials_be", H5FZ_DTYPE_F32, 2, {100, 77}, {32, 20}, "abs=1e-3", 0, 1, 0, 1},
+    {"f64_3d_abs_fletcher_be", H5FZ_DTYPE_F64, 3, {20, 33, 17}, {8, 16, 8}, "abs=1e-6", 1, 1, 0, 1},
+    {"f32_2d_rel_be", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3", 0, 1, 0, 1},
+    {"f64_3d_lorenzo_nd_be", H5FZ_DTYPE_F64, 3, {19, 70, 90}, {8, 64, 80},
+     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze", 0, 1, 0, 1},
+    {"f32_1d_raw_coder_be", H5FZ_DTYPE_F32, 1, {5000}, {1024}, "abs=1e-3 raw", 0, 1, 1, 1}, /* stored raw */
 };
 
 static size_t n_elems(int rank, const hsize_t *dims)
@@ -93,9 +102,10 @@ static hid_t mem_type(h5fz_dtype t)
   return t == H5FZ_DTYPE_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
 }
 
-static hid_t file_type(h5fz_dtype t)
+static hid_t file_type(const rt_case *tc)
 {
-  return t == H5FZ_DTYPE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  if (tc->big_endian) return tc->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32BE : H5T_IEEE_F64BE;
+  return tc->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
 }
 
 static int write_case(const rt_case *tc, const double *v, size_t n)
@@ -105,7 +115,7 @@ static int write_case(const rt_case *tc, const double *v, size_t n)
   hid_t f = ft_create_file(tc->name);
   hid_t space = H5Screate_simple(tc->rank, tc->dims, NULL);
   hid_t dcpl = ft_dcpl(tc->rank, tc->chunk, H5Z_FLAG_MANDATORY, ncd, cd, tc->fletcher);
-  hid_t d = H5Dcreate2(f, "data", file_type(tc->dtype), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hid_t d = H5Dcreate2(f, "data", file_type(tc), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   int ok = d >= 0;
   if (ok) {
     void *buf = malloc(n * h5fz_dtype_size(tc->dtype));
@@ -164,6 +174,9 @@ static int chunk_bounds(const rt_case *tc, hid_t d, double *bounds, size_t n_chu
       FT_CHECK(0, "%s: chunk %zu does not inspect: %s", tc->name, ci, h5fz_last_error());
       return -1;
     }
+    FT_CHECK(info.big_endian == tc->big_endian && info.format_version == (tc->big_endian ? 2u : 1u),
+             "%s: chunk %zu records %s-endian values, format version %u", tc->name, ci,
+             info.big_endian ? "big" : "little", info.format_version);
     bounds[ci] = info.abs_bound;
   }
   return 0;
