@@ -15,6 +15,7 @@
 #include "h5fz_container.h"
 #include "h5fz_internal.h"
 #include "h5fz_jit.h"
+#include "h5fz_jit_embedded.h"
 #include "../planner/h5fz_planner.h"
 
 /* Options that keep GPU arithmetic identical to the CPU's (docs/format.md). */
@@ -95,6 +96,11 @@ void h5fz_jit_key(const char *src, const char *arch_name, uint64_t digest, char 
   int major = 0, minor = 0;
   const h5fz_nvrtc_api *nv = h5fz_nvrtc_get(NULL);
   if (nv) nv->nvrtcVersion(&major, &minor);
+  h5fz_jit_key_nvrtc(src, arch_name, digest, major, minor, hex);
+}
+
+void h5fz_jit_key_nvrtc(const char *src, const char *arch_name, uint64_t digest, int major, int minor, char hex[33])
+{
   /* two FNV-1a streams with different seeds make a 128-bit key */
   uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
   size_t n_headers;
@@ -239,9 +245,17 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
       return H5FZ_OK;
     }
   int rc = H5FZ_ERR_DEVICE;
-  int have_path = cache_path(key, path, sizeof path) == 0;
   size_t n = 0;
-  void *img = have_path ? disk_load(path, key, &n) : NULL;
+  /* compiled at build time for this very source (docs/gpu.md): no NVRTC, no disk */
+  void *img = h5fz_embedded_find(src, arch_name, digest, &n);
+  if (img) {
+    rc = load_module(img, out);
+    if (from) *from = H5FZ_JIT_EMBEDDED;
+    free(img);
+    img = NULL;
+  }
+  int have_path = cache_path(key, path, sizeof path) == 0;
+  if (rc && have_path) img = disk_load(path, key, &n);
   if (img) {
     rc = load_module(img, out);
     if (from) *from = H5FZ_JIT_DISK;

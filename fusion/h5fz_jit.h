@@ -19,7 +19,7 @@
 int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_t *size, char **log);
 
 /* Where the module came from. */
-typedef enum { H5FZ_JIT_COMPILED = 0, H5FZ_JIT_DISK = 1, H5FZ_JIT_MEMORY = 2 } h5fz_jit_source;
+typedef enum { H5FZ_JIT_COMPILED = 0, H5FZ_JIT_DISK = 1, H5FZ_JIT_MEMORY = 2, H5FZ_JIT_EMBEDDED = 3 } h5fz_jit_source;
 
 typedef struct {
   CUmodule module;
@@ -35,6 +35,8 @@ typedef struct {
 /* The loaded module for (src, arch_name, plan digest) in the current CUDA
  * context: from memory, else from the disk cache ($H5FZ_CACHE_DIR, else
  * $XDG_CACHE_HOME/h5fz, else ~/.cache/h5fz; subfolder jit/), else
+ * from the modules embedded at build time (h5fz_jit_embedded.h; a module
+ * the driver refuses falls through), else from the disk cache, else
  * compiled and stored there (atomic rename; a corrupt or unloadable entry
  * is recompiled, never trusted). Modules stay loaded for the process.
  * *from (may be NULL) says where it came from; *millis the time taken.
@@ -42,7 +44,14 @@ typedef struct {
 int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, h5fz_jit_module *out,
                  h5fz_jit_source *from, double *millis);
 
-/* The cache key (128 bits as 32 hex digits + NUL) of a compile. */
+/* The cache key (128 bits as 32 hex digits + NUL) of a compile by this
+ * process's NVRTC (version 0.0 when there is none). */
 void h5fz_jit_key(const char *src, const char *arch_name, uint64_t plan_digest, char hex[33]);
+
+/* The same key for a compile by NVRTC major.minor: source, arch, plan
+ * digest, NVRTC version, the fixed options and the embedded op headers.
+ * The embedded table is keyed with the version that built it. */
+void h5fz_jit_key_nvrtc(const char *src, const char *arch_name, uint64_t plan_digest, int major, int minor,
+                        char hex[33]);
 
 #endif /* H5FZ_JIT_H */
