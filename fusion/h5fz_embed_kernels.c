@@ -11,7 +11,12 @@
  * each module zlib-compressed under its JIT cache key
  * (h5fz_jit_key_nvrtc), for h5fz_embedded_find. Needs NVRTC, no GPU.
  *
- *   h5fz_embed_kernels --chains FILE --out FILE.c [--jobs N] [--list]
+ *   h5fz_embed_kernels --chains FILE --out FILE.c [--jobs N] [--cache DIR] [--list]
+ *
+ * --cache DIR keeps each compressed module as DIR/KEY.z between builds, so
+ * a rebuild after a change that leaves the kernels' sources alone (most
+ * host code) compiles nothing; an entry that does not inflate to its size
+ * is compiled again.
  *
  * Exit status 0 on success; 1 when a compile or write fails (the build
  * then fails: a kernel that does not compile is a bug to see at once).
@@ -20,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -45,7 +51,8 @@ typedef struct {
 } task;
 
 static task tasks[MAX_TASKS];
-static int n_tasks, next_task, n_failed;
+static int n_tasks, next_task, n_failed, n_cached;
+static const char *cache_dir;
 static pthread_mutex_t task_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void usage(FILE *f)
@@ -160,6 +167,51 @@ static int add_task(const h5fz_device_desc *dev, const h5fz_registry *reg, const
   return 0;
 }
 
+/* The cache entry of t: 8 bytes of image size (little endian), then the
+ * zlib stream. 1 when t->z now holds a module that inflates to that size. */
+static int cache_load(task *t)
+{
+  char path[4200];
+  if (!cache_dir) return 0;
+  snprintf(path, sizeof path, "%s/%s.z", cache_dir, t->key);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  unsigned char head[8];
+  long size = -1;
+  if (fread(head, 1, 8, f) == 8 && fseek(f, 0, SEEK_END) == 0) size = ftell(f) - 8;
+  uint64_t n = 0;
+  for (int k = 7; k >= 0; k--) n = n << 8 | head[k];
+  unsigned char *z = size > 0 && n > 0 && n < (1u << 30) ? malloc((size_t)size) : NULL;
+  unsigned char *img = z ? malloc((size_t)n) : NULL;
+  uLongf got = (uLongf)n;
+  int ok = img && fseek(f, 8, SEEK_SET) == 0 && fread(z, 1, (size_t)size, f) == (size_t)size &&
+           uncompress(img, &got, z, (uLong)size) == Z_OK && got == n;
+  fclose(f);
+  free(img);
+  if (!ok) {
+    free(z);
+    return 0;
+  }
+  t->z = z;
+  t->zbytes = (size_t)size;
+  t->image_bytes = (size_t)n;
+  return 1;
+}
+
+static void cache_store(const task *t)
+{
+  char path[4200], tmp[4300];
+  if (!cache_dir) return;
+  snprintf(path, sizeof path, "%s/%s.z", cache_dir, t->key);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return;
+  unsigned char head[8];
+  for (int k = 0; k < 8; k++) head[k] = (unsigned char)((uint64_t)t->image_bytes >> (8 * k));
+  int ok = fwrite(head, 1, 8, f) == 8 && fwrite(t->z, 1, t->zbytes, f) == t->zbytes;
+  if (fclose(f) || !ok || rename(tmp, path)) unlink(tmp);
+}
+
 static void *worker(void *arg)
 {
   (void)arg;
@@ -169,6 +221,12 @@ static void *worker(void *arg)
     pthread_mutex_unlock(&task_lock);
     if (i < 0) return NULL;
     task *t = &tasks[i];
+    if (cache_load(t)) {
+      pthread_mutex_lock(&task_lock);
+      n_cached++;
+      pthread_mutex_unlock(&task_lock);
+      continue;
+    }
     void *img = NULL;
     size_t n = 0;
     char *log = NULL;
@@ -193,6 +251,7 @@ static void *worker(void *arg)
     t->zbytes = zn;
     t->image_bytes = n;
     free(img);
+    if (!t->failed) cache_store(t);
   }
 }
 
@@ -217,6 +276,21 @@ static void put_bytes(FILE *f, const unsigned char *p, size_t n)
     }
   }
   fputs("\"", f);
+}
+
+/* 1 when files a and b hold the same bytes. */
+static int same_file(const char *a, const char *b)
+{
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  int same = fa && fb;
+  while (same) {
+    int ca = fgetc(fa), cb = fgetc(fb);
+    if (ca != cb) same = 0;
+    if (ca == EOF) break;
+  }
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
 }
 
 static int write_table(const char *path, int major, int minor)
@@ -245,7 +319,11 @@ static int write_table(const char *path, int major, int minor)
   fprintf(f, "};\n\nconst h5fz_embedded_module *h5fz_embedded_modules(size_t *count, int *nvrtc_major, int *nvrtc_minor)\n"
              "{\n  *count = %d;\n  *nvrtc_major = %d;\n  *nvrtc_minor = %d;\n  return table;\n}\n",
           n_tasks, major, minor);
-  if (fclose(f) || rename(tmp, path)) {
+  if (fclose(f) == 0 && same_file(tmp, path)) { /* unchanged: keep the old one, its object need not be rebuilt */
+    unlink(tmp);
+    return 0;
+  }
+  if (rename(tmp, path)) {
     fprintf(stderr, "h5fz_embed_kernels: cannot write %s\n", path);
     unlink(tmp);
     return -1;
@@ -261,6 +339,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[i], "--chains") && i + 1 < argc) chains_path = argv[++i];
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache_dir = argv[++i];
     else if (!strcmp(argv[i], "--list")) list = 1;
     else {
       usage(strcmp(argv[i], "--help") ? stderr : stdout);
@@ -318,6 +397,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_tasks; i++) printf("%s %s\n", tasks[i].key, tasks[i].what);
     return 0;
   }
+  if (cache_dir) mkdir(cache_dir, 0755);
   if (jobs <= 0) jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
   if (jobs < 1) jobs = 1;
   if (jobs > 64) jobs = 64;
@@ -337,9 +417,9 @@ int main(int argc, char **argv)
   size_t raw = 0, packed = 0;
   for (int i = 0; i < n_tasks; i++) raw += tasks[i].image_bytes, packed += tasks[i].zbytes;
   if (write_table(out, host.nvrtc_major, host.nvrtc_minor)) return 1;
-  printf("h5fz_embed_kernels: %d modules (%d chains x 2 types x %d archs, duplicates merged), %.1f MB, "
-         "%.1f MB compressed, %.0f s on %d threads, NVRTC %d.%d\n",
-         n_tasks, n_chains, n_archs, raw / 1e6, packed / 1e6,
+  printf("h5fz_embed_kernels: %d modules (%d chains x 2 types x %d archs, duplicates merged; %d from the "
+         "build cache), %.1f MB, %.1f MB compressed, %.0f s on %d threads, NVRTC %d.%d\n",
+         n_tasks, n_chains, n_archs, n_cached, raw / 1e6, packed / 1e6,
          (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, started ? started : 1, host.nvrtc_major,
          host.nvrtc_minor);
   for (int i = 0; i < n_tasks; i++) {
