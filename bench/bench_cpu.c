@@ -296,10 +296,11 @@ static void print_machine(void) {
     fclose(f);
   }
   uname(&u);
+  const char *threads = getenv("H5FZ_THREADS");
   printf("{\"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"kernel\": \"%s %s\", "
-         "\"arch\": \"%s\", \"h5fz\": \"%s\", \"executor\": \"cpu\"}}\n",
+         "\"arch\": \"%s\", \"h5fz\": \"%s\", \"executor\": \"cpu\", \"executor_threads\": %ld}}\n",
          model, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, u.machine,
-         h5fz_version());
+         h5fz_version(), threads && atol(threads) > 0 ? atol(threads) : sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static int cmp_str(const void *a, const void *b) {

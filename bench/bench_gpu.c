@@ -61,6 +61,7 @@ static int jit_probe(const char *chain, const char *dtype)
     return 1;
   }
   setenv("H5FZ_DEVICE", "gpu", 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   void *out;
   size_t n;
   double t0 = now_s();
@@ -137,6 +138,7 @@ static double median_encode_s(const char *device, const unsigned char *data, siz
   h5fz_spec s;
   h5fz_spec_parse(spec, &s);
   setenv("H5FZ_DEVICE", device, 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   double *t = calloc((size_t)count, sizeof *t);
   for (int i = 0; i < count; i++) {
     size_t off = ((size_t)i * chunk) % (total - chunk);
@@ -165,6 +167,7 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
   size_t in_total = 0, out_total = 0;
   int errors = 0;
   setenv("H5FZ_DEVICE", "gpu", 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   for (size_t i = 0; i < n_chunks; i++) {
     void *enc = NULL, *dec = NULL;
     size_t en = 0, dn = 0;

@@ -9,7 +9,7 @@
  * generate its source (h5fz_kernel_source), compile it with NVRTC
  * (h5fz_jit_compile, the JIT's own options) and write a C file holding
  * each module zlib-compressed under its JIT cache key
- * (h5fz_jit_key_nvrtc), for h5fz_embedded_find. Needs NVRTC, no GPU.
+ * (h5fz_jit_digest_nvrtc, SHA-256), for h5fz_embedded_find. Needs NVRTC, no GPU.
  *
  *   h5fz_embed_kernels --chains FILE --out FILE.c [--jobs N] [--cache DIR] [--list]
  *
@@ -35,6 +35,7 @@
 #include "h5fz_codegen.h"
 #include "h5fz_cuda.h"
 #include "h5fz_jit.h"
+#include "h5fz_jit_embedded.h"
 #include "h5fz_kernel_source.h"
 
 #define MAX_CHAINS 64
@@ -43,7 +44,7 @@
 typedef struct {
   char what[256];     /* "hopper sm_90 f32 delta zigzag bitpack" */
   char arch_name[24];
-  char key[33];
+  char key[2 * H5FZ_SHA256_BYTES + 1];
   char *src;
   unsigned char *z;   /* compressed image */
   size_t zbytes, image_bytes;
@@ -145,8 +146,10 @@ static int add_task(const h5fz_device_desc *dev, const h5fz_registry *reg, const
     fprintf(stderr, "h5fz_embed_kernels: codegen of '%s': %s\n", text, h5fz_last_error());
     return -1;
   }
-  char key[33];
-  h5fz_jit_key_nvrtc(src, plan.arch_name, plan.digest, dev->nvrtc_major, dev->nvrtc_minor, key);
+  unsigned char digest[H5FZ_SHA256_BYTES];
+  char key[2 * H5FZ_SHA256_BYTES + 1];
+  h5fz_jit_digest_nvrtc(src, plan.arch_name, plan.digest, dev->nvrtc_major, dev->nvrtc_minor, digest);
+  h5fz_embedded_key_hex(digest, key);
   for (int i = 0; i < n_tasks; i++)
     if (!strcmp(tasks[i].key, key)) {
       free(src);
@@ -162,7 +165,7 @@ static int add_task(const h5fz_device_desc *dev, const h5fz_registry *reg, const
   snprintf(t->what, sizeof t->what, "%.40s %.23s %s %.150s", plan.klass, plan.arch_name, f64 ? "f64" : "f32",
            chain[0] ? chain : "(default chain)");
   snprintf(t->arch_name, sizeof t->arch_name, "%s", plan.arch_name);
-  memcpy(t->key, key, 33);
+  memcpy(t->key, key, sizeof t->key);
   t->src = src;
   return 0;
 }

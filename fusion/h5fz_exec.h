@@ -90,9 +90,21 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
 int h5fz_chunk_decode_cpu_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                              size_t *out_bytes);
 
-/* H5FZ_DEVICE=auto|gpu|cpu (unset or empty: auto); H5FZ_ERR_ARG otherwise. */
+/* H5FZ_DEVICE=auto|gpu|cpu (unset or empty: auto); H5FZ_ERR_ARG otherwise.
+ * For the places where a refusal is safe (set_local at H5Dcreate, the CLI). */
 typedef enum { H5FZ_DEVICE_AUTO, H5FZ_DEVICE_CPU, H5FZ_DEVICE_GPU } h5fz_device_mode;
 int h5fz_read_device_mode(h5fz_device_mode *mode);
+
+/* The device mode for one chunk call (encode or decode, one chunk or many):
+ * as h5fz_read_device_mode, except that a value it cannot read selects the
+ * CPU executor, with one warning, and H5FZ_OK; it fails only under
+ * H5FZ_DEVICE_STRICT. A device problem never fails a chunk. */
+int h5fz_chunk_device_mode(h5fz_device_mode *mode);
+
+/* 1 when H5FZ_DEVICE_STRICT is set (not empty, not "0"): a chunk call fails
+ * with H5FZ_ERR_DEVICE instead of falling back to the CPU executor, for
+ * tests and benchmarks that must know the GPU ran. */
+int h5fz_device_strict(void);
 
 /* Threads the CPU executor uses for a chunk of n_subchunks (H5FZ_THREADS
  * overrides the processor count). */

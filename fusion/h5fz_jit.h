@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "h5fz_cuda.h"
+#include "h5fz_sha256.h"
 
 /* Compile src for arch_name ("sm_90": cubin for that arch; "compute_90":
  * PTX the driver finishes) with --fmad=false and no fast math, the op
@@ -33,10 +34,10 @@ typedef struct {
 } h5fz_jit_module;
 
 /* The loaded module for (src, arch_name, plan digest) in the current CUDA
- * context: from memory, else from the disk cache ($H5FZ_CACHE_DIR, else
+ * context: from memory, else from the modules embedded at build time
+ * (h5fz_jit_embedded.h; one the driver refuses falls through), else from
+ * the disk cache ($H5FZ_CACHE_DIR, else
  * $XDG_CACHE_HOME/h5fz, else ~/.cache/h5fz; subfolder jit/), else
- * from the modules embedded at build time (h5fz_jit_embedded.h; a module
- * the driver refuses falls through), else from the disk cache, else
  * compiled and stored there (atomic rename; a corrupt or unloadable entry
  * is recompiled, never trusted). Modules stay loaded for the process.
  * *from (may be NULL) says where it came from; *millis the time taken.
@@ -44,14 +45,17 @@ typedef struct {
 int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, h5fz_jit_module *out,
                  h5fz_jit_source *from, double *millis);
 
-/* The cache key (128 bits as 32 hex digits + NUL) of a compile by this
- * process's NVRTC (version 0.0 when there is none). */
-void h5fz_jit_key(const char *src, const char *arch_name, uint64_t plan_digest, char hex[33]);
+/* The SHA-256 of every input of the compile of src for arch_name: the
+ * source, the embedded op headers (names and texts), the arch, the NVRTC
+ * version, the fixed options and the plan digest. Keys both cache levels; a
+ * disk entry is used only when it records exactly this digest. */
+void h5fz_jit_digest(const char *src, const char *arch_name, uint64_t plan_digest,
+                     unsigned char digest[H5FZ_SHA256_BYTES]);
 
-/* The same key for a compile by NVRTC major.minor: source, arch, plan
- * digest, NVRTC version, the fixed options and the embedded op headers.
- * The embedded table is keyed with the version that built it. */
-void h5fz_jit_key_nvrtc(const char *src, const char *arch_name, uint64_t plan_digest, int major, int minor,
-                        char hex[33]);
+/* The same digest for a compile by NVRTC major.minor (h5fz_jit_digest uses
+ * this process's NVRTC, 0.0 when there is none). The table of kernels
+ * embedded at build time is keyed with the version that built it. */
+void h5fz_jit_digest_nvrtc(const char *src, const char *arch_name, uint64_t plan_digest, int major, int minor,
+                           unsigned char digest[H5FZ_SHA256_BYTES]);
 
 #endif /* H5FZ_JIT_H */

@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One embedded module. key: the JIT cache key (h5fz_jit_key_nvrtc) of the
- * compile, 32 hex digits; zimage: the cubin or PTX, zlib-compressed,
+#include "h5fz_sha256.h"
+
+/* One embedded module. key: the JIT cache digest (h5fz_jit_digest_nvrtc:
+ * SHA-256 of every compile input) as 64 lowercase hex digits; zimage: the cubin or PTX, zlib-compressed,
  * zbytes long; image_bytes: its size uncompressed. */
 typedef struct {
   const char *key;
@@ -26,6 +28,9 @@ typedef struct {
  * no NVRTC or H5FZ_EMBED_KERNELS=OFF), all compiled by NVRTC
  * *nvrtc_major.*nvrtc_minor. Static storage. */
 const h5fz_embedded_module *h5fz_embedded_modules(size_t *count, int *nvrtc_major, int *nvrtc_minor);
+
+/* digest as the table writes keys: 64 lowercase hex digits and a NUL. */
+void h5fz_embedded_key_hex(const unsigned char digest[H5FZ_SHA256_BYTES], char hex[2 * H5FZ_SHA256_BYTES + 1]);
 
 /* The embedded image for (src, arch_name, plan_digest), keyed exactly as
  * the disk cache keys a compile by the table's NVRTC, so an entry is used

@@ -100,8 +100,11 @@ fi
 gdata=${data:-$("$py" -c "import sys; sys.path.insert(0,'$here'); from common import default_data_dir; print(default_data_dir('$root'))")}
 if [ $cpu = 1 ] || [ $gpu = 1 ]; then
   echo "== realistic array: h5fz CPU executor"
+  # every core, then one (the per-core figure; GB/s per CPU second is in both)
   "$build/bin/h5fz_bench_cpu" --data "$gdata" --realistic-only --runs "$runs" > "$parts/bench_cpu_realistic.jsonl" \
     2> "$logs/bench_cpu_realistic.err" || status=1
+  H5FZ_THREADS=1 "$build/bin/h5fz_bench_cpu" --data "$gdata" --realistic-only --runs "$runs" \
+    >> "$parts/bench_cpu_realistic.jsonl" 2>> "$logs/bench_cpu_realistic.err" || status=1
   cat "$parts/bench_cpu_realistic.jsonl"
 fi
 if [ -d "$root/.peers/PFPL" ] && [ -d "$root/.peers/cuSZp" ]; then
