@@ -199,16 +199,17 @@ def plot(rows, path):
         groups = {}
         for r in rows:
             if "error" not in r:
-                groups.setdefault((r["peer"], r["where"], r["variant"]), []).append(r)
-        for (peer, where, variant), rs in sorted(groups.items()):
+                groups.setdefault((r["peer"], r["where"], r["variant"], r.get("threads") or 0), []).append(r)
+        for (peer, where, variant, nt), rs in sorted(groups.items()):
             rs.sort(key=lambda r: r["ratio"])
-            label = f"{peer} {where} {variant}" + ("" if all(r.get("bound_held") for r in rs) else " (bound broken)")
+            label = f"{peer} {where}{f' {nt} threads' if nt else ''} {variant}" + (
+                "" if all(r.get("bound_held") for r in rs) else " (bound broken)")
             ax.plot([r["ratio"] for r in rs], [r[key] for r in rs], marker="o" if where == "gpu" else "s", label=label)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("compression ratio")
         ax.set_ylabel("GB/s (uncompressed bytes)")
-        ax.set_title(f"realistic array, {title}, R = 1e-2 .. 1e-4")
+        ax.set_title(f"realistic array, {title}, R = 1e-2 .. 1e-4 (wall clock)")
         ax.grid(True, which="both", alpha=0.3)
     axes[1].legend(fontsize=7)
     fig.tight_layout()
