@@ -176,7 +176,8 @@ def markdown(rows):
              "|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["where"], -r["rel"], r["peer"], r["variant"])):
         if "error" in r:
-            lines.append(f"| {r['peer']} | {r['where']} | {r['variant']} | {r['rel']:g} | - | - | - | - | error: {r['error'][:120]} |")
+            err = " ".join(r["error"].split()).replace("|", "/")[-160:]  # one table row: no newlines or bars
+            lines.append(f"| {r['peer']} | {r['where']} | {r['variant']} | {r['rel']:g} | - | - | - | - | error: {err} |")
             continue
         held = "yes" if r.get("bound_held") else f"**no: {r.get('violations')} values off, {r.get('nan_lost', 0)} NaN lost**"
         who = r["where"] + (f" ({r['threads']} threads)" if r.get("threads") else "")
