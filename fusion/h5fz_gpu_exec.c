@@ -18,6 +18,7 @@
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
 #include "h5fz_gpu_state.h"
+#include "h5fz_kernel_source.h"
 
 h5fz_gpu_state g_gpu = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -178,22 +179,10 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
              c->plan.n_refused ? c->plan.refused[0].reason : "no GPU class available");
     return h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
   }
-  h5fz_spec s;
-  h5fz_spec_default(&s);
-  s.mode = H5FZ_MODE_ABS;
-  s.bound = 1.0;
-  s.dtype = p->dtype;
-  s.subchunk_bytes = sub_bytes;
-  s.n_ops = p->n_ops;
-  memcpy(s.ops, p->ops, H5FZ_MAX_OPS);
   char *src = NULL;
-  unsigned flags = c->plan.tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
-  /* the register cap as the blocks per SM it leaves room for */
-  long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
-  flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
-  if (c->plan.tuning.features & H5FZ_FEAT_WARP_FUSED)
-    flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(c->wf_warps);
-  int rc = h5fz_codegen(&s, c->threads, flags, &src, &c->smem);
+  h5fz_kernel_config kc = {p->ops, (int)p->n_ops, p->dtype, sub_bytes, c->threads, c->regs, c->wf_warps,
+                           g_gpu.dev.regs_per_sm};
+  int rc = h5fz_kernel_source(&c->plan, &kc, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;
   if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, &c->mod, &from, &ms);

@@ -12,6 +12,7 @@
 #include "h5fz_internal.h"
 #include "h5fz_jit.h"
 #include "h5fz_jit_cache.h"
+#include "h5fz_jit_embedded.h"
 #include "../planner/h5fz_planner.h"
 
 /* Options that keep GPU arithmetic identical to the CPU's (docs/format.md). */
@@ -87,6 +88,12 @@ void h5fz_jit_digest(const char *src, const char *arch_name, uint64_t plan_diges
   int major = 0, minor = 0;
   const h5fz_nvrtc_api *nv = h5fz_nvrtc_get(NULL);
   if (nv) nv->nvrtcVersion(&major, &minor);
+  h5fz_jit_digest_nvrtc(src, arch_name, plan_digest, major, minor, digest);
+}
+
+void h5fz_jit_digest_nvrtc(const char *src, const char *arch_name, uint64_t plan_digest, int major, int minor,
+                           unsigned char digest[H5FZ_SHA256_BYTES])
+{
   size_t n_headers;
   const char *const *names, *const *texts;
   h5fz_embedded_headers(&n_headers, &names, &texts);
@@ -167,9 +174,17 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
       return H5FZ_OK;
     }
   int rc = H5FZ_ERR_DEVICE;
-  int have_path = h5fz_jit_cache_path(key, path, sizeof path) == 0;
   size_t n = 0;
-  void *img = have_path ? h5fz_jit_cache_load(path, key, &n) : NULL;
+  /* compiled at build time for this very source (docs/gpu.md): no NVRTC, no disk */
+  void *img = h5fz_embedded_find(src, arch_name, digest, &n);
+  if (img) {
+    rc = load_module(img, out);
+    if (from) *from = H5FZ_JIT_EMBEDDED;
+    free(img);
+    img = NULL;
+  }
+  int have_path = h5fz_jit_cache_path(key, path, sizeof path) == 0;
+  if (rc && have_path) img = h5fz_jit_cache_load(path, key, &n);
   if (img) {
     rc = load_module(img, out);
     if (from) *from = H5FZ_JIT_DISK;
