@@ -13,7 +13,7 @@
 
 #include "h5fz_batch.h"
 #include "h5fz_dataset.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 static double now_s(void)
 {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../planner/h5fz_planner.h"
-#include "../tests/gpu/gpu_test_util.h"
+#include "field_data.h"
 #include "h5fz_gpu.h"
 
 static double now_s(void)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tests/gpu/gpu_test_util.h"
+#include "field_data.h"
 #include "h5fz.h"
 
 #define N_CHAINS 4

@@ -3,7 +3,7 @@
  * free of HDF5 (see h5fz_filter_core.h for why).
  */
 #include "h5fz_filter_core.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 #include <stdio.h>
 #include <stdlib.h>

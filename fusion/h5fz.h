@@ -171,6 +171,11 @@ int h5fz_chunk_decode(const void *in, size_t in_bytes, void **out, size_t *out_b
 int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                          size_t *out_bytes);
 
+/* Bytes of one chunk of the dataset spec describes (its dataset part:
+ * dtype x chunk dims), saturated at UINT64_MAX; 0 when it does not say (no
+ * dtype, no chunk dims, or a zero dim). Never fails; spec must not be NULL. */
+uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec);
+
 /* The chunk dims h5fz records for an HDF5 chunk of rank dims[] (slowest
  * first, in elements): at most H5FZ_MAX_RANK, the slowest dims multiplied
  * into the first when there are more (what set_local stores in cd_values

@@ -5,13 +5,7 @@
 #define H5FZ_INTERNAL_H
 
 #include "h5fz.h"
-
-/* Record a failure for h5fz_last_error() and return `status`. printf-style. */
-int h5fz_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Print a warning to stderr once per process (later calls are silent), so
- * a fallback is visible without flooding; H5FZ_QUIET=1 silences it. */
-void h5fz_log_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "h5fz_error.h"
 
 /* The integer environment variable name: its value when it is a whole
  * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt
@@ -23,13 +17,6 @@ long long h5fz_env_int(const char *name, long long lo, long long hi, long long m
  * ignored with the warning. */
 long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
 
-/* Bytes of one chunk of the dataset spec describes (its dataset part:
- * dtype x chunk dims), saturated at UINT64_MAX; 0 when it does not say (no
- * dtype, no chunk dims, or a zero dim). */
-uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec);
-
-/* Clear the thread's last error (called at the start of public entry points). */
-void h5fz_clear_error(void);
 
 /* ---- the op table: one place that maps id <-> name <-> kind ------------- */
 typedef enum {
