@@ -10,6 +10,7 @@
 
 #include "cmd_plan.h"
 #include "h5fz.h"
+#include "h5fz_device_query.h"
 #include "h5fz_planner.h"
 
 #define PLAN_MAX_OPS 16

@@ -48,7 +48,9 @@ static void load_cuda(void)
            BIND(lib, cuda, cuLaunchKernel, cuda_why) && BIND(lib, cuda, cuGetErrorString, cuda_why) &&
            BIND(lib, cuda, cuEventCreate, cuda_why) && BIND(lib, cuda, cuEventRecord, cuda_why) &&
            BIND(lib, cuda, cuEventSynchronize, cuda_why) && BIND(lib, cuda, cuEventElapsedTime, cuda_why) &&
-           BIND(lib, cuda, cuEventDestroy, cuda_why) && BIND(lib, cuda, cuPointerGetAttribute, cuda_why);
+           BIND(lib, cuda, cuEventDestroy, cuda_why) && BIND(lib, cuda, cuPointerGetAttribute, cuda_why) &&
+           BIND(lib, cuda, cuDriverGetVersion, cuda_why) && BIND(lib, cuda, cuDeviceGetName, cuda_why) &&
+           BIND(lib, cuda, cuDeviceTotalMem, cuda_why);
   /* cuEventElapsedTime_v2 changed meaning in CUDA 12.8; keep the original */
   void *elapsed = dlsym(lib, "cuEventElapsedTime");
   if (elapsed) *(void **)&cuda.cuEventElapsedTime = elapsed;
@@ -71,6 +73,9 @@ static void load_nvrtc(void)
            BIND(lib, nvrtc, nvrtcGetCUBIN, nvrtc_why) && BIND(lib, nvrtc, nvrtcGetPTXSize, nvrtc_why) &&
            BIND(lib, nvrtc, nvrtcGetPTX, nvrtc_why) && BIND(lib, nvrtc, nvrtcDestroyProgram, nvrtc_why) &&
            BIND(lib, nvrtc, nvrtcGetErrorString, nvrtc_why);
+  /* optional: only the device description asks for them */
+  *(void **)&nvrtc.nvrtcGetNumSupportedArchs = dlsym(lib, "nvrtcGetNumSupportedArchs");
+  *(void **)&nvrtc.nvrtcGetSupportedArchs = dlsym(lib, "nvrtcGetSupportedArchs");
   if (ok) nvrtc_ok = &nvrtc;
 }
 

@@ -58,6 +58,10 @@ typedef struct {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+  /* the device description (h5fz_device_query.c) */
+  CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
 } h5fz_cuda_api;
 
 typedef struct {
@@ -73,9 +77,13 @@ typedef struct {
   nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char *);
   nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
   const char *(*nvrtcGetErrorString)(nvrtcResult);
+  /* NVRTC 11.2 and newer; NULL in older ones (h5fz_nvrtc_query says so) */
+  nvrtcResult (*nvrtcGetNumSupportedArchs)(int *);
+  nvrtcResult (*nvrtcGetSupportedArchs)(int *);
 } h5fz_nvrtc_api;
 
-/* The Driver API, loaded once per process (thread-safe). NULL when libcuda
+/* The Driver API, loaded once per process (thread-safe); this file's
+ * h5fz_cuda.c is the only place in h5fz that opens libcuda or libnvrtc. NULL when libcuda
  * cannot be opened or lacks a symbol; *why (may be NULL) then says why. */
 const h5fz_cuda_api *h5fz_cuda_get(const char **why);
 

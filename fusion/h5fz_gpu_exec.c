@@ -17,6 +17,7 @@
 #include "h5fz_codegen.h"
 #include "h5fz_exec.h"
 #include "h5fz_gpu.h"
+#include "h5fz_device_query.h"
 #include "h5fz_gpu_state.h"
 
 h5fz_gpu_state g_gpu = {.lock = PTHREAD_MUTEX_INITIALIZER};

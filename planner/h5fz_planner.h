@@ -98,25 +98,8 @@ typedef struct {
  * (NULL = "no GPU"). NVRTC fields are left unknown. Never fails. */
 void h5fz_device_none(h5fz_device_desc *out, const char *reason);
 
-/* Detect GPU number `ordinal` (0 = first) through the Driver API, opened at
- * run time from libcuda.so.1, and the host's NVRTC (h5fz_nvrtc_query).
- * On success returns H5FZ_PLAN_OK and *out describes the device.
- * Without a driver or device returns H5FZ_PLAN_ERR_NODEVICE, *out is the
- * "none" device and why holds the reason, e.g.
- * "libcuda.so.1 not found: no NVIDIA driver". NVRTC is queried in both cases
- * (failure to find it is recorded in out->nvrtc_why, not an error).
- * The PCIe link is read from sysfs when it can be; otherwise gen 4 x16 is
- * assumed and out->note says so. why may be NULL when why_len is 0. */
-int h5fz_device_detect(int ordinal, h5fz_device_desc *out, char *why,
-                       size_t why_len);
-
-/* Query the host's NVRTC (libnvrtc.so.13, libnvrtc.so, then
- * /usr/local/cuda/lib64/libnvrtc.so, opened with dlopen) for its version and
- * supported architectures (nvrtcGetSupportedArchs) and store them in the
- * nvrtc_* fields of *dev (other fields untouched). Returns H5FZ_PLAN_OK, or
- * H5FZ_PLAN_ERR_NODEVICE with dev->nvrtc_known = 0 and the reason in
- * dev->nvrtc_why and in why. */
-int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len);
+/* A real device is described by h5fz_device_detect and h5fz_nvrtc_query
+ * (fusion/h5fz_device_query.h): the planner never loads CUDA itself. */
 
 /* Read a device description file (key = value lines, '#' comments; format
  * in docs/planner.md and planner/devices/) into *out. Unknown keys and

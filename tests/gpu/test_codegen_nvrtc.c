@@ -14,6 +14,7 @@
 #include "../../planner/h5fz_planner.h"
 #include "h5fz.h"
 #include "h5fz_codegen.h"
+#include "h5fz_device_query.h"
 #include "h5fz_cuda.h"
 #include "h5fz_jit.h"
 

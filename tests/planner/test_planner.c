@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "h5fz_device_query.h"
 #include "h5fz_planner.h"
 #include "test_util.h"
 
