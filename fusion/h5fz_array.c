@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "h5fz_array.h"
-#include "h5fz_gpu.h"
+#include "h5fz_codec.h"
 
 uint64_t h5fz_array_chunks(const h5fz_array_geom *g)
 {

@@ -5,7 +5,8 @@
 #ifndef H5FZ_ARRAY_H
 #define H5FZ_ARRAY_H
 
-#include "h5fz_exec.h"
+#include "h5fz_batch.h"
+#include "h5fz_internal.h"
 
 /* Values in one chunk (the product of g->chunk). */
 uint64_t h5fz_array_chunk_elems(const h5fz_array_geom *g);

@@ -1,11 +1,12 @@
-/* h5fz_container.c - write and open the v1 chunk header (docs/format.md). */
+/* h5fz_container.c - write and open the v1 chunk container (docs/format.md). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "../device_ops/h5fz_ops.h"
-#include "h5fz_chain.h"
 #include "h5fz_container.h"
+#include "h5fz_side.h"
 
 static const uint8_t magic[4] = {'H', '5', 'F', 'Z'};
 
@@ -168,5 +169,70 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
     off += size;
   }
   *payload_end = table + off;
+  return H5FZ_OK;
+}
+
+static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                     size_t *out_bytes)
+{
+  h5fz_header r = *h;
+  r.flags = H5FZ_FLAG_STORED_RAW;
+  r.n_outliers = 0;
+  size_t total = H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES;
+  uint8_t *buf = malloc(total);
+  if (!buf) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes", total);
+  h5fz_header_write(&r, buf);
+  memcpy(buf + H5FZ_HEADER_BYTES, in, in_bytes);
+  h5fz_put_u32(buf + total - 4, h5fz_checksum(buf, total - 4));
+  *out = buf;
+  *out_bytes = total;
+  return H5FZ_OK;
+}
+
+int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
+                         const void *vals, const uint8_t *in, size_t in_bytes, void **out,
+                         size_t *out_bytes)
+{
+  uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h->dtype);
+  size_t trailing = in_bytes - (size_t)h->n_elements * esize;
+  size_t payload_bytes = 0;
+  for (uint32_t s = 0; s < h->n_subchunks; s++) payload_bytes += payload->entries[s] & H5FZ_SUB_SIZE_MASK;
+  uint8_t *side = NULL;
+  size_t side_bytes = 0;
+  if (h->n_outliers) {
+    int rc = h5fz_side_encode(pos, vals, h->n_outliers, esize, &side, &side_bytes);
+    if (rc) return rc;
+  }
+  size_t total = H5FZ_HEADER_BYTES + 4u * (size_t)h->n_subchunks + payload_bytes + side_bytes +
+                 trailing + H5FZ_CHECKSUM_BYTES;
+  if (total >= H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES) {
+    free(side);
+    if (!in) return H5FZ_NEED_RAW_INPUT;
+    return write_raw(h, in, in_bytes, out, out_bytes);
+  }
+  uint8_t *buf = malloc(total);
+  if (!buf) {
+    free(side);
+    return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a %zu-byte container", total);
+  }
+  h5fz_header_write(h, buf);
+  uint8_t *w = buf + H5FZ_HEADER_BYTES;
+  for (uint32_t s = 0; s < h->n_subchunks; s++, w += 4) h5fz_put_u32(w, payload->entries[s]);
+  const uint8_t *src = payload->base;
+  for (uint32_t s = 0; s < h->n_subchunks; s++) {
+    size_t size = payload->entries[s] & H5FZ_SUB_SIZE_MASK;
+    const uint8_t *from = payload->stride ? payload->base + (size_t)s * payload->stride : src;
+    memcpy(w, from, size);
+    w += size;
+    src += size;
+  }
+  if (side_bytes) memcpy(w, side, side_bytes);
+  w += side_bytes;
+  memcpy(w, in + (size_t)h->n_elements * esize, trailing);
+  w += trailing;
+  h5fz_put_u32(w, h5fz_checksum(buf, total - 4));
+  free(side);
+  *out = buf;
+  *out_bytes = total;
   return H5FZ_OK;
 }

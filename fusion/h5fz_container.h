@@ -1,6 +1,7 @@
 /*
  * h5fz_container.h - the chunk container v1 (docs/format.md): header layout,
- * writing it, and opening a container with every size checked.
+ * writing a container around an executor's payload and outliers, and
+ * opening one with every size checked.
  */
 #ifndef H5FZ_CONTAINER_H
 #define H5FZ_CONTAINER_H
@@ -32,6 +33,29 @@ typedef struct {
   uint32_t dims[H5FZ_MAX_RANK];
 } h5fz_header;
 
+/* An executor's encoded sub-chunks: sub-chunk s's bytes start at
+ * base + s * stride (stride 0: packed back to back), sizes in entries[]. */
+typedef struct {
+  const uint8_t *base;
+  size_t stride;
+  const uint32_t *entries;
+} h5fz_payload;
+
+/* h5fz_container_write's answer when the container would be stored raw
+ * and in is NULL: call again with the chunk's input. */
+#define H5FZ_NEED_RAW_INPUT 1
+
+/* Write a container (malloc'd, caller frees): header h (n_outliers set),
+ * size table and payload, side section of h->n_outliers outliers
+ * (pos[] global, strictly increasing; vals[] raw bits), the trailing
+ * bytes of in (past the last whole element), checksum. Falls back to a
+ * stored-raw container when that is not larger; in may be NULL when
+ * in_bytes holds whole elements, and then that case returns
+ * H5FZ_NEED_RAW_INPUT instead (call again with the input). */
+int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
+                         const void *vals, const uint8_t *in, size_t in_bytes, void **out,
+                         size_t *out_bytes);
+
 /* Serialise h to out[0..H5FZ_HEADER_BYTES) (little-endian). */
 void h5fz_header_write(const h5fz_header *h, uint8_t *out);
 
@@ -56,6 +80,9 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
 
 /* CRC-32 (zlib) of buf[0..len). */
 uint32_t h5fz_checksum(const uint8_t *buf, size_t len);
+
+/* m words padded to the multiple of 64 a sub-chunk's ops work on. */
+static inline uint32_t h5fz_pad64(uint32_t m) { return (m + 63u) & ~63u; }
 
 static inline void h5fz_put_u32(uint8_t *p, uint32_t v)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_chain.h"
+#include "h5fz_cpu_chain.h"
 #include "h5fz_cpu_fast.h"
 
 static const h5fz_blk one_thread = {0u, 1u, NULL};

@@ -6,21 +6,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "h5fz_exec.h"
-
-#define MAX_THREADS 64
-
-unsigned h5fz_cpu_threads(uint32_t n_subchunks)
-{
-  long t = (long)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
-  if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
-  if (t <= 0) t = 1;
-  if (t > MAX_THREADS) t = MAX_THREADS;
-  if ((uint32_t)t > n_subchunks) t = n_subchunks ? (long)n_subchunks : 1;
-  return (unsigned)t;
-}
+#include "h5fz_chunk_read.h"
+#include "h5fz_cpu_chain.h"
+#include "h5fz_cpu_exec.h"
+#include "h5fz_parallel.h"
 
 typedef struct {
   const h5fz_chunk_plan *p;
@@ -139,7 +129,7 @@ static void *lnd_quant_range(void *arg)
  * tasks[] (nthreads entries) must be zeroed except the shared fields. */
 static int run_tasks(cpu_task *tasks, unsigned nthreads, uint32_t n_sub, void *(*fn)(void *))
 {
-  pthread_t tid[MAX_THREADS];
+  pthread_t tid[H5FZ_MAX_HOST_THREADS];
   unsigned started = 0;
   for (unsigned i = 0; i < nthreads; i++) {
     tasks[i].s_begin = (uint32_t)((uint64_t)n_sub * i / nthreads);
@@ -276,4 +266,19 @@ int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, con
   free(tasks);
   free(lnd_aux);
   return rc;
+}
+
+int h5fz_cpu_decode_container(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
+                              size_t *out_bytes)
+{
+  h5fz_clear_error();
+  if (!in || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
+  h5fz_chunk_read r;
+  int rc = h5fz_chunk_read_begin(in, in_bytes, dtype, chunk_bytes, NULL, &r);
+  if (rc) return rc;
+  if (!r.complete && r.h.n_subchunks && (rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values))) {
+    h5fz_chunk_read_free(&r);
+    return rc;
+  }
+  return h5fz_chunk_read_end(&r, NULL, out, out_bytes);
 }

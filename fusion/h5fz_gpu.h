@@ -4,7 +4,7 @@
 #ifndef H5FZ_GPU_H
 #define H5FZ_GPU_H
 
-#include "h5fz_exec.h"
+#include "h5fz_chunk_plan.h"
 
 /* Counters for tests and benchmarks. last_jit_source: 0 compiled, 1 disk
  * cache, 2 memory cache (see h5fz_jit_source). */

@@ -12,7 +12,12 @@
 #include <string.h>
 
 #include "h5fz_array.h"
+#include "h5fz_chunk_check.h"
+#include "h5fz_cpu_exec.h"
 #include "h5fz_gpu_state.h"
+#include "h5fz_parallel.h"
+#include "h5fz_rel_bound.h"
+#include "h5fz_side.h"
 
 #define BATCH_THREADS 256u
 
@@ -528,7 +533,7 @@ static int parse_one(void *ctx, uint64_t j)
     size_t out_bytes = 0;
     void *out = NULL;
     /* the GPU is ours already; a container of another type or size is refused */
-    rc = h5fz_chunk_decode_cpu_as(in, len, d->dtype, d->chunk_bytes, &out, &out_bytes);
+    rc = h5fz_cpu_decode_container(in, len, d->dtype, d->chunk_bytes, &out, &out_bytes);
     d->values[j] = out;
     d->kind[j] = CHUNK_VALUES;
   }

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "h5fz_codegen.h"
-#include "h5fz_exec.h"
+#include "h5fz_parallel.h"
 #include "h5fz_gpu.h"
 #include "h5fz_device_query.h"
 #include "h5fz_gpu_state.h"

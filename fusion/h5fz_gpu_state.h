@@ -9,7 +9,6 @@
 
 #include <pthread.h>
 
-#include "h5fz_exec.h"
 #include "h5fz_gpu.h"
 #include "h5fz_jit.h"
 #include "../planner/h5fz_planner.h"

@@ -1,13 +1,26 @@
 /*
- * h5fz_parallel.c - a parallel for over host threads, for the host sides of
- * the batch path (gathering chunks, writing containers). Plain pthreads:
+ * h5fz_parallel.c - host threads: how many (H5FZ_THREADS or the cores),
+ * and a parallel for over them for the host sides of the batch path
+ * (gathering chunks, writing containers). Plain pthreads:
  * one contiguous range per thread, no pool (a batch is big enough for the
  * thread start-up not to matter).
  */
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "h5fz_exec.h"
+#include "h5fz_internal.h"
+#include "h5fz_parallel.h"
+
+unsigned h5fz_cpu_threads(uint32_t n_subchunks)
+{
+  long t = (long)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
+  if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
+  if (t <= 0) t = 1;
+  if (t > H5FZ_MAX_HOST_THREADS) t = H5FZ_MAX_HOST_THREADS;
+  if ((uint32_t)t > n_subchunks) t = n_subchunks ? (long)n_subchunks : 1;
+  return (unsigned)t;
+}
 
 typedef struct {
   int (*fn)(void *, uint64_t);
@@ -27,7 +40,7 @@ static void *run_range(void *arg)
 
 int h5fz_parallel_for(uint64_t n, int (*fn)(void *ctx, uint64_t i), void *ctx)
 {
-  enum { MAX = 64 };
+  enum { MAX = H5FZ_MAX_HOST_THREADS };
   unsigned nt = h5fz_cpu_threads(n > 0xffffffffu ? 0xffffffffu : (uint32_t)n);
   if (nt > MAX) nt = MAX;
   range_task tasks[MAX];

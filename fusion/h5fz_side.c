@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_chain.h"
+#include "h5fz_container.h"
+#include "h5fz_side.h"
 #include "h5fz_cpu_fast.h"
 
 /* Words (count of esize bytes, already padded to a multiple of 64 in buf)

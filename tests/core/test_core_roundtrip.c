@@ -12,8 +12,8 @@
 #include <zlib.h>
 
 #include "h5fz.h"
-#include "h5fz_exec.h"
 #include "h5fz_internal.h"
+#include "h5fz_rel_bound.h"
 
 static int failures;
 #define CHECK(cond, ...)                                      \

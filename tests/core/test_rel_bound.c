@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "h5fz.h"
-#include "h5fz_exec.h"
+#include "h5fz_rel_bound.h"
 #include "core_check.h"
 
 /* 3^k for k = -644 .. 646 (the normal powers), built as the function

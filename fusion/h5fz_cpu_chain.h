@@ -1,44 +1,11 @@
 /*
- * h5fz_chain.h - one chunk's resolved chain and geometry, shared by the
- * executors, and the CPU run of the chain on one sub-chunk.
+ * h5fz_cpu_chain.h - the CPU run of a chain on one sub-chunk, and
+ * lorenzo_nd's chunk-wide steps on the CPU (h5fz_cpu_chain.c).
  */
-#ifndef H5FZ_CHAIN_H
-#define H5FZ_CHAIN_H
+#ifndef H5FZ_CPU_CHAIN_H
+#define H5FZ_CPU_CHAIN_H
 
-#include "../device_ops/h5fz_ops.h"
-#include "h5fz_container.h"
-
-/* Everything an executor needs to encode or decode one chunk. */
-typedef struct {
-  h5fz_dtype dtype;
-  uint32_t esize;           /* bytes per element: 4 or 8 */
-  uint64_t n_elements;
-  uint32_t subchunk_elems;  /* a multiple of 64 */
-  uint32_t n_subchunks;
-  uint32_t n_ops;
-  uint8_t ops[H5FZ_MAX_OPS];
-  h5fz_quant_params quant;
-  uint32_t row;             /* Lorenzo row length: the chunk's last dim (0: 1-D) */
-  h5fz_lnd_geom lnd;        /* lorenzo_nd: geometry and predictor (encode: the highest allowed
-                               until the executor chooses; decode: the header's) */
-  const void *lnd_q;        /* CPU encode with lorenzo_nd: the chunk's quantizer words
-                               (padded to whole sub-chunks) */
-} h5fz_chunk_plan;
-
-/* Does the chain have lorenzo_nd (always ops[1])? */
-static inline int h5fz_plan_has_lnd(const h5fz_chunk_plan *p)
-{
-  return p->n_ops > 2 && p->ops[1] == H5FZ_OP_LORENZO_ND;
-}
-
-/* Elements of sub-chunk s, and the padded word count the chain works on. */
-static inline uint32_t h5fz_sub_elems(const h5fz_chunk_plan *p, uint32_t s)
-{
-  uint64_t lo = (uint64_t)s * p->subchunk_elems, left = p->n_elements - lo;
-  return left < p->subchunk_elems ? (uint32_t)left : p->subchunk_elems;
-}
-static inline uint32_t h5fz_pad64(uint32_t m) { return (m + 63u) & ~63u; }
-
+#include "h5fz_chunk_plan.h"
 
 /* Work buffers for one CPU thread: two ping-pong buffers of the full
  * sub-chunk's bytes and the RZE scratch. */
@@ -81,15 +48,4 @@ uint32_t h5fz_cpu_lnd_quant_words(const h5fz_chunk_plan *p, uint32_t s, const vo
 uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words);
 void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux);
 
-/* Outlier side section (docs/format.md): encode count outliers (global
- * positions strictly increasing, raw value bits of esize bytes) into a
- * malloc'd buffer. */
-int h5fz_side_encode(const uint32_t *pos, const void *vals, uint32_t count, uint32_t esize,
-                     uint8_t **out, size_t *out_len);
-/* Decode a side section of len bytes into pos/vals (capacity count each);
- * checks that positions are strictly increasing and < n_elements.
- * *used receives the bytes consumed. */
-int h5fz_side_decode(const uint8_t *in, size_t len, uint32_t count, uint32_t esize,
-                     uint64_t n_elements, uint32_t *pos, void *vals, size_t *used);
-
-#endif /* H5FZ_CHAIN_H */
+#endif /* H5FZ_CPU_CHAIN_H */
