@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_array.h"
+#include "h5fz_array_geom.h"
 #include "h5fz_chunk_check.h"
+#include "h5fz_chunk_plan.h"
 #include "h5fz_cpu_exec.h"
+#include "h5fz_gpu_array.h"
 #include "h5fz_gpu_state.h"
 #include "h5fz_parallel.h"
 #include "h5fz_rel_bound.h"

@@ -1,12 +1,13 @@
 /*
- * h5fz_array.h - what h5fz_array.c (host side, CPU path) and
- * h5fz_gpu_batch.c (GPU batches) share. Not installed.
+ * h5fz_array_geom.h - the chunk grid of an array (h5fz_array_geom.c),
+ * beside the public part of it in h5fz_batch.h: what the array path
+ * (h5fz_array.c) and the GPU batches (h5fz_gpu_batch.c) share.
  */
-#ifndef H5FZ_ARRAY_H
-#define H5FZ_ARRAY_H
+#ifndef H5FZ_ARRAY_GEOM_H
+#define H5FZ_ARRAY_GEOM_H
 
 #include "h5fz_batch.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 /* Values in one chunk (the product of g->chunk). */
 uint64_t h5fz_array_chunk_elems(const h5fz_array_geom *g);
@@ -39,15 +40,4 @@ void h5fz_array_gather_rows(const h5fz_array_geom *g, size_t esize, const void *
 void h5fz_array_scatter_rows(const h5fz_array_geom *g, size_t esize, const void *chunk, uint64_t index, void *data,
                              uint64_t row_lo, uint64_t row_hi);
 
-/* GPU batches (h5fz_gpu_batch.c). *done receives the chunks handed to the
- * sink (encode) or written to data (decode) before a failure, so the CPU
- * path can take over from there; *user_rc is 1 when the sink or source
- * stopped it (its status is returned), H5FZ_GPU_UNUSABLE when there is no
- * usable GPU at all (no driver, no device). */
-#define H5FZ_GPU_UNUSABLE 2
-int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, int on_device,
-                          h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
-int h5fz_gpu_array_decode(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
-                          void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
-
-#endif /* H5FZ_ARRAY_H */
+#endif /* H5FZ_ARRAY_GEOM_H */
