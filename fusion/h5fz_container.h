@@ -6,14 +6,8 @@
 #ifndef H5FZ_CONTAINER_H
 #define H5FZ_CONTAINER_H
 
+#include "h5fz_format.h"
 #include "h5fz_internal.h"
-
-#define H5FZ_FORMAT_VERSION 1u
-#define H5FZ_HEADER_BYTES 80u
-#define H5FZ_CHECKSUM_BYTES 4u
-#define H5FZ_FLAG_STORED_RAW 0x01u
-#define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
-#define H5FZ_SUB_SIZE_MASK 0x7fffffffu
 
 typedef struct {
   uint8_t version;
@@ -80,26 +74,5 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
 
 /* CRC-32 (zlib) of buf[0..len). */
 uint32_t h5fz_checksum(const uint8_t *buf, size_t len);
-
-/* m words padded to the multiple of 64 a sub-chunk's ops work on. */
-static inline uint32_t h5fz_pad64(uint32_t m) { return (m + 63u) & ~63u; }
-
-static inline void h5fz_put_u32(uint8_t *p, uint32_t v)
-{
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
-static inline uint32_t h5fz_get_u32(const uint8_t *p)
-{
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline void h5fz_put_u64(uint8_t *p, uint64_t v)
-{
-  h5fz_put_u32(p, (uint32_t)v);
-  h5fz_put_u32(p + 4, (uint32_t)(v >> 32));
-}
-static inline uint64_t h5fz_get_u64(const uint8_t *p)
-{
-  return (uint64_t)h5fz_get_u32(p) | (uint64_t)h5fz_get_u32(p + 4) << 32;
-}
 
 #endif /* H5FZ_CONTAINER_H */

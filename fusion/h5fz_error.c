@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "h5fz_error.h"
-#include "h5fz_internal.h"
 
 static _Thread_local char last_error[512];
 

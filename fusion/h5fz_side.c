@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_container.h"
+#include "h5fz_format.h"
+#include "h5fz_internal.h"
 #include "h5fz_side.h"
 #include "h5fz_cpu_fast.h"
 

@@ -61,6 +61,92 @@ def check_sources(root, broken):
     return dlopen_cuda
 
 
+def strongly_connected(graph):
+    """The strongly connected components of graph (node -> set of nodes)
+    with more than one node: the circles (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def fusion_stem(rel):
+    """fusion/gpu/h5fz_jit.c and fusion/gpu/h5fz_jit.h are one node: h5fz_jit."""
+    return os.path.splitext(os.path.basename(rel))[0]
+
+
+def check_include_circles(root, broken):
+    """No include circle among fusion/'s files: a file's .c and .h are one
+    node, and X -> Y when X.c or X.h includes Y.h (of fusion/)."""
+    files = {rel: text for rel, text in sources(root) if layer(rel) == "fusion"}
+    stems = {fusion_stem(rel) for rel in files}
+    graph = {}
+    for rel, text in files.items():
+        me = fusion_stem(rel)
+        for inc in INCLUDE.findall(strip_comments(text)):
+            other = os.path.splitext(os.path.basename(inc))[0]
+            if inc.endswith(".h") and other in stems and other != me and "device_ops" not in inc:
+                graph.setdefault(me, set()).add(other)
+        graph.setdefault(me, set())
+    for comp in strongly_connected(graph):
+        broken.append("include circle among fusion/ files: " + " <-> ".join(comp))
+
+
+def check_call_circles(lib, broken):
+    """No call circle among the objects of the core library: X -> Y when X
+    uses a symbol Y defines (nm)."""
+    out = subprocess.run(["nm", "-A", lib], capture_output=True, text=True, check=True).stdout
+    defs, uses = {}, {}
+    for line in out.splitlines():
+        head, _, rest = line.rpartition(":")
+        parts = rest.split()
+        if len(parts) < 2:
+            continue
+        obj = os.path.basename(head.split(":")[-1]).replace(".c.o", "").replace(".o", "")
+        kind, sym = parts[-2], parts[-1]
+        if kind == "U":
+            uses.setdefault(obj, set()).add(sym)
+        elif kind in "TDBRCGSVW":
+            defs[sym] = obj
+    graph = {}
+    for obj, syms in uses.items():
+        graph[obj] = {defs[s] for s in syms if s in defs and defs[s] != obj}
+    for comp in strongly_connected(graph):
+        broken.append("call circle among %s's objects: %s" % (os.path.basename(lib), " <-> ".join(comp)))
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -68,12 +154,16 @@ def main():
     root = sys.argv[1]
     broken = []
     cuda = check_sources(root, broken)
+    check_include_circles(root, broken)
+    if len(sys.argv) > 2:
+        check_call_circles(sys.argv[2], broken)
     for b in broken:
         print("layering: " + b)
     if broken:
         return 1
     print("layering: ok (no HDF5 below filter/api/cli, h5fz_internal.h private to fusion/, "
-          "bench/ free of tests/, libcuda opened by %s only)" % cuda[0])
+          "bench/ free of tests/, libcuda opened by %s only, no include circle in fusion/%s)"
+          % (cuda[0], ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))
     return 0
 
 
