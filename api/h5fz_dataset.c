@@ -35,6 +35,10 @@ typedef struct {
 static int describe(hid_t dset, dataset_info *di)
 {
   memset(di, 0, sizeof *di);
+  /* loads the plugin, so that the caller's H5Dset_extent and H5Dwrite of
+   * new chunks work after this call (h5fz_dataset_register_filter); the
+   * write and read here need no plugin, so a missing one is not an error */
+  (void)H5Zfilter_avail(H5FZ_FILTER_ID);
   int rc = H5FZ_OK;
   hid_t dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset), space = H5Dget_space(dset);
   if (dcpl < 0 || type < 0 || space < 0) {
@@ -115,6 +119,15 @@ static void chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t *off)
 
 /* ---- create ------------------------------------------------------------------------- */
 
+int h5fz_dataset_register_filter(void)
+{
+  if (H5Zfilter_avail(H5FZ_FILTER_ID) > 0) return H5FZ_OK;
+  const char *path = getenv("HDF5_PLUGIN_PATH");
+  return h5fz_fail(H5FZ_ERR_HDF5, "the h5fz filter (id %d) is not available: HDF5 found no libh5fz.so on %s%s%s",
+                   H5FZ_FILTER_ID, path ? "HDF5_PLUGIN_PATH=" : "its default plugin path", path ? path : "",
+                   path ? "" : " (set HDF5_PLUGIN_PATH to the plugin's folder)");
+}
+
 int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
                         const hsize_t *chunk_dims, const char *spec_text, hid_t *dset)
 {
@@ -141,6 +154,7 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
   if ((rc = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd))) return rc;
+  if ((rc = h5fz_dataset_register_filter())) return rc; /* set_local runs in the plugin */
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(rank, dims, NULL);
   if (dcpl < 0 || space < 0 || H5Pset_chunk(dcpl, rank, chunk_dims) < 0 ||
       H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) < 0 ||
@@ -155,11 +169,7 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
     int raised = fapl >= 0 && H5Pget_libver_bounds(fapl, &lo, &hi) >= 0 && lo < H5F_LIBVER_V18 &&
                  H5Fset_libver_bounds(file, H5F_LIBVER_V18, hi >= H5F_LIBVER_V18 ? hi : H5F_LIBVER_LATEST) >= 0;
     *dset = H5Dcreate2(loc, name, mem_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (*dset < 0)
-      rc = H5Zfilter_avail(H5FZ_FILTER_ID) > 0
-               ? h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed (see the HDF5 error stack)", name)
-               : h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed: the h5fz filter (id %d) is not available; put "
-                                          "the plugin's folder on HDF5_PLUGIN_PATH", name, H5FZ_FILTER_ID);
+    if (*dset < 0) rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed (see the HDF5 error stack)", name);
     if (raised && H5Fset_libver_bounds(file, lo, hi) < 0 && !rc)
       rc = h5fz_fail(H5FZ_ERR_HDF5, "cannot restore the file's library version bounds");
     if (fapl >= 0) H5Pclose(fapl);
@@ -168,6 +178,14 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
   return rc;
+}
+
+/* The digest of the plan that ran, as 16 hex digits, or "cpu" for the CPU
+ * executor (which has no plan), so the attribute never reads as missing. */
+static void plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len)
+{
+  if (ex->on_gpu) snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
+  else snprintf(buf, len, "cpu");
 }
 
 /* ---- write -------------------------------------------------------------------------- */
@@ -349,7 +367,7 @@ int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_datase
   if (rc) goto out;
   w.rep.on_gpu = ex.on_gpu;
   snprintf(w.rep.kernel_class, sizeof w.rep.kernel_class, "%s", ex.kernel_class);
-  if (ex.plan_digest) snprintf(w.rep.plan_digest, sizeof w.rep.plan_digest, "%016llx", (unsigned long long)ex.plan_digest);
+  plan_digest_text(&ex, w.rep.plan_digest, sizeof w.rep.plan_digest);
   rc = write_attributes(&w, n_chunks);
   w.rep.seconds = now_s() - t0;
   if (!rc && report) *report = w.rep;
@@ -427,7 +445,7 @@ int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
   for (uint32_t d = 0; d < di.g.rank; d++) r.rep.chunk_bytes *= di.g.chunk[d];
   r.rep.on_gpu = ex.on_gpu;
   snprintf(r.rep.kernel_class, sizeof r.rep.kernel_class, "%s", ex.kernel_class);
-  if (ex.plan_digest) snprintf(r.rep.plan_digest, sizeof r.rep.plan_digest, "%016llx", (unsigned long long)ex.plan_digest);
+  plan_digest_text(&ex, r.rep.plan_digest, sizeof r.rep.plan_digest);
   r.rep.seconds = now_s() - t0;
   if (report) *report = r.rep;
   return H5FZ_OK;

@@ -46,9 +46,21 @@ typedef struct {
   uint64_t n_raw_chunks;     /* chunks stored verbatim (incompressible) */
   int on_gpu;                /* 1: the GPU executor ran; 0: the CPU executor */
   char kernel_class[64];     /* planner's class ("hopper"), "cpu" on the CPU */
-  char plan_digest[20];      /* planner digest as 16 hex digits, "" on the CPU */
+  char plan_digest[20];      /* planner digest as 16 hex digits, "cpu" on the CPU */
   double seconds;
 } h5fz_dataset_report;
+
+/* Make the h5fz filter known to this process's libhdf5, loading the plugin
+ * from HDF5_PLUGIN_PATH (or HDF5's default plugin folder) if it is not
+ * loaded yet. HDF5 loads a plugin when it first filters a chunk, but checks
+ * a mandatory filter before that in H5Dset_extent and in H5Dwrite of new
+ * chunks, and fails there with "required filter 32770 is not registered":
+ * a program that reopens an h5fz dataset to extend it or write new chunks
+ * before reading any needs this call (or H5Zfilter_avail(H5FZ_FILTER_ID))
+ * once. h5fz_dataset_create, h5fz_dataset_write and h5fz_dataset_read make
+ * it themselves. Returns H5FZ_OK, or H5FZ_ERR_HDF5 when the plugin cannot be
+ * loaded (the message names HDF5_PLUGIN_PATH). docs/filter.md, "Appending". */
+int h5fz_dataset_register_filter(void);
 
 /* Create a chunked dataset for the h5fz filter: rank dims (elements,
  * slowest first), chunk dims, element type H5T_NATIVE_FLOAT or

@@ -43,6 +43,7 @@ static int jit_probe(void)
   h5fz_spec s;
   h5fz_spec_parse("abs=1e-3 dtype=f32", &s);
   setenv("H5FZ_DEVICE", "gpu", 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   void *out;
   size_t n;
   double t0 = now_s();
@@ -109,6 +110,7 @@ static double median_encode_s(const char *device, const unsigned char *data, siz
   h5fz_spec s;
   h5fz_spec_parse(spec, &s);
   setenv("H5FZ_DEVICE", device, 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   double *t = calloc((size_t)count, sizeof *t);
   for (int i = 0; i < count; i++) {
     size_t off = ((size_t)i * chunk) % (total - chunk);
@@ -137,6 +139,7 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
   size_t in_total = 0, out_total = 0;
   int errors = 0;
   setenv("H5FZ_DEVICE", "gpu", 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   for (size_t i = 0; i < n_chunks; i++) {
     void *enc = NULL, *dec = NULL;
     size_t en = 0, dn = 0;

@@ -47,6 +47,7 @@ typedef struct {
 
 typedef struct {
   uint64_t chunks, stored, input, outliers, raw_sub, sub, raw_chunks, errors, unfiltered, not_h5fz;
+  uint64_t readable_stored; /* stored bytes of the chunks counted in input: the chunk ratio's divisor */
   uint64_t later_filter; /* chunks coded by a filter after h5fz (not decoded here) */
 } totals;
 
@@ -193,6 +194,7 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
   t->stored += size;
   if (st == H5FZ_OK) {
     t->input += info.input_bytes;
+    t->readable_stored += size;
     t->outliers += info.n_outliers;
     t->raw_sub += info.n_raw_subchunks;
     t->sub += info.n_subchunks;
@@ -421,7 +423,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            (unsigned long long)t.unfiltered,
            (unsigned long long)t.errors, (unsigned long long)t.not_h5fz,
            (unsigned long long)t.later_filter, (unsigned long long)logical, ratio,
-           t.stored ? (double)t.input / (double)t.stored : 0.0);
+           t.readable_stored ? (double)t.input / (double)t.readable_stored : 0.0);
   } else if (pos < 0) {
     printf("  total: %llu chunks, stored %llu, dataset %llu bytes, ratio %.3f (dataset bytes / "
            "storage size); not compressed by h5fz\n",
@@ -429,10 +431,15 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            (unsigned long long)logical, ratio);
   } else {
     char chunk_ratio[128] = "chunk ratio n/a (no h5fz chunk)";
-    if (t.input && t.stored)
+    /* over the stored bytes of the same chunks: an unreadable chunk adds
+     * stored bytes but no padded bytes, and must not lower the ratio */
+    if (t.input && t.readable_stored)
       snprintf(chunk_ratio, sizeof chunk_ratio,
-               "chunk ratio %.3f (padded chunk bytes %llu / stored)",
-               (double)t.input / (double)t.stored, (unsigned long long)t.input);
+               t.readable_stored == t.stored ? "chunk ratio %.3f (padded chunk bytes %llu / stored)"
+                                             : "chunk ratio %.3f (padded chunk bytes %llu / stored bytes %llu of "
+                                               "the readable chunks)",
+               (double)t.input / (double)t.readable_stored, (unsigned long long)t.input,
+               (unsigned long long)t.readable_stored);
     printf("  total: %llu chunks, stored %llu, ratio %.3f (dataset bytes %llu / storage size "
            "%llu, as verify), %s, outliers %llu, raw sub-chunks %llu/%llu, stored raw "
            "chunks %llu, unfiltered chunks %llu, unreadable %llu",

@@ -68,6 +68,10 @@ int main(int argc, char **argv) {
     return H5FZ_CLI_OK;
   }
   if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+    if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+      printf("usage: h5fz version\n\nPrint the version of h5fz and the HDF5 filter id it was built with.\n");
+      return H5FZ_CLI_OK;
+    }
     if (argc > 2) {
       fprintf(stderr, "h5fz version: unexpected argument '%s' (version takes none)\n",
               argv[2]);

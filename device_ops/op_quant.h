@@ -15,8 +15,11 @@
  * A value with the bits of the dataset's fill value (p->fill_bits) escapes
  * too (in every mode but LOSSLESS, which keeps all bits anyway): fill
  * values then come back exactly, so masks such as data == _FillValue keep
- * working after a lossy round trip. The format has no part in it: escapes
- * are stored exactly whatever made them.
+ * working after a lossy round trip. So does a value whose reconstruction
+ * has the fill value's bits (a real value within the bound of an in-range
+ * fill would otherwise decode to exactly the fill and be masked as
+ * missing). The format has no part in it: escapes are stored exactly
+ * whatever made them.
  */
 
 /* Reconstruction of a bin; the decoder and the encoder's check use it both. */
@@ -55,6 +58,7 @@ H5FZ_FN int H5FZ_TN(h5fz_pwrel_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p, 
   H5FZ_T_WORD w = (H5FZ_T_WORD)((H5FZ_T_SWORD)b * 2 + (x < 0 ? 1 : 0));
   H5FZ_T_FLOAT r = H5FZ_TN(h5fz_pwrel_recon)(w, p->step);
   if (!h5fz_pwrel_within((double)x, (double)r, p->eb, a)) return 1;
+  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(r) == p->fill_bits) return 1; /* would read as the fill */
   *word = w;
   return 0;
 }
@@ -89,6 +93,7 @@ H5FZ_FN int H5FZ_TN(h5fz_quant_one)(H5FZ_T_FLOAT x, const h5fz_quant_params *p,
   H5FZ_T_FLOAT r = H5FZ_TN(h5fz_quant_recon)(bin, p->step);
   if (!(fabs((double)x - (double)r) <= p->eb)) return 1;
   if (x == 0 && signbit(x)) return 1; /* -0.0 would come back as +0.0 */
+  if ((unsigned long long)H5FZ_TN(h5fz_float_bits)(r) == p->fill_bits) return 1; /* would read as the fill */
   *word = (H5FZ_T_WORD)bin;
   return 0;
 }

@@ -63,16 +63,17 @@ int h5fz_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
                        (unsigned long long)n, (unsigned long long)h5fz_array_chunk_elems(g));
   }
   h5fz_device_mode mode;
-  if ((rc = h5fz_read_device_mode(&mode))) return rc;
+  if ((rc = h5fz_chunk_device_mode(&mode))) return rc;
   uint64_t done = 0;
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int sink_rc = 0;
     rc = h5fz_gpu_array_encode(spec, g, data, on_device, sink, ctx, ex, &done, &sink_rc);
     /* H5FZ_ERR_UNSUPPORTED: a chain the batches do not take (lorenzo_nd); the
      * per-chunk path below still runs it on the GPU */
-    if (rc == H5FZ_OK || sink_rc == 1 || on_device || (mode == H5FZ_DEVICE_GPU && rc != H5FZ_ERR_UNSUPPORTED))
+    if (rc == H5FZ_OK || sink_rc == 1 || on_device || (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED))
       return rc;
-    if (sink_rc != H5FZ_GPU_UNUSABLE) /* no GPU at all is the normal CPU case, not worth a word */
+    /* no GPU at all is the normal CPU case, not worth a word, unless H5FZ_DEVICE=gpu asked for one */
+    if (sink_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
       h5fz_log_once("h5fz: GPU batch encode failed, the CPU executor writes the remaining chunks: %s",
                   h5fz_last_error());
     h5fz_clear_error();
@@ -128,16 +129,16 @@ int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, const h5fz_spe
   want.dtype = dtype;
   want.rank = h5fz_array_chunk_shape(g, want.dims);
   h5fz_device_mode mode;
-  if ((rc = h5fz_read_device_mode(&mode))) return rc;
+  if ((rc = h5fz_chunk_device_mode(&mode))) return rc;
   uint64_t done = 0;
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int source_rc = 0;
     rc = h5fz_gpu_array_decode(g, &want, fill, source, ctx, data, on_device, ex, &done, &source_rc);
-    if (rc == H5FZ_OK || source_rc == 1 || on_device || (mode == H5FZ_DEVICE_GPU && rc != H5FZ_ERR_UNSUPPORTED) ||
+    if (rc == H5FZ_OK || source_rc == 1 || on_device || (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED) ||
         rc == H5FZ_ERR_CORRUPT ||
         rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_TRUNCATED || rc == H5FZ_ERR_VERSION)
       return rc;
-    if (source_rc != H5FZ_GPU_UNUSABLE)
+    if (source_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
       h5fz_log_once("h5fz: GPU batch decode failed, the CPU executor reads the remaining chunks: %s",
                   h5fz_last_error());
     h5fz_clear_error();

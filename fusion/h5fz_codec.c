@@ -24,12 +24,33 @@ int h5fz_read_device_mode(h5fz_device_mode *mode)
   return H5FZ_OK;
 }
 
-/* 1: run this chunk on the GPU; 0: on the CPU; <0: H5FZ_DEVICE=gpu asked
- * for a GPU that is not usable (the error says why). */
+int h5fz_device_strict(void)
+{
+  const char *v = getenv("H5FZ_DEVICE_STRICT");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+int h5fz_chunk_device_mode(h5fz_device_mode *mode)
+{
+  int rc = h5fz_read_device_mode(mode);
+  if (rc == H5FZ_OK || h5fz_device_strict()) return rc;
+  /* A chunk call may run inside HDF5's chunk-cache flush at H5Dclose, where
+   * a failure cannot be reported and the chunk would be lost: a setting we
+   * cannot read sends the data to the CPU executor, which every machine has
+   * (set_local already refused it at H5Dcreate, if that ran here). */
+  h5fz_log_once("h5fz: %s; the CPU executor takes the chunks", h5fz_last_error());
+  h5fz_clear_error();
+  *mode = H5FZ_DEVICE_CPU;
+  return H5FZ_OK;
+}
+
+/* 1: run this chunk on the GPU; 0: on the CPU; <0 only under
+ * H5FZ_DEVICE_STRICT: H5FZ_DEVICE=gpu asked for a GPU that is not usable, or
+ * H5FZ_DEVICE holds no device name (the error says which). */
 static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
 {
   h5fz_device_mode mode = H5FZ_DEVICE_AUTO;
-  int rc = h5fz_read_device_mode(&mode);
+  int rc = h5fz_chunk_device_mode(&mode);
   if (rc) return rc;
   if (mode == H5FZ_DEVICE_CPU || p->n_subchunks == 0) return 0;
   int route = h5fz_gpu_route(p, chunk_bytes, mode == H5FZ_DEVICE_GPU);
@@ -37,7 +58,11 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
   if (mode == H5FZ_DEVICE_GPU) {
     char why[400];
     snprintf(why, sizeof why, "%s", h5fz_last_error());
-    return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
+    if (h5fz_device_strict())
+      return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
+    h5fz_log_once("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
+                  "chunks", why);
+    h5fz_clear_error();
   }
   return 0;
 }
@@ -85,7 +110,8 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
   if (gpu < 0) return gpu;
   if (gpu) {
     h5fz_header gh = h;
-    if (h5fz_gpu_encode_chunk(&p, &gh, in, in_bytes, out, out_bytes) == H5FZ_OK) return H5FZ_OK;
+    int gpu_rc = h5fz_gpu_encode_chunk(&p, &gh, in, in_bytes, out, out_bytes);
+    if (gpu_rc == H5FZ_OK || h5fz_device_strict()) return gpu_rc;
     h5fz_log_once("h5fz: GPU encode failed, this and later failing chunks use the CPU executor: %s",
                   h5fz_last_error());
   }
@@ -110,8 +136,13 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
       h5fz_chunk_read_free(&r);
       return rc;
     }
-    if (rc && h5fz_gpu_decode_chunk(p, r.entries, r.payload, r.payload_bytes, r.offsets, r.values) == H5FZ_OK) {
+    int gpu_rc = rc ? h5fz_gpu_decode_chunk(p, r.entries, r.payload, r.payload_bytes, r.offsets, r.values)
+                    : H5FZ_ERR_DEVICE;
+    if (rc && gpu_rc == H5FZ_OK) {
       rc = H5FZ_OK;
+    } else if (rc && h5fz_device_strict()) {
+      h5fz_chunk_read_free(&r);
+      return gpu_rc;
     } else {
       if (rc) h5fz_log_once("h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
                             h5fz_last_error());

@@ -485,7 +485,8 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
 
 /* Word and escape flag of one value: the expressions of op_quant.h
  * (h5fz_quant_one), written without branches. The -0.0 test compares the
- * bits, which is x == 0 && signbit(x); so does the fill value's. A block
+ * bits, which is x == 0 && signbit(x); so do the fill value's (x's bits and
+ * the reconstruction's). A block
  * of 64 with an escape is listed again by the reference (QUANT_ONE). */
 #define QUANT_ENCODE_BODY(FLOAT, WORD, SWORD, MAXBIN, SIGNBIT, QUANT_ONE, BIN)      \
   uint32_t count = 0;                                                               \
@@ -504,8 +505,10 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
       int ok = fabs(b) <= (double)(MAXBIN);                                         \
       SWORD bin = (SWORD)(ok ? b : 0.0);                                            \
       FLOAT r = (FLOAT)((double)bin * step);                                        \
+      WORD rbits;                                                                   \
+      memcpy(&rbits, &r, sizeof rbits);                                             \
       ok &= fabs((double)xi - (double)r) <= eb;                                     \
-      ok &= (bits != (WORD)(SIGNBIT)) & (bits != fill);                             \
+      ok &= (bits != (WORD)(SIGNBIT)) & (bits != fill) & (rbits != fill);           \
       o[i] = ok ? (WORD)bin : (WORD)0;                                              \
       bad |= (uint32_t)!ok;                                                         \
     }                                                                               \
@@ -529,8 +532,8 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
  * FMA3, with the scalar expressions lane by lane: (double)x, the bin
  * (h5fz_bin_f32: fma with 1.5 * 2^52, less 1.5 * 2^52), |b| <= 2^30 (false for NaN), (int32) of an
  * integral double, (double)bin * step, (float) of it (round to nearest as
- * the scalar conversion), |x - r| <= eb, bits != -0.0 and the fill
- * value's bits. The bin's is the only fused multiply-add.
+ * the scalar conversion), |x - r| <= eb, bits != -0.0 and neither x's
+ * nor r's bits are the fill value's. The bin's is the only fused multiply-add.
  * Returns whether any value of the block escapes. */
 __attribute__((target("avx2,fma"))) static uint32_t quant_block_32_avx2(const float *x, uint32_t end,
                                                                     const h5fz_quant_params *p,
@@ -548,7 +551,8 @@ __attribute__((target("avx2,fma"))) static uint32_t quant_block_32_avx2(const fl
     __m256d b = _mm256_sub_pd(_mm256_fmadd_pd(xd, inv, magic), magic);
     __m256d inr = _mm256_cmp_pd(_mm256_and_pd(b, absmask), maxbin, _CMP_LE_OQ);
     __m128i bin = _mm256_cvttpd_epi32(_mm256_and_pd(b, inr)); /* 0 where out of range */
-    __m256d r = _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(bin), step)));
+    __m128 rf = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(bin), step));
+    __m256d r = _mm256_cvtps_pd(rf);
     __m256d okd = _mm256_and_pd(inr, _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(xd, r), absmask), eb, _CMP_LE_OQ));
     /* 64-bit lane masks -> 32-bit lane masks */
     __m256i okl = _mm256_castpd_si256(okd);
@@ -557,6 +561,7 @@ __attribute__((target("avx2,fma"))) static uint32_t quant_block_32_avx2(const fl
                                                    _MM_SHUFFLE(2, 0, 2, 0)));
     ok32 = _mm_andnot_si128(_mm_cmpeq_epi32(_mm_castps_si128(xf), negzero), ok32);
     ok32 = _mm_andnot_si128(_mm_cmpeq_epi32(_mm_castps_si128(xf), fill), ok32);
+    ok32 = _mm_andnot_si128(_mm_cmpeq_epi32(_mm_castps_si128(rf), fill), ok32);
     _mm_storeu_si128((__m128i *)(o + i), _mm_and_si128(bin, ok32));
     bad |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(ok32)) ^ 0xfu;
   }

@@ -1,20 +1,17 @@
 /*
  * h5fz_jit.c - NVRTC compile and the two-level module cache.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "h5fz_codegen.h"
 #include "h5fz_container.h"
 #include "h5fz_internal.h"
 #include "h5fz_jit.h"
+#include "h5fz_jit_cache.h"
 #include "../planner/h5fz_planner.h"
 
 /* Options that keep GPU arithmetic identical to the CPU's (docs/format.md). */
@@ -80,109 +77,39 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
 
 /* ---- keys -------------------------------------------------------------------- */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+/* A NUL-terminated string into the hash with its NUL, so that "ab"+"c" and
+ * "a"+"bc" differ. */
+static void hash_text(h5fz_sha256 *h, const char *text) { h5fz_sha256_update(h, text, strlen(text) + 1); }
 
-void h5fz_jit_key(const char *src, const char *arch_name, uint64_t digest, char hex[33])
+void h5fz_jit_digest(const char *src, const char *arch_name, uint64_t plan_digest,
+                     unsigned char digest[H5FZ_SHA256_BYTES])
 {
   int major = 0, minor = 0;
   const h5fz_nvrtc_api *nv = h5fz_nvrtc_get(NULL);
   if (nv) nv->nvrtcVersion(&major, &minor);
-  /* two FNV-1a streams with different seeds make a 128-bit key */
-  uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
   size_t n_headers;
   const char *const *names, *const *texts;
   h5fz_embedded_headers(&n_headers, &names, &texts);
-  for (int k = 0; k < 2; k++) {
-    h[k] = fnv1a(h[k], src, strlen(src) + 1);
-    h[k] = fnv1a(h[k], arch_name, strlen(arch_name) + 1);
-    h[k] = fnv1a(h[k], &digest, sizeof digest);
-    h[k] = fnv1a(h[k], &major, sizeof major);
-    h[k] = fnv1a(h[k], &minor, sizeof minor);
-    for (size_t i = 0; i < N_FIXED; i++) h[k] = fnv1a(h[k], fixed_options[i], strlen(fixed_options[i]) + 1);
-    for (size_t i = 0; i < n_headers; i++) h[k] = fnv1a(h[k], texts[i], strlen(texts[i]));
+  h5fz_sha256 h;
+  h5fz_sha256_init(&h);
+  hash_text(&h, src);
+  hash_text(&h, arch_name);
+  h5fz_sha256_update(&h, &plan_digest, sizeof plan_digest);
+  h5fz_sha256_update(&h, &major, sizeof major);
+  h5fz_sha256_update(&h, &minor, sizeof minor);
+  for (size_t i = 0; i < N_FIXED; i++) hash_text(&h, fixed_options[i]);
+  for (size_t i = 0; i < n_headers; i++) {
+    hash_text(&h, names[i]);
+    hash_text(&h, texts[i]);
   }
-  snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h[0], (unsigned long long)h[1]);
-}
-
-/* ---- disk cache ---------------------------------------------------------------- */
-#define DISK_MAGIC "H5FZJIT1"
-#define DISK_HEADER 48u /* magic 8, key 32, image bytes 4, crc32 4 */
-
-static int cache_path(const char *key, char *path, size_t len)
-{
-  char dir[512];
-  if (h5fz_planner_cache_dir(dir, sizeof dir)) return -1;
-  int n = snprintf(path, len, "%s/jit/%s.bin", dir, key);
-  return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-static void mkdir_parents(const char *path)
-{
-  char tmp[800];
-  if (strlen(path) >= sizeof tmp) return;
-  memcpy(tmp, path, strlen(path) + 1);
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      mkdir(tmp, 0755);
-      *p = '/';
-    }
-}
-
-/* The image of a valid entry, or NULL (missing, short, wrong key or crc). */
-static void *disk_load(const char *path, const char *key, size_t *size)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  unsigned char head[DISK_HEADER];
-  void *img = NULL;
-  if (fread(head, 1, DISK_HEADER, f) == DISK_HEADER && !memcmp(head, DISK_MAGIC, 8) && !memcmp(head + 8, key, 32)) {
-    uint32_t n = h5fz_get_u32(head + 40), crc = h5fz_get_u32(head + 44);
-    img = n ? malloc(n + 1) : NULL;
-    if (img && (fread(img, 1, n, f) != n || fgetc(f) != EOF || h5fz_checksum(img, n) != crc)) {
-      free(img);
-      img = NULL;
-    }
-    *size = n;
-  }
-  fclose(f);
-  return img;
-}
-
-/* Write atomically: a private temporary file, then rename over the entry, so
- * concurrent processes see either no entry or a whole one. */
-static void disk_store(const char *path, const char *key, const void *img, size_t n)
-{
-  char tmp[800];
-  if (snprintf(tmp, sizeof tmp, "%.700s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self()) >=
-      (int)sizeof tmp)
-    return;
-  mkdir_parents(path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) return;
-  unsigned char head[DISK_HEADER];
-  memcpy(head, DISK_MAGIC, 8);
-  memcpy(head + 8, key, 32);
-  h5fz_put_u32(head + 40, (uint32_t)n);
-  h5fz_put_u32(head + 44, h5fz_checksum(img, n));
-  int ok = write(fd, head, DISK_HEADER) == (ssize_t)DISK_HEADER && write(fd, img, n) == (ssize_t)n;
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp, path)) unlink(tmp);
+  h5fz_sha256_final(&h, digest);
 }
 
 /* ---- memory cache ------------------------------------------------------------------ */
 #define MEM_SLOTS 64
 
 static struct {
-  char key[33];
+  unsigned char digest[H5FZ_SHA256_BYTES];
   h5fz_jit_module mod;
 } mem_cache[MEM_SLOTS];
 static int mem_used;
@@ -227,11 +154,12 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
                  h5fz_jit_source *from, double *millis)
 {
   double t0 = now_ms();
-  char key[33], path[700];
-  h5fz_jit_key(src, arch_name, digest, key);
+  unsigned char key[H5FZ_SHA256_BYTES];
+  char path[700];
+  h5fz_jit_digest(src, arch_name, digest, key);
   pthread_mutex_lock(&mem_lock);
   for (int i = 0; i < mem_used; i++)
-    if (!strcmp(mem_cache[i].key, key)) {
+    if (!memcmp(mem_cache[i].digest, key, sizeof key)) {
       *out = mem_cache[i].mod;
       pthread_mutex_unlock(&mem_lock);
       if (from) *from = H5FZ_JIT_MEMORY;
@@ -239,9 +167,9 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
       return H5FZ_OK;
     }
   int rc = H5FZ_ERR_DEVICE;
-  int have_path = cache_path(key, path, sizeof path) == 0;
+  int have_path = h5fz_jit_cache_path(key, path, sizeof path) == 0;
   size_t n = 0;
-  void *img = have_path ? disk_load(path, key, &n) : NULL;
+  void *img = have_path ? h5fz_jit_cache_load(path, key, &n) : NULL;
   if (img) {
     rc = load_module(img, out);
     if (from) *from = H5FZ_JIT_DISK;
@@ -251,13 +179,13 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
     rc = h5fz_jit_compile(src, arch_name, &img, &n, NULL);
     if (!rc) {
       rc = load_module(img, out);
-      if (!rc && have_path) disk_store(path, key, img, n);
+      if (!rc && have_path) h5fz_jit_cache_store(path, key, img, n);
       free(img);
     }
     if (from) *from = H5FZ_JIT_COMPILED;
   }
   if (!rc && mem_used < MEM_SLOTS) {
-    memcpy(mem_cache[mem_used].key, key, 33);
+    memcpy(mem_cache[mem_used].digest, key, sizeof key);
     mem_cache[mem_used].mod = *out;
     mem_used++;
   }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "h5fz_cuda.h"
+#include "h5fz_sha256.h"
 
 /* Compile src for arch_name ("sm_90": cubin for that arch; "compute_90":
  * PTX the driver finishes) with --fmad=false and no fast math, the op
@@ -42,7 +43,11 @@ typedef struct {
 int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, h5fz_jit_module *out,
                  h5fz_jit_source *from, double *millis);
 
-/* The cache key (128 bits as 32 hex digits + NUL) of a compile. */
-void h5fz_jit_key(const char *src, const char *arch_name, uint64_t plan_digest, char hex[33]);
+/* The SHA-256 of every input of the compile of src for arch_name: the
+ * source, the embedded op headers (names and texts), the arch, the NVRTC
+ * version, the fixed options and the plan digest. Keys both cache levels; a
+ * disk entry is used only when it records exactly this digest. */
+void h5fz_jit_digest(const char *src, const char *arch_name, uint64_t plan_digest,
+                     unsigned char digest[H5FZ_SHA256_BYTES]);
 
 #endif /* H5FZ_JIT_H */

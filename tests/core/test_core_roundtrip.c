@@ -428,6 +428,95 @@ static void test_fill_exact(void)
       }
 }
 
+/* A real value within the bound of an in-range fill value must not decode
+ * to exactly the fill value's bits (a mask by equality would flag it as
+ * missing): it escapes too (spec.md §7). Fill 280 at abs=0.01 in data
+ * 270..300 (a tester: 280.004 read back as 280.0), REL, and fill 1 under
+ * PW_REL; float32 and float64; values at fill +- 0.1, 0.4 and 0.9 bounds
+ * and the fill's neighbours one unit in the last place away. */
+static void test_fill_near(void)
+{
+  static const struct {
+    const char *spec;
+    double fill, lo, hi, near; /* data in lo..hi; near: about the bound near the fill */
+  } cases[] = {
+      {"abs=0.01 fill=280", 280.0, 270.0, 300.0, 0.01},
+      {"abs=0.01 fill=280.5", 280.5, 270.0, 300.0, 0.01},
+      {"rel=1e-3 fill=280", 280.0, 270.0, 300.0, 0.01},
+      {"pw_rel=1e-2 fill=1", 1.0, 0.9, 1.1, 0.01},
+  };
+  const size_t n = 20000;
+  for (int f64 = 0; f64 < 2; f64++)
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      char text[128];
+      snprintf(text, sizeof text, "%s dtype=%s", cases[k].spec, f64 ? "f64" : "f32");
+      h5fz_spec s;
+      CHECK(h5fz_spec_parse(text, &s) == 0, "parse '%s': %s", text, h5fz_last_error());
+      const double span = cases[k].hi - cases[k].lo;
+      double fill = cases[k].fill;
+      double *d = malloc(n * sizeof *d);
+      float *f = malloc(n * sizeof *f);
+      if (s.mode == H5FZ_MODE_REL) { /* REL: move the fill onto a reconstruction of the chunk's eb */
+        for (size_t i = 0; i < n; i++) d[i] = cases[k].lo + span * (0.5 + 0.5 * sin(0.001 * (double)i));
+        for (size_t i = 0; i < n; i++) f[i] = (float)d[i];
+        void *probe = NULL;
+        size_t pn = 0;
+        h5fz_chunk_info pi;
+        CHECK(h5fz_chunk_encode(&s, f64 ? (void *)d : (void *)f, n * (f64 ? 8u : 4u), &probe, &pn) == 0 &&
+                  h5fz_chunk_inspect(probe, pn, &pi) == 0,
+              "%s: probe: %s", text, h5fz_last_error());
+        free(probe);
+        double step = 2.0 * pi.abs_bound;
+        fill = rint(fill / step) * step;
+        if (!f64) fill = (float)fill;
+        s.fill = fill;
+      }
+      static const double offsets[] = {0.1, -0.1, 0.4, -0.4, 0.9, -0.9};
+      for (size_t i = 0; i < n; i++) {
+        double x = cases[k].lo + span * (0.5 + 0.5 * sin(0.001 * (double)i));
+        if (i % 50u == 7u) x = fill + offsets[(i / 50u) % 6u] * cases[k].near; /* near the fill */
+        if (i % 331u == 11u) x = fill;
+        d[i] = x;
+        f[i] = (float)x;
+        if (i % 50u == 29u) { /* the fill's neighbours in the element type */
+          if (f64) d[i] = nextafter(fill, (i / 50u) % 2u ? 1e300 : -1e300);
+          else f[i] = nextafterf((float)fill, (i / 50u) % 2u ? 1e30f : -1e30f);
+        }
+      }
+      const void *in = f64 ? (const void *)d : (const void *)f;
+      size_t bytes = n * (f64 ? 8u : 4u);
+      void *enc = NULL, *dec = NULL;
+      size_t en = 0, dn = 0;
+      h5fz_chunk_info info;
+      CHECK(h5fz_chunk_encode(&s, in, bytes, &enc, &en) == 0 && h5fz_chunk_inspect(enc, en, &info) == 0 &&
+                h5fz_chunk_decode(enc, en, &dec, &dn) == 0 && dn == bytes,
+            "%s: round trip: %s", text, h5fz_last_error());
+      if (!dec) {
+        free(enc), free(d), free(f);
+        continue;
+      }
+      size_t bad = 0, masked = 0, real_near = 0, fills = 0, fills_kept = 0;
+      for (size_t i = 0; i < n; i++) {
+        double want = f64 ? d[i] : (double)f[i];
+        double got = f64 ? ((double *)dec)[i] : (double)((float *)dec)[i];
+        int is_fill = f64 ? d[i] == fill : f[i] == (float)fill;
+        int reads_as_fill = f64 ? ((double *)dec)[i] == fill : ((float *)dec)[i] == (float)fill;
+        fills += is_fill;
+        fills_kept += is_fill && reads_as_fill;
+        if (is_fill) continue;
+        real_near += fabs(want - fill) <= cases[k].near;
+        masked += reads_as_fill;
+        double allowed = s.mode == H5FZ_MODE_PW_REL ? info.abs_bound * fabs(want) : info.abs_bound;
+        bad += !(fabs(got - want) <= allowed);
+      }
+      CHECK(bad == 0, "%s: %zu values out of bound", text, bad);
+      CHECK(fills_kept == fills && fills > 0, "%s: %zu of %zu fill values exact", text, fills_kept, fills);
+      CHECK(masked == 0, "%s: %zu real values read back as the fill (%zu lie within %g of it)", text, masked,
+            real_near, cases[k].near);
+      free(enc), free(dec), free(d), free(f);
+    }
+}
+
 /* ---- lorenzo_nd ----------------------------------------------------------- */
 
 /* A Z x Y x X field that each predictor wins on: smooth along x only (D=1:
@@ -641,6 +730,7 @@ int main(void)
   test_env_int();
   test_rel_ignores_fill();
   test_fill_exact();
+  test_fill_near();
   for (int f64 = 0; f64 < 2; f64++)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
       for (int g = 0; g <= GEN_NAN_RUNS; g++) {

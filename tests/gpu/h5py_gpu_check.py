@@ -12,6 +12,7 @@ import numpy as np
 
 h5fz_bin, field, d, r, c, out = sys.argv[1:7]
 os.environ["H5FZ_DEVICE"] = "gpu"
+os.environ["H5FZ_DEVICE_STRICT"] = "1"  # a GPU failure fails the check instead of falling back
 import h5py  # noqa: E402  (after HDF5_PLUGIN_PATH / H5FZ_DEVICE are set)
 
 x = np.fromfile(field, "<f4").reshape(int(d), int(r), int(c))

@@ -33,7 +33,8 @@ export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache}
 status=0
 { nvidia-smi; nvidia-smi --query-gpu=name,clocks.max.memory,pcie.link.gen.current,pcie.link.width.current --format=csv; } > "$out/nvidia-smi.txt" 2>&1
 echo "== configure + build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5FZ_DATA_DIR="$H5FZ_DATA_DIR" > "$out/configure.log" 2>&1 \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DH5FZ_DATA_DIR="$H5FZ_DATA_DIR" \
+  -DH5FZ_PYTHON="${H5FZ_PYTHON:-$(command -v python3)}" > "$out/configure.log" 2>&1 \
   || { tail -30 "$out/configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E -A5 "error" "$out/build.log" | head -60; exit 1; }
 echo "== h5fz plan"
@@ -43,8 +44,13 @@ ctest --test-dir "$build" -R "${H5FZ_GPU_TESTS:-gpu\.|core\.|api\.}" -V > "$out/
 grep -E "(ok|FAIL|SKIP) |passed|failed|GPU chunks|tests passed|Test +#|out of bound" "$out/ctest-gpu.log" | grep -v "^.*: ok  " | tail -40
 grep -cE ": ok +.*identical" "$out/ctest-gpu.log" | sed 's/^/identical cases: /'
 cp "$build/tests/gpu/gpu_written_v1.h5" "$out/" 2>/dev/null
-H5FZ_DEVICE=gpu ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
+H5FZ_DEVICE=gpu H5FZ_DEVICE_STRICT=1 ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
 tail -12 "$out/ctest-filter-gpu.log"
+echo "== appending in new processes on the GPU, and a GPU that cannot take the chunks (4 KiB memory limit): never a failed chunk"
+H5FZ_DEVICE=gpu ctest --test-dir "$build" -R 'python_test_append_new_process' --output-on-failure > "$out/ctest-append-gpu.log" 2>&1 || status=1
+H5FZ_DEVICE=gpu H5FZ_GPU_MEMORY_LIMIT=4096 ctest --test-dir "$build" -R 'python_test_append_new_process|^api\.dataset_small$' \
+  --output-on-failure > "$out/ctest-gpu-oom-fallback.log" 2>&1 || status=1
+tail -3 "$out/ctest-append-gpu.log" "$out/ctest-gpu-oom-fallback.log"
 echo "== h5py (the machine's python3) through the plugin on the GPU"
 HDF5_PLUGIN_PATH="$build/plugin" "${H5FZ_PYTHON:-python3}" "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
   "$root/tests/data/mitgcm_deep_convection_theta_float32_50x100x100.f32" 50 100 100 /tmp/h5py_gpu.h5 2>&1 | tail -15

@@ -40,12 +40,14 @@ static const struct {
 static int encode_with(const char *device, const h5fz_spec *s, const void *in, size_t n, void **out, size_t *out_n)
 {
   setenv("H5FZ_DEVICE", device, 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   return h5fz_chunk_encode(s, in, n, out, out_n);
 }
 
 static int decode_with(const char *device, const void *in, size_t n, void **out, size_t *out_n)
 {
   setenv("H5FZ_DEVICE", device, 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   return h5fz_chunk_decode(in, n, out, out_n);
 }
 

@@ -36,12 +36,14 @@ static uint32_t next_u32(void)
 static int encode_on(const char *device, const h5fz_spec *s, const float *in, size_t n, void **out, size_t *out_n)
 {
   setenv("H5FZ_DEVICE", device, 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   return h5fz_chunk_encode(s, in, n * sizeof(float), out, out_n);
 }
 
 static int decode_on(const char *device, const void *in, size_t n, void **out, size_t *out_n)
 {
   setenv("H5FZ_DEVICE", device, 1);
+  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   return h5fz_chunk_decode(in, n, out, out_n);
 }
 

@@ -128,9 +128,11 @@ int main(int argc, char **argv)
       double eb = bounds[b];
       unsigned warps = 1u << ((kind + b) % 4u);
       /* the fill value, which escapes: NaN and 7e30 (the escapes input),
-       * which escape anyway, and 42.5 (the constant input), a bin else */
-      static const uint32_t fills[3] = {0x7fc00000u, 0x72b0b471u, 0x422a0000u};
-      emu_fill_bits = fills[(kind + b) % 3u];
+       * which escape anyway, 42.5 (the constant input), a bin else, and
+       * 100.0, the reconstruction of a bin at most bounds, which the values
+       * of the smooth and uniform inputs within eb of it escape for */
+      static const uint32_t fills[4] = {0x7fc00000u, 0x72b0b471u, 0x422a0000u, 0x42c80000u};
+      emu_fill_bits = fills[(kind + b) % 4u];
       char what[160];
       snprintf(what, sizeof what, "%s, abs=%g, %u warps, fill %#x", emu_input_name(kind), eb, warps, emu_fill_bits);
       emu_input(kind, in, N);

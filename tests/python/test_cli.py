@@ -13,7 +13,7 @@ import pytest
 
 import h5fz_testlib as lib
 
-COMMANDS = ["cd-values", "from-raw", "verify", "inspect", "plan", "codegen", "ops"]
+COMMANDS = ["cd-values", "from-raw", "verify", "inspect", "plan", "codegen", "ops", "version"]
 
 
 def test_top_level_help():

@@ -48,6 +48,13 @@ def test_h5py_reads_within_bound(written, name):
             attrs = f[name].attrs
             assert attrs["h5fz_mode"] in (b"abs", "abs")
             assert abs(float(attrs["h5fz_ratio"]) - data.nbytes / f[name].id.get_storage_size()) < 1e-6
+            # the plan that ran: 16 hex digits on the GPU, "cpu" on the CPU executor, never empty
+            kernel, digest = (str(attrs[k], "ascii") if isinstance(attrs[k], bytes) else attrs[k]
+                              for k in ("h5fz_kernel_class", "h5fz_plan_digest"))
+            if kernel == "cpu":
+                assert digest == "cpu", digest
+            else:
+                assert len(digest) == 16 and int(digest, 16) >= 0, digest
     err = np.abs(back.astype(np.float64) - data.astype(np.float64))
     # the bound is stored as a double from the text "abs=%.9g": compare with that
     assert err.max() <= bound * (1 + 1e-6), f"{name}: max error {err.max()} > {bound}"

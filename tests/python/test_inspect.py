@@ -421,6 +421,14 @@ def test_unreadable_chunks_exit_nonzero(tmp_path):
     assert p.returncode == 1
     (d,) = json.loads(p.stdout)["datasets"]
     assert d["totals"]["unreadable_chunks"] == 1 and "error" in d["chunks"][1]
+    # the chunk ratio counts the readable chunks only, on both sides of the
+    # division: the damaged chunk's stored bytes without its padded bytes
+    # would make it look worse than any chunk is
+    good = d["chunks"][0]
+    assert d["totals"]["chunk_ratio"] == pytest.approx(good["input_bytes"] / good["stored_bytes"], rel=1e-5)
+    p = lib.cli("inspect", path, "/bad", check=False)
+    assert "padded chunk bytes %d / stored bytes %d of the readable chunks" % (
+        good["input_bytes"], good["stored_bytes"]) in p.stdout, p.stdout
     p = lib.cli("inspect", path, "--summary", check=False)  # both datasets
     assert p.returncode == 1 and "unreadable 0" in p.stdout and "unreadable 1" in p.stdout
     assert "without --summary" in p.stderr
