@@ -1,6 +1,6 @@
 /*
  * cmd_codegen.c - `h5fz codegen SPEC`: the CUDA source that the GPU route
- * JIT-compiles for a spec (fusion/h5fz_codegen.h), and `h5fz ops`: the op
+ * JIT-compiles for a spec (fusion/gpu/h5fz_codegen.h), and `h5fz ops`: the op
  * table that spec chains are made of.
  */
 #include <stdlib.h>

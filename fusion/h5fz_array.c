@@ -1,7 +1,7 @@
 /*
  * h5fz_array.c - whole arrays through the codec (h5fz_batch.h, its public
  * header): the choice of executor, the fallback from the GPU batches
- * (h5fz_gpu_batch.c) to the CPU, and the CPU path (one chunk at a time
+ * (h5fz_gpu_array.c) to the CPU, and the CPU path (one chunk at a time
  * through h5fz_chunk_encode / h5fz_chunk_decode, so its bytes are the
  * filter's by construction). The chunk grid is h5fz_array_geom.c's.
  */

@@ -99,7 +99,7 @@ typedef struct {
 void h5fz_device_none(h5fz_device_desc *out, const char *reason);
 
 /* A real device is described by h5fz_device_detect and h5fz_nvrtc_query
- * (fusion/h5fz_device_query.h): the planner never loads CUDA itself. */
+ * (fusion/gpu/h5fz_device_query.h): the planner never loads CUDA itself. */
 
 /* Read a device description file (key = value lines, '#' comments; format
  * in docs/planner.md and planner/devices/) into *out. Unknown keys and

@@ -1,5 +1,5 @@
 /*
- * test_cpu_fast.c - the CPU-specialised ops (fusion/h5fz_cpu_fast.c) write
+ * test_cpu_fast.c - the CPU-specialised ops (fusion/cpu/h5fz_cpu_fast.c) write
  * exactly the bytes of the reference ops of device_ops/ run with the
  * one-thread block, on random and structured inputs of many sizes:
  * bitshuffle (32/64), RZE encode (including the NOT_SMALLER decision and

@@ -1,6 +1,6 @@
 /*
  * test_jit_cache.c - the JIT disk cache uses an entry only when it records
- * the SHA-256 of exactly the compile inputs at hand (fusion/h5fz_jit_cache.h):
+ * the SHA-256 of exactly the compile inputs at hand (fusion/gpu/h5fz_jit_cache.h):
  * an entry copied or forged under another compile's file name, one whose
  * recorded digest differs only past the 16 bytes the file name shows (a
  * file-name collision), an entry of the old H5FZJIT1 format, a truncated

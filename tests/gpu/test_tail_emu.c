@@ -1,6 +1,6 @@
 /*
  * test_tail_emu.c - the GPU executor's tail kernels after the fused encode
- * (device_ops/h5fz_gpu_tail.h: h5fz_tail_reduce, h5fz_tail_scan,
+ * (fusion/gpu/h5fz_gpu_tail.h: h5fz_tail_reduce, h5fz_tail_scan,
  * h5fz_tail_pack, h5fz_tail_gather) run on the CPU by cuda_emu, block by
  * block, on made-up batches of encoded sub-chunks, against a plain
  * reference: the sizes' and outlier counts' exclusive sums and totals,
