@@ -16,7 +16,9 @@
 #include "h5fz_chunk_plan.h"
 #include "h5fz_cpu_exec.h"
 #include "h5fz_gpu_array.h"
-#include "h5fz_gpu_state.h"
+#include "h5fz_gpu_chain.h"
+#include "h5fz_gpu_context.h"
+#include "h5fz_gpu_launch.h"
 #include "h5fz_parallel.h"
 #include "h5fz_rel_bound.h"
 #include "h5fz_side.h"
@@ -271,19 +273,8 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   int pinned = !on_device && bc_slabs && host_is_pinned(data, array_elems * esize);
   if (pinned) bc = bc_slabs;
   uint32_t slot = p0.subchunk_elems * p0.esize;
-  uint64_t max_sub = bc * p0.n_subchunks, max_n = bc * chunk_n;
-  TRY(h5fz_gpu_grow(&g_gpu.in, bc * chunk_bytes));
-  TRY(h5fz_gpu_grow(&g_gpu.slots, max_sub * slot));
-  TRY(h5fz_gpu_grow(&g_gpu.entries, max_sub * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.ocount, max_sub * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.opos, max_n * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.oval, max_n * esize));
-  TRY(h5fz_gpu_grow(&g_gpu.offsets, max_sub * 8u));
-  TRY(h5fz_gpu_grow(&g_gpu.ooffsets, max_sub * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.totals, TAIL_TOTALS_BYTES(max_sub)));
-  TRY(h5fz_gpu_grow(&g_gpu.packed, max_sub * slot));
-  TRY(h5fz_gpu_grow(&g_gpu.gpos, max_n * 4u));
-  TRY(h5fz_gpu_grow(&g_gpu.gval, max_n * esize));
+  uint64_t max_sub = bc * p0.n_subchunks;
+  TRY(h5fz_gpu_grow_encode(&p0, bc));
   TRY(h5fz_gpu_grow(&B.qchunk, bc * 8u));
   TRY(h5fz_gpu_grow(&B.lohi, bc * 16u));
   if (pinned) {
@@ -770,11 +761,7 @@ static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double
           upos[k] = j * chunk_n + d.pos[j][i];
           memcpy(uval + k * esize, d.vals[j] + (size_t)i * esize, esize);
         }
-    TRY(h5fz_gpu_grow(&g_gpu.packed, payload + slot));
-    TRY(h5fz_gpu_grow(&g_gpu.entries, n_sub_all * 4u));
-    TRY(h5fz_gpu_grow(&g_gpu.offsets, n_sub_all * 8u));
-    TRY(h5fz_gpu_grow(&g_gpu.in, count * chunk_bytes));
-    TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
+    TRY(h5fz_gpu_grow_decode(&p0, count, payload + slot));
     TRY(h5fz_gpu_grow(&B.qchunk, count * 8u));
     TRY(h5fz_gpu_grow(&B.upos, n_out * 8u + 8u));
     TRY(h5fz_gpu_grow(&B.uval, n_out * esize + 8u));

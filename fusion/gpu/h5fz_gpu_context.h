@@ -1,16 +1,19 @@
 /*
- * h5fz_gpu_state.h - the GPU executor's process-wide state (one context,
- * a stream and a side stream, growable device buffers, the compiled chains) and the steps
- * that the per-chunk path (h5fz_gpu_exec.c) and the dataset API's batches
- * (h5fz_gpu_array.c) share. Callers hold g_gpu.lock around every use.
+ * h5fz_gpu_context.h - the GPU executor's context (h5fz_gpu_context.c): the
+ * CUDA context of the device (its primary one), a stream and a side
+ * stream, the device description and kernel registry, and the growable
+ * device and pinned buffers that the per-chunk path (h5fz_gpu_exec.c) and
+ * the batches (h5fz_gpu_array.c) share, sized by one function per
+ * direction. Callers hold g_gpu.lock around every use. The compiled chains
+ * are h5fz_gpu_chain.c's.
  */
-#ifndef H5FZ_GPU_STATE_H
-#define H5FZ_GPU_STATE_H
+#ifndef H5FZ_GPU_CONTEXT_H
+#define H5FZ_GPU_CONTEXT_H
 
 #include <pthread.h>
 
+#include "h5fz_cuda.h"
 #include "h5fz_gpu.h"
-#include "h5fz_jit.h"
 #include "h5fz_planner.h"
 
 #define TAIL_PACK_THREADS 256u /* 8 sub-chunks (a warp each) per block */
@@ -26,21 +29,6 @@ typedef struct {
   size_t cap;
 } dbuf;
 
-/* A chain that has been planned and compiled. */
-typedef struct {
-  uint8_t ops[H5FZ_MAX_OPS];
-  uint32_t n_ops;
-  h5fz_dtype dtype;
-  uint32_t subchunk_bytes;
-  int threads;              /* threads per block actually used */
-  int regs;                 /* register cap per thread (tuning or H5FZ_GPU_REGS) */
-  int wf_warps;             /* warps per block of the warp-fused kernels (H5FZ_GPU_WF_WARPS) */
-  int usable;               /* 0: the plan refused the GPU (why in reason) */
-  char reason[256];
-  h5fz_plan plan;
-  h5fz_jit_module mod;
-  size_t smem;
-} chain_entry;
 
 typedef struct {
   pthread_mutex_t lock;
@@ -60,8 +48,6 @@ typedef struct {
   CUevent stage_ev[H5FZ_STAGE_MAX_PIECES]; /* one per piece of a staged copy back (created on first use) */
   int n_stage_ev;
   size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
-  chain_entry chains[32];
-  int n_chains;
   h5fz_gpu_stats stats;
 } h5fz_gpu_state;
 
@@ -93,17 +79,15 @@ int h5fz_gpu_ensure_init(void);
 int h5fz_gpu_grow(dbuf *b, size_t bytes);
 /* Grow the pinned staging buffer g_gpu.pinned to at least bytes. */
 int h5fz_gpu_grow_pinned(size_t bytes);
-/* The planned and compiled chain for p's ops, dtype and sub-chunk size. */
-int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out);
-int h5fz_gpu_launch(CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args, const char *what);
-int h5fz_gpu_sync_stream(const char *what);
-/* The fused encode, tail scan and tail pack of n_chunks equal chunks of
- * plan p (p->n_elements values each) laid out back to back in g_gpu.in;
- * qchunk: device array of n_chunks absolute bounds, or 0 for p's bound. */
-int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk);
-/* The fused decode of n_chunks chunks from g_gpu.packed (offsets and entries
- * over all their sub-chunks) into out, chunks back to back. */
-int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk,
-                           CUdeviceptr out);
+/* The device buffers of an encode of n_chunks equal chunks of plan p laid
+ * out back to back (in, slots, sizes, outliers, tail totals, packed
+ * payload, gathered outliers): the per-chunk path (n_chunks 1) and the
+ * batches size them here, within H5FZ_GPU_MEMORY_LIMIT. */
+int h5fz_gpu_grow_encode(const h5fz_chunk_plan *p, uint64_t n_chunks);
 
-#endif /* H5FZ_GPU_STATE_H */
+/* The device buffers of a decode of n_chunks chunks of plan p whose
+ * payloads, back to back, take packed_bytes (the packed input, sizes and
+ * offsets of every sub-chunk, the decoded values, the status word). */
+int h5fz_gpu_grow_decode(const h5fz_chunk_plan *p, uint64_t n_chunks, size_t packed_bytes);
+
+#endif /* H5FZ_GPU_CONTEXT_H */

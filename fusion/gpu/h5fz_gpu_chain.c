@@ -1,0 +1,147 @@
+/*
+ * h5fz_gpu_chain.c - plan (planner/), generate (codegen) and compile (JIT)
+ * a chain once per kernel key, and keep it for the process; the route a
+ * chunk takes and the plan shown to users come from here.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_codegen.h"
+#include "h5fz_gpu_chain.h"
+#include "h5fz_gpu_context.h"
+
+/* The chains compiled so far (under g_gpu.lock). */
+static chain_entry chains[32];
+static int n_chains;
+
+/* Threads per block: the plan's tuning, unless H5FZ_GPU_THREADS overrides it
+ * (for tuning sweeps; a multiple of 32 in [64, 1024]). 0 = use the plan. */
+static int threads_override(void)
+{
+  return (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);
+}
+
+/* Registers per thread: the plan's tuning, unless H5FZ_GPU_REGS overrides
+ * it (for tuning sweeps; 16..255). 0 = use the plan. */
+static int regs_override(void)
+{
+  return (int)h5fz_env_int("H5FZ_GPU_REGS", 16, 255, 1, 0);
+}
+
+/* Warps per block of the warp-fused kernels, unless H5FZ_GPU_WF_WARPS
+ * overrides it (for tuning sweeps: 1, 2, 4 or 8). 0 = the codegen's default. */
+static int wf_warps_override(void)
+{
+  return (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
+}
+
+/* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers, warp-fused warps). */
+int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
+{
+  uint32_t sub_bytes = p->subchunk_elems * p->esize;
+  int want_threads = threads_override(), want_regs = regs_override(), want_wf = wf_warps_override();
+  for (int i = 0; i < n_chains; i++) {
+    chain_entry *c = &chains[i];
+    if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
+        c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads) &&
+        (!want_regs || want_regs == c->regs) && (!want_wf || want_wf == c->wf_warps)) {
+      *out = c;
+      return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
+    }
+  }
+  if (n_chains == (int)(sizeof chains / sizeof chains[0]))
+    return h5fz_fail(H5FZ_ERR_DEVICE, "more than %d distinct chains in one process", n_chains);
+  chain_entry *c = &chains[n_chains];
+  memset(c, 0, sizeof *c);
+  memcpy(c->ops, p->ops, p->n_ops);
+  c->n_ops = p->n_ops;
+  c->dtype = p->dtype;
+  c->subchunk_bytes = sub_bytes;
+  h5fz_plan_options opts;
+  h5fz_plan_options_default(&opts);
+  char cal[600], dir[512];
+  if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 && snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
+    opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
+  if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
+    h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
+  c->threads = want_threads ? want_threads : c->plan.tuning.threads_per_block;
+  c->regs = want_regs ? want_regs : c->plan.tuning.regs_per_thread;
+  c->wf_warps = want_wf ? want_wf : (int)H5FZ_CODEGEN_WF_WARPS_OF(0u);
+  n_chains++;
+  if (c->plan.target == H5FZ_TARGET_CPU) {
+    snprintf(c->reason, sizeof c->reason, "planner chose the CPU: %s",
+             c->plan.n_refused ? c->plan.refused[0].reason : "no GPU class available");
+    return h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
+  }
+  h5fz_spec s;
+  h5fz_spec_default(&s);
+  s.mode = H5FZ_MODE_ABS;
+  s.bound = 1.0;
+  s.dtype = p->dtype;
+  s.subchunk_bytes = sub_bytes;
+  s.n_ops = p->n_ops;
+  memcpy(s.ops, p->ops, H5FZ_MAX_OPS);
+  char *src = NULL;
+  unsigned flags = c->plan.tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
+  /* the register cap as the blocks per SM it leaves room for */
+  long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
+  flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
+  if (c->plan.tuning.features & H5FZ_FEAT_WARP_FUSED)
+    flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(c->wf_warps);
+  int rc = h5fz_codegen(&s, c->threads, flags, &src, &c->smem);
+  h5fz_jit_source from = H5FZ_JIT_COMPILED;
+  double ms = 0;
+  if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, &c->mod, &from, &ms);
+  free(src);
+  CUresult r = 0;
+  /* all of L1 as shared memory: several blocks of sub-chunks per SM */
+  if (!rc && ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+              (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout)");
+  if (!rc && c->mod.encode_wf &&
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout, warp-fused)");
+  if (!rc && c->smem > 48u * 1024u &&
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
+    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
+  if (!rc && p->n_ops > 2 && p->ops[1] == H5FZ_OP_LORENZO_ND &&
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
+        c->mod.lnd_dequant))
+    rc = h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
+  if (rc) {
+    snprintf(c->reason, sizeof c->reason, "%s", h5fz_last_error());
+    return rc;
+  }
+  g_gpu.stats.last_jit_ms = ms;
+  g_gpu.stats.last_jit_source = (int)from;
+  c->usable = 1;
+  *out = c;
+  return H5FZ_OK;
+}
+
+int h5fz_gpu_route(const h5fz_chunk_plan *p, size_t chunk_bytes, int forced)
+{
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
+  chain_entry *c = NULL;
+  if (!rc) rc = h5fz_gpu_get_chain(p, &c);
+  int use = 0;
+  if (!rc) use = forced || h5fz_plan_route_for_chunk(&c->plan, chunk_bytes) == H5FZ_EXEC_GPU;
+  pthread_mutex_unlock(&g_gpu.lock);
+  return rc ? rc : use;
+}
+
+int h5fz_gpu_plan_for(const h5fz_chunk_plan *p, void *plan_out)
+{
+  pthread_mutex_lock(&g_gpu.lock);
+  int rc = h5fz_gpu_ensure_init();
+  chain_entry *c = NULL;
+  if (!rc) rc = h5fz_gpu_get_chain(p, &c);
+  if (!rc) *(h5fz_plan *)plan_out = c->plan;
+  pthread_mutex_unlock(&g_gpu.lock);
+  return rc;
+}
