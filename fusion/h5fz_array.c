@@ -11,7 +11,8 @@
 
 #include "h5fz_array_geom.h"
 #include "h5fz_codec.h"
-#include "h5fz_gpu_array.h"
+#include "h5fz_gpu_array_decode.h"
+#include "h5fz_gpu_array_encode.h"
 
 
 

@@ -16,6 +16,11 @@ typedef struct {
   int last_jit_source;
 } h5fz_gpu_stats;
 
+/* The GPU batches' *user_rc (h5fz_gpu_array_encode.h, _decode.h) when
+ * there is no usable GPU at all (no driver, no device): the array path
+ * then falls back to the CPU without a word. */
+#define H5FZ_GPU_UNUSABLE 2
+
 /* 1 when chunks of chunk_bytes for this chain should run on the GPU (the
  * planner's route; forced = 1 skips the route), 0 for the CPU, or a
  * negative status with h5fz_last_error() saying why the GPU is not usable
