@@ -14,7 +14,7 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 # the library layers: a line's folder says what it may touch
 BELOW_HDF5 = ("fusion", "planner", "device_ops")  # no HDF5 below filter/api/cli
-LIB_LAYERS = ("api", "filter", "cli", "bench", "planner", "device_ops", "h5_examples")
+LIB_LAYERS = ("api", "filter", "cli", "bench", "planner", "device_ops", "h5_examples", "python")
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 
 

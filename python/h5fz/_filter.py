@@ -1,0 +1,85 @@
+"""h5fz.Filter: the h5py/h5netcdf/xarray arguments of an h5fz spec."""
+from collections.abc import Mapping
+import numbers
+
+from . import _clib
+
+FILTER_ID = _clib.LIB.h5fzpy_filter_id()
+
+
+def _bound(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("h5fz.Filter: %s= takes a number, not %r" % (name, value))
+    return "%s=%r" % (name, float(value))  # repr round-trips the double exactly
+
+
+class Filter(Mapping):
+    """The filter arguments for one h5fz spec, as a mapping
+    {"compression": FILTER_ID, "compression_opts": cd_values}:
+
+        f.create_dataset("t", data=a, chunks=(16, 256, 256), **h5fz.Filter(abs=1e-3))
+        ds.to_netcdf(path, engine="h5netcdf", encoding={"t": h5fz.Filter(rel=1e-4)})
+
+    Give at most one bound: abs= (|x - x'| <= abs), rel= (<= rel x each
+    chunk's value range), pw_rel= (<= pw_rel x |x|), or lossless=True;
+    none means the defaults (rel=1e-4, as UD=32770,0,0). chain= names the
+    ops after the quantizer, as a string ("lorenzo_nd zigzag bitshuffle
+    rze") or a sequence of names; subchunk= the sub-chunk size in bytes. Or
+    pass a whole spec as text: Filter("abs=1e-3 delta zigzag bitpack").
+
+    The text goes to the C spec parser, the one `h5fz cd-values` uses, so
+    the cd_values are exactly the CLI's; a spec it refuses raises ValueError
+    with its message. Attributes: spec (canonical text), cd_values,
+    filter_id, filter_options (hdf5plugin's names).
+    """
+
+    filter_id = FILTER_ID
+
+    def __init__(self, spec=None, *, abs=None, rel=None, pw_rel=None, lossless=False, chain=None,
+                 subchunk=None):
+        keywords = abs is not None or rel is not None or pw_rel is not None or lossless or \
+            chain is not None or subchunk is not None
+        if spec is not None:
+            if not isinstance(spec, str):
+                raise TypeError("h5fz.Filter: spec must be text such as \"abs=1e-3\", not %r" % (spec,))
+            if keywords:
+                raise TypeError("h5fz.Filter: give either spec text or keywords, not both")
+            text = spec
+        else:
+            modes = [m for m in (abs is not None and _bound("abs", abs), rel is not None and _bound("rel", rel),
+                                 pw_rel is not None and _bound("pw_rel", pw_rel),
+                                 "lossless" if lossless else None) if m]
+            if lossless not in (True, False):
+                raise TypeError("h5fz.Filter: lossless= takes True or False")
+            if len(modes) > 1:
+                raise ValueError("h5fz.Filter: give one of abs=, rel=, pw_rel=, lossless=True (got %s)"
+                                 % ", ".join(modes))
+            words = list(modes)
+            if chain is not None:
+                if isinstance(chain, str):
+                    words.append(chain)
+                else:
+                    words.extend(str(op) for op in chain)
+            if subchunk is not None:
+                if isinstance(subchunk, bool) or not isinstance(subchunk, numbers.Integral):
+                    raise TypeError("h5fz.Filter: subchunk= takes a whole number of bytes")
+                words.append("subchunk=%d" % subchunk)
+            text = " ".join(words)
+        self.spec, self.cd_values, has_fill = _clib.spec_cd_values(text)
+        if has_fill:
+            raise ValueError("h5fz.Filter: fill= is not carried by cd_values; the filter takes the "
+                             "dataset's own fill value (h5py: fillvalue=)")
+        self.filter_options = self.cd_values
+        self._kwargs = {"compression": FILTER_ID, "compression_opts": self.cd_values}
+
+    def __getitem__(self, key):
+        return self._kwargs[key]
+
+    def __iter__(self):
+        return iter(self._kwargs)
+
+    def __len__(self):
+        return len(self._kwargs)
+
+    def __repr__(self):
+        return "h5fz.Filter(%r)" % self.spec

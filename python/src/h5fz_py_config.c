@@ -1,0 +1,74 @@
+/*
+ * h5fz_py_config.c - the executor part of h5fz.get_config(): the planner's
+ * view of the GPU (planner/h5fz_planner.h) for the default chain, without
+ * compiling a kernel.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "h5fz.h"
+#include "h5fz_planner.h"
+#include "h5fz_py_config.h"
+
+/* Append text to buf as a JSON string (quotes, escapes); returns the new
+ * length, which may pass cap (then nothing more is written). */
+static size_t put_json_string(char *buf, size_t cap, size_t len, const char *text)
+{
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "\"");
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    char esc[8];
+    if (*p == '"' || *p == '\\') snprintf(esc, sizeof esc, "\\%c", *p);
+    else if (*p < 0x20) snprintf(esc, sizeof esc, "\\u%04x", *p);
+    else snprintf(esc, sizeof esc, "%c", *p);
+    len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "%s", esc);
+  }
+  return len + (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "\"");
+}
+
+static int gpu_ordinal(void)
+{
+  const char *v = getenv("H5FZ_GPU_ORDINAL");
+  char *end = NULL;
+  long n = v && v[0] ? strtol(v, &end, 10) : 0;
+  return v && v[0] && (*end || n < 0 || n > 1023) ? 0 : (int)n;
+}
+
+int h5fzpy_config_json(char *buf, size_t cap)
+{
+  h5fz_device_desc dev;
+  char why[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
+  (void)h5fz_device_detect(gpu_ordinal(), &dev, why, sizeof why); /* no GPU is an answer */
+  h5fz_registry *reg = malloc(sizeof *reg);
+  h5fz_plan *plan = malloc(sizeof *plan);
+  const char *klass = "cpu";
+  if (reg && plan && h5fz_registry_load_default(reg, why, sizeof why) == H5FZ_PLAN_OK) {
+    h5fz_spec spec;
+    h5fz_spec_default(&spec);
+    if (h5fz_plan_make(&dev, reg, spec.ops, spec.n_ops, NULL, plan) == H5FZ_PLAN_OK) klass = plan->klass;
+  }
+  const char *setting = getenv("H5FZ_DEVICE");
+  if (!setting || !setting[0]) setting = "auto";
+  int cpu_only = !strcasecmp(setting, "cpu");
+  const char *executor = !dev.present || !strcmp(klass, "cpu") || cpu_only ? "cpu" : "gpu";
+  char nvrtc[32] = "";
+  if (dev.nvrtc_known) snprintf(nvrtc, sizeof nvrtc, "%d.%d", dev.nvrtc_major, dev.nvrtc_minor);
+  size_t len = (size_t)snprintf(buf, cap, "{\"device_setting\": ");
+  len = put_json_string(buf, cap, len, setting);
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0,
+                          ", \"gpu_present\": %s, \"gpu\": ", dev.present ? "true" : "false");
+  len = put_json_string(buf, cap, len, dev.present ? dev.name : "");
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"gpu_absent_reason\": ");
+  len = put_json_string(buf, cap, len, dev.present ? "" : dev.absent_reason);
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0,
+                          ", \"compute_capability\": \"%d.%d\", \"nvrtc\": ", dev.cc_major, dev.cc_minor);
+  len = put_json_string(buf, cap, len, nvrtc);
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"kernel_class\": ");
+  len = put_json_string(buf, cap, len, klass);
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"executor\": \"%s\"}",
+                          executor);
+  free(reg);
+  free(plan);
+  return len < cap ? H5FZ_OK : H5FZ_ERR_ARG;
+}
