@@ -10,6 +10,7 @@
 
 #include "h5fz_cpu_chain.h"
 #include "h5fz_cpu_fast.h"
+#include "h5fz_cpu_fast_bits.h"
 
 static const h5fz_blk one_thread = {0u, 1u, NULL};
 

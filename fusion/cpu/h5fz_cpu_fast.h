@@ -1,5 +1,7 @@
 /*
- * h5fz_cpu_fast.h - CPU-specialised versions of the hot ops of device_ops/.
+ * h5fz_cpu_fast.h - CPU-specialised versions of the hot word ops of
+ * device_ops/ (quantizer, transforms, lorenzo_nd); bitshuffle and RZE are
+ * in h5fz_cpu_fast_bits.h.
  *
  * Each function writes exactly the bytes (and returns exactly the values) of
  * the device_ops/ op of the same name run with the one-thread block
@@ -13,19 +15,6 @@
 #define H5FZ_CPU_FAST_H
 
 #include "h5fz_ops.h"
-
-/* Bitshuffle, n words (a multiple of 8); in and out must differ. */
-void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n);
-void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n);
-void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n);
-
-/* RZE: same contract as h5fz_rze_encode / h5fz_rze_decode (scratch of
- * h5fz_rze_scratch_bytes(L) bytes). */
-uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap,
-                              uint8_t *scratch);
-int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L,
-                         uint8_t *scratch);
 
 /* Quantizer: same contract as h5fz_quant_encode_* / h5fz_quant_decode_*. */
 uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad,

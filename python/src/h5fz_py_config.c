@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "h5fz.h"
+#include "h5fz_device_query.h"
 #include "h5fz_planner.h"
 #include "h5fz_py_config.h"
 

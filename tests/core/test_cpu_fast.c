@@ -15,6 +15,7 @@
 #include "../../device_ops/h5fz_ops.h"
 #include "h5fz.h"
 #include "h5fz_cpu_fast.h"
+#include "h5fz_cpu_fast_bits.h"
 
 static const h5fz_blk blk = {0u, 1u, NULL};
 #define CORE_RNG_SEED 0x243f6a8885a308d3ull
