@@ -156,53 +156,57 @@ static int finish_pending(pending_batch *pb, uint64_t *done, uint32_t n_sub)
   return rc;
 }
 
-static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
-                         void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
-{
-  int rc;
-  h5fz_dtype dtype = want->dtype;
-  pending_batch pending = {0, 0};
-  uint32_t n_sub_pending = 0;
-  chain_entry *c = NULL;
-  size_t esize = h5fz_dtype_size(dtype);
-  uint64_t chunk_n = h5fz_array_chunk_elems(g), n_chunks = h5fz_array_chunks(g);
-  size_t chunk_bytes = chunk_n * esize;
-  decode_job d = {.g = g, .dtype = dtype, .chunk_bytes = chunk_bytes, .esize = esize, .data = data,
-                  .rows = h5fz_array_chunk_rows(g), .block_rows = h5fz_batch_rows_per_block(g, esize), .want = want};
+/* One array's decode on the GPU: what the batches share. */
+typedef struct {
+  decode_job d;            /* the batch in hand */
+  int on_device, pinned;   /* device memory; page-locked host memory moved in slabs */
+  pending_batch pending;   /* a pinned batch whose copy back is queued */
+  uint32_t n_sub_pending;
+  chain_entry *c;          /* NULL until a compressed chunk gave the chain */
   h5fz_chunk_plan p0;
-  int have_plan = 0;
-  uint64_t fill_bits;
-  h5fz_array_fill_bits(g, dtype, fill, &fill_bits);
-  uint64_t bc = h5fz_batch_chunk_count(chunk_bytes, (uint32_t)((chunk_bytes + 511u) / 512u));
-  if (bc > n_chunks) bc = n_chunks;
+  int have_plan;
+  uint64_t fill_bits, chunk_n, n_chunks, bc;
   h5fz_slab_geom sg;
+  double *eb;              /* per chunk of the batch: its bound */
+} decode_run;
+
+/* The batch size, the page-locked region and the batch tables. */
+static int decode_prepare(decode_run *r, double fill, h5fz_array_exec *ex)
+{
+  int rc = H5FZ_OK;
+  decode_job *d = &r->d;
+  const h5fz_array_geom *g = d->g;
+  size_t esize = d->esize, chunk_bytes = d->chunk_bytes;
+  h5fz_array_fill_bits(g, d->dtype, fill, &r->fill_bits);
+  uint64_t bc = h5fz_batch_chunk_count(chunk_bytes, (uint32_t)((chunk_bytes + 511u) / 512u));
+  if (bc > r->n_chunks) bc = r->n_chunks;
   uint64_t bc_slabs = bc, array_elems = 1;
   for (uint32_t dd = 0; dd < g->rank; dd++) array_elems *= g->dims[dd];
-  h5fz_batch_slabs(g, &bc_slabs, &sg);
-  int pinned = !on_device && bc_slabs && h5fz_batch_host_is_pinned(data, array_elems * esize);
-  if (pinned) {
+  h5fz_batch_slabs(g, &bc_slabs, &r->sg);
+  r->pinned = !r->on_device && bc_slabs && h5fz_batch_host_is_pinned(d->data, array_elems * esize);
+  if (r->pinned) {
     uint64_t e0;
     size_t region;
     bc = bc_slabs;
-    h5fz_batch_slab_region(g, &sg, 0, bc, esize, &e0, &region);
+    h5fz_batch_slab_region(g, &r->sg, 0, bc, esize, &e0, &region);
+    r->bc = bc;
     if ((rc = h5fz_gpu_grow(&g_batch.region, region))) return rc;
   }
-  double *eb = malloc((bc + 1) * sizeof *eb);
-  d.in = calloc(bc + 1, sizeof *d.in);
-  d.in_bytes = calloc(bc + 1, sizeof *d.in_bytes);
-  d.kind = calloc(bc + 1, sizeof *d.kind);
-  d.hdr = calloc(bc + 1, sizeof *d.hdr);
-  d.values = calloc(bc + 1, sizeof *d.values);
-  d.table_at = calloc(bc + 1, 8u);
-  d.payload_at = calloc(bc + 1, 8u);
-  d.payload_len = calloc(bc + 1, 8u);
-  d.pos = calloc(bc + 1, sizeof *d.pos);
-  d.vals = calloc(bc + 1, sizeof *d.vals);
-  if (!eb || !d.in || !d.in_bytes || !d.kind || !d.hdr || !d.values || !d.table_at || !d.payload_at ||
-      !d.payload_len || !d.pos || !d.vals) {
-    rc = h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
-    goto out;
-  }
+  r->bc = bc;
+  r->eb = malloc((bc + 1) * sizeof *r->eb);
+  d->in = calloc(bc + 1, sizeof *d->in);
+  d->in_bytes = calloc(bc + 1, sizeof *d->in_bytes);
+  d->kind = calloc(bc + 1, sizeof *d->kind);
+  d->hdr = calloc(bc + 1, sizeof *d->hdr);
+  d->values = calloc(bc + 1, sizeof *d->values);
+  d->table_at = calloc(bc + 1, 8u);
+  d->payload_at = calloc(bc + 1, 8u);
+  d->payload_len = calloc(bc + 1, 8u);
+  d->pos = calloc(bc + 1, sizeof *d->pos);
+  d->vals = calloc(bc + 1, sizeof *d->vals);
+  if (!r->eb || !d->in || !d->in_bytes || !d->kind || !d->hdr || !d->values || !d->table_at || !d->payload_at ||
+      !d->payload_len || !d->pos || !d->vals)
+    return h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
   if (ex) {
     memset(ex, 0, sizeof *ex);
     ex->on_gpu = 1;
@@ -210,203 +214,266 @@ static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double
   /* A page-locked array's batch is copied back while the host reads and
    * checks the next batch's chunks; it is waited for (and its status
    * checked) before the next upload reuses the staging memory. */
-  TRY(h5fz_batch_grow_pin(&g_batch.pin_status, &g_batch.pin_status_cap, 64u));
-  volatile int *status_pin = (volatile int *)g_batch.pin_status;
-  for (uint64_t first = 0; first < n_chunks; first += bc) {
-    uint64_t count = n_chunks - first < bc ? n_chunks - first : bc;
-    d.first = first;
-    d.count = count;
-    for (uint64_t j = 0; j < count; j++) {
-      if ((rc = source(ctx, first + j, &d.in[j], &d.in_bytes[j]))) {
-        *user_rc = 1;
-        goto out;
+  return h5fz_batch_grow_pin(&g_batch.pin_status, &g_batch.pin_status_cap, 64u);
+}
+
+/* The batch's containers from the source, the chain from the first
+ * compressed one (once), and every container parsed (on every core). */
+static int decode_read_batch(decode_run *r, uint64_t first, uint64_t count, h5fz_chunk_source source, void *ctx,
+                             h5fz_array_exec *ex, int *user_rc)
+{
+  int rc = H5FZ_OK;
+  decode_job *d = &r->d;
+  for (uint64_t j = 0; j < count; j++) {
+    if ((rc = source(ctx, first + j, &d->in[j], &d->in_bytes[j]))) {
+      *user_rc = 1;
+      goto out;
+    }
+  }
+  /* the batch's chain: that of its first compressed chunk */
+  if (!r->have_plan) {
+    for (uint64_t j = 0; j < count && !r->have_plan; j++) {
+      h5fz_header h;
+      if (d->in_bytes[j] && !h5fz_container_open(d->in[j], d->in_bytes[j], &h) && !(h.flags & H5FZ_FLAG_STORED_RAW) &&
+          h.input_bytes == d->chunk_bytes && h.dtype == (uint8_t)d->dtype && h.n_subchunks) {
+        h5fz_chunk_plan_from_header(&h, &r->p0);
+        r->have_plan = 1;
       }
     }
-    /* the batch's chain: that of its first compressed chunk */
-    if (!have_plan) {
-      for (uint64_t j = 0; j < count && !have_plan; j++) {
-        h5fz_header h;
-        if (d.in_bytes[j] && !h5fz_container_open(d.in[j], d.in_bytes[j], &h) && !(h.flags & H5FZ_FLAG_STORED_RAW) &&
-            h.input_bytes == chunk_bytes && h.dtype == (uint8_t)dtype && h.n_subchunks) {
-          h5fz_chunk_plan_from_header(&h, &p0);
-          have_plan = 1;
-        }
-      }
-      h5fz_clear_error();
-      if (have_plan && h5fz_plan_has_lnd(&p0)) {
-        *user_rc = H5FZ_GPU_UNUSABLE;
-        rc = h5fz_fail(H5FZ_ERR_UNSUPPORTED, "the GPU batches do not take lorenzo_nd chains (they run chunk by chunk)");
-        goto out;
-      }
-      if (have_plan) {
-        TRY(h5fz_gpu_get_chain(&p0, &c));
-        if (ex) {
-          snprintf(ex->kernel_class, sizeof ex->kernel_class, "%s", c->plan.klass);
-          ex->plan_digest = c->plan.digest;
-        }
+    h5fz_clear_error();
+    if (r->have_plan && h5fz_plan_has_lnd(&r->p0)) {
+      *user_rc = H5FZ_GPU_UNUSABLE;
+      rc = h5fz_fail(H5FZ_ERR_UNSUPPORTED, "the GPU batches do not take lorenzo_nd chains (they run chunk by chunk)");
+      goto out;
+    }
+    if (r->have_plan) {
+      TRY(h5fz_gpu_get_chain(&r->p0, &r->c));
+      if (ex) {
+        snprintf(ex->kernel_class, sizeof ex->kernel_class, "%s", r->c->plan.klass);
+        ex->plan_digest = r->c->plan.digest;
       }
     }
-    if (!have_plan) { /* nothing compressed yet: a plan that batches nothing */
-      memset(&p0, 0, sizeof p0);
-      p0.dtype = H5FZ_DTYPE_UNKNOWN;
+  }
+  if (!r->have_plan) { /* nothing compressed yet: a plan that batches nothing */
+    memset(&r->p0, 0, sizeof r->p0);
+    r->p0.dtype = H5FZ_DTYPE_UNKNOWN;
+  }
+  d->p0 = &r->p0;
+  TRY(h5fz_parallel_for(count, parse_one, d));
+out:
+  return rc;
+}
+
+/* No compressed chunk so far: every chunk of the batch is fill or decoded
+ * on the host, and goes straight into a host array. */
+static int decode_without_chain(decode_run *r, uint64_t first, uint64_t count)
+{
+  decode_job *d = &r->d;
+  size_t esize = d->esize;
+  uint8_t *tmp = malloc(d->chunk_bytes ? d->chunk_bytes : 1);
+  if (!tmp) return h5fz_fail(H5FZ_ERR_NOMEM, "chunk buffer");
+  for (uint64_t j = 0; j < count; j++) {
+    const uint8_t *src = d->values[j];
+    if (d->kind[j] == CHUNK_FILL) {
+      for (uint64_t i = 0; i < r->chunk_n; i++) memcpy(tmp + i * esize, &r->fill_bits, esize);
+      src = tmp;
     }
-    d.p0 = &p0;
-    TRY(h5fz_parallel_for(count, parse_one, &d));
-    if (!c) { /* no compressed chunk so far: every chunk is fill or host-decoded */
-      uint8_t *tmp = malloc(chunk_bytes ? chunk_bytes : 1);
-      if (!tmp) {
-        rc = h5fz_fail(H5FZ_ERR_NOMEM, "chunk buffer");
-        goto out;
-      }
-      for (uint64_t j = 0; j < count; j++) {
-        const uint8_t *src = d.values[j];
-        if (d.kind[j] == CHUNK_FILL) {
-          for (uint64_t i = 0; i < chunk_n; i++) memcpy(tmp + i * esize, &fill_bits, esize);
-          src = tmp;
-        }
-        if (on_device) {
-          /* a device array needs the GPU even for this: no chain, so no kernels */
-          free(tmp);
-          rc = h5fz_fail(H5FZ_ERR_DEVICE, "no compressed chunk to plan the GPU decode from");
-          goto out;
-        }
-        h5fz_array_scatter_chunk(g, esize, src, first + j, data);
-      }
+    if (r->on_device) {
+      /* a device array needs the GPU even for this: no chain, so no kernels */
       free(tmp);
-      free_decode_tables(&d, count);
+      return h5fz_fail(H5FZ_ERR_DEVICE, "no compressed chunk to plan the GPU decode from");
+    }
+    h5fz_array_scatter_chunk(d->g, esize, src, first + j, d->data);
+  }
+  free(tmp);
+  free_decode_tables(d, count);
+  return H5FZ_OK;
+}
+
+/* The batch's payloads back to back in g_batch.pin_back with their
+ * sub-chunks' offsets and entries, and its outliers, then copied to the GPU
+ * (chunks decoded on the host or missing get readable raw garbage, put
+ * right in decode_place). */
+static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
+{
+  int rc;
+  decode_job *d = &r->d;
+  size_t esize = d->esize, chunk_bytes = d->chunk_bytes;
+  uint32_t n_sub = r->p0.n_subchunks, slot = r->p0.subchunk_elems * r->p0.esize;
+  uint64_t n_sub_all = count * n_sub, payload = 0, n_out = 0;
+  for (uint64_t j = 0; j < count; j++)
+    if (d->kind[j] == CHUNK_BATCH) {
+      payload += d->payload_len[j];
+      n_out += d->hdr[j].n_outliers;
+    }
+  size_t head = n_sub_all * 12u, need = head + payload + slot + 8u + n_out * (8u + esize);
+  TRY(h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap, need > count * chunk_bytes ? need : count * chunk_bytes));
+  uint8_t *up = g_batch.pin_back;
+  unsigned long long *offsets = (unsigned long long *)up;
+  uint32_t *entries = (uint32_t *)(up + n_sub_all * 8u);
+  uint8_t *packed = up + head;
+  uint64_t at = 0;
+  for (uint64_t j = 0; j < count; j++) {
+    if (d->kind[j] == CHUNK_BATCH) {
+      const uint8_t *in = d->in[j];
+      uint64_t off = 0;
+      for (uint32_t s = 0; s < n_sub; s++) {
+        uint32_t e = h5fz_get_u32(in + d->table_at[j] + 4u * s);
+        entries[j * n_sub + s] = e;
+        offsets[j * n_sub + s] = at + off;
+        off += e & H5FZ_SUB_SIZE_MASK;
+      }
+      memcpy(packed + at, in + d->payload_at[j], d->payload_len[j]);
+      at += d->payload_len[j];
+      r->eb[j] = d->hdr[j].abs_bound;
+    } else {
+      /* decoded as raw garbage, then overwritten below: give the kernel
+       * L readable bytes per sub-chunk (the zero pad at the end) */
+      for (uint32_t s = 0; s < n_sub; s++) {
+        uint64_t m = r->chunk_n - (uint64_t)s * r->p0.subchunk_elems;
+        if (m > r->p0.subchunk_elems) m = r->p0.subchunk_elems;
+        entries[j * n_sub + s] = (h5fz_pad64((uint32_t)m) * r->p0.esize) | H5FZ_SUB_RAW;
+        offsets[j * n_sub + s] = payload;
+      }
+      r->eb[j] = 0.0;
+    }
+  }
+  memset(packed + payload, 0, slot);
+  unsigned long long *upos = (unsigned long long *)(packed + ((payload + slot + 7u) & ~(uint64_t)7u));
+  uint8_t *uval = (uint8_t *)(upos + n_out);
+  uint64_t k = 0;
+  for (uint64_t j = 0; j < count; j++)
+    if (d->kind[j] == CHUNK_BATCH)
+      for (uint32_t i = 0; i < d->hdr[j].n_outliers; i++, k++) {
+        upos[k] = j * r->chunk_n + d->pos[j][i];
+        memcpy(uval + k * esize, d->vals[j] + (size_t)i * esize, esize);
+      }
+  TRY(h5fz_gpu_grow_decode(&r->p0, count, payload + slot));
+  TRY(h5fz_gpu_grow(&g_batch.qchunk, count * 8u));
+  TRY(h5fz_gpu_grow(&g_batch.upos, n_out * 8u + 8u));
+  TRY(h5fz_gpu_grow(&g_batch.uval, n_out * esize + 8u));
+  CUstream st = g_gpu.stream;
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.offsets.ptr, offsets, n_sub_all * 8u, st), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, entries, n_sub_all * 4u, st), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, packed, payload + slot, st), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.qchunk.ptr, r->eb, count * 8u, st), "copy to GPU");
+  if (n_out) {
+    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.upos.ptr, upos, n_out * 8u, st), "copy to GPU");
+    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.uval.ptr, uval, n_out * esize, st), "copy to GPU");
+  }
+  *n_out_total = n_out;
+out:
+  return rc;
+}
+
+/* The fused decode of the batch, its outliers patched, the chunks decoded
+ * on the host or missing put in place, and the values to the array: a
+ * device array by the scatter kernel, a page-locked one in slabs (left
+ * pending: finish_pending completes it), else through g_batch.pin_back. */
+static int decode_place(decode_run *r, uint64_t first, uint64_t count, uint64_t n_out, uint64_t *done)
+{
+  int rc;
+  decode_job *d = &r->d;
+  size_t esize = d->esize, chunk_bytes = d->chunk_bytes;
+  uint32_t n_sub = r->p0.n_subchunks;
+  CUstream st = g_gpu.stream;
+  volatile int *status_pin = (volatile int *)g_batch.pin_status;
+  TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, st), "clear status");
+  TRY(h5fz_gpu_launch_decode(r->c, &r->p0, (uint32_t)count, g_batch.qchunk.ptr, g_gpu.in.ptr));
+  int w = d->dtype == H5FZ_DTYPE_F64;
+  if (n_out) {
+    unsigned long long n_ull = n_out;
+    void *args[] = {&g_gpu.in.ptr, &g_batch.upos.ptr, &g_batch.uval.ptr, &n_ull};
+    TRY(h5fz_gpu_launch(r->c->mod.patch[w], h5fz_batch_grid_for(n_out), BATCH_THREADS, 0, args, "outlier patch kernel"));
+  }
+  for (uint64_t j = 0; j < count; j++) {
+    CUdeviceptr dst = g_gpu.in.ptr + j * chunk_bytes;
+    if (d->kind[j] == CHUNK_VALUES) {
+      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(dst, d->values[j], chunk_bytes, st), "copy a chunk to the GPU");
+    } else if (d->kind[j] == CHUNK_FILL) {
+      unsigned long long n_ull = r->chunk_n;
+      uint32_t f32 = (uint32_t)r->fill_bits;
+      void *args[] = {&dst, &n_ull, w ? (void *)&r->fill_bits : (void *)&f32};
+      TRY(h5fz_gpu_launch(r->c->mod.fill[w], h5fz_batch_grid_for(r->chunk_n), BATCH_THREADS, 0, args, "fill kernel"));
+    }
+  }
+  *status_pin = 0;
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)status_pin, g_gpu.status.ptr, 4u, st), "copy status");
+  if (r->on_device) {
+    TRY(h5fz_batch_move_chunks(r->c, 0, d->g, first, count, (CUdeviceptr)(uintptr_t)d->data, 0, g_gpu.in.ptr, 0));
+    TRY(h5fz_gpu_sync_stream("batch decode"));
+  } else if (r->pinned) { /* whole slabs: the scatter fills every row of the region */
+    uint64_t e0;
+    size_t region;
+    h5fz_batch_slab_region(d->g, &r->sg, first, count, esize, &e0, &region);
+    TRY(h5fz_batch_move_chunks(r->c, 0, d->g, first, count, g_batch.region.ptr, e0, g_gpu.in.ptr, 0));
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((uint8_t *)d->data + e0 * esize, g_batch.region.ptr, region, st), "copy values");
+    r->pending.first = first;
+    r->pending.count = count;
+    r->n_sub_pending = n_sub;
+    free_decode_tables(d, count);
+    return H5FZ_OK; /* finished by finish_pending */
+  } else {
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(g_batch.pin_back, g_gpu.in.ptr, count * chunk_bytes, st), "copy values");
+    TRY(h5fz_gpu_sync_stream("batch decode"));
+  }
+  TRY(batch_status(*status_pin, first, n_sub));
+  if (!r->on_device && !r->pinned) {
+    d->host_out = g_batch.pin_back;
+    TRY(h5fz_parallel_for(count * ((d->rows + d->block_rows - 1) / d->block_rows), scatter_one, d));
+  }
+  g_gpu.stats.chunks_decoded += count;
+  free_decode_tables(d, count);
+  *done = first + count;
+out:
+  return rc;
+}
+
+static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
+                         void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
+{
+  int rc;
+  h5fz_dtype dtype = want->dtype;
+  size_t esize = h5fz_dtype_size(dtype);
+  decode_run r = {.on_device = on_device, .pending = {0, 0}};
+  r.chunk_n = h5fz_array_chunk_elems(g);
+  r.n_chunks = h5fz_array_chunks(g);
+  r.d = (decode_job){.g = g, .dtype = dtype, .chunk_bytes = r.chunk_n * esize, .esize = esize, .data = data,
+                     .rows = h5fz_array_chunk_rows(g), .block_rows = h5fz_batch_rows_per_block(g, esize), .want = want};
+  TRY(decode_prepare(&r, fill, ex));
+  for (uint64_t first = 0; first < r.n_chunks; first += r.bc) {
+    uint64_t count = r.n_chunks - first < r.bc ? r.n_chunks - first : r.bc, n_out = 0;
+    r.d.first = first;
+    r.d.count = count;
+    TRY(decode_read_batch(&r, first, count, source, ctx, ex, user_rc));
+    if (!r.c) { /* no compressed chunk so far: every chunk is fill or host-decoded */
+      TRY(decode_without_chain(&r, first, count));
       *done = first + count;
       continue;
     }
-    TRY(finish_pending(&pending, done, n_sub_pending));
-    /* upload: payloads back to back, their sub-chunk offsets and entries */
-    uint32_t n_sub = p0.n_subchunks, slot = p0.subchunk_elems * p0.esize;
-    uint64_t n_sub_all = count * n_sub, payload = 0, n_out = 0;
-    for (uint64_t j = 0; j < count; j++)
-      if (d.kind[j] == CHUNK_BATCH) {
-        payload += d.payload_len[j];
-        n_out += d.hdr[j].n_outliers;
-      }
-    size_t head = n_sub_all * 12u, need = head + payload + slot + 8u + n_out * (8u + esize);
-    TRY(h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap, need > count * chunk_bytes ? need : count * chunk_bytes));
-    uint8_t *up = g_batch.pin_back;
-    unsigned long long *offsets = (unsigned long long *)up;
-    uint32_t *entries = (uint32_t *)(up + n_sub_all * 8u);
-    uint8_t *packed = up + head;
-    uint64_t at = 0;
-    for (uint64_t j = 0; j < count; j++) {
-      if (d.kind[j] == CHUNK_BATCH) {
-        const uint8_t *in = d.in[j];
-        uint64_t off = 0;
-        for (uint32_t s = 0; s < n_sub; s++) {
-          uint32_t e = h5fz_get_u32(in + d.table_at[j] + 4u * s);
-          entries[j * n_sub + s] = e;
-          offsets[j * n_sub + s] = at + off;
-          off += e & H5FZ_SUB_SIZE_MASK;
-        }
-        memcpy(packed + at, in + d.payload_at[j], d.payload_len[j]);
-        at += d.payload_len[j];
-        eb[j] = d.hdr[j].abs_bound;
-      } else {
-        /* decoded as raw garbage, then overwritten below: give the kernel
-         * L readable bytes per sub-chunk (the zero pad at the end) */
-        for (uint32_t s = 0; s < n_sub; s++) {
-          uint64_t m = chunk_n - (uint64_t)s * p0.subchunk_elems;
-          if (m > p0.subchunk_elems) m = p0.subchunk_elems;
-          entries[j * n_sub + s] = (h5fz_pad64((uint32_t)m) * p0.esize) | H5FZ_SUB_RAW;
-          offsets[j * n_sub + s] = payload;
-        }
-        eb[j] = 0.0;
-      }
-    }
-    memset(packed + payload, 0, slot);
-    unsigned long long *upos = (unsigned long long *)(packed + ((payload + slot + 7u) & ~(uint64_t)7u));
-    uint8_t *uval = (uint8_t *)(upos + n_out);
-    uint64_t k = 0;
-    for (uint64_t j = 0; j < count; j++)
-      if (d.kind[j] == CHUNK_BATCH)
-        for (uint32_t i = 0; i < d.hdr[j].n_outliers; i++, k++) {
-          upos[k] = j * chunk_n + d.pos[j][i];
-          memcpy(uval + k * esize, d.vals[j] + (size_t)i * esize, esize);
-        }
-    TRY(h5fz_gpu_grow_decode(&p0, count, payload + slot));
-    TRY(h5fz_gpu_grow(&g_batch.qchunk, count * 8u));
-    TRY(h5fz_gpu_grow(&g_batch.upos, n_out * 8u + 8u));
-    TRY(h5fz_gpu_grow(&g_batch.uval, n_out * esize + 8u));
-    CUstream st = g_gpu.stream;
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.offsets.ptr, offsets, n_sub_all * 8u, st), "copy to GPU");
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, entries, n_sub_all * 4u, st), "copy to GPU");
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, packed, payload + slot, st), "copy to GPU");
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.qchunk.ptr, eb, count * 8u, st), "copy to GPU");
-    if (n_out) {
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.upos.ptr, upos, n_out * 8u, st), "copy to GPU");
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.uval.ptr, uval, n_out * esize, st), "copy to GPU");
-    }
-    TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, st), "clear status");
-    TRY(h5fz_gpu_launch_decode(c, &p0, (uint32_t)count, g_batch.qchunk.ptr, g_gpu.in.ptr));
-    int w = dtype == H5FZ_DTYPE_F64;
-    if (n_out) {
-      unsigned long long n_ull = n_out;
-      void *args[] = {&g_gpu.in.ptr, &g_batch.upos.ptr, &g_batch.uval.ptr, &n_ull};
-      TRY(h5fz_gpu_launch(c->mod.patch[w], h5fz_batch_grid_for(n_out), BATCH_THREADS, 0, args, "outlier patch kernel"));
-    }
-    for (uint64_t j = 0; j < count; j++) {
-      CUdeviceptr dst = g_gpu.in.ptr + j * chunk_bytes;
-      if (d.kind[j] == CHUNK_VALUES) {
-        TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(dst, d.values[j], chunk_bytes, st), "copy a chunk to the GPU");
-      } else if (d.kind[j] == CHUNK_FILL) {
-        unsigned long long n_ull = chunk_n;
-        uint32_t f32 = (uint32_t)fill_bits;
-        void *args[] = {&dst, &n_ull, w ? (void *)&fill_bits : (void *)&f32};
-        TRY(h5fz_gpu_launch(c->mod.fill[w], h5fz_batch_grid_for(chunk_n), BATCH_THREADS, 0, args, "fill kernel"));
-      }
-    }
-    *status_pin = 0;
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)status_pin, g_gpu.status.ptr, 4u, st), "copy status");
-    if (on_device) {
-      TRY(h5fz_batch_move_chunks(c, 0, g, first, count, (CUdeviceptr)(uintptr_t)data, 0, g_gpu.in.ptr, 0));
-      TRY(h5fz_gpu_sync_stream("batch decode"));
-    } else if (pinned) { /* whole slabs: the scatter fills every row of the region */
-      uint64_t e0;
-      size_t region;
-      h5fz_batch_slab_region(g, &sg, first, count, esize, &e0, &region);
-      TRY(h5fz_batch_move_chunks(c, 0, g, first, count, g_batch.region.ptr, e0, g_gpu.in.ptr, 0));
-      TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((uint8_t *)data + e0 * esize, g_batch.region.ptr, region, st), "copy values");
-      pending.first = first;
-      pending.count = count;
-      n_sub_pending = n_sub;
-      free_decode_tables(&d, count);
-      continue; /* finished by finish_pending */
-    } else {
-      TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(g_batch.pin_back, g_gpu.in.ptr, count * chunk_bytes, st), "copy values");
-      TRY(h5fz_gpu_sync_stream("batch decode"));
-    }
-    TRY(batch_status(*status_pin, first, n_sub));
-    if (!on_device && !pinned) {
-      d.host_out = g_batch.pin_back;
-      TRY(h5fz_parallel_for(count * ((d.rows + d.block_rows - 1) / d.block_rows), scatter_one, &d));
-    }
-    g_gpu.stats.chunks_decoded += count;
-    free_decode_tables(&d, count);
-    *done = first + count;
+    TRY(finish_pending(&r.pending, done, r.n_sub_pending));
+    TRY(decode_upload(&r, count, &n_out));
+    TRY(decode_place(&r, first, count, n_out, done));
   }
-  TRY(finish_pending(&pending, done, n_sub_pending));
+  TRY(finish_pending(&r.pending, done, r.n_sub_pending));
 out:
-  if (pending.count) { /* an error after a pinned batch's copy was queued: never return with it in flight */
+  if (r.pending.count) { /* an error after a pinned batch's copy was queued: never return with it in flight */
     g_gpu.cu->cuStreamSynchronize(g_gpu.stream);
-    g_gpu.stats.chunks_decoded += pending.count;
+    g_gpu.stats.chunks_decoded += r.pending.count;
   }
-  if (d.in) free_decode_tables(&d, bc);
-  free(eb);
-  free(d.in);
-  free(d.in_bytes);
-  free(d.kind);
-  free(d.hdr);
-  free(d.values);
-  free(d.table_at);
-  free(d.payload_at);
-  free(d.payload_len);
-  free(d.pos);
-  free(d.vals);
+  decode_job *d = &r.d;
+  if (d->in) free_decode_tables(d, r.bc);
+  free(r.eb);
+  free(d->in);
+  free(d->in_bytes);
+  free(d->kind);
+  free(d->hdr);
+  free(d->values);
+  free(d->table_at);
+  free(d->payload_at);
+  free(d->payload_len);
+  free(d->pos);
+  free(d->vals);
   return rc;
 }
 
