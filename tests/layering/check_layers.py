@@ -124,6 +124,46 @@ def check_include_circles(root, broken):
         broken.append("include circle among fusion/ files: " + " <-> ".join(comp))
 
 
+MAX_FUNCTION_LINES = 100
+MAX_FILE_LINES = 600
+
+
+def function_lengths(text):
+    """(name, first line, lines) of each top-level function body: a '{' in
+    column 0 after its signature, to the matching '}'."""
+    lines = strip_comments(text).split("\n")
+    out, start, depth, name = [], None, 0, "?"
+    for i, line in enumerate(lines):
+        if start is None:
+            if line.startswith("{") and i > 0:
+                sig = " ".join(lines[max(0, i - 4):i])
+                names = re.findall(r"(\w+)\s*\(", sig)
+                name = names[0] if names else "?"
+                start, depth = i, line.count("{") - line.count("}")
+                if depth == 0:
+                    start = None
+        else:
+            depth += line.count("{") - line.count("}")
+            if depth <= 0:
+                out.append((name, start + 1, i - start + 1))
+                start = None
+    return out
+
+
+def check_sizes(root, broken):
+    """Short files with one job: no .c file of fusion/ over MAX_FILE_LINES
+    lines, no function in fusion/ over MAX_FUNCTION_LINES."""
+    for rel, text in sources(root):
+        if layer(rel) != "fusion" or not rel.endswith(".c"):
+            continue
+        n = text.count("\n")
+        if n > MAX_FILE_LINES:
+            broken.append("%s: %d lines, more than %d" % (rel, n, MAX_FILE_LINES))
+        for name, line, length in function_lengths(text):
+            if length > MAX_FUNCTION_LINES:
+                broken.append("%s:%d: %s is %d lines, more than %d" % (rel, line, name, length, MAX_FUNCTION_LINES))
+
+
 def check_call_circles(lib, broken):
     """No call circle among the objects of the core library: X -> Y when X
     uses a symbol Y defines (nm)."""
@@ -155,6 +195,7 @@ def main():
     broken = []
     cuda = check_sources(root, broken)
     check_include_circles(root, broken)
+    check_sizes(root, broken)
     if len(sys.argv) > 2:
         check_call_circles(sys.argv[2], broken)
     for b in broken:
@@ -162,8 +203,10 @@ def main():
     if broken:
         return 1
     print("layering: ok (no HDF5 below filter/api/cli, h5fz_internal.h private to fusion/, "
-          "bench/ free of tests/, libcuda opened by %s only, no include circle in fusion/%s)"
-          % (cuda[0], ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))
+          "bench/ free of tests/, libcuda opened by %s only, no include circle in fusion/, "
+          "fusion/'s .c files <= %d lines and functions <= %d%s)"
+          % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,
+             ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))
     return 0
 
 
