@@ -23,6 +23,28 @@ static void exec_cpu(h5fz_array_exec *ex)
   snprintf(ex->kernel_class, sizeof ex->kernel_class, "cpu");
 }
 
+/* After the GPU batches returned rc (user_rc: their *user_rc): 1 when rc is
+ * the answer (done; the sink or source stopped them; a device array, which
+ * only the GPU can reach; H5FZ_DEVICE_STRICT, except for a chain the
+ * batches do not take, lorenzo_nd, which the per-chunk path still runs on
+ * the GPU; when decoding, a container that is bad on any executor), 0 when
+ * the CPU executor takes the remaining chunks: said once, except when
+ * there is no GPU at all and H5FZ_DEVICE did not ask for one (the normal
+ * CPU case, not worth a word). */
+static int gpu_answered(int rc, int user_rc, int on_device, h5fz_device_mode mode, int decoding)
+{
+  int bad_container = decoding && (rc == H5FZ_ERR_CORRUPT || rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_TRUNCATED ||
+                                   rc == H5FZ_ERR_VERSION);
+  if (rc == H5FZ_OK || user_rc == 1 || on_device || (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED) ||
+      bad_container)
+    return 1;
+  if (user_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
+    h5fz_log_once("h5fz: GPU batch %s failed, the CPU executor %s the remaining chunks: %s",
+                  decoding ? "decode" : "encode", decoding ? "reads" : "writes", h5fz_last_error());
+  h5fz_clear_error();
+  return 0;
+}
+
 /* Chunks [start, n) one by one through the public codec. */
 static int cpu_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, uint64_t start,
                       h5fz_chunk_sink sink, void *ctx)
@@ -69,15 +91,7 @@ int h5fz_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int sink_rc = 0;
     rc = h5fz_gpu_array_encode(spec, g, data, on_device, sink, ctx, ex, &done, &sink_rc);
-    /* H5FZ_ERR_UNSUPPORTED: a chain the batches do not take (lorenzo_nd); the
-     * per-chunk path below still runs it on the GPU */
-    if (rc == H5FZ_OK || sink_rc == 1 || on_device || (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED))
-      return rc;
-    /* no GPU at all is the normal CPU case, not worth a word, unless H5FZ_DEVICE=gpu asked for one */
-    if (sink_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
-      h5fz_log_once("h5fz: GPU batch encode failed, the CPU executor writes the remaining chunks: %s",
-                  h5fz_last_error());
-    h5fz_clear_error();
+    if (gpu_answered(rc, sink_rc, on_device, mode, 0)) return rc;
   }
   exec_cpu(ex);
   return cpu_encode(spec, g, data, done, sink, ctx);
@@ -135,14 +149,7 @@ int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, const h5fz_spe
   if (mode != H5FZ_DEVICE_CPU || on_device) {
     int source_rc = 0;
     rc = h5fz_gpu_array_decode(g, &want, fill, source, ctx, data, on_device, ex, &done, &source_rc);
-    if (rc == H5FZ_OK || source_rc == 1 || on_device || (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED) ||
-        rc == H5FZ_ERR_CORRUPT ||
-        rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_TRUNCATED || rc == H5FZ_ERR_VERSION)
-      return rc;
-    if (source_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
-      h5fz_log_once("h5fz: GPU batch decode failed, the CPU executor reads the remaining chunks: %s",
-                  h5fz_last_error());
-    h5fz_clear_error();
+    if (gpu_answered(rc, source_rc, on_device, mode, 1)) return rc;
   }
   exec_cpu(ex);
   return cpu_decode(g, &want, fill, done, source, ctx, data);
