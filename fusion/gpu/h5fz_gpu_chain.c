@@ -37,35 +37,92 @@ static int wf_warps_override(void)
   return (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
 }
 
-/* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers, warp-fused warps). */
-int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
+/* The chain already compiled for p's key under the overrides, or NULL. */
+static chain_entry *find_chain(const h5fz_chunk_plan *p, int want_threads, int want_regs, int want_wf)
 {
   uint32_t sub_bytes = p->subchunk_elems * p->esize;
-  int want_threads = threads_override(), want_regs = regs_override(), want_wf = wf_warps_override();
   for (int i = 0; i < n_chains; i++) {
     chain_entry *c = &chains[i];
     if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
         c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads) &&
-        (!want_regs || want_regs == c->regs) && (!want_wf || want_wf == c->wf_warps)) {
-      *out = c;
-      return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
-    }
+        (!want_regs || want_regs == c->regs) && (!want_wf || want_wf == c->wf_warps))
+      return c;
   }
-  if (n_chains == (int)(sizeof chains / sizeof chains[0]))
-    return h5fz_fail(H5FZ_ERR_DEVICE, "more than %d distinct chains in one process", n_chains);
-  chain_entry *c = &chains[n_chains];
-  memset(c, 0, sizeof *c);
-  memcpy(c->ops, p->ops, p->n_ops);
-  c->n_ops = p->n_ops;
-  c->dtype = p->dtype;
-  c->subchunk_bytes = sub_bytes;
+  return NULL;
+}
+
+/* The planner's plan for c's chain on this device (calibration beside the
+ * JIT cache when present; a broken calibration file is ignored). */
+static void plan_chain(chain_entry *c)
+{
   h5fz_plan_options opts;
   h5fz_plan_options_default(&opts);
   char cal[600], dir[512];
   if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 && snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
-  if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
-    h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, p->ops, p->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
+  if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
+    h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, c->ops, c->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
+}
+
+/* c's kernel key: its chain, type and sub-chunk, the plan's tuning. */
+static void kernel_key(const chain_entry *c, h5fz_kernel_key *key)
+{
+  memset(key, 0, sizeof *key);
+  memcpy(key->ops, c->ops, c->n_ops);
+  key->n_ops = c->n_ops;
+  key->dtype = c->dtype;
+  key->subchunk_bytes = c->subchunk_bytes;
+  key->threads = c->threads;
+  key->flags = c->plan.tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
+  /* the register cap as the blocks per SM it leaves room for */
+  long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
+  key->flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
+  if (c->plan.tuning.features & H5FZ_FEAT_WARP_FUSED)
+    key->flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(c->wf_warps);
+}
+
+/* The module's kernels set up for their launches (all of L1 as shared
+ * memory: several blocks of sub-chunks per SM; the dynamic shared memory
+ * over 48 KiB) and checked complete. */
+static int set_attributes(const chain_entry *c)
+{
+  CUresult r = 0;
+  if ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+      (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)))
+    return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout)");
+  if (c->mod.encode_wf &&
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+    return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout, warp-fused)");
+  if (c->smem > 48u * 1024u &&
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
+    return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
+  if (c->n_ops > 2 && c->ops[1] == H5FZ_OP_LORENZO_ND &&
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
+        c->mod.lnd_dequant))
+    return h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
+  return H5FZ_OK;
+}
+
+/* The planned and compiled chain for (ops, dtype, sub-chunk, threads, registers, warp-fused warps). */
+int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
+{
+  int want_threads = threads_override(), want_regs = regs_override(), want_wf = wf_warps_override();
+  chain_entry *c = find_chain(p, want_threads, want_regs, want_wf);
+  if (c) {
+    *out = c;
+    return c->usable ? H5FZ_OK : h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
+  }
+  if (n_chains == (int)(sizeof chains / sizeof chains[0]))
+    return h5fz_fail(H5FZ_ERR_DEVICE, "more than %d distinct chains in one process", n_chains);
+  c = &chains[n_chains];
+  memset(c, 0, sizeof *c);
+  memcpy(c->ops, p->ops, p->n_ops);
+  c->n_ops = p->n_ops;
+  c->dtype = p->dtype;
+  c->subchunk_bytes = p->subchunk_elems * p->esize;
+  plan_chain(c);
   c->threads = want_threads ? want_threads : c->plan.tuning.threads_per_block;
   c->regs = want_regs ? want_regs : c->plan.tuning.regs_per_thread;
   c->wf_warps = want_wf ? want_wf : (int)H5FZ_CODEGEN_WF_WARPS_OF(0u);
@@ -75,43 +132,15 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
              c->plan.n_refused ? c->plan.refused[0].reason : "no GPU class available");
     return h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
   }
-  h5fz_spec s;
-  h5fz_spec_default(&s);
-  s.mode = H5FZ_MODE_ABS;
-  s.bound = 1.0;
-  s.dtype = p->dtype;
-  s.subchunk_bytes = sub_bytes;
-  s.n_ops = p->n_ops;
-  memcpy(s.ops, p->ops, H5FZ_MAX_OPS);
+  h5fz_kernel_key key;
+  kernel_key(c, &key);
   char *src = NULL;
-  unsigned flags = c->plan.tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
-  /* the register cap as the blocks per SM it leaves room for */
-  long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
-  flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
-  if (c->plan.tuning.features & H5FZ_FEAT_WARP_FUSED)
-    flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(c->wf_warps);
-  int rc = h5fz_codegen(&s, c->threads, flags, &src, &c->smem);
+  int rc = h5fz_codegen_key(&key, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;
   if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, &c->mod, &from, &ms);
   free(src);
-  CUresult r = 0;
-  /* all of L1 as shared memory: several blocks of sub-chunks per SM */
-  if (!rc && ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
-              (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
-    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout)");
-  if (!rc && c->mod.encode_wf &&
-      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
-       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
-    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout, warp-fused)");
-  if (!rc && c->smem > 48u * 1024u &&
-      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
-       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
-    rc = h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
-  if (!rc && p->n_ops > 2 && p->ops[1] == H5FZ_OP_LORENZO_ND &&
-      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
-        c->mod.lnd_dequant))
-    rc = h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
+  if (!rc) rc = set_attributes(c);
   if (rc) {
     snprintf(c->reason, sizeof c->reason, "%s", h5fz_last_error());
     return rc;
