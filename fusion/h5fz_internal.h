@@ -6,17 +6,7 @@
 
 #include "h5fz.h"
 #include "h5fz_error.h"
-
-/* The integer environment variable name: its value when it is a whole
- * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt
- * when it is unset or empty; any other value is ignored (dflt) with one
- * warning per variable on stderr unless H5FZ_QUIET is set. */
-long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt);
-
-/* The same for a power of two in [lo, hi] (lo >= 1): any other value is
- * ignored with the warning. */
-long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
-
+#include "h5fz_settings.h"
 
 /* ---- the op table: one place that maps id <-> name <-> kind ------------- */
 typedef enum {

@@ -14,7 +14,9 @@
 
 unsigned h5fz_cpu_threads(uint32_t n_subchunks)
 {
-  long t = (long)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_HOST);
+  long t = (long)s.host_threads;
   if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
   if (t <= 0) t = 1;
   if (t > H5FZ_MAX_HOST_THREADS) t = H5FZ_MAX_HOST_THREADS;

@@ -30,8 +30,7 @@ int h5fz_batch_grow_pin(void **p, size_t *cap, size_t bytes)
  * least one chunk, and few enough sub-chunks for the 32-bit tail scan. */
 uint64_t h5fz_batch_chunk_count(uint64_t chunk_bytes, uint32_t n_sub)
 {
-  unsigned long long limit = (unsigned long long)h5fz_env_int("H5FZ_BATCH_BYTES", 1, 0x7fffffffffffffffLL, 1,
-                                                               512ll << 20);
+  unsigned long long limit = g_gpu.settings.batch_bytes;
   uint64_t n = limit / (chunk_bytes ? chunk_bytes : 1);
   uint64_t max_by_grid = 0x7fffffffu / (n_sub ? n_sub : 1);
   if (n > max_by_grid) n = max_by_grid;

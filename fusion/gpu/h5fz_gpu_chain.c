@@ -20,21 +20,21 @@ static int n_chains;
  * (for tuning sweeps; a multiple of 32 in [64, 1024]). 0 = use the plan. */
 static int threads_override(void)
 {
-  return (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);
+  return g_gpu.settings.gpu_threads;
 }
 
 /* Registers per thread: the plan's tuning, unless H5FZ_GPU_REGS overrides
  * it (for tuning sweeps; 16..255). 0 = use the plan. */
 static int regs_override(void)
 {
-  return (int)h5fz_env_int("H5FZ_GPU_REGS", 16, 255, 1, 0);
+  return g_gpu.settings.gpu_regs;
 }
 
 /* Warps per block of the warp-fused kernels, unless H5FZ_GPU_WF_WARPS
  * overrides it (for tuning sweeps: 1, 2, 4 or 8). 0 = the codegen's default. */
 static int wf_warps_override(void)
 {
-  return (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
+  return g_gpu.settings.gpu_wf_warps;
 }
 
 /* The chain already compiled for p's key under the overrides, or NULL. */

@@ -32,7 +32,8 @@ static void init_once(void)
     snprintf(g_gpu.why, sizeof g_gpu.why, "cuInit failed: %s", h5fz_cuda_error_string(r));
     return;
   }
-  int ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+  h5fz_settings_read(&g_gpu.settings, H5FZ_SETTINGS_GPU);
+  int ordinal = g_gpu.settings.gpu_ordinal;
   char why2[256] = "";
   if (h5fz_device_detect(ordinal, &g_gpu.dev, why2, sizeof why2) || !g_gpu.dev.present) {
     snprintf(g_gpu.why, sizeof g_gpu.why, "no usable GPU: %s", why2[0] ? why2 : g_gpu.dev.absent_reason);
@@ -60,6 +61,8 @@ int h5fz_gpu_ensure_init(void)
 {
   if (!g_gpu.init_done) init_once();
   if (!g_gpu.usable) return h5fz_fail(H5FZ_ERR_DEVICE, "%s", g_gpu.why);
+  /* the tuning of this call (the ordinal stays the first call's) */
+  h5fz_settings_read(&g_gpu.settings, H5FZ_SETTINGS_GPU);
   CUresult r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx); /* the caller's thread may be new */
   return r ? h5fz_gpu_cuda_fail(r, "cuCtxSetCurrent") : H5FZ_OK;
 }
@@ -69,8 +72,7 @@ int h5fz_gpu_ensure_init(void)
  * more fails over to the CPU executor like any device error. */
 static size_t memory_limit(void)
 {
-  long long l = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);
-  return l ? (size_t)l : (size_t)-1;
+  return g_gpu.settings.gpu_memory_limit;
 }
 
 int h5fz_gpu_grow(dbuf *b, size_t bytes)

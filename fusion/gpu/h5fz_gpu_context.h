@@ -15,6 +15,7 @@
 #include "h5fz_cuda.h"
 #include "h5fz_gpu.h"
 #include "h5fz_planner.h"
+#include "h5fz_settings.h"
 
 #define TAIL_PACK_THREADS 256u /* 8 sub-chunks (a warp each) per block */
 #define TAIL_GATHER_THREADS 256u     /* threads per block of h5fz_tail_gather */
@@ -49,6 +50,7 @@ typedef struct {
   int n_stage_ev;
   size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
   h5fz_gpu_stats stats;
+  h5fz_settings settings; /* the GPU group, read by h5fz_gpu_ensure_init for each call */
 } h5fz_gpu_state;
 
 extern h5fz_gpu_state g_gpu;

@@ -11,7 +11,7 @@
  * bytes are the same either way). */
 static int warp_fused_allowed(void)
 {
-  return (int)h5fz_env_int("H5FZ_GPU_WARP_FUSED", 0, 1, 1, 1);
+  return g_gpu.settings.gpu_warp_fused;
 }
 
 static int launch_on(CUstream on, CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args,
