@@ -3,6 +3,8 @@
  */
 #include "h5fz_cli.h"
 
+#include <hdf5_hl.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -561,4 +563,60 @@ done:
   if (dcpl >= 0) H5Pclose(dcpl);
   H5Sclose(space);
   return rc;
+}
+
+int h5fz_cli_is_dimension_scale(hid_t dset) {
+  htri_t is;
+  /* H5DSis_scale pushes an error for a dataset without a CLASS attribute
+   * on some HDF5 versions: the answer is still "no" */
+  H5E_BEGIN_TRY { is = H5DSis_scale(dset); }
+  H5E_END_TRY;
+  return is > 0;
+}
+
+int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...) {
+  va_list ap;
+  if (err[0]) return -1;
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+const char *h5fz_cli_hdf5_why(char *buf, size_t len) {
+  h5fz_cli_hdf5_reason(buf, len);
+  if (!buf[0]) snprintf(buf, len, "HDF5 gave no reason");
+  return buf;
+}
+
+void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
+                            hsize_t *chunk) {
+  hsize_t inner = elem;
+  for (int i = rank - 1; i >= 0; i--) {
+    if (inner * dims[i] <= target) {
+      chunk[i] = dims[i];
+      inner *= dims[i];
+    } else {
+      hsize_t fit = target / inner, pieces;
+      if (fit == 0) fit = 1;
+      pieces = (dims[i] + fit - 1) / fit;
+      chunk[i] = (dims[i] + pieces - 1) / pieces;
+      for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
+      return;
+    }
+  }
+}
+
+char *h5fz_cli_join_words(int argc, char **argv, int first) {
+  size_t len = 1;
+  char *text;
+  for (int i = first; i < argc; i++) len += strlen(argv[i]) + 1;
+  text = malloc(len);
+  if (!text) return NULL;
+  text[0] = '\0';
+  for (int i = first; i < argc; i++) {
+    if (i > first) strcat(text, " ");
+    strcat(text, argv[i]);
+  }
+  return text;
 }

@@ -21,10 +21,13 @@ static void help(FILE *out) {
           "  h5repack  the -f argument: UD=<id>,0,<n>,<v1>,...\n"
           "  C         an initialiser for H5Pset_filter\n"
           "  h5py      the create_dataset keyword arguments\n"
+          "  Fortran   the values as INTEGERs (words of 2^31 or more as the signed\n"
+          "            numbers with the same bits: Fortran has no unsigned type)\n"
+          "            and the h5pset_filter_f call\n"
           "\n"
           "options:\n"
           "  --ud      print only the h5repack UD= string (for scripts)\n"
-          "  --json    print {spec, filter_id, cd_values, ud} as JSON\n"
+          "  --json    print {spec, filter_id, cd_values, fortran_cd_values, ud} as JSON\n"
           "\n"
           "Spec examples: \"abs=1e-3\", \"rel=1e-4 delta zigzag bitshuffle rze\",\n"
           "\"abs=0.5 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192\"\n"
@@ -34,25 +37,36 @@ static void help(FILE *out) {
           H5FZ_FILTER_ID);
 }
 
-/* Joins argv[first..argc) with blanks into a malloc'd string. */
-static char *join_args(int argc, char **argv, int first) {
-  size_t len = 1;
-  char *text;
-  for (int i = first; i < argc; i++) len += strlen(argv[i]) + 1;
-  text = malloc(len);
-  if (!text) return NULL;
-  text[0] = '\0';
-  for (int i = first; i < argc; i++) {
-    if (i > first) strcat(text, " ");
-    strcat(text, argv[i]);
-  }
-  return text;
-}
-
 /* Values as unsigned decimals: h5repack reads a leading 0 as octal, and a
  * decimal never starts with 0 unless it is 0 itself. */
 static void print_words(FILE *out, const unsigned *cd, size_t n, const char *sep) {
   for (size_t i = 0; i < n; i++) fprintf(out, "%s%u", i ? sep : "", cd[i]);
+}
+
+/* Fortran has no unsigned INTEGER: HDF5's Fortran library passes each
+ * INTEGER's bits to the C cd_values, so a word of 2^31 or more is written
+ * as the signed number with the same 32 bits (3539053052 -> -755914244).
+ * -2^31 has no literal (the minus applies to 2147483648, out of range), so
+ * it is written as an expression. */
+static void print_fortran_word(FILE *out, unsigned w) {
+  if (w == 0x80000000u)
+    fprintf(out, "(-2147483647-1)");
+  else if (w > 0x7fffffffu)
+    fprintf(out, "%lld", (long long)w - 4294967296LL);
+  else
+    fprintf(out, "%u", w);
+}
+
+/* The words as a Fortran array constructor's items, at most 6 a line with
+ * free-form continuations, so no line passes the 132-character limit. */
+static void print_fortran_words(FILE *out, const unsigned *cd, size_t n, const char *indent) {
+  for (size_t i = 0; i < n; i++) {
+    if (i && i % 6 == 0)
+      fprintf(out, ", &\n%s", indent);
+    else if (i)
+      fprintf(out, ", ");
+    print_fortran_word(out, cd[i]);
+  }
 }
 
 static void print_ud(FILE *out, const unsigned *cd, size_t n) {
@@ -109,7 +123,7 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     h5fz_cli_usage_hint(cmd);
     return H5FZ_CLI_USAGE;
   }
-  text = join_args(n_words, words, 0);
+  text = h5fz_cli_join_words(n_words, words, 0);
   free(words);
   if (!text) {
     h5fz_cli_error(cmd, "out of memory");
@@ -153,6 +167,13 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     h5fz_cli_json_string(stdout, canonical);
     printf(", \"filter_id\": %d, \"cd_values\": [", H5FZ_FILTER_ID);
     print_words(stdout, cd, n, ", ");
+    printf("], \"fortran_cd_values\": [");
+    for (size_t i = 0; i < n; i++) {
+      printf("%s", i ? ", " : "");
+      /* JSON wants a number, not the -2^31 expression */
+      if (cd[i] == 0x80000000u) printf("-2147483648");
+      else print_fortran_word(stdout, cd[i]);
+    }
     printf("], \"ud\": \"");
     print_ud(stdout, cd, n);
     printf("\"}\n");
@@ -168,6 +189,13 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     print_words(stdout, cd, n, ", ");
     /* A one-element Python tuple needs its trailing comma. */
     printf("%s)\n", n == 1 ? "," : "");
+    printf("Fortran:  INTEGER :: cd_values(%zu) = [ &\n            ", n);
+    print_fortran_words(stdout, cd, n, "            ");
+    /* flags 0 is H5Z_FLAG_MANDATORY: HDF5 1.10's Fortran module has only
+     * H5Z_FLAG_OPTIONAL_F */
+    printf("]\n          CALL h5pset_filter_f(dcpl, %d, 0, INT(%zu, SIZE_T), cd_values, hdferr)"
+           "   ! 0: mandatory\n",
+           H5FZ_FILTER_ID, n);
   }
   return H5FZ_CLI_OK;
 }

@@ -60,27 +60,6 @@ static h5fz_dtype dtype_from_path(const char *path) {
   return dot ? dtype_from_name(dot + 1) : H5FZ_DTYPE_UNKNOWN;
 }
 
-/* Chunks of at most about target bytes: whole fast dimensions, the first
- * dimension that does not fit whole is cut into equal pieces (so the edge
- * chunk is not mostly padding), slower ones get extent 1. */
-static void default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
-                          hsize_t *chunk) {
-  hsize_t inner = elem;
-  for (int i = rank - 1; i >= 0; i--) {
-    if (inner * dims[i] <= target) {
-      chunk[i] = dims[i];
-      inner *= dims[i];
-    } else {
-      hsize_t fit = target / inner, pieces;
-      if (fit == 0) fit = 1;
-      pieces = (dims[i] + fit - 1) / fit;
-      chunk[i] = (dims[i] + pieces - 1) / pieces;
-      for (int j = i - 1; j >= 0; j--) chunk[j] = 1;
-      return;
-    }
-  }
-}
-
 /* Opens path and checks that it is a regular file of exactly want bytes
  * (NULL with the error printed otherwise). */
 static FILE *open_raw(const char *path, size_t want) {
@@ -366,7 +345,7 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
         return H5FZ_CLI_USAGE;
       }
   } else {
-    default_chunk(job.dims, job.rank, elem, (size_t)chunk_bytes, job.chunk);
+    h5fz_cli_default_chunk(job.dims, job.rank, elem, (size_t)chunk_bytes, job.chunk);
   }
   FILE *raw = open_raw(argv[optind], (size_t)n * elem);
   if (!raw) return H5FZ_CLI_USAGE;

@@ -40,8 +40,10 @@ static void help(FILE *out) {
           "  --require-filter   fail unless h5fz compressed each dataset: the filter is\n"
           "                     in its pipeline AND every allocated chunk went through\n"
           "                     it (an optional filter that fails stores the chunk\n"
-          "                     raw). Scalar datasets, which cannot be chunked, are\n"
-          "                     reported but not held against the file\n"
+          "                     raw). Scalar datasets, which cannot be chunked, and\n"
+          "                     dimension scales (netCDF-4 coordinate variables and\n"
+          "                     dimensions, meant to stay exact) are reported but\n"
+          "                     not held against the file\n"
           "  --json             print a JSON object instead of text\n"
           "\n"
           "Exit status: 0 all checks passed, 1 a bound is broken, a NaN/Inf differs or\n"
@@ -62,6 +64,7 @@ typedef struct {
   int nan_match, inf_match, filter_found;
   int is_float;          /* a type h5fz compresses (float32, float64) */
   int chunked, scalar;   /* layout of the compressed dataset */
+  int dim_scale;         /* a dimension scale (netCDF coordinates and dimensions) */
   uint64_t chunks, unfiltered; /* allocated chunks; those h5fz skipped */
   uint64_t raw_bytes, stored_bytes;
   double ratio;
@@ -154,6 +157,7 @@ static void describe_compressed(hid_t file, const char *name, dataset_report *r)
   r->chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
   r->scalar = H5Sget_simple_extent_type(space) != H5S_SIMPLE;
   r->is_float = h5fz_cli_is_float_type(type);
+  r->dim_scale = h5fz_cli_is_dimension_scale(dset);
   if (r->chunked && pos >= 0) count_unfiltered(dset, pos, r);
   r->raw_bytes = r->n * H5Tget_size(type);
   h5fz_cli_type_name(type, r->dtype, sizeof r->dtype);
@@ -267,13 +271,16 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
 
 /* Did h5fz really compress the dataset: in the pipeline and applied to
  * every allocated chunk. A scalar dataset cannot be chunked, so no filter
- * can ever apply to it: --require-filter does not hold it against the file. */
+ * can ever apply to it: --require-filter does not hold it against the file.
+ * Nor a dimension scale: netCDF-4's coordinate variables and dimension
+ * datasets, which are meant to stay exact (h5fz compress keeps them
+ * lossless) and which netCDF itself stores contiguous. */
 static int filter_applied(const dataset_report *r) {
   return r->filter_found && r->unfiltered == 0;
 }
 
 static int filter_ok(const dataset_report *r, const verify_options *o) {
-  return !o->require_filter || r->scalar || filter_applied(r);
+  return !o->require_filter || r->scalar || r->dim_scale || filter_applied(r);
 }
 
 static int report_ok(const dataset_report *r, const verify_options *o) {
@@ -289,6 +296,8 @@ static const char *filter_text(const dataset_report *r, const verify_options *o,
     snprintf(buf, len, "none (scalar: not chunked, cannot be compressed)");
   else if (filter_applied(r))
     snprintf(buf, len, "h5fz");
+  else if (r->dim_scale)
+    snprintf(buf, len, "none (dimension scale: coordinates stay exact, not required)");
   else if (r->filter_found)
     snprintf(buf, len, "h5fz %s (%llu of %llu chunks stored unfiltered)",
              o->require_filter ? "NOT APPLIED" : "not applied",
@@ -344,9 +353,11 @@ static void print_json(const dataset_report *r, const verify_options *o, int fir
          (unsigned long long)r->raw_bytes, (unsigned long long)r->stored_bytes);
   h5fz_cli_json_number(stdout, r->ratio);
   printf(", \"filter_found\": %s, \"filter_applied\": %s, \"chunked\": %s, "
-         "\"scalar\": %s, \"chunks\": %llu, \"unfiltered_chunks\": %llu, \"ok\": %s}",
+         "\"scalar\": %s, \"dimension_scale\": %s, \"chunks\": %llu, \"unfiltered_chunks\": %llu, "
+         "\"ok\": %s}",
          r->filter_found ? "true" : "false", filter_applied(r) ? "true" : "false",
          r->chunked ? "true" : "false", r->scalar ? "true" : "false",
+         r->dim_scale ? "true" : "false",
          (unsigned long long)r->chunks, (unsigned long long)r->unfiltered,
          report_ok(r, o) ? "true" : "false");
 }

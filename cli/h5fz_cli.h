@@ -26,6 +26,7 @@
 int h5fz_cmd_cd_values(int argc, char **argv);
 int h5fz_cmd_from_raw(int argc, char **argv);
 int h5fz_cmd_verify(int argc, char **argv);
+int h5fz_cmd_compress(int argc, char **argv);
 int h5fz_cmd_inspect(int argc, char **argv);
 int h5fz_cmd_codegen(int argc, char **argv);
 int h5fz_cmd_ops(int argc, char **argv);
@@ -34,6 +35,15 @@ int h5fz_cmd_ops(int argc, char **argv);
  * every run of blanks and newlines in the message becomes one blank. */
 void h5fz_cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Write the message into err (len bytes) unless err holds one already, so
+ * the innermost reason of a failure survives the callers that add their
+ * own. Returns -1, for `return h5fz_cli_keep_error(...)`. */
+int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* h5fz_cli_hdf5_reason, or "HDF5 gave no reason" when the stack is empty. */
+const char *h5fz_cli_hdf5_why(char *buf, size_t len);
 
 /* After a usage error's message: one line pointing at `h5fz <cmd> --help`
  * (the whole help after every mistake buried the message; a tester). */
@@ -62,6 +72,10 @@ int h5fz_cli_is_float_type(hid_t type);
 /* 1 if it is also little-endian: what h5fz compresses. */
 int h5fz_cli_is_le_float_type(hid_t type);
 
+/* 1 if dset is a dimension scale (H5DSis_scale: netCDF-4's coordinate
+ * variables and its dimension datasets are), 0 if not or on error. */
+int h5fz_cli_is_dimension_scale(hid_t dset);
+
 /* 1 if paths a and b name the same file: same st_dev/st_ino when both
  * exist, else the same realpath. 0 otherwise. */
 int h5fz_cli_same_file(const char *a, const char *b);
@@ -71,8 +85,20 @@ int h5fz_cli_same_file(const char *a, const char *b);
  * more than max_rank extents. */
 int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank);
 
+/* A chunk shape of at most about target bytes for a dataset of dims
+ * (rank extents, elem bytes each): whole fast dimensions, the first
+ * dimension that does not fit whole cut into equal pieces (so the edge
+ * chunk is not mostly padding), slower ones 1. Used by from-raw and
+ * compress. */
+void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
+                            hsize_t *chunk);
+
 /* Write dims as "12x291x360" into buf (always NUL terminated). */
 void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len);
+
+/* argv[first..argc) joined with blanks, malloc'd (the caller frees), or
+ * NULL when out of memory: a spec given as several words. */
+char *h5fz_cli_join_words(int argc, char **argv, int first);
 
 /* Parse a finite double; returns 0, or -1 if text is not entirely a number. */
 int h5fz_cli_parse_double(const char *text, double *out);

@@ -37,6 +37,8 @@ static const command commands[] = {
      "SPEC", "print a spec as h5repack UD=, C and h5py cd_values"},
     {"from-raw", h5fz_cmd_from_raw,
      "RAW OUT.h5 ...", "convert a raw .f32/.f64 field into a chunked HDF5 dataset"},
+    {"compress", h5fz_cmd_compress,
+     "IN.h5 OUT.h5 SPEC", "copy a file, compressing its float datasets, and check every element"},
     {"verify", h5fz_cmd_verify,
      "ORIG.h5 COMP.h5 ...", "check a compressed file against its original"},
     {"inspect", h5fz_cmd_inspect,

@@ -677,9 +677,39 @@ H5FZ_EXPORT H5PL_type_t H5PLget_plugin_type(void)
  * after binding to the calling libhdf5 (dlopen/dlsym only: no HDF5 call, no
  * other work). NULL for a libhdf5 other than the one bound already: the
  * filter is then unavailable in that copy rather than calling the other. */
+/* Said once on stderr when HDF5 loads the plugin and no libhdf5 can be
+ * found to bind to: every callback would then fail with nothing on HDF5's
+ * error stack but "error during user callback". The usual cause is a
+ * libhdf5 linked statically into the program (Debian's h5cc/h5fc link
+ * statically unless given -shlib), which exports none of its symbols. The
+ * one exception to "callbacks never print": there is no error stack to use. */
+static void say_unbound_once(void)
+{
+  static int said;
+  const char *quiet = getenv("H5FZ_QUIET");
+  if (__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL) || (quiet && *quiet && *quiet != '0'))
+    return;
+  fprintf(stderr, "h5fz: the plugin cannot find the HDF5 library that loaded it (a libhdf5 linked statically "
+                  "into the program exports no symbols), so the h5fz filter cannot run: link HDF5 as a shared "
+                  "library (h5cc/h5fc -shlib, or CMake's HDF5 shared targets), or the program with -rdynamic "
+                  "(docs/filter.md, \"Self-binding\")\n");
+}
+
 H5FZ_EXPORT const void *H5PLget_plugin_info(void)
 {
   if (bind_entry(__builtin_return_address(0)) < 0)
     return NULL;
+  if (!api())
+    say_unbound_once();
   return &H5FZ_CLASS;
+}
+
+/* The h5fz release this plugin file was built from ("0.2.0"), the same
+ * string as `h5fz version` and the package files (CMake project VERSION).
+ * Exported so a packager or a support question can ask a plugin file for
+ * its version without HDF5: dlopen + dlsym("h5fz_plugin_version"), or
+ * `strings`/`nm -D`. Static storage; needs no HDF5 binding. */
+H5FZ_EXPORT const char *h5fz_plugin_version(void)
+{
+  return h5fz_version();
 }

@@ -51,6 +51,10 @@ H5FZ_DEVICE=gpu ctest --test-dir "$build" -R 'python_test_append_new_process' --
 H5FZ_DEVICE=gpu H5FZ_GPU_MEMORY_LIMIT=4096 ctest --test-dir "$build" -R 'python_test_append_new_process|^api\.dataset_small$' \
   --output-on-failure > "$out/ctest-gpu-oom-fallback.log" 2>&1 || status=1
 tail -3 "$out/ctest-append-gpu.log" "$out/ctest-gpu-oom-fallback.log"
+echo "== the installed tree (libh5fz_core.so / libh5fz_dataset.so from cmake --install) and h5fz compress on the GPU"
+H5FZ_DEVICE=gpu H5FZ_DEVICE_STRICT=1 ctest --test-dir "$build" -R '^install_tree$|^python_test_compress$|^python_test_netcdf$|^example_fortran$' \
+  --output-on-failure > "$out/ctest-install-compress-gpu.log" 2>&1 || status=1
+grep -E "Test +#|tests passed|SKIP" "$out/ctest-install-compress-gpu.log" | tail -8
 echo "== h5py (the machine's python3) through the plugin on the GPU"
 HDF5_PLUGIN_PATH="$build/plugin" "${H5FZ_PYTHON:-python3}" "$root/tests/gpu/h5py_gpu_check.py" "$build/bin/h5fz" \
   "$root/tests/data/mitgcm_deep_convection_theta_float32_50x100x100.f32" 50 100 100 /tmp/h5py_gpu.h5 2>&1 | tail -15

@@ -1,0 +1,285 @@
+"""`h5fz compress IN OUT SPEC`: the whole file copied, float datasets
+compressed within the bound, everything else unchanged, and every refusal
+and misuse a clear error that leaves no OUT behind (docs/cli.md)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import h5fz_testlib as lib
+
+
+def _h5dump(*args):
+    p = subprocess.run(["h5dump", *map(str, args)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    # the file name line, and object addresses inside references (a copy
+    # has its objects elsewhere; the names after them must agree)
+    text = p.stdout.split("\n", 1)[1]
+    return re.sub(r"DATASET \d+ ", "DATASET @ ", text)
+
+
+def _smooth(shape, seed=0):
+    g = np.indices(shape).astype(np.float64)
+    return np.sin(g.sum(axis=0) * 0.05) * 10 + np.random.default_rng(seed).normal(0, 0.01, shape)
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    """A file of every kind of object: float datasets (chunked with gzip,
+    contiguous, with NaN/Inf and a fill value, in a subgroup), int, string,
+    compound and big-endian int datasets, attributes of every kind on the
+    root, a group and a compressed dataset, a soft link, a second hard link,
+    an external link and a committed datatype."""
+    path = tmp_path / "mixed.h5"
+    with h5py.File(path, "w", track_order=True) as f:
+        f.attrs["title"] = "mixed"
+        f.attrs["vlen_strings"] = np.array(["a", "bc", "def"], dtype=h5py.string_dtype())
+        f.attrs["be_ints"] = np.arange(4, dtype=">i4")
+        f.attrs["pair"] = np.array([(1, 2.5)], dtype=[("i", "<i2"), ("x", "<f8")])
+        t = f.create_dataset("temperature", data=_smooth((20, 30, 40)).astype("f4"),
+                             chunks=(5, 30, 40), compression="gzip")
+        t.attrs["units"] = "K"
+        t.attrs["valid_range"] = np.array([-50.0, 50.0], dtype="f4")
+        g = f.create_group("sub", track_order=True)
+        g.attrs["note"] = np.bytes_("fixed-length")
+        a = _smooth((64, 50), 1)
+        a[3, 4] = np.nan
+        a[5, 6] = np.inf
+        a[7, 8] = -np.inf
+        a[10:12, :] = -999.0
+        g.create_dataset("pressure", data=a, fillvalue=-999.0)       # contiguous float64
+        g.create_dataset("counts", data=np.arange(600, dtype="<i4").reshape(20, 30),
+                         chunks=(10, 30))
+        g.create_dataset("be_counts", data=np.arange(50, dtype=">i8"))
+        g.create_dataset("names", data=np.array(["x", "yy", "zzz"], dtype=h5py.string_dtype()))
+        g.create_dataset("fixed_names", data=np.array([b"ab", b"cd"], dtype="S2"))
+        rec = np.array([(1, 2.0, b"r1"), (2, 3.5, b"r2")],
+                       dtype=[("id", "<i4"), ("value", "<f8"), ("tag", "S2")])
+        g.create_dataset("records", data=rec)
+        f.create_dataset("scalar_float", data=np.float32(3.5))
+        f.create_dataset("one_float", data=np.array([1.25], dtype="f8"))
+        f["sub/alias"] = h5py.SoftLink("/temperature")
+        f["hard_again"] = g["counts"]
+        f["outside"] = h5py.ExternalLink("elsewhere.h5", "/x")
+        f["kind"] = np.dtype([("a", "<i4"), ("b", "<f4")])
+        f.create_dataset("typed", data=np.zeros(3, dtype=[("a", "<i4"), ("b", "<f4")]),
+                         dtype=f["kind"])
+    return path
+
+
+NON_FLOAT = ["/sub/counts", "/sub/be_counts", "/sub/names", "/sub/fixed_names", "/sub/records",
+             "/typed", "/scalar_float", "/one_float"]
+
+
+def test_everything_preserved_floats_within_bound(mixed, tmp_path):
+    out = tmp_path / "out.h5"
+    p = lib.cli("compress", mixed, out, "abs=1e-3")
+    assert re.search(r"^/temperature: float32 20x30x40  compressed  ratio [\d.]+  max_err [\d.e-]+  "
+                     r"bound 0.001  ok$", p.stdout, re.M), p.stdout
+    assert re.search(r"^/sub/pressure: float64 64x50  compressed .* ok$", p.stdout, re.M)
+    assert re.search(r"^/sub/counts: int32 20x30  copied unchanged \(not floating point\)$",
+                     p.stdout, re.M), p.stdout
+    assert re.search(r"^/one_float: .* copied unchanged \(fewer than 2 elements\)$", p.stdout, re.M)
+    with h5py.File(mixed, "r") as a, h5py.File(out, "r") as b:
+        for name in ["temperature", "sub/pressure"]:
+            d = b[name]
+            assert lib.filter_ids(d) == [lib.FILTER_ID], name  # gzip replaced by h5fz
+            assert d.id.get_storage_size() < d.size * d.dtype.itemsize
+            lib.check_bound(a[name][...], d[...], 1e-3, name)
+        p_in, p_out = a["sub/pressure"][...], b["sub/pressure"][...]
+        assert np.array_equal(p_out[10:12], p_in[10:12])          # the fill value, exactly
+        assert b["sub/pressure"].fillvalue == -999.0
+        assert b["temperature"].chunks == (5, 30, 40)
+        assert b["sub/pressure"].chunks is not None                # contiguous -> chunked
+        assert b["sub/alias"].name == "/sub/alias" and np.array_equal(b["sub/alias"][...],
+                                                                      b["temperature"][...])
+        assert b.get("sub/alias", getlink=True).path == "/temperature"
+        el = b.get("outside", getlink=True)
+        assert (el.filename, el.path) == ("elsewhere.h5", "/x")
+        assert b["hard_again"].id == b["sub/counts"].id             # one object, two names
+        assert isinstance(b["kind"], h5py.Datatype)
+        assert list(b.keys()) == list(a.keys())                     # creation order kept
+        assert list(b.attrs.keys()) == list(a.attrs.keys())
+        for name in NON_FLOAT:
+            assert b[name].dtype == a[name].dtype
+            assert lib.filter_ids(b[name]) == lib.filter_ids(a[name]), name
+    # h5dump of the non-float parts is identical, and of every attribute
+    for name in NON_FLOAT:
+        assert _h5dump("-d", name, out) == _h5dump("-d", name, mixed), name
+    assert _h5dump("-A", out) == _h5dump("-A", mixed)
+    # and h5fz verify agrees, with the filter required
+    lib.cli("verify", mixed, out, "--abs", "1e-3", "--require-filter",
+            "--dataset", "/temperature", "--dataset", "/sub/pressure")
+
+
+def test_json_report(mixed, tmp_path):
+    out = tmp_path / "out.h5"
+    j = json.loads(lib.cli("compress", mixed, out, "rel=1e-4", "--json").stdout)
+    assert j["ok"] and j["spec"].startswith("rel=0.0001") and j["filter_id"] == lib.FILTER_ID
+    rows = {d["path"]: d for d in j["datasets"]}
+    t = rows["/temperature"]
+    assert t["action"] == "compressed" and t["ok"] and t["unfiltered_chunks"] == 0
+    assert t["chunks"] == 4 and t["max_error"] <= t["bound"] and t["ratio"] > 1
+    assert rows["/sub/records"]["action"] == "copied"
+    assert "not floating point" in rows["/sub/records"]["reason"]
+    assert j["output_bytes"] == os.path.getsize(out)
+
+
+def test_only_and_exclude(mixed, tmp_path):
+    out = tmp_path / "only.h5"
+    j = json.loads(lib.cli("compress", mixed, out, "abs=1e-2", "--only", "/sub", "--json").stdout)
+    rows = {d["path"]: d for d in j["datasets"]}
+    assert rows["/sub/pressure"]["action"] == "compressed"
+    assert rows["/temperature"]["action"] == "copied"
+    assert rows["/temperature"]["reason"] == "not named by --only"
+    with h5py.File(mixed, "r") as a, h5py.File(out, "r") as b:
+        assert np.array_equal(a["temperature"][...], b["temperature"][...])
+        assert lib.filter_ids(b["temperature"]) == lib.filter_ids(a["temperature"])  # gzip kept
+    out2 = tmp_path / "excl.h5"
+    j = json.loads(lib.cli("compress", mixed, out2, "abs=1e-2", "--exclude", "/sub/pressure",
+                           "--json").stdout)
+    rows = {d["path"]: d for d in j["datasets"]}
+    assert rows["/sub/pressure"]["action"] == "copied"
+    assert rows["/sub/pressure"]["reason"].startswith("excluded")
+    assert rows["/temperature"]["action"] == "compressed"
+    p = lib.cli("compress", mixed, tmp_path / "x.h5", "abs=1", "--only", "sub", check=False)
+    assert p.returncode == 2 and "absolute path" in p.stderr
+
+
+def test_refused_dataset_is_an_error_naming_it(tmp_path):
+    src = tmp_path / "half.h5"
+    with h5py.File(src, "w") as f:
+        f["ok"] = np.linspace(0, 1, 1000).astype("f4")
+        f["half"] = np.linspace(0, 1, 1000).astype("f2")   # float16: h5fz takes float32/64
+    out = tmp_path / "out.h5"
+    p = lib.cli("compress", src, out, "abs=1e-3", check=False)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "/half" in p.stderr and "refused" in p.stderr and "--skip-refused" in p.stderr
+    assert "h5fz:" in p.stderr  # the filter's own reason
+    assert not out.exists() and not list(tmp_path.glob("out.h5.h5fz-tmp-*"))
+    p = lib.cli("compress", src, out, "abs=1e-3", "--skip-refused")
+    assert re.search(r"^/half: float16 1000  copied unchanged \(REFUSED by the filter", p.stdout,
+                     re.M), p.stdout
+    with h5py.File(src, "r") as a, h5py.File(out, "r") as b:
+        assert np.array_equal(a["half"][...], b["half"][...])
+        assert lib.filter_ids(b["ok"]) == [lib.FILTER_ID]
+
+
+def test_big_endian_float_compressed_or_refused_never_raw(tmp_path):
+    """Whichever the filter does with a big-endian float dataset, compress
+    never stores it raw silently: compressed within the bound in its byte
+    order, or an error naming it."""
+    src = tmp_path / "be.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("be", data=(np.arange(1200).reshape(30, 40) * 0.01).astype(">f8"),
+                         chunks=(10, 40))
+    out = tmp_path / "out.h5"
+    p = lib.cli("compress", src, out, "abs=1e-3", check=False)
+    if p.returncode == 0:
+        with h5py.File(src, "r") as a, h5py.File(out, "r") as b:
+            assert b["be"].dtype == np.dtype(">f8") and lib.filter_ids(b["be"]) == [lib.FILTER_ID]
+            lib.check_bound(a["be"][...], b["be"][...], 1e-3, "big-endian")
+    else:
+        assert p.returncode == 2 and "/be" in p.stderr and "big-endian" in p.stderr, p.stderr
+        assert not out.exists()
+
+
+def test_existing_out_needs_force(mixed, tmp_path):
+    out = tmp_path / "out.h5"
+    out.write_bytes(b"precious")
+    p = lib.cli("compress", mixed, out, "abs=1e-3", check=False)
+    assert p.returncode == 2 and "exists" in p.stderr and "--force" in p.stderr
+    assert out.read_bytes() == b"precious"
+    lib.cli("compress", mixed, out, "abs=1e-3", "--force")
+    with h5py.File(out, "r") as b:
+        assert "temperature" in b
+
+
+def test_never_overwrites_its_input(mixed, tmp_path):
+    before = mixed.read_bytes()
+    for same in [mixed, tmp_path / "." / "mixed.h5"]:
+        p = lib.cli("compress", mixed, same, "abs=1e-3", "--force", check=False)
+        assert p.returncode == 2 and "same file" in p.stderr and "never overwrites" in p.stderr
+    link = tmp_path / "link.h5"
+    link.symlink_to(mixed)
+    p = lib.cli("compress", mixed, link, "abs=1e-3", "--force", check=False)
+    assert p.returncode == 2 and "same file" in p.stderr
+    assert mixed.read_bytes() == before
+
+
+def test_corrupt_input_is_a_clear_error_and_leaves_no_out(mixed, tmp_path):
+    out = tmp_path / "out.h5"
+    not_hdf5 = tmp_path / "text.h5"
+    not_hdf5.write_text("not an HDF5 file\n" * 100)
+    p = lib.cli("compress", not_hdf5, out, "abs=1e-3", check=False)
+    assert p.returncode == 2 and "cannot open" in p.stderr and str(not_hdf5) in p.stderr
+    assert not out.exists()
+    # a file whose chunk bytes are damaged: the read fails mid-copy
+    bad = tmp_path / "bad.h5"
+    shutil.copy(mixed, bad)
+    with h5py.File(bad, "r") as f:
+        off = f["temperature"].id.get_chunk_info(1).byte_offset
+    with open(bad, "r+b") as fh:
+        fh.seek(off + 10)
+        fh.write(b"\xff" * 64)
+    p = lib.cli("compress", bad, out, "abs=1e-3", check=False)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "/temperature" in p.stderr and "cannot read" in p.stderr, p.stderr
+    assert not out.exists() and not list(tmp_path.glob("out.h5.h5fz-tmp-*"))
+    # a truncated file
+    cut = tmp_path / "cut.h5"
+    cut.write_bytes(mixed.read_bytes()[:3000])
+    p = lib.cli("compress", cut, out, "abs=1e-3", check=False)
+    assert p.returncode == 2 and str(cut) in p.stderr
+    assert not out.exists()
+
+
+def test_usage_errors(mixed, tmp_path):
+    p = lib.cli("compress", mixed, tmp_path / "o.h5", check=False)
+    assert p.returncode == 2 and "SPEC" in p.stderr
+    p = lib.cli("compress", mixed, tmp_path / "o.h5", "abs=-1", check=False)
+    assert p.returncode == 2 and "invalid spec" in p.stderr
+    p = lib.cli("compress", tmp_path / "missing.h5", tmp_path / "o.h5", "abs=1", check=False)
+    assert p.returncode == 2 and "missing.h5" in p.stderr
+    assert not (tmp_path / "o.h5").exists()
+    assert "usage: h5fz compress" in lib.cli("compress", "--help").stdout
+
+
+def test_every_mode_checked(mixed, tmp_path):
+    for spec, verify in [("pw_rel=1e-3", ["--pw-rel", "1e-3"]), ("lossless", ["--lossless"]),
+                         ("abs=1e-2 lorenzo_nd zigzag bitshuffle rze", ["--abs", "1e-2"])]:
+        out = tmp_path / "m.h5"
+        j = json.loads(lib.cli("compress", mixed, out, spec, "--json", "--force").stdout)
+        assert j["ok"], spec
+        lib.cli("verify", mixed, out, *verify, "--dataset", "/temperature",
+                "--dataset", "/sub/pressure", "--require-filter")
+
+
+def test_progress_bar_only_on_a_terminal(mixed, tmp_path):
+    import pty
+    master, slave = pty.openpty()
+    out = tmp_path / "tty.h5"
+    p = subprocess.run([lib.BIN, "compress", str(mixed), str(out), "abs=1e-3"], stdout=subprocess.PIPE,
+                       stderr=slave, text=True)
+    os.close(slave)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    assert p.returncode == 0
+    assert b"\r" in drawn and re.search(rb"\[#+\.*\] +\d+% ", drawn), drawn[:200]
+    assert "\r" not in p.stdout and "[#" not in p.stdout
+    # not a terminal: nothing drawn
+    q = lib.cli("compress", mixed, tmp_path / "pipe.h5", "abs=1e-3")
+    assert q.stderr == ""
