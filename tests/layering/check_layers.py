@@ -128,15 +128,25 @@ MAX_FUNCTION_LINES = 100
 MAX_FILE_LINES = 600
 
 
+def strip_literals(text):
+    """Comments, string and character literals blanked (braces in them do not count)."""
+    text = strip_comments(text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"'(\\.|[^'\\\n])+'", "''", text)
+
+
 def function_lengths(text):
     """(name, first line, lines) of each top-level function body: a '{' in
     column 0 after its signature, to the matching '}'."""
-    lines = strip_comments(text).split("\n")
+    lines = strip_literals(text).split("\n")
     out, start, depth, name = [], None, 0, "?"
     for i, line in enumerate(lines):
         if start is None:
             if line.startswith("{") and i > 0:
-                sig = " ".join(lines[max(0, i - 4):i])
+                j, sig = i - 1, ""
+                while j >= 0 and lines[j].strip() and not lines[j].rstrip().endswith((";", "}")):
+                    sig = lines[j] + " " + sig
+                    j -= 1
                 names = re.findall(r"(\w+)\s*\(", sig)
                 name = names[0] if names else "?"
                 start, depth = i, line.count("{") - line.count("}")
