@@ -25,10 +25,10 @@ static double now_s(void)
 /* ---- what a dataset is -------------------------------------------------------------- */
 
 typedef struct {
-  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local) */
+  h5fz_spec spec; /* from the pipeline's cd_values (after set_local) */
   h5fz_array_geom g;
   h5fz_dtype dtype;
-  hid_t mem_type;          /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
+  hid_t mem_type; /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
   double fill;
 } dataset_info;
 
@@ -149,8 +149,10 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
     chunk_elems *= chunk_dims[d];
   }
   if (chunk_elems * H5Tget_size(mem_type) > 0x7fff0000u)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_create: a chunk of %llu values is larger than the chunk format "
-                                   "allows (2 GiB)", (unsigned long long)chunk_elems);
+    return h5fz_fail(H5FZ_ERR_ARG,
+                     "h5fz_dataset_create: a chunk of %llu values is larger than the chunk format "
+                     "allows (2 GiB)",
+                     (unsigned long long)chunk_elems);
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
   if ((rc = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd))) return rc;
@@ -184,8 +186,10 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
  * executor (which has no plan), so the attribute never reads as missing. */
 static void plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len)
 {
-  if (ex->on_gpu) snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
-  else snprintf(buf, len, "cpu");
+  if (ex->on_gpu)
+    snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
+  else
+    snprintf(buf, len, "cpu");
 }
 
 /* ---- write -------------------------------------------------------------------------- */
@@ -194,12 +198,12 @@ typedef struct {
   hid_t dset;
   const dataset_info *di;
   h5fz_dataset_report rep;
-  double *abs_bound;       /* per chunk */
-  uint32_t *outliers;      /* per chunk */
-  uint64_t *opos;          /* dataset element indices, up to H5FZ_ATTR_MAX_OUTLIERS */
+  double *abs_bound;  /* per chunk */
+  uint32_t *outliers; /* per chunk */
+  uint64_t *opos;     /* dataset element indices, up to H5FZ_ATTR_MAX_OUTLIERS */
   uint8_t *oval;
   uint64_t n_listed;
-  int lists_full;          /* more outliers than the lists hold */
+  int lists_full; /* more outliers than the lists hold */
   int rc;
 } write_ctx;
 

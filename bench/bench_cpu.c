@@ -30,14 +30,15 @@
 
 typedef struct {
   const char *data_dir;
-  const char *spec_tail;  /* chain words after the bound, may be "" */
+  const char *spec_tail; /* chain words after the bound, may be "" */
   double rel[MAX_BOUNDS];
   int n_rel;
   size_t chunk_bytes;
   int runs;
 } bench_options;
 
-static void help(FILE *out) {
+static void help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz_bench_cpu [options]\n"
           "\n"
@@ -56,23 +57,27 @@ static void help(FILE *out) {
           H5FZ_SOURCE_DIR);
 }
 
-static double now_s(void) {
+static double now_s(void)
+{
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+static double median(double *v, int n)
+{
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int is_field_name(const char *name, h5fz_dtype *dtype) {
+static int is_field_name(const char *name, h5fz_dtype *dtype)
+{
   size_t n = strlen(name);
   if (n > 4 && !strcmp(name + n - 4, ".f32") && strstr(name, "_float32_")) {
     *dtype = H5FZ_DTYPE_F32;
@@ -85,7 +90,8 @@ static int is_field_name(const char *name, h5fz_dtype *dtype) {
   return 0;
 }
 
-static void *read_file(const char *path, size_t *bytes) {
+static void *read_file(const char *path, size_t *bytes)
+{
   FILE *f = fopen(path, "rb");
   void *buf = NULL;
   long size;
@@ -100,13 +106,15 @@ static void *read_file(const char *path, size_t *bytes) {
   return buf;
 }
 
-static double value_at(const void *data, h5fz_dtype dtype, size_t i) {
+static double value_at(const void *data, h5fz_dtype dtype, size_t i)
+{
   return dtype == H5FZ_DTYPE_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
 }
 
 /* max - min of the finite values, skipping the -1073741824 fill value of
  * the satellite field (it would make every bound meaningless). */
-static double value_range(const void *data, h5fz_dtype dtype, size_t n) {
+static double value_range(const void *data, h5fz_dtype dtype, size_t n)
+{
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < n; i++) {
     double v = value_at(data, dtype, i);
@@ -123,7 +131,8 @@ typedef struct {
   size_t n_chunks;
 } encoded_field;
 
-static void free_encoded(encoded_field *e) {
+static void free_encoded(encoded_field *e)
+{
   for (size_t i = 0; e->enc && i < e->n_chunks; i++) free(e->enc[i]);
   free(e->enc);
   free(e->enc_bytes);
@@ -131,8 +140,9 @@ static void free_encoded(encoded_field *e) {
   e->enc_bytes = NULL;
 }
 
-static int encode_all(const h5fz_spec *spec, const unsigned char *data, size_t bytes,
-                      size_t chunk_bytes, encoded_field *e) {
+static int encode_all(const h5fz_spec *spec, const unsigned char *data, size_t bytes, size_t chunk_bytes,
+                      encoded_field *e)
+{
   e->n_chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
   e->enc = calloc(e->n_chunks, sizeof *e->enc);
   e->enc_bytes = calloc(e->n_chunks, sizeof *e->enc_bytes);
@@ -146,8 +156,8 @@ static int encode_all(const h5fz_spec *spec, const unsigned char *data, size_t b
 }
 
 /* Decodes every chunk into out (bytes long); returns a status. */
-static int decode_all(const encoded_field *e, unsigned char *out, size_t bytes,
-                      size_t chunk_bytes) {
+static int decode_all(const encoded_field *e, unsigned char *out, size_t bytes, size_t chunk_bytes)
+{
   for (size_t c = 0; c < e->n_chunks; c++) {
     void *dec = NULL;
     size_t dec_bytes = 0, off = c * chunk_bytes;
@@ -163,8 +173,8 @@ static int decode_all(const encoded_field *e, unsigned char *out, size_t bytes,
   return H5FZ_OK;
 }
 
-static double max_error(const void *a, const void *b, h5fz_dtype dtype, size_t n,
-                        int *specials_ok) {
+static double max_error(const void *a, const void *b, h5fz_dtype dtype, size_t n, int *specials_ok)
+{
   double m = 0.0;
   *specials_ok = 1;
   for (size_t i = 0; i < n; i++) {
@@ -179,8 +189,9 @@ static double max_error(const void *a, const void *b, h5fz_dtype dtype, size_t n
   return m;
 }
 
-static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtype,
-                       const unsigned char *data, size_t bytes, double range, double rel) {
+static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtype, const unsigned char *data,
+                       size_t bytes, double range, double rel)
+{
   char text[512];
   h5fz_spec spec;
   size_t elem = h5fz_dtype_size(dtype), n = bytes / elem, stored = 0;
@@ -211,8 +222,7 @@ static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtyp
   }
   printf("{\"field\": \"%s\", \"dtype\": \"%s\", \"bytes\": %zu, \"rel_bound\": %g, "
          "\"bound\": %.17g, \"spec\": \"%s\", \"chunk_bytes\": %zu, \"runs\": %d",
-         name, dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", bytes, rel, bound, text,
-         o->chunk_bytes, o->runs);
+         name, dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", bytes, rel, bound, text, o->chunk_bytes, o->runs);
   if (st != H5FZ_OK) {
     printf(", \"error\": \"%s: %s\"}\n", h5fz_status_name(st), h5fz_last_error());
   } else {
@@ -230,7 +240,8 @@ static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtyp
   free(t_dec);
 }
 
-static int parse_rel_list(const char *s, bench_options *o) {
+static int parse_rel_list(const char *s, bench_options *o)
+{
   char *copy = strdup(s), *save = NULL;
   o->n_rel = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -246,7 +257,8 @@ static int parse_rel_list(const char *s, bench_options *o) {
   return o->n_rel ? 0 : -1;
 }
 
-static void print_machine(void) {
+static void print_machine(void)
+{
   struct utsname u;
   char model[256] = "unknown";
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -266,15 +278,13 @@ static void print_machine(void) {
   uname(&u);
   printf("{\"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"kernel\": \"%s %s\", "
          "\"arch\": \"%s\", \"h5fz\": \"%s\", \"executor\": \"cpu\"}}\n",
-         model, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, u.machine,
-         h5fz_version());
+         model, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, u.machine, h5fz_version());
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   bench_options o = {NULL, "", {1e-2, 1e-4, 1e-6}, 3, 4u << 20, 5};
   static char default_dir[4096];
   char *names[MAX_FIELDS];
@@ -308,8 +318,10 @@ int main(int argc, char **argv) {
   if (!o.data_dir) {
     snprintf(default_dir, sizeof default_dir, "%s/../shared/data", H5FZ_SOURCE_DIR);
     dir = opendir(default_dir);
-    if (!dir) snprintf(default_dir, sizeof default_dir, "%s/tests/data", H5FZ_SOURCE_DIR);
-    else closedir(dir);
+    if (!dir)
+      snprintf(default_dir, sizeof default_dir, "%s/tests/data", H5FZ_SOURCE_DIR);
+    else
+      closedir(dir);
     o.data_dir = default_dir;
   }
   dir = opendir(o.data_dir);

@@ -180,15 +180,23 @@ int main(int argc, char **argv)
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe")) return jit_probe();
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc) tiled_gib = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--sweep")) sweep = 1;
-    else if (!strcmp(argv[i], "--kernels-only")) kernels_only = 1;
-    else if (!strcmp(argv[i], "--tiled-kernels")) tiled_kernels = 1;
-    else if (!strcmp(argv[i], "--write-calibration")) write_cal = 1;
+    if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc)
+      tiled_gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--sweep"))
+      sweep = 1;
+    else if (!strcmp(argv[i], "--kernels-only"))
+      kernels_only = 1;
+    else if (!strcmp(argv[i], "--tiled-kernels"))
+      tiled_kernels = 1;
+    else if (!strcmp(argv[i], "--write-calibration"))
+      write_cal = 1;
     else {
-      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--kernels-only] [--tiled-kernels]\n"
+      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] "
+             "[--kernels-only] [--tiled-kernels]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -319,7 +327,8 @@ int main(int argc, char **argv)
       if (sscanf(t, "%d:%d", &th, &rg) != 2 || th < 64 || th > 1024 || th % 32 || rg < 16 || rg > 255) {
         /* the executor would ignore it and run the plan's: say so instead of mislabelling a row */
         printf("    {\"field\": \"%s\", \"error\": \"want THREADS:REGS, threads a multiple of 32 in 64..1024, "
-               "registers 16..255\"}%s\n", nm, save && *save ? "," : "");
+               "registers 16..255\"}%s\n",
+               nm, save && *save ? "," : "");
         continue;
       }
       snprintf(nm, sizeof nm, "threads=%d regs=%d", th, rg);

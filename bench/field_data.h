@@ -84,8 +84,10 @@ static inline size_t count_violations(const void *orig, const void *back, size_t
     double x = f64 ? ((const double *)orig)[i] : ((const float *)orig)[i];
     double y = f64 ? ((const double *)back)[i] : ((const float *)back)[i];
     size_t es = f64 ? 8 : 4;
-    if (isfinite(x) && !(x == 0 && signbit(x))) bad += !(fabs(x - y) <= eb);
-    else bad += memcmp((const char *)orig + i * es, (const char *)back + i * es, es) != 0;
+    if (isfinite(x) && !(x == 0 && signbit(x)))
+      bad += !(fabs(x - y) <= eb);
+    else
+      bad += memcmp((const char *)orig + i * es, (const char *)back + i * es, es) != 0;
   }
   return bad;
 }
@@ -99,8 +101,10 @@ static inline size_t count_violations_mode(const void *orig, const void *back, s
   for (size_t i = 0; i < n; i++) {
     double x = f64 ? ((const double *)orig)[i] : ((const float *)orig)[i];
     double y = f64 ? ((const double *)back)[i] : ((const float *)back)[i];
-    if (pw && isfinite(x) && x != 0) bad += !(fabs(x - y) <= eb * fabs(x)) || signbit(x) != signbit(y);
-    else bad += memcmp((const char *)orig + i * es, (const char *)back + i * es, es) != 0;
+    if (pw && isfinite(x) && x != 0)
+      bad += !(fabs(x - y) <= eb * fabs(x)) || signbit(x) != signbit(y);
+    else
+      bad += memcmp((const char *)orig + i * es, (const char *)back + i * es, es) != 0;
   }
   return bad;
 }

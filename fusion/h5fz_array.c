@@ -14,8 +14,6 @@
 #include "h5fz_gpu_array_decode.h"
 #include "h5fz_gpu_array_encode.h"
 
-
-
 static void exec_cpu(h5fz_array_exec *ex)
 {
   if (!ex) return;

@@ -17,10 +17,14 @@ int h5fz_read_device_mode(h5fz_device_mode *mode)
 {
   const char *v = getenv("H5FZ_DEVICE");
   /* any case: GPU and Cpu are what people type too */
-  if (!v || !*v || !strcasecmp(v, "auto")) *mode = H5FZ_DEVICE_AUTO;
-  else if (!strcasecmp(v, "cpu")) *mode = H5FZ_DEVICE_CPU;
-  else if (!strcasecmp(v, "gpu")) *mode = H5FZ_DEVICE_GPU;
-  else return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=\"%s\": want auto, gpu or cpu (any case)", v);
+  if (!v || !*v || !strcasecmp(v, "auto"))
+    *mode = H5FZ_DEVICE_AUTO;
+  else if (!strcasecmp(v, "cpu"))
+    *mode = H5FZ_DEVICE_CPU;
+  else if (!strcasecmp(v, "gpu"))
+    *mode = H5FZ_DEVICE_GPU;
+  else
+    return h5fz_fail(H5FZ_ERR_ARG, "H5FZ_DEVICE=\"%s\": want auto, gpu or cpu (any case)", v);
   return H5FZ_OK;
 }
 
@@ -61,7 +65,8 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
     if (h5fz_device_strict())
       return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
     h5fz_log_once("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
-                  "chunks", why);
+                  "chunks",
+                  why);
     h5fz_clear_error();
   }
   return 0;
@@ -92,8 +97,7 @@ int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
   return rc < 0 ? rc : H5FZ_OK;
 }
 
-int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
-                      size_t *out_bytes)
+int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
   h5fz_clear_error();
   if (!spec || (!in && in_bytes) || !out || !out_bytes)
@@ -112,8 +116,7 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
     h5fz_header gh = h;
     int gpu_rc = h5fz_gpu_encode_chunk(&p, &gh, in, in_bytes, out, out_bytes);
     if (gpu_rc == H5FZ_OK || h5fz_device_strict()) return gpu_rc;
-    h5fz_log_once("h5fz: GPU encode failed, this and later failing chunks use the CPU executor: %s",
-                  h5fz_last_error());
+    h5fz_log_once("h5fz: GPU encode failed, this and later failing chunks use the CPU executor: %s", h5fz_last_error());
   }
   h5fz_clear_error();
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
@@ -136,16 +139,17 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
       h5fz_chunk_read_free(&r);
       return rc;
     }
-    int gpu_rc = rc ? h5fz_gpu_decode_chunk(p, r.entries, r.payload, r.payload_bytes, r.offsets, r.values)
-                    : H5FZ_ERR_DEVICE;
+    int gpu_rc =
+        rc ? h5fz_gpu_decode_chunk(p, r.entries, r.payload, r.payload_bytes, r.offsets, r.values) : H5FZ_ERR_DEVICE;
     if (rc && gpu_rc == H5FZ_OK) {
       rc = H5FZ_OK;
     } else if (rc && h5fz_device_strict()) {
       h5fz_chunk_read_free(&r);
       return gpu_rc;
     } else {
-      if (rc) h5fz_log_once("h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
-                            h5fz_last_error());
+      if (rc)
+        h5fz_log_once("h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
+                      h5fz_last_error());
       if ((rc = h5fz_cpu_decode_chunk(p, r.entries, r.payload, r.offsets, r.values))) {
         h5fz_chunk_read_free(&r);
         return rc;

@@ -23,12 +23,12 @@ typedef enum {
 
 typedef struct {
   h5fz_op_id id;
-  const char *name;        /* text form and generated code */
+  const char *name; /* text form and generated code */
   h5fz_op_kind kind;
-  h5fz_stream input;       /* what the op consumes (coders: WORDS or BYTES) */
+  h5fz_stream input; /* what the op consumes (coders: WORDS or BYTES) */
   h5fz_stream output;
-  unsigned param_words;    /* cd_values words after the id (0 for all of v1) */
-  const char *device_fn;   /* base name in device_ops/: <fn>_encode_32 ... */
+  unsigned param_words;  /* cd_values words after the id (0 for all of v1) */
+  const char *device_fn; /* base name in device_ops/: <fn>_encode_32 ... */
   const char *summary;
 } h5fz_op_info;
 

@@ -17,14 +17,14 @@
 /* What tunes the executors (0: the default, from the plan or the machine). */
 typedef struct {
   /* host group */
-  unsigned host_threads;        /* H5FZ_THREADS, 1..1024; 0: the cores */
+  unsigned host_threads; /* H5FZ_THREADS, 1..1024; 0: the cores */
   /* GPU group */
-  int gpu_ordinal;              /* H5FZ_GPU_ORDINAL, 0..1023 (read when the GPU is first set up) */
-  size_t gpu_memory_limit;      /* H5FZ_GPU_MEMORY_LIMIT bytes; SIZE_MAX: unlimited */
-  int gpu_threads;              /* H5FZ_GPU_THREADS, a multiple of 32 in 64..1024; 0: the plan's */
-  int gpu_regs;                 /* H5FZ_GPU_REGS, 16..255; 0: the plan's */
-  int gpu_wf_warps;             /* H5FZ_GPU_WF_WARPS, 1, 2, 4 or 8; 0: codegen's */
-  int gpu_warp_fused;           /* H5FZ_GPU_WARP_FUSED: 0 keeps the warp-fused kernels out; default 1 */
+  int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023 (read when the GPU is first set up) */
+  size_t gpu_memory_limit;        /* H5FZ_GPU_MEMORY_LIMIT bytes; SIZE_MAX: unlimited */
+  int gpu_threads;                /* H5FZ_GPU_THREADS, a multiple of 32 in 64..1024; 0: the plan's */
+  int gpu_regs;                   /* H5FZ_GPU_REGS, 16..255; 0: the plan's */
+  int gpu_wf_warps;               /* H5FZ_GPU_WF_WARPS, 1, 2, 4 or 8; 0: codegen's */
+  int gpu_warp_fused;             /* H5FZ_GPU_WARP_FUSED: 0 keeps the warp-fused kernels out; default 1 */
   unsigned long long batch_bytes; /* H5FZ_BATCH_BYTES of chunk data per batch; default 512 MiB */
 } h5fz_settings;
 
@@ -44,6 +44,5 @@ long long h5fz_env_int(const char *name, long long lo, long long hi, long long m
 /* The same for a power of two in [lo, hi] (lo >= 1): any other value is
  * ignored with the warning. */
 long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
-
 
 #endif /* H5FZ_SETTINGS_H */

@@ -46,15 +46,21 @@ static void transform_encode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, i
   if (op == H5FZ_OP_LORENZO_ND) { /* from the chunk's words (p->lnd_q), which in is part of */
     uint32_t first = s * p->subchunk_elems;
     (void)in;
-    if (wide) h5fz_fast_lnd_encode_64(p->lnd_q, out, first, m, n, p->lnd);
-    else h5fz_fast_lnd_encode_32(p->lnd_q, out, first, m, n, p->lnd);
+    if (wide)
+      h5fz_fast_lnd_encode_64(p->lnd_q, out, first, m, n, p->lnd);
+    else
+      h5fz_fast_lnd_encode_32(p->lnd_q, out, first, m, n, p->lnd);
   } else if (op == H5FZ_OP_LORENZO) {
     unsigned long long first = (unsigned long long)s * p->subchunk_elems;
-    if (wide) h5fz_lorenzo_encode_64(&one_thread, in, out, n, first, p->row);
-    else h5fz_lorenzo_encode_32(&one_thread, in, out, n, first, p->row);
+    if (wide)
+      h5fz_lorenzo_encode_64(&one_thread, in, out, n, first, p->row);
+    else
+      h5fz_lorenzo_encode_32(&one_thread, in, out, n, first, p->row);
   } else if (op == H5FZ_OP_BITSHUFFLE) {
-    if (wide) h5fz_fast_bitshuffle_encode_64(in, out, n);
-    else h5fz_fast_bitshuffle_encode_32(in, out, n);
+    if (wide)
+      h5fz_fast_bitshuffle_encode_64(in, out, n);
+    else
+      h5fz_fast_bitshuffle_encode_32(in, out, n);
   } else if (wide) {
     h5fz_fast_transform_encode_64(op, in, out, n);
   } else {
@@ -68,11 +74,15 @@ static void transform_decode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, i
 {
   if (op == H5FZ_OP_LORENZO) {
     unsigned long long first = (unsigned long long)s * p->subchunk_elems;
-    if (wide) h5fz_lorenzo_decode_64(&one_thread, in, out, n, first, p->row);
-    else h5fz_lorenzo_decode_32(&one_thread, in, out, n, first, p->row);
+    if (wide)
+      h5fz_lorenzo_decode_64(&one_thread, in, out, n, first, p->row);
+    else
+      h5fz_lorenzo_decode_32(&one_thread, in, out, n, first, p->row);
   } else if (op == H5FZ_OP_BITSHUFFLE) {
-    if (wide) h5fz_fast_bitshuffle_decode_64(in, out, n);
-    else h5fz_fast_bitshuffle_decode_32(in, out, n);
+    if (wide)
+      h5fz_fast_bitshuffle_decode_64(in, out, n);
+    else
+      h5fz_fast_bitshuffle_decode_32(in, out, n);
   } else if (wide) {
     h5fz_fast_transform_decode_64(op, in, out, n);
   } else {
@@ -85,7 +95,8 @@ static uint32_t code(uint8_t coder, int wide, const uint8_t *in, uint32_t L, uin
                      uint8_t *scratch)
 {
   uint32_t size = H5FZ_RZE_NOT_SMALLER;
-  if (coder == H5FZ_OP_RZE) size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
+  if (coder == H5FZ_OP_RZE)
+    size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
   else if (coder == H5FZ_OP_BITPACK)
     size = wide ? h5fz_bitpack_encode_64(&one_thread, (const uint64_t *)in, n, slot, L)
                 : h5fz_bitpack_encode_32(&one_thread, (const uint32_t *)in, n, slot, L);
@@ -107,8 +118,7 @@ static uint32_t quant_map(const h5fz_chunk_plan *p, const void *values, uint32_t
 }
 
 uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const void *values, uint32_t m,
-                                  h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos,
-                                  void *out_val, uint32_t *n_out)
+                                  h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos, void *out_val, uint32_t *n_out)
 {
   int wide = p->esize == 8;
   uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize;
@@ -122,8 +132,10 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
   for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
     uint8_t *other = cur == w->a ? w->b : w->a;
     if (fuses(p, i)) {
-      if (wide) h5fz_fast_delta_then_encode_64(p->ops[i + 1], (const uint64_t *)cur, (uint64_t *)other, m_pad);
-      else h5fz_fast_delta_then_encode_32(p->ops[i + 1], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      if (wide)
+        h5fz_fast_delta_then_encode_64(p->ops[i + 1], (const uint64_t *)cur, (uint64_t *)other, m_pad);
+      else
+        h5fz_fast_delta_then_encode_32(p->ops[i + 1], (const uint32_t *)cur, (uint32_t *)other, m_pad);
       i++;
     } else {
       transform_encode(p, s, p->ops[i], wide, cur, other, m_pad, m);
@@ -133,15 +145,14 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
   return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch);
 }
 
-int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes,
-                             uint32_t m, h5fz_cpu_work *w, void *values, uint64_t *lnd_aux)
+int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes, uint32_t m,
+                             h5fz_cpu_work *w, void *values, uint64_t *lnd_aux)
 {
   int wide = p->esize == 8;
   uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize, size = entry & H5FZ_SUB_SIZE_MASK;
   uint8_t *cur = w->a, *other = w->b;
   if (entry & H5FZ_SUB_RAW) {
-    if (size != L)
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
+    if (size != L) return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
     memcpy(cur, bytes, L);
   } else if (p->ops[p->n_ops - 1] == H5FZ_OP_RZE) {
     if (h5fz_fast_rze_decode(bytes, size, cur, L, w->scratch))
@@ -156,8 +167,10 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
   int lnd = h5fz_plan_has_lnd(p);
   for (uint32_t i = p->n_ops - 1; i-- > (lnd ? 2u : 1u);) {
     if (i >= 2 && fuses(p, i - 1)) {
-      if (wide) h5fz_fast_undo_then_delta_decode_64(p->ops[i], (const uint64_t *)cur, (uint64_t *)other, m_pad);
-      else h5fz_fast_undo_then_delta_decode_32(p->ops[i], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      if (wide)
+        h5fz_fast_undo_then_delta_decode_64(p->ops[i], (const uint64_t *)cur, (uint64_t *)other, m_pad);
+      else
+        h5fz_fast_undo_then_delta_decode_32(p->ops[i], (const uint32_t *)cur, (uint32_t *)other, m_pad);
       i--;
     } else {
       transform_decode(p, s, p->ops[i], wide, cur, other, m_pad);
@@ -168,14 +181,18 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
   }
   if (lnd) { /* the chunk-wide rest of the inverse is h5fz_cpu_lnd_finish's */
     uint32_t first = s * p->subchunk_elems;
-    if (wide) h5fz_fast_lnd_xscan_64((uint64_t *)cur, m, first, p->lnd, lnd_aux);
-    else h5fz_fast_lnd_xscan_32((uint32_t *)cur, m, first, p->lnd, lnd_aux);
+    if (wide)
+      h5fz_fast_lnd_xscan_64((uint64_t *)cur, m, first, p->lnd, lnd_aux);
+    else
+      h5fz_fast_lnd_xscan_32((uint32_t *)cur, m, first, p->lnd, lnd_aux);
     memcpy(values, cur, (size_t)m * p->esize);
     return H5FZ_OK;
   }
   if (p->quant.mode > H5FZ_QMODE_REL) {
-    if (wide) h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
-    else h5fz_quant_decode_32(&one_thread, (const uint32_t *)cur, m, &p->quant, values);
+    if (wide)
+      h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
+    else
+      h5fz_quant_decode_32(&one_thread, (const uint32_t *)cur, m, &p->quant, values);
   } else if (wide) {
     h5fz_fast_quant_decode_64((const uint64_t *)cur, m, &p->quant, values);
   } else {
@@ -197,8 +214,10 @@ uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words)
 {
   uint64_t k_lo, k_hi, T, cost[3];
   h5fz_lnd_sample(p->lnd.n, 0, 1, &k_lo, &k_hi, &T);
-  if (p->esize == 8) h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost);
-  else h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost);
+  if (p->esize == 8)
+    h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost);
+  else
+    h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost);
   return h5fz_lnd_choose(cost, 1, p->lnd.dim);
 }
 
@@ -211,21 +230,29 @@ void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
   for (uint32_t s = 0; s < n_sub; s++) {
     size_t first = (size_t)s * p->subchunk_elems;
     uint32_t m = h5fz_sub_elems(p, s);
-    if (wide) h5fz_lnd_xfix_64(&one_thread, (uint64_t *)words + first, m, first, g, aux[2u * s]);
-    else h5fz_lnd_xfix_32(&one_thread, (uint32_t *)words + first, m, first, g, aux[2u * s]);
+    if (wide)
+      h5fz_lnd_xfix_64(&one_thread, (uint64_t *)words + first, m, first, g, aux[2u * s]);
+    else
+      h5fz_lnd_xfix_32(&one_thread, (uint32_t *)words + first, m, first, g, aux[2u * s]);
   }
   /* y and z: row after row, plane after plane (one line at a time on the GPU) */
   uint32_t planes = h5fz_lnd_ylines(&g) / ex;
   for (uint32_t z = 0; z < planes; z++) {
-    if (wide) h5fz_lnd_yscan_64(words, g, z, 0, ex);
-    else h5fz_lnd_yscan_32(words, g, z, 0, ex);
+    if (wide)
+      h5fz_lnd_yscan_64(words, g, z, 0, ex);
+    else
+      h5fz_lnd_yscan_32(words, g, z, 0, ex);
   }
   uint32_t zl = h5fz_lnd_zlines(&g);
   if (zl) {
-    if (wide) h5fz_lnd_zscan_64(words, g, 0, zl);
-    else h5fz_lnd_zscan_32(words, g, 0, zl);
+    if (wide)
+      h5fz_lnd_zscan_64(words, g, 0, zl);
+    else
+      h5fz_lnd_zscan_32(words, g, 0, zl);
   }
   /* the quantizer decode, in place (each word becomes its value) */
-  if (wide) h5fz_fast_quant_decode_64(words, g.n, &p->quant, words);
-  else h5fz_fast_quant_decode_32(words, g.n, &p->quant, words);
+  if (wide)
+    h5fz_fast_quant_decode_64(words, g.n, &p->quant, words);
+  else
+    h5fz_fast_quant_decode_32(words, g.n, &p->quant, words);
 }

@@ -22,8 +22,7 @@ void h5fz_cpu_work_free(h5fz_cpu_work *w);
  * Returns the size-table entry (size | H5FZ_SUB_RAW when stored raw);
  * *n_out receives the outlier count. */
 uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const void *values, uint32_t m,
-                                  h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos,
-                                  void *out_val, uint32_t *n_out);
+                                  h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos, void *out_val, uint32_t *n_out);
 
 /* Decode sub-chunk s from its size-table entry and bytes into values[0..m)
  * (outliers come back as 0). With lorenzo_nd it stops before that op's
@@ -31,8 +30,8 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
  * words and lnd_aux[0..2) its carry information (h5fz_lnd_xscan); the
  * caller finishes with h5fz_cpu_lnd_finish. Returns H5FZ_OK or
  * H5FZ_ERR_CORRUPT. */
-int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes,
-                             uint32_t m, h5fz_cpu_work *w, void *values, uint64_t *lnd_aux);
+int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes, uint32_t m,
+                             h5fz_cpu_work *w, void *values, uint64_t *lnd_aux);
 
 /* lorenzo_nd on the CPU. The encoder runs the map on the whole chunk first:
  * h5fz_cpu_lnd_quant_words puts sub-chunk s's words in quant_words (n_subchunks

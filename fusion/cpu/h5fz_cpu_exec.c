@@ -15,13 +15,13 @@
 typedef struct {
   const h5fz_chunk_plan *p;
   const uint8_t *in;
-  uint8_t *out;           /* encode: slot area (lorenzo_nd words: quantizer words); decode: values */
-  uint64_t *lnd_aux;      /* decode with lorenzo_nd: 2 words per sub-chunk */
-  const uint8_t *payload; /* decode: payload base */
-  const uint64_t *offsets;/* decode: payload offset of each sub-chunk */
+  uint8_t *out;            /* encode: slot area (lorenzo_nd words: quantizer words); decode: values */
+  uint64_t *lnd_aux;       /* decode with lorenzo_nd: 2 words per sub-chunk */
+  const uint8_t *payload;  /* decode: payload base */
+  const uint64_t *offsets; /* decode: payload offset of each sub-chunk */
   uint32_t *entries;
   uint32_t s_begin, s_end;
-  uint32_t *opos;         /* encode: this range's outliers, global positions */
+  uint32_t *opos; /* encode: this range's outliers, global positions */
   uint8_t *ovals;
   uint32_t ocount, ocap;
   int rc;
@@ -151,8 +151,8 @@ static int run_tasks(cpu_task *tasks, unsigned nthreads, uint32_t n_sub, void *(
 /* lorenzo_nd: the chunk's quantizer words into q and its escapes into the
  * tasks' lists (the same ranges as the encode that follows), the predictor
  * chosen from the words; *lp = p with the predictor and the words. */
-static int lnd_prepare(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, cpu_task *tasks,
-                       unsigned nthreads, uint8_t *q, h5fz_chunk_plan *lp)
+static int lnd_prepare(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, cpu_task *tasks, unsigned nthreads,
+                       uint8_t *q, h5fz_chunk_plan *lp)
 {
   for (unsigned i = 0; i < nthreads; i++) {
     tasks[i].p = p;
@@ -168,8 +168,8 @@ static int lnd_prepare(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *
   return H5FZ_OK;
 }
 
-int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in,
-                          size_t in_bytes, void **out, size_t *out_bytes)
+int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                          size_t *out_bytes)
 {
   uint32_t full = p->subchunk_elems * p->esize, n_sub = p->n_subchunks;
   unsigned nthreads = h5fz_cpu_threads(n_sub);

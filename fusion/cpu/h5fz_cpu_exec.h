@@ -8,8 +8,8 @@
 #include "h5fz_chunk_plan.h"
 
 /* CPU executor: encode the chunk described by p/h into a container. */
-int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in,
-                          size_t in_bytes, void **out, size_t *out_bytes);
+int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                          size_t *out_bytes);
 
 /* CPU executor: decode all sub-chunks into values (n_elements x esize bytes)
  * given the checked size table, payload base and per-sub-chunk offsets. */

@@ -17,16 +17,12 @@
 #include "h5fz_ops.h"
 
 /* Quantizer: same contract as h5fz_quant_encode_* / h5fz_quant_decode_*. */
-uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad,
-                                   const h5fz_quant_params *p, uint32_t *out, uint32_t *out_pos,
-                                   uint32_t *out_val);
-uint32_t h5fz_fast_quant_encode_64(const double *in, uint32_t m, uint32_t m_pad,
-                                   const h5fz_quant_params *p, uint64_t *out, uint32_t *out_pos,
-                                   uint64_t *out_val);
-void h5fz_fast_quant_decode_32(const uint32_t *in, uint32_t n, const h5fz_quant_params *p,
-                               float *out);
-void h5fz_fast_quant_decode_64(const uint64_t *in, uint32_t n, const h5fz_quant_params *p,
-                               double *out);
+uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad, const h5fz_quant_params *p,
+                                   uint32_t *out, uint32_t *out_pos, uint32_t *out_val);
+uint32_t h5fz_fast_quant_encode_64(const double *in, uint32_t m, uint32_t m_pad, const h5fz_quant_params *p,
+                                   uint64_t *out, uint32_t *out_pos, uint64_t *out_val);
+void h5fz_fast_quant_decode_32(const uint32_t *in, uint32_t n, const h5fz_quant_params *p, float *out);
+void h5fz_fast_quant_decode_64(const uint64_t *in, uint32_t n, const h5fz_quant_params *p, double *out);
 
 /* Word transforms (op = H5FZ_OP_DELTA / ZIGZAG / NEGABINARY); in may equal
  * out except for delta. Returns 0, or -1 for an op it does not know. */

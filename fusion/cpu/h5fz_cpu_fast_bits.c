@@ -20,11 +20,11 @@
 /* ------------------------------------------------------------ bitshuffle */
 
 /* Bit planes 8b..8b+7 of one group of 8 words. */
-#define BS_STORE(x, b)                                                                  \
-  do {                                                                                  \
-    uint64_t y_ = transpose8(x);                                                        \
-    uint8_t *o_ = out + (size_t)(8u * (b)) * pb + j;                                    \
-    for (uint32_t q = 0; q < 8u; q++) o_[(size_t)q * pb] = (uint8_t)(y_ >> (8u * q));   \
+#define BS_STORE(x, b)                                                                                                 \
+  do {                                                                                                                 \
+    uint64_t y_ = transpose8(x);                                                                                       \
+    uint8_t *o_ = out + (size_t)(8u * (b)) * pb + j;                                                                   \
+    for (uint32_t q = 0; q < 8u; q++) o_[(size_t)q * pb] = (uint8_t)(y_ >> (8u * q));                                  \
   } while (0)
 
 static void bs_encode_32_groups(const uint32_t *in, uint8_t *out, uint32_t n, uint32_t j0)
@@ -99,7 +99,6 @@ static void bs_decode_64_groups(const uint8_t *in, uint64_t *out, uint32_t n, ui
   }
 }
 
-
 #if defined(__SSE2__) && !defined(H5FZ_NO_SSE2)
 /* SSE2 (the x86-64 baseline): 16 words at a time. */
 #include <emmintrin.h>
@@ -138,13 +137,20 @@ static inline __m128i planes_to_row(const uint8_t *in, uint32_t pb, uint32_t b, 
   __m128i v = _mm_setzero_si128(), t;
   const uint8_t *s = in + (size_t)(8u * b) * pb + j;
   v = _mm_insert_epi16(v, s[0] | s[1] << 8, 0);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 1);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 2);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 3);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 4);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 5);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 6);
-  s += pb; v = _mm_insert_epi16(v, s[0] | s[1] << 8, 7);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 1);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 2);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 3);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 4);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 5);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 6);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 7);
   /* lane 0: byte q = plane q's bits of words 0..7; lane 1: words 8..15 */
   v = _mm_packus_epi16(_mm_and_si128(v, _mm_set1_epi16(0xff)), _mm_srli_epi16(v, 8));
   /* 8x8 bit transpose of each 64-bit lane (transpose8) */
@@ -174,8 +180,7 @@ void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n
   for (g = 0; g < r16; g++) {
     const __m128i *v = (const __m128i *)(in + 16u * g);
     __m128i r[4];
-    bytes_to_rows(_mm_loadu_si128(v), _mm_loadu_si128(v + 1), _mm_loadu_si128(v + 2),
-                  _mm_loadu_si128(v + 3), r);
+    bytes_to_rows(_mm_loadu_si128(v), _mm_loadu_si128(v + 1), _mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3), r);
     for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, b, 2u * g);
   }
   bs_encode_32_groups(in, out, n, 2u * r16);
@@ -307,8 +312,8 @@ static uint64_t popcount_bytes(const uint8_t *p, uint32_t nb)
 
 /* Appends the kept bytes of src[0..n) (bitmap map) at out + pos, where
  * out[0..limit) may be written (limit: the encoded size). Returns the new pos. */
-static uint64_t rze_gather(const uint8_t *src, uint32_t n, const uint8_t *map, uint8_t *out,
-                           uint64_t pos, uint64_t limit)
+static uint64_t rze_gather(const uint8_t *src, uint32_t n, const uint8_t *map, uint8_t *out, uint64_t pos,
+                           uint64_t limit)
 {
   uint32_t words = n / 64u;
   for (uint32_t t = 0; t < words; t++) {
@@ -338,8 +343,7 @@ static uint64_t rze_gather(const uint8_t *src, uint32_t n, const uint8_t *map, u
   return pos;
 }
 
-uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap,
-                              uint8_t *scratch)
+uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap, uint8_t *scratch)
 {
   uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
   uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS + 1u];
@@ -365,8 +369,7 @@ uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint3
   return (uint32_t)size;
 }
 
-int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L,
-                         uint8_t *scratch)
+int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
 {
   uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
   uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS];
@@ -399,8 +402,7 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
           }
         }
       }
-      for (i = 64u * words; i < n; i++)
-        dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+      for (i = 64u * words; i < n; i++) dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
     } else {
       /* a dropped byte repeats the one before it: the last kept byte */
       uint8_t last = 0;
@@ -430,4 +432,3 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
   }
   return offset == size ? 0 : -1;
 }
-

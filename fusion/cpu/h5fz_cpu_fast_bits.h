@@ -18,9 +18,7 @@ void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n
 
 /* RZE: same contract as h5fz_rze_encode / h5fz_rze_decode (scratch of
  * h5fz_rze_scratch_bytes(L) bytes). */
-uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap,
-                              uint8_t *scratch);
-int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L,
-                         uint8_t *scratch);
+uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap, uint8_t *scratch);
+int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch);
 
 #endif /* H5FZ_CPU_FAST_BITS_H */

@@ -9,8 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(H5FZ_NO_CLONES)
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && !defined(H5FZ_NO_CLONES)
 #define H5FZ_CLONES __attribute__((target_clones("avx2", "sse4.1", "default")))
 #else
 #define H5FZ_CLONES

@@ -94,10 +94,7 @@ static void for_each_row(const h5fz_array_geom *g, uint64_t index, uint64_t row_
   }
 }
 
-uint64_t h5fz_array_chunk_rows(const h5fz_array_geom *g)
-{
-  return h5fz_array_chunk_elems(g) / g->chunk[g->rank - 1];
-}
+uint64_t h5fz_array_chunk_rows(const h5fz_array_geom *g) { return h5fz_array_chunk_elems(g) / g->chunk[g->rank - 1]; }
 
 typedef struct {
   const uint8_t *src;

@@ -30,9 +30,10 @@ static int check_shape(uint32_t have_rank, const uint32_t *have_dims, uint32_t w
       (have_rank == want_rank && !memcmp(have_dims, want_dims, want_rank * sizeof *want_dims)))
     return H5FZ_OK;
   char a[96], b[96];
-  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk is %s elements, the dataset's chunks are %s: its values would come "
-                   "back in another order", shape_text(have_rank, have_dims, a, sizeof a),
-                   shape_text(want_rank, want_dims, b, sizeof b));
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk is %s elements, the dataset's chunks are %s: its values would come "
+                   "back in another order",
+                   shape_text(have_rank, have_dims, a, sizeof a), shape_text(want_rank, want_dims, b, sizeof b));
 }
 
 static const char *mode_name(unsigned mode)
@@ -53,15 +54,19 @@ static int check_bound(unsigned have_mode, double have_bound, int stored_raw, co
   if (stored_raw || have_mode == H5FZ_MODE_LOSSLESS) return H5FZ_OK;
   int ok;
   switch (want->mode) {
-  case H5FZ_MODE_ABS: ok = (have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL) && have_bound <= want->bound; break;
+  case H5FZ_MODE_ABS:
+    ok = (have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL) && have_bound <= want->bound;
+    break;
   case H5FZ_MODE_PW_REL: ok = have_mode == H5FZ_MODE_PW_REL && have_bound <= want->bound; break;
   case H5FZ_MODE_REL: ok = have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL; break;
   default: ok = 0; break;
   }
   if (ok) return H5FZ_OK;
-  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk was coded %s with %sbound %.9g, looser than or unlike the dataset's "
-                   "%s %.9g: it would not keep the dataset's error bound", mode_name(have_mode),
-                   have_mode == H5FZ_MODE_REL ? "absolute " : "", have_bound, mode_name(want->mode), want->bound);
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk was coded %s with %sbound %.9g, looser than or unlike the dataset's "
+                   "%s %.9g: it would not keep the dataset's error bound",
+                   mode_name(have_mode), have_mode == H5FZ_MODE_REL ? "absolute " : "", have_bound,
+                   mode_name(want->mode), want->bound);
 }
 
 int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want)
@@ -98,7 +103,8 @@ int h5fz_rel_check_decoded(const h5fz_header *h, const h5fz_spec *want, const vo
   h5fz_rel_range(&s, values, h->n_elements, &lo, &hi);
   double decoded = hi >= lo ? hi - lo : 0.0, limit = want->bound * (decoded + 2.0 * eb);
   if (!(eb > limit * (1.0 + 1e-9))) return H5FZ_OK;
-  return h5fz_fail(H5FZ_ERR_CORRUPT, "the chunk was coded %s with absolute bound %.9g, more than the dataset's REL "
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk was coded %s with absolute bound %.9g, more than the dataset's REL "
                    "%.9g of its values' range (%.9g decoded) allows: it would not keep the dataset's error bound",
                    mode_name(h->mode), eb, want->bound, decoded);
 }

@@ -8,8 +8,7 @@
 #include "h5fz_chunk_plan.h"
 #include "h5fz_rel_bound.h"
 
-int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p,
-                         h5fz_header *h)
+int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p, h5fz_header *h)
 {
   double eb = spec && isfinite(spec->bound) ? spec->bound : 0.0;
   if (spec && spec->mode == H5FZ_MODE_REL && h5fz_dtype_size(spec->dtype)) {
@@ -36,8 +35,8 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   if (spec->dtype == H5FZ_DTYPE_UNKNOWN)
     return h5fz_fail(H5FZ_ERR_SPEC, "the spec does not say whether values are float32 or float64");
   if (in_bytes > H5FZ_MAX_CHUNK_BYTES)
-    return h5fz_fail(H5FZ_ERR_ARG, "chunk of %zu bytes exceeds the %u-byte limit of format v1",
-                     in_bytes, H5FZ_MAX_CHUNK_BYTES);
+    return h5fz_fail(H5FZ_ERR_ARG, "chunk of %zu bytes exceeds the %u-byte limit of format v1", in_bytes,
+                     H5FZ_MAX_CHUNK_BYTES);
   memset(p, 0, sizeof *p);
   memset(h, 0, sizeof *h);
   p->dtype = spec->dtype;

@@ -51,8 +51,8 @@ static int read_tables(h5fz_chunk_read *r, const uint8_t *body, size_t body_len)
   if (rc) return rc;
   for (uint32_t s = 0; s < h->n_subchunks; s++) r->entries[s] = h5fz_get_u32(body + 4u * (size_t)s);
   if (h->n_outliers) {
-    rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h->n_outliers, r->p.esize, h->n_elements,
-                          r->pos, r->vals, &used);
+    rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h->n_outliers, r->p.esize, h->n_elements, r->pos,
+                          r->vals, &used);
     if (rc) return rc;
   }
   size_t trailing = h->input_bytes - h->n_elements * r->p.esize;
@@ -76,8 +76,7 @@ int h5fz_chunk_read_begin(const uint8_t *in, size_t in_bytes, h5fz_dtype want_dt
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES;
   if ((rc = check_before_alloc(&r->h, body_len, want_dtype, want_bytes, want))) return rc;
   r->values = malloc(r->h.input_bytes ? r->h.input_bytes : 1u);
-  if (!r->values)
-    return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)r->h.input_bytes);
+  if (!r->values) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)r->h.input_bytes);
   if (r->h.flags & H5FZ_FLAG_STORED_RAW) {
     memcpy(r->values, body, body_len);
     r->complete = 1;
@@ -128,8 +127,7 @@ int h5fz_chunk_read_end(h5fz_chunk_read *r, const h5fz_spec *want, void **out, s
   return H5FZ_OK;
 }
 
-int h5fz_chunk_read_outliers(const uint8_t *in, size_t in_bytes, const h5fz_header *h, uint32_t **pos,
-                             uint8_t **vals)
+int h5fz_chunk_read_outliers(const uint8_t *in, size_t in_bytes, const h5fz_header *h, uint32_t **pos, uint8_t **vals)
 {
   const uint8_t *body = in + H5FZ_HEADER_BYTES;
   size_t body_len = in_bytes - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES, payload_end = 0, used = 0;
@@ -142,8 +140,8 @@ int h5fz_chunk_read_outliers(const uint8_t *in, size_t in_bytes, const h5fz_head
   if (!offsets || !*pos || !*vals) rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate the outlier lists");
   if (!rc) rc = h5fz_size_table_check(h, body, body_len, offsets, &payload_end);
   if (!rc)
-    rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h->n_outliers, esize, h->n_elements, *pos,
-                          *vals, &used);
+    rc = h5fz_side_decode(body + payload_end, body_len - payload_end, h->n_outliers, esize, h->n_elements, *pos, *vals,
+                          &used);
   free(offsets);
   if (rc) {
     free(*pos);

@@ -15,16 +15,16 @@
  * or h5fz_chunk_read_free. */
 typedef struct {
   h5fz_header h;
-  h5fz_chunk_plan p;          /* from the header */
-  int complete;               /* stored raw: values already hold the chunk */
+  h5fz_chunk_plan p; /* from the header */
+  int complete;      /* stored raw: values already hold the chunk */
   uint8_t *values;
-  uint64_t *offsets;          /* payload offset of each sub-chunk */
-  uint32_t *entries;          /* the size table */
-  const uint8_t *payload;     /* the sub-chunks' bytes, payload_bytes of them */
+  uint64_t *offsets;      /* payload offset of each sub-chunk */
+  uint32_t *entries;      /* the size table */
+  const uint8_t *payload; /* the sub-chunks' bytes, payload_bytes of them */
   size_t payload_bytes;
-  uint32_t *pos;              /* h.n_outliers outliers: positions, raw value bits */
+  uint32_t *pos; /* h.n_outliers outliers: positions, raw value bits */
   uint8_t *vals;
-  const uint8_t *trailing;    /* the bytes past the last whole element */
+  const uint8_t *trailing; /* the bytes past the last whole element */
   size_t trailing_bytes;
 } h5fz_chunk_read;
 
@@ -52,7 +52,6 @@ void h5fz_chunk_read_free(h5fz_chunk_read *r);
 /* The outliers of a container, for h5fz_chunk_outliers: positions and raw
  * value bits of its h.n_outliers outliers in malloc'd lists (*pos, *vals;
  * caller frees both), checked as the decoder checks them. */
-int h5fz_chunk_read_outliers(const uint8_t *in, size_t in_bytes, const h5fz_header *h, uint32_t **pos,
-                             uint8_t **vals);
+int h5fz_chunk_read_outliers(const uint8_t *in, size_t in_bytes, const h5fz_header *h, uint32_t **pos, uint8_t **vals);
 
 #endif /* H5FZ_CHUNK_READ_H */

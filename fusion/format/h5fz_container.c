@@ -73,8 +73,8 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
   if (se == 0 || se % 64u || se * esize > H5FZ_MAX_SUBCHUNK_BYTES)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sub-chunk size %u elements is invalid", se);
   if (h->n_subchunks != (h->n_elements + se - 1) / se)
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sub-chunk count %u does not match %llu elements",
-                     h->n_subchunks, (unsigned long long)h->n_elements);
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sub-chunk count %u does not match %llu elements", h->n_subchunks,
+                     (unsigned long long)h->n_elements);
   if (h->n_outliers > h->n_elements)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header counts more outliers than elements");
   if (h->rank > H5FZ_MAX_RANK) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header rank %u", h->rank);
@@ -103,12 +103,12 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
 {
   if (!in) return h5fz_fail(H5FZ_ERR_ARG, "NULL chunk");
   if (len < 6) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk of %zu bytes is too short for an h5fz header", len);
-  if (memcmp(in, magic, 4))
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk does not start with the h5fz magic 'H5FZ'");
+  if (memcmp(in, magic, 4)) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk does not start with the h5fz magic 'H5FZ'");
   if (in[4] > H5FZ_FORMAT_VERSION)
     return h5fz_fail(H5FZ_ERR_VERSION,
                      "chunk format version %u is newer than this h5fz (reads up to version %u); "
-                     "upgrade h5fz to read it", in[4], H5FZ_FORMAT_VERSION);
+                     "upgrade h5fz to read it",
+                     in[4], H5FZ_FORMAT_VERSION);
   if (in[4] == 0) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk format version 0 does not exist");
   if (in[5] != H5FZ_HEADER_BYTES)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header length %u, version 1 has %u", in[5], H5FZ_HEADER_BYTES);
@@ -117,8 +117,10 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   uint32_t stored = h5fz_get_u32(in + len - H5FZ_CHECKSUM_BYTES);
   uint32_t actual = h5fz_checksum(in, len - H5FZ_CHECKSUM_BYTES);
   if (stored != actual)
-    return h5fz_fail(H5FZ_ERR_CHECKSUM, "stored CRC-32 %08x, computed %08x: "
-                     "the chunk is corrupt or truncated", stored, actual);
+    return h5fz_fail(H5FZ_ERR_CHECKSUM,
+                     "stored CRC-32 %08x, computed %08x: "
+                     "the chunk is corrupt or truncated",
+                     stored, actual);
   memset(h, 0, sizeof *h);
   h->version = in[4];
   h->dtype = in[6];
@@ -163,8 +165,7 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
     uint32_t L = h5fz_pad64((uint32_t)m) * esize;
     int rc = size_entry_check(s, e, L);
     if (rc) return rc;
-    if (size > room - off)
-      return h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
+    if (size > room - off) return h5fz_fail(H5FZ_ERR_TRUNCATED, "sub-chunk %u runs past the end of the chunk", s);
     if (offsets) offsets[s] = off;
     off += size;
   }
@@ -172,8 +173,7 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
   return H5FZ_OK;
 }
 
-static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
-                     size_t *out_bytes)
+static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
   h5fz_header r = *h;
   r.flags = H5FZ_FLAG_STORED_RAW;
@@ -189,9 +189,8 @@ static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, v
   return H5FZ_OK;
 }
 
-int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
-                         const void *vals, const uint8_t *in, size_t in_bytes, void **out,
-                         size_t *out_bytes)
+int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos, const void *vals,
+                         const uint8_t *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
   uint32_t esize = (uint32_t)h5fz_dtype_size((h5fz_dtype)h->dtype);
   size_t trailing = in_bytes - (size_t)h->n_elements * esize;
@@ -203,8 +202,8 @@ int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, cons
     int rc = h5fz_side_encode(pos, vals, h->n_outliers, esize, &side, &side_bytes);
     if (rc) return rc;
   }
-  size_t total = H5FZ_HEADER_BYTES + 4u * (size_t)h->n_subchunks + payload_bytes + side_bytes +
-                 trailing + H5FZ_CHECKSUM_BYTES;
+  size_t total =
+      H5FZ_HEADER_BYTES + 4u * (size_t)h->n_subchunks + payload_bytes + side_bytes + trailing + H5FZ_CHECKSUM_BYTES;
   if (total >= H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES) {
     free(side);
     if (!in) return H5FZ_NEED_RAW_INPUT;

@@ -16,7 +16,7 @@ typedef struct {
   uint8_t mode;
   uint8_t n_ops;
   uint8_t rank;
-  uint8_t predictor;        /* byte 35: lorenzo_nd's dimension 1..3; 0 without lorenzo_nd */
+  uint8_t predictor; /* byte 35: lorenzo_nd's dimension 1..3; 0 without lorenzo_nd */
   uint64_t input_bytes;
   uint64_t n_elements;
   double abs_bound;
@@ -46,9 +46,8 @@ typedef struct {
  * stored-raw container when that is not larger; in may be NULL when
  * in_bytes holds whole elements, and then that case returns
  * H5FZ_NEED_RAW_INPUT instead (call again with the input). */
-int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos,
-                         const void *vals, const uint8_t *in, size_t in_bytes, void **out,
-                         size_t *out_bytes);
+int h5fz_container_write(const h5fz_header *h, const h5fz_payload *payload, const uint32_t *pos, const void *vals,
+                         const uint8_t *in, size_t in_bytes, void **out, size_t *out_bytes);
 
 /* Serialise h to out[0..H5FZ_HEADER_BYTES) (little-endian). */
 void h5fz_header_write(const h5fz_header *h, uint8_t *out);

@@ -12,7 +12,7 @@
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u
 #define H5FZ_FLAG_STORED_RAW 0x01u
-#define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
+#define H5FZ_SUB_RAW 0x80000000u /* size-table bit: coder bypassed */
 #define H5FZ_SUB_SIZE_MASK 0x7fffffffu
 
 /* m words padded to the multiple of 64 a sub-chunk's ops work on. */
@@ -20,7 +20,10 @@ static inline uint32_t h5fz_pad64(uint32_t m) { return (m + 63u) & ~63u; }
 
 static inline void h5fz_put_u32(uint8_t *p, uint32_t v)
 {
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
 }
 static inline uint32_t h5fz_get_u32(const uint8_t *p)
 {

@@ -17,27 +17,32 @@
 
 /* Words (count of esize bytes, already padded to a multiple of 64 in buf)
  * -> bitshuffle -> RZE into out. Returns the entry (size | raw bit). */
-static uint32_t pack_words(const void *words, uint32_t padded, uint32_t esize, uint8_t *shuffled,
-                           uint8_t *scratch, uint8_t *out)
+static uint32_t pack_words(const void *words, uint32_t padded, uint32_t esize, uint8_t *shuffled, uint8_t *scratch,
+                           uint8_t *out)
 {
   uint32_t L = padded * esize;
-  if (esize == 8) h5fz_fast_bitshuffle_encode_64(words, shuffled, padded);
-  else h5fz_fast_bitshuffle_encode_32(words, shuffled, padded);
+  if (esize == 8)
+    h5fz_fast_bitshuffle_encode_64(words, shuffled, padded);
+  else
+    h5fz_fast_bitshuffle_encode_32(words, shuffled, padded);
   uint32_t size = h5fz_fast_rze_encode(shuffled, L, out, L, scratch);
   if (size != H5FZ_RZE_NOT_SMALLER) return size;
   memcpy(out, shuffled, L);
   return L | H5FZ_SUB_RAW;
 }
 
-int h5fz_side_encode(const uint32_t *pos, const void *vals, uint32_t count, uint32_t esize,
-                     uint8_t **out, size_t *out_len)
+int h5fz_side_encode(const uint32_t *pos, const void *vals, uint32_t count, uint32_t esize, uint8_t **out,
+                     size_t *out_len)
 {
   uint32_t padded = h5fz_pad64(count);
   size_t L4 = (size_t)padded * 4u, Lv = (size_t)padded * esize;
   uint8_t *words = calloc(1, Lv), *shuffled = malloc(Lv), *scratch = malloc(h5fz_rze_scratch_bytes((uint32_t)Lv) + 64u);
   uint8_t *buf = malloc(8u + L4 + Lv);
   if (!words || !shuffled || !scratch || !buf) {
-    free(words); free(shuffled); free(scratch); free(buf);
+    free(words);
+    free(shuffled);
+    free(scratch);
+    free(buf);
     return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate the side section of %u outliers", count);
   }
   uint32_t *gaps = (uint32_t *)words;
@@ -58,15 +63,17 @@ int h5fz_side_encode(const uint32_t *pos, const void *vals, uint32_t count, uint
   off += e_vals & H5FZ_SUB_SIZE_MASK;
   h5fz_put_u32(buf, e_gaps);
   h5fz_put_u32(buf + 4, e_vals);
-  free(words); free(shuffled); free(scratch);
+  free(words);
+  free(shuffled);
+  free(scratch);
   *out = buf;
   *out_len = off;
   return H5FZ_OK;
 }
 
 /* Inverse of pack_words into words[0..padded). */
-static int unpack_words(const uint8_t *in, size_t avail, uint32_t entry, uint32_t padded,
-                        uint32_t esize, uint8_t *shuffled, uint8_t *scratch, void *words)
+static int unpack_words(const uint8_t *in, size_t avail, uint32_t entry, uint32_t padded, uint32_t esize,
+                        uint8_t *shuffled, uint8_t *scratch, void *words)
 {
   uint32_t L = padded * esize, size = entry & H5FZ_SUB_SIZE_MASK;
   if (size > avail) return h5fz_fail(H5FZ_ERR_CORRUPT, "outlier section overruns the chunk");
@@ -76,13 +83,15 @@ static int unpack_words(const uint8_t *in, size_t avail, uint32_t entry, uint32_
   } else if (h5fz_fast_rze_decode(in, size, shuffled, L, scratch)) {
     return h5fz_fail(H5FZ_ERR_CORRUPT, "outlier section RZE stream is inconsistent");
   }
-  if (esize == 8) h5fz_fast_bitshuffle_decode_64(shuffled, words, padded);
-  else h5fz_fast_bitshuffle_decode_32(shuffled, words, padded);
+  if (esize == 8)
+    h5fz_fast_bitshuffle_decode_64(shuffled, words, padded);
+  else
+    h5fz_fast_bitshuffle_decode_32(shuffled, words, padded);
   return H5FZ_OK;
 }
 
-int h5fz_side_decode(const uint8_t *in, size_t len, uint32_t count, uint32_t esize,
-                     uint64_t n_elements, uint32_t *pos, void *vals, size_t *used)
+int h5fz_side_decode(const uint8_t *in, size_t len, uint32_t count, uint32_t esize, uint64_t n_elements, uint32_t *pos,
+                     void *vals, size_t *used)
 {
   if (len < 8) return h5fz_fail(H5FZ_ERR_TRUNCATED, "outlier section is truncated");
   uint32_t padded = h5fz_pad64(count);
@@ -123,6 +132,8 @@ int h5fz_side_decode(const uint8_t *in, size_t len, uint32_t count, uint32_t esi
   }
   *used = off;
 done:
-  free(words); free(shuffled); free(scratch);
+  free(words);
+  free(shuffled);
+  free(scratch);
   return rc;
 }

@@ -25,12 +25,21 @@ static void emit(strbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(b->buf ? b->buf + b->len : NULL, b->buf ? b->cap - b->len : 0, fmt, ap);
     va_end(ap);
-    if (n < 0) { b->oom = 1; return; }
-    if (b->buf && b->len + (size_t)n < b->cap) { b->len += (size_t)n; return; }
+    if (n < 0) {
+      b->oom = 1;
+      return;
+    }
+    if (b->buf && b->len + (size_t)n < b->cap) {
+      b->len += (size_t)n;
+      return;
+    }
     size_t cap = b->cap ? b->cap * 2 : 8192;
     while (cap < b->len + (size_t)n + 1) cap *= 2;
     char *nb = realloc(b->buf, cap);
-    if (!nb) { b->oom = 1; return; }
+    if (!nb) {
+      b->oom = 1;
+      return;
+    }
     b->buf = nb;
     b->cap = cap;
   }
@@ -68,23 +77,25 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
  * the bins of the sub-chunk and of its neighbours in earlier sub-chunks. */
 static void emit_lnd_encode(strbuf *b, const char *w, const char *from, const char *to)
 {
-  emit(b, "  /* transform: lorenzo_nd, with the predictor h5fz_lnd_cost_kernel measured best; neighbours in\n"
-          "   * earlier sub-chunks are quantized again from the chunk's values */\n"
-          "  {\n"
-          "    const value_t *const chunk = in; /* the chunk's values (first is chunk-relative) */\n"
-          "    h5fz_lnd_geom g = lnd;\n"
-          "    g.dim = h5fz_lnd_choose(lnd_costs, H5FZ_LND_COST_PARTS, lnd.dim);\n"
-          "    h5fz_lnd_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m, m_pad, chunk, (const word_t *)0, first, g,\n"
-          "                      &qp);\n"
-          "  }\n"
-          "  __syncthreads();\n",
+  emit(b,
+       "  /* transform: lorenzo_nd, with the predictor h5fz_lnd_cost_kernel measured best; neighbours in\n"
+       "   * earlier sub-chunks are quantized again from the chunk's values */\n"
+       "  {\n"
+       "    const value_t *const chunk = in; /* the chunk's values (first is chunk-relative) */\n"
+       "    h5fz_lnd_geom g = lnd;\n"
+       "    g.dim = h5fz_lnd_choose(lnd_costs, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+       "    h5fz_lnd_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m, m_pad, chunk, (const word_t *)0, first, g,\n"
+       "                      &qp);\n"
+       "  }\n"
+       "  __syncthreads();\n",
        w, from, to);
 }
 
 static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
-                "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill,\n"
+                "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, unsigned "
+                "long long fill,\n"
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
                 "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only");
@@ -94,16 +105,19 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
           "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
           "  __syncthreads();\n");
   emit(b, "  /* map: quant (outliers to this sub-chunk's side buffers, index order) */\n");
-  emit(b, "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, (const value_t *)buf1, m, m_pad, &qp, (word_t *)buf0,\n"
-          "                                              opos + first, oval + first);\n"
-          "  __syncthreads();\n", w);
+  emit(b,
+       "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, (const value_t *)buf1, m, m_pad, &qp, (word_t *)buf0,\n"
+       "                                              opos + first, oval + first);\n"
+       "  __syncthreads();\n",
+       w);
   unsigned k = 0;
   for (uint32_t i = 1; i + 1 < s->n_ops; i++, k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     const char *out_cast = op->output == H5FZ_STREAM_BYTES ? "(uint8_t *)" : "(word_t *)";
     if (op->id == H5FZ_OP_DELTA && i + 2 < s->n_ops && s->ops[i + 1] == H5FZ_OP_ZIGZAG) {
-      emit(b, "  /* transforms: delta, zigzag (one pass) */\n"
-              "  h5fz_delta_zigzag_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad);\n  __syncthreads();\n",
+      emit(b,
+           "  /* transforms: delta, zigzag (one pass) */\n"
+           "  h5fz_delta_zigzag_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad);\n  __syncthreads();\n",
            w, bufname(k), bufname(k + 1));
       i++;
       continue;
@@ -131,21 +145,24 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b, "  uint32_t size = h5fz_bitpack_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L);\n", w, bufname(k));
   else
     emit(b, "  uint32_t size = H5FZ_RZE_NOT_SMALLER;\n");
-  emit(b, "  if (size == H5FZ_RZE_NOT_SMALLER) {\n"
-          "    for (uint32_t i = threadIdx.x; i < L; i += blockDim.x) slot[i] = %s[i];\n"
-          "    size = L | 0x80000000u;\n"
-          "  }\n"
-          "  if (threadIdx.x == 0) {\n"
-          "    entries[bid] = size;\n"
-          "    ocount[bid] = n_out;\n"
-          "  }\n}\n\n", bufname(k));
+  emit(b,
+       "  if (size == H5FZ_RZE_NOT_SMALLER) {\n"
+       "    for (uint32_t i = threadIdx.x; i < L; i += blockDim.x) slot[i] = %s[i];\n"
+       "    size = L | 0x80000000u;\n"
+       "  }\n"
+       "  if (threadIdx.x == 0) {\n"
+       "    entries[bid] = size;\n"
+       "    ocount[bid] = n_out;\n"
+       "  }\n}\n\n",
+       bufname(k));
 }
 
 static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
   emit_prologue(b, H5FZ_KERNEL_DECODE,
                 "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-                "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill, unsigned row,\n"
+                "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long "
+                "long fill, unsigned row,\n"
                 "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
                 "            int *status,\n"
                 "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, uint32_t tail_only");
@@ -177,14 +194,17 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     if (zz || op->id == H5FZ_OP_DELTA) {
       uint32_t delta_at = zz ? i - 1 : i;
       dequantized = delta_at == 1u; /* the quantizer's words come next */
-      emit(b, "  /* inverse transforms: %sdelta%s (one pass) */\n", zz ? "zigzag, " : "",
-           dequantized ? ", quant" : "");
+      emit(b, "  /* inverse transforms: %sdelta%s (one pass) */\n", zz ? "zigzag, " : "", dequantized ? ", quant" : "");
       if (dequantized)
-        emit(b, "  h5fz_delta_decode_fused_%s(&blk, (const word_t *)%s, m_pad, %d, (word_t *)0, &qp, m, (value_t *)%s);\n"
-                "  __syncthreads();\n", w, bufname(k), zz, bufname(k + 1));
+        emit(b,
+             "  h5fz_delta_decode_fused_%s(&blk, (const word_t *)%s, m_pad, %d, (word_t *)0, &qp, m, (value_t *)%s);\n"
+             "  __syncthreads();\n",
+             w, bufname(k), zz, bufname(k + 1));
       else
-        emit(b, "  h5fz_delta_decode_fused_%s(&blk, (const word_t *)%s, m_pad, %d, (word_t *)%s, 0, 0u, (value_t *)0);\n"
-                "  __syncthreads();\n", w, bufname(k), zz, bufname(k + 1));
+        emit(b,
+             "  h5fz_delta_decode_fused_%s(&blk, (const word_t *)%s, m_pad, %d, (word_t *)%s, 0, 0u, (value_t *)0);\n"
+             "  __syncthreads();\n",
+             w, bufname(k), zz, bufname(k + 1));
       i = delta_at;
       continue;
     }
@@ -200,11 +220,13 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
            bufname(k), bufname(k + 1));
   }
   if (lnd) {
-    emit(b, "  /* inverse transform: lorenzo_nd, its part inside the sub-chunk (prefix sums along x); the\n"
-            "   * h5fz_lnd_*_kernel kernels finish it on the whole chunk, then run the quantizer decode */\n"
-            "  h5fz_lnd_xscan_%s(&blk, (word_t *)%s, (word_t *)%s, m, m_pad, first, lnd, lnd_aux + 2u * (first / SUB_ELEMS));\n"
-            "  word_t *const chunk_words = (word_t *)out; /* the chunk's output: words until the quantizer decode */\n"
-            "  h5fz_blk_copy(&blk, %s, chunk_words + first, m * (uint32_t)sizeof(word_t));\n}\n",
+    emit(b,
+         "  /* inverse transform: lorenzo_nd, its part inside the sub-chunk (prefix sums along x); the\n"
+         "   * h5fz_lnd_*_kernel kernels finish it on the whole chunk, then run the quantizer decode */\n"
+         "  h5fz_lnd_xscan_%s(&blk, (word_t *)%s, (word_t *)%s, m, m_pad, first, lnd, lnd_aux + 2u * (first / "
+         "SUB_ELEMS));\n"
+         "  word_t *const chunk_words = (word_t *)out; /* the chunk's output: words until the quantizer decode */\n"
+         "  h5fz_blk_copy(&blk, %s, chunk_words + first, m * (uint32_t)sizeof(word_t));\n}\n",
          w, bufname(k), bufname(k + 1), bufname(k));
     return;
   }
@@ -226,51 +248,58 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
  * quantizer decode in place). */
 static void emit_lnd_kernels(strbuf *b, const char *w)
 {
-  emit(b, "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x of the sample */\n"
-          "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-          "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, unsigned long long fill,\n"
-          "                     unsigned long long *costs)\n{\n"
-          "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
-          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
-          "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-          "  uint64_t k_lo, k_hi, T, c[3];\n"
-          "  h5fz_lnd_sample(lnd.n, blockIdx.x, gridDim.x, &k_lo, &k_hi, &T);\n"
-          "  h5fz_lnd_cost_%s(&blk, in, (const word_t *)0, lnd, &qp, k_lo, k_hi, T, c);\n"
-          "  if (threadIdx.x == 0)\n"
-          "    for (uint32_t d = 0; d < 3u; d++) costs[3u * blockIdx.x + d] = c[d];\n}\n",
+  emit(b,
+       "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x of the sample */\n"
+       "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+       "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
+       "unsigned long long fill,\n"
+       "                     unsigned long long *costs)\n{\n"
+       "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
+       "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
+       "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+       "  uint64_t k_lo, k_hi, T, c[3];\n"
+       "  h5fz_lnd_sample(lnd.n, blockIdx.x, gridDim.x, &k_lo, &k_hi, &T);\n"
+       "  h5fz_lnd_cost_%s(&blk, in, (const word_t *)0, lnd, &qp, k_lo, k_hi, T, c);\n"
+       "  if (threadIdx.x == 0)\n"
+       "    for (uint32_t d = 0; d < 3u; d++) costs[3u * blockIdx.x + d] = c[d];\n}\n",
        w);
   emit(b, "\n/* lorenzo_nd, decode after h5fz_decode: the carry of each sub-chunk's first x segment */\n"
           "extern \"C\" __global__ void h5fz_lnd_carry_kernel(unsigned long long *aux, uint32_t n_sub)\n{\n"
           "  if (blockIdx.x == 0 && threadIdx.x == 0) h5fz_lnd_carry(aux, n_sub);\n}\n");
-  emit(b, "\n/* ... added to the elements of that segment: one block per sub-chunk */\n"
-          "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-          "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const unsigned long long *aux)\n{\n"
-          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-          "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
-          "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
-          "  h5fz_lnd_xfix_%s(&blk, words + first, m, first, lnd, aux[2u * blockIdx.x]);\n}\n",
+  emit(b,
+       "\n/* ... added to the elements of that segment: one block per sub-chunk */\n"
+       "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+       "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const unsigned long long *aux)\n{\n"
+       "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
+       "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
+       "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
+       "  h5fz_lnd_xfix_%s(&blk, words + first, m, first, lnd, aux[2u * blockIdx.x]);\n}\n",
        w);
-  emit(b, "\n/* ... the prefix sums along y: one thread per column of a plane */\n"
-          "extern \"C\" __global__ void h5fz_lnd_yscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
-          "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
-          "  uint32_t ex, ey;\n"
-          "  h5fz_lnd_eff(&lnd, &ex, &ey);\n"
-          "  if (line < lines) h5fz_lnd_yscan_%s(words, lnd, line / ex, line %% ex, line %% ex + 1u);\n}\n",
+  emit(b,
+       "\n/* ... the prefix sums along y: one thread per column of a plane */\n"
+       "extern \"C\" __global__ void h5fz_lnd_yscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
+       "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  uint32_t ex, ey;\n"
+       "  h5fz_lnd_eff(&lnd, &ex, &ey);\n"
+       "  if (line < lines) h5fz_lnd_yscan_%s(words, lnd, line / ex, line %% ex, line %% ex + 1u);\n}\n",
        w);
-  emit(b, "\n/* ... along z: one thread per position in the plane */\n"
-          "extern \"C\" __global__ void h5fz_lnd_zscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
-          "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
-          "  if (line < lines) h5fz_lnd_zscan_%s(words, lnd, line, line + 1u);\n}\n",
+  emit(b,
+       "\n/* ... along z: one thread per position in the plane */\n"
+       "extern \"C\" __global__ void h5fz_lnd_zscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
+       "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  if (line < lines) h5fz_lnd_zscan_%s(words, lnd, line, line + 1u);\n}\n",
        w);
-  emit(b, "\n/* ... and the quantizer decode, each word becoming its value in place: one block per sub-chunk\n"
-          " * (outliers are patched from the side section on the host) */\n"
-          "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-          "h5fz_lnd_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, unsigned long long fill)\n{\n"
-          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-          "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-          "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
-          "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
-          "  h5fz_quant_decode_%s(&blk, words + first, m, &qp, (value_t *)(words + first));\n}\n",
+  emit(b,
+       "\n/* ... and the quantizer decode, each word becoming its value in place: one block per sub-chunk\n"
+       " * (outliers are patched from the side section on the host) */\n"
+       "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+       "h5fz_lnd_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
+       "unsigned long long fill)\n{\n"
+       "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
+       "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+       "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
+       "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
+       "  h5fz_quant_decode_%s(&blk, words + first, m, &qp, (value_t *)(words + first));\n}\n",
        w);
 }
 
@@ -295,23 +324,27 @@ static void emit_warp_fused(strbuf *b)
       "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
       "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
       "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
-  emit(b, "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
-          "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-          "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill,\n"
-          "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
-          "               word_t *oval, uint32_t *ocount)\n{\n"
-          "%s"
-          "  h5fz_wf_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
-          "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
+  emit(b,
+       "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
+       "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+       "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
+       "unsigned long long fill,\n"
+       "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
+       "               word_t *oval, uint32_t *ocount)\n{\n"
+       "%s"
+       "  h5fz_wf_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
+       "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
        prologue);
-  emit(b, "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-          "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-          "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long fill, uint32_t n_sub,\n"
-          "               const double *qchunk, value_t *out, int *status)\n{\n"
-          "%s"
-          "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
-          "      threadIdx.x == 0)\n"
-          "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
+  emit(b,
+       "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+       "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+       "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
+       "fill, uint32_t n_sub,\n"
+       "               const double *qchunk, value_t *out, int *status)\n{\n"
+       "%s"
+       "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
+       "      threadIdx.x == 0)\n"
+       "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
        prologue);
 }
 
@@ -330,9 +363,10 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   char text[512];
   h5fz_spec_format(spec, text, sizeof text);
   strbuf b = {0};
-  emit(&b, "/*\n * Generated by h5fz codegen for the chain\n *   %s\n"
-           " * One thread block of %d threads per sub-chunk of %u %s values (%u bytes),\n"
-           " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
+  emit(&b,
+       "/*\n * Generated by h5fz codegen for the chain\n *   %s\n"
+       " * One thread block of %d threads per sub-chunk of %u %s values (%u bytes),\n"
+       " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
        text, threads, elems, f64 ? "float64" : "float32", slot);
   emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n#include \"h5fz_gpu_batch.h\"\n\n");
   /* Resident blocks per SM the register budget must allow: the caller's
@@ -346,8 +380,10 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   int padded = (flags & H5FZ_CODEGEN_PADDED_PLANES) != 0;
   for (uint32_t i = 0; i < spec->n_ops && padded; i++)
     if (spec->ops[i] == H5FZ_OP_BITSHUFFLE) pad_bytes = H5FZ_BITSHUFFLE_PAD_BYTES(elems, f64 ? 64u : 32u);
-  emit(&b, "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n"
-           "#define PAD_OFFSET %uu\n", threads, min_blocks, elems, slot, pad_offset);
+  emit(&b,
+       "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n"
+       "#define PAD_OFFSET %uu\n",
+       threads, min_blocks, elems, slot, pad_offset);
   if ((flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(spec)) {
     /* about 40 resident warps per SM: shared memory allows 10-11 blocks of
      * 20 KiB on sm_90; registers are capped to match (51 a thread) */

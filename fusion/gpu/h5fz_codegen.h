@@ -38,7 +38,7 @@
 /* Resident blocks per SM the kernels' register use must allow (the
  * __launch_bounds__ minimum; the compiler caps registers per thread to
  * fit), 1..255; 0 = 1024 / threads_per_block (64 registers per thread). */
-#define H5FZ_CODEGEN_MIN_BLOCKS(n) (((unsigned)(n) & 0xffu) << 8)
+#define H5FZ_CODEGEN_MIN_BLOCKS(n) (((unsigned)(n)&0xffu) << 8)
 
 /* WARP_FUSED: also emit h5fz_encode_wf / h5fz_decode_wf when the chain is
  * one they serve (h5fz_codegen_warp_fused_chain), with WF_WARPS(n) warps
@@ -47,7 +47,7 @@
  * sub-chunk of each chunk (their tail_only argument) and the modes the
  * warp-fused ones do not (PW_REL, lossless). */
 #define H5FZ_CODEGEN_WARP_FUSED 2u
-#define H5FZ_CODEGEN_WF_WARPS(n) (((unsigned)(n) & 0xfu) << 16)
+#define H5FZ_CODEGEN_WF_WARPS(n) (((unsigned)(n)&0xfu) << 16)
 #define H5FZ_CODEGEN_WF_WARPS_OF(flags) (((flags) >> 16) & 0xfu ? ((flags) >> 16) & 0xfu : 4u)
 
 /* 1 when spec's chain is one the warp-fused kernels serve: float32,
@@ -70,8 +70,8 @@ typedef struct {
   uint32_t n_ops;
   h5fz_dtype dtype;
   uint32_t subchunk_bytes;
-  int threads;     /* per block, a multiple of 32 in [32, 1024] */
-  unsigned flags;  /* H5FZ_CODEGEN_* */
+  int threads;    /* per block, a multiple of 32 in [32, 1024] */
+  unsigned flags; /* H5FZ_CODEGEN_* */
 } h5fz_kernel_key;
 
 /* h5fz_codegen for a kernel key (the GPU executor's way in): the source is

@@ -44,13 +44,12 @@ static void load_cuda(void)
            BIND(lib, cuda, cuMemFreeHost, cuda_why) && BIND(lib, cuda, cuMemcpyHtoDAsync, cuda_why) &&
            BIND(lib, cuda, cuMemcpyDtoHAsync, cuda_why) && BIND(lib, cuda, cuMemsetD8Async, cuda_why) &&
            BIND(lib, cuda, cuStreamCreate, cuda_why) && BIND(lib, cuda, cuStreamSynchronize, cuda_why) &&
-           BIND(lib, cuda, cuStreamWaitEvent, cuda_why) &&
-           BIND(lib, cuda, cuLaunchKernel, cuda_why) && BIND(lib, cuda, cuGetErrorString, cuda_why) &&
-           BIND(lib, cuda, cuEventCreate, cuda_why) && BIND(lib, cuda, cuEventRecord, cuda_why) &&
-           BIND(lib, cuda, cuEventSynchronize, cuda_why) && BIND(lib, cuda, cuEventElapsedTime, cuda_why) &&
-           BIND(lib, cuda, cuEventDestroy, cuda_why) && BIND(lib, cuda, cuPointerGetAttribute, cuda_why) &&
-           BIND(lib, cuda, cuDriverGetVersion, cuda_why) && BIND(lib, cuda, cuDeviceGetName, cuda_why) &&
-           BIND(lib, cuda, cuDeviceTotalMem, cuda_why);
+           BIND(lib, cuda, cuStreamWaitEvent, cuda_why) && BIND(lib, cuda, cuLaunchKernel, cuda_why) &&
+           BIND(lib, cuda, cuGetErrorString, cuda_why) && BIND(lib, cuda, cuEventCreate, cuda_why) &&
+           BIND(lib, cuda, cuEventRecord, cuda_why) && BIND(lib, cuda, cuEventSynchronize, cuda_why) &&
+           BIND(lib, cuda, cuEventElapsedTime, cuda_why) && BIND(lib, cuda, cuEventDestroy, cuda_why) &&
+           BIND(lib, cuda, cuPointerGetAttribute, cuda_why) && BIND(lib, cuda, cuDriverGetVersion, cuda_why) &&
+           BIND(lib, cuda, cuDeviceGetName, cuda_why) && BIND(lib, cuda, cuDeviceTotalMem, cuda_why);
   /* cuEventElapsedTime_v2 changed meaning in CUDA 12.8; keep the original */
   void *elapsed = dlsym(lib, "cuEventElapsedTime");
   if (elapsed) *(void **)&cuda.cuEventElapsedTime = elapsed;
@@ -59,8 +58,7 @@ static void load_cuda(void)
 
 static void load_nvrtc(void)
 {
-  static const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-                                "/usr/local/cuda/lib64/libnvrtc.so"};
+  static const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"};
   void *lib = NULL;
   for (size_t i = 0; !lib && i < sizeof names / sizeof *names; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-typedef int CUresult;           /* 0 = CUDA_SUCCESS */
+typedef int CUresult; /* 0 = CUDA_SUCCESS */
 typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
@@ -19,7 +19,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
-typedef int nvrtcResult;        /* 0 = NVRTC_SUCCESS */
+typedef int nvrtcResult; /* 0 = NVRTC_SUCCESS */
 typedef struct _nvrtcProgram *nvrtcProgram;
 
 #define H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
@@ -49,8 +49,8 @@ typedef struct {
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
@@ -66,8 +66,8 @@ typedef struct {
 
 typedef struct {
   nvrtcResult (*nvrtcVersion)(int *, int *);
-  nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
-                                    const char *const *, const char *const *);
+  nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                                    const char *const *);
   nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
   nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
   nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);

@@ -117,8 +117,10 @@ static int detect_gpu(int ordinal, h5fz_device_desc *out, char *why, size_t why_
   const h5fz_cuda_api *cu = h5fz_cuda_get(&bind_why);
   if (!cu) {
     /* the planner's words for the usual case; the binding's otherwise */
-    if (!strncmp(bind_why, "libcuda.so.1 not found", 22)) say(why, why_len, "libcuda.so.1 not found: no NVIDIA driver");
-    else say(why, why_len, "libcuda.so.1: %s", bind_why);
+    if (!strncmp(bind_why, "libcuda.so.1 not found", 22))
+      say(why, why_len, "libcuda.so.1 not found: no NVIDIA driver");
+    else
+      say(why, why_len, "libcuda.so.1: %s", bind_why);
     return H5FZ_PLAN_ERR_NODEVICE;
   }
   CUdevice d;
@@ -182,8 +184,8 @@ int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len)
   if (!nv->nvrtcGetNumSupportedArchs || !nv->nvrtcGetSupportedArchs)
     return nvrtc_fail(dev, why, why_len, "libnvrtc lacks nvrtcGetSupportedArchs (NVRTC < 11.2)");
   int n = 0;
-  if (nv->nvrtcVersion(&dev->nvrtc_major, &dev->nvrtc_minor) != 0 || nv->nvrtcGetNumSupportedArchs(&n) != 0 ||
-      n <= 0 || n > 1024)
+  if (nv->nvrtcVersion(&dev->nvrtc_major, &dev->nvrtc_minor) != 0 || nv->nvrtcGetNumSupportedArchs(&n) != 0 || n <= 0 ||
+      n > 1024)
     return nvrtc_fail(dev, why, why_len, "NVRTC version/arch query failed");
   int *archs = malloc((size_t)n * sizeof *archs);
   if (!archs) return nvrtc_fail(dev, why, why_len, "out of memory");

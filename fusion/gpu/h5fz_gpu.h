@@ -30,8 +30,8 @@ int h5fz_gpu_route(const h5fz_chunk_plan *p, size_t chunk_bytes, int forced);
 /* Encode one chunk on the GPU; same contract as h5fz_cpu_encode_chunk and
  * the same bytes. H5FZ_ERR_DEVICE on any CUDA failure (nothing is lost:
  * the caller falls back to the CPU). */
-int h5fz_gpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes,
-                          void **out, size_t *out_bytes);
+int h5fz_gpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                          size_t *out_bytes);
 
 /* Decode all sub-chunks on the GPU into values (n_elements x esize bytes);
  * the host has checked the size table. Outliers are patched by the caller. */

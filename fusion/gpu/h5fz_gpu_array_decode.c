@@ -28,21 +28,21 @@ typedef struct {
   h5fz_dtype dtype;
   size_t chunk_bytes, esize;
   uint64_t first, count;
-  void **in;               /* containers from the source */
+  void **in; /* containers from the source */
   size_t *in_bytes;
   /* per chunk, from parsing */
   chunk_kind *kind;
   h5fz_header *hdr;
-  uint8_t **values;        /* CHUNK_VALUES: decoded on the host (malloc'd) */
+  uint8_t **values; /* CHUNK_VALUES: decoded on the host (malloc'd) */
   uint64_t *table_at, *payload_at, *payload_len;
-  uint32_t **pos;          /* outliers (chunk-local), malloc'd */
+  uint32_t **pos; /* outliers (chunk-local), malloc'd */
   uint8_t **vals;
   const h5fz_chunk_plan *p0;
   int rc_chunk;
-  uint8_t *host_out;       /* host path: chunk-contiguous decoded batch */
+  uint8_t *host_out; /* host path: chunk-contiguous decoded batch */
   uint64_t rows, block_rows;
-  uint8_t *data;           /* host array */
-  const h5fz_spec *want;   /* the dataset: chunk shape and bound each container must keep */
+  uint8_t *data;         /* host array */
+  const h5fz_spec *want; /* the dataset: chunk shape and bound each container must keep */
 } decode_job;
 
 /* Parse chunk j: batchable (same chain and geometry as the batch plan), or
@@ -158,16 +158,16 @@ static int finish_pending(pending_batch *pb, uint64_t *done, uint32_t n_sub)
 
 /* One array's decode on the GPU: what the batches share. */
 typedef struct {
-  decode_job d;            /* the batch in hand */
-  int on_device, pinned;   /* device memory; page-locked host memory moved in slabs */
-  pending_batch pending;   /* a pinned batch whose copy back is queued */
+  decode_job d;          /* the batch in hand */
+  int on_device, pinned; /* device memory; page-locked host memory moved in slabs */
+  pending_batch pending; /* a pinned batch whose copy back is queued */
   uint32_t n_sub_pending;
-  chain_entry *c;          /* NULL until a compressed chunk gave the chain */
+  chain_entry *c; /* NULL until a compressed chunk gave the chain */
   h5fz_chunk_plan p0;
   int have_plan;
   uint64_t fill_bits, chunk_n, n_chunks, bc;
   h5fz_slab_geom sg;
-  double *eb;              /* per chunk of the batch: its bound */
+  double *eb; /* per chunk of the batch: its bound */
 } decode_run;
 
 /* The batch size, the page-locked region and the batch tables. */
@@ -307,7 +307,8 @@ static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
       n_out += d->hdr[j].n_outliers;
     }
   size_t head = n_sub_all * 12u, need = head + payload + slot + 8u + n_out * (8u + esize);
-  TRY(h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap, need > count * chunk_bytes ? need : count * chunk_bytes));
+  TRY(h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap,
+                          need > count * chunk_bytes ? need : count * chunk_bytes));
   uint8_t *up = g_batch.pin_back;
   unsigned long long *offsets = (unsigned long long *)up;
   uint32_t *entries = (uint32_t *)(up + n_sub_all * 8u);
@@ -384,7 +385,8 @@ static int decode_place(decode_run *r, uint64_t first, uint64_t count, uint64_t 
   if (n_out) {
     unsigned long long n_ull = n_out;
     void *args[] = {&g_gpu.in.ptr, &g_batch.upos.ptr, &g_batch.uval.ptr, &n_ull};
-    TRY(h5fz_gpu_launch(r->c->mod.patch[w], h5fz_batch_grid_for(n_out), BATCH_THREADS, 0, args, "outlier patch kernel"));
+    TRY(h5fz_gpu_launch(r->c->mod.patch[w], h5fz_batch_grid_for(n_out), BATCH_THREADS, 0, args,
+                        "outlier patch kernel"));
   }
   for (uint64_t j = 0; j < count; j++) {
     CUdeviceptr dst = g_gpu.in.ptr + j * chunk_bytes;
@@ -438,8 +440,14 @@ static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double
   decode_run r = {.on_device = on_device, .pending = {0, 0}};
   r.chunk_n = h5fz_array_chunk_elems(g);
   r.n_chunks = h5fz_array_chunks(g);
-  r.d = (decode_job){.g = g, .dtype = dtype, .chunk_bytes = r.chunk_n * esize, .esize = esize, .data = data,
-                     .rows = h5fz_array_chunk_rows(g), .block_rows = h5fz_batch_rows_per_block(g, esize), .want = want};
+  r.d = (decode_job){.g = g,
+                     .dtype = dtype,
+                     .chunk_bytes = r.chunk_n * esize,
+                     .esize = esize,
+                     .data = data,
+                     .rows = h5fz_array_chunk_rows(g),
+                     .block_rows = h5fz_batch_rows_per_block(g, esize),
+                     .want = want};
   TRY(decode_prepare(&r, fill, ex));
   for (uint64_t first = 0; first < r.n_chunks; first += r.bc) {
     uint64_t count = r.n_chunks - first < r.bc ? r.n_chunks - first : r.bc, n_out = 0;
@@ -484,8 +492,10 @@ int h5fz_gpu_array_decode(const h5fz_array_geom *g, const h5fz_spec *want, doubl
   *user_rc = 0;
   pthread_mutex_lock(&g_gpu.lock);
   int rc = h5fz_gpu_ensure_init();
-  if (rc) *user_rc = H5FZ_GPU_UNUSABLE;
-  else rc = decode_locked(g, want, fill, source, ctx, data, on_device, ex, done, user_rc);
+  if (rc)
+    *user_rc = H5FZ_GPU_UNUSABLE;
+  else
+    rc = decode_locked(g, want, fill, source, ctx, data, on_device, ex, done, user_rc);
   pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }

@@ -26,12 +26,12 @@
 typedef struct {
   const h5fz_spec *spec;
   const h5fz_array_geom *g;
-  const uint8_t *data;     /* host array (host path) */
+  const uint8_t *data; /* host array (host path) */
   uint64_t first, fill;
   size_t chunk_bytes, esize;
   uint32_t n_sub;
-  uint8_t *pin_in;         /* chunk-contiguous input (host path), else NULL */
-  uint64_t gather_at;      /* first chunk of the piece being gathered */
+  uint8_t *pin_in;           /* chunk-contiguous input (host path), else NULL */
+  uint64_t gather_at;        /* first chunk of the piece being gathered */
   uint64_t rows, block_rows; /* rows per chunk, per unit of host work */
   const double *eb;
   /* what came back */
@@ -104,16 +104,16 @@ static void free_outs(encode_job *e)
 
 /* One array's encode on the GPU: what the batches share. */
 typedef struct {
-  encode_job e;            /* the host work of the batch in hand */
-  const void *data;        /* the caller's array */
-  int on_device, pinned;   /* device memory; page-locked host memory moved in slabs */
-  int prefetched;          /* the next batch's slabs are already on their way */
+  encode_job e;          /* the host work of the batch in hand */
+  const void *data;      /* the caller's array */
+  int on_device, pinned; /* device memory; page-locked host memory moved in slabs */
+  int prefetched;        /* the next batch's slabs are already on their way */
   chain_entry *c;
-  h5fz_chunk_plan p0;      /* one chunk's plan (REL: bound 0, set per chunk) */
+  h5fz_chunk_plan p0; /* one chunk's plan (REL: bound 0, set per chunk) */
   h5fz_header h0;
   uint64_t chunk_n, n_chunks, bc; /* values per chunk, chunks, chunks per batch */
   h5fz_slab_geom sg;
-  double *eb, *lohi;       /* per chunk of the batch: bound, value range */
+  double *eb, *lohi; /* per chunk of the batch: bound, value range */
 } encode_run;
 
 /* The chain, the batch size and every buffer, before the first batch. */
@@ -192,8 +192,9 @@ static int encode_stage_in(encode_run *r, uint64_t first, uint64_t count)
     size_t region;
     h5fz_batch_slab_region(g, &r->sg, first, count, esize, &e0, &region);
     if (!r->prefetched)
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.region.ptr, (const uint8_t *)r->data + e0 * esize, region, g_gpu.stream),
-             "copy slabs to the GPU");
+      TRY_CU(
+          g_gpu.cu->cuMemcpyHtoDAsync(g_batch.region.ptr, (const uint8_t *)r->data + e0 * esize, region, g_gpu.stream),
+          "copy slabs to the GPU");
     r->prefetched = 0;
     TRY(h5fz_batch_move_chunks(r->c, 1, g, first, count, g_batch.region.ptr, e0, g_gpu.in.ptr, e->fill));
     e->pin_in = NULL;
@@ -204,8 +205,9 @@ static int encode_stage_in(encode_run *r, uint64_t first, uint64_t count)
     for (e->gather_at = 0; e->gather_at < count; e->gather_at += piece) {
       uint64_t k = count - e->gather_at < piece ? count - e->gather_at : piece;
       TRY(h5fz_parallel_for(k * ((e->rows + e->block_rows - 1) / e->block_rows), gather_one, e));
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr + e->gather_at * chunk_bytes, (uint8_t *)g_batch.pin_in + e->gather_at * chunk_bytes,
-                                         k * chunk_bytes, g_gpu.stream),
+      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr + e->gather_at * chunk_bytes,
+                                         (uint8_t *)g_batch.pin_in + e->gather_at * chunk_bytes, k * chunk_bytes,
+                                         g_gpu.stream),
              "copy a batch to the GPU");
     }
   }
@@ -265,9 +267,12 @@ static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdev
   unsigned long long *totals;
   back_tables(n_sub_all, e, &totals);
   TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy sizes");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->entries, g_gpu.entries.ptr, n_sub_all * 4u, g_gpu.stream), "copy sizes");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->offsets, g_gpu.offsets.ptr, n_sub_all * 8u, g_gpu.stream), "copy offsets");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->ooffsets, g_gpu.ooffsets.ptr, n_sub_all * 4u, g_gpu.stream), "copy offsets");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->entries, g_gpu.entries.ptr, n_sub_all * 4u, g_gpu.stream),
+         "copy sizes");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->offsets, g_gpu.offsets.ptr, n_sub_all * 8u, g_gpu.stream),
+         "copy offsets");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->ooffsets, g_gpu.ooffsets.ptr, n_sub_all * 4u, g_gpu.stream),
+         "copy offsets");
   TRY(h5fz_gpu_sync_stream("batch encode"));
   uint64_t payload = totals[0], n_out = totals[1];
   if (payload > n_sub_all * slot || n_out > count * r->chunk_n) {
@@ -387,9 +392,10 @@ int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const
   *user_rc = 0;
   pthread_mutex_lock(&g_gpu.lock);
   int rc = h5fz_gpu_ensure_init();
-  if (rc) *user_rc = H5FZ_GPU_UNUSABLE;
-  else rc = encode_locked(spec, g, data, on_device, sink, ctx, ex, done, user_rc);
+  if (rc)
+    *user_rc = H5FZ_GPU_UNUSABLE;
+  else
+    rc = encode_locked(spec, g, data, on_device, sink, ctx, ex, done, user_rc);
   pthread_mutex_unlock(&g_gpu.lock);
   return rc;
 }
-

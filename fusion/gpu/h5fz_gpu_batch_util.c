@@ -65,7 +65,6 @@ int h5fz_batch_host_is_pinned(const void *p, size_t bytes)
          type == H5FZ_CU_MEMORYTYPE_HOST;
 }
 
-
 void h5fz_batch_slabs(const h5fz_array_geom *g, uint64_t *bc, h5fz_slab_geom *sg)
 {
   uint64_t grid0 = (g->dims[0] + g->chunk[0] - 1) / g->chunk[0];
@@ -77,8 +76,8 @@ void h5fz_batch_slabs(const h5fz_array_geom *g, uint64_t *bc, h5fz_slab_geom *sg
 
 /* The array rows of the slabs holding chunks [first, first + count): the
  * element index they start at and their bytes. */
-void h5fz_batch_slab_region(const h5fz_array_geom *g, const h5fz_slab_geom *sg, uint64_t first, uint64_t count, size_t esize,
-                        uint64_t *elem0, size_t *bytes)
+void h5fz_batch_slab_region(const h5fz_array_geom *g, const h5fz_slab_geom *sg, uint64_t first, uint64_t count,
+                            size_t esize, uint64_t *elem0, size_t *bytes)
 {
   uint64_t s0 = first / sg->per_slab, s1 = (first + count + sg->per_slab - 1) / sg->per_slab;
   uint64_t r0 = s0 * g->chunk[0], r1 = s1 * g->chunk[0] < g->dims[0] ? s1 * g->chunk[0] : g->dims[0];
@@ -95,7 +94,7 @@ unsigned h5fz_batch_grid_for(uint64_t threads_needed)
 /* Move count chunks between the device array and g_gpu.in (gather: array
  * -> chunks, padding = fill; scatter: chunks -> array). */
 int h5fz_batch_move_chunks(const chain_entry *c, int gather, const h5fz_array_geom *g, uint64_t first, uint64_t count,
-                       CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks, uint64_t fill)
+                           CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks, uint64_t fill)
 {
   batch_geom bg;
   to_batch_geom(g, first, &bg);
@@ -106,10 +105,11 @@ int h5fz_batch_move_chunks(const chain_entry *c, int gather, const h5fz_array_ge
   void *fillp = w ? (void *)&fill : (void *)&fill32;
   void *gargs[] = {&array, &chunks, &bg, &rows, fillp};
   void *sargs[] = {&chunks, &array, &bg, &rows};
-  return gather ? h5fz_gpu_launch(c->mod.gather[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, gargs, "gather kernel")
-                : h5fz_gpu_launch(c->mod.scatter[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, sargs, "scatter kernel");
+  return gather ? h5fz_gpu_launch(c->mod.gather[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, gargs,
+                                  "gather kernel")
+                : h5fz_gpu_launch(c->mod.scatter[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, sargs,
+                                  "scatter kernel");
 }
-
 
 /* Host work over chunks is split into blocks of rows of about 256 KiB, so
  * every core has work even when a batch holds few large chunks. */

@@ -28,8 +28,8 @@ extern h5fz_batch_buffers g_batch;
  * *bc becomes a multiple of the chunks per slab, or 0 when one slab is
  * larger than a batch (then the array is staged like pageable memory). */
 typedef struct {
-  uint64_t per_slab;   /* chunks per slab */
-  uint64_t row_elems;  /* elements per index of the slowest dim */
+  uint64_t per_slab;  /* chunks per slab */
+  uint64_t row_elems; /* elements per index of the slowest dim */
 } h5fz_slab_geom;
 
 int h5fz_batch_grow_pin(void **p, size_t *cap, size_t bytes);
@@ -47,15 +47,15 @@ void h5fz_batch_slabs(const h5fz_array_geom *g, uint64_t *bc, h5fz_slab_geom *sg
 
 /* The array rows of the slabs holding chunks [first, first + count): the
  * element index they start at and their bytes. */
-void h5fz_batch_slab_region(const h5fz_array_geom *g, const h5fz_slab_geom *sg, uint64_t first, uint64_t count, size_t esize,
-                        uint64_t *elem0, size_t *bytes);
+void h5fz_batch_slab_region(const h5fz_array_geom *g, const h5fz_slab_geom *sg, uint64_t first, uint64_t count,
+                            size_t esize, uint64_t *elem0, size_t *bytes);
 
 unsigned h5fz_batch_grid_for(uint64_t threads_needed);
 
 /* Move count chunks between the device array and g_gpu.in (gather: array
  * -> chunks, padding = fill; scatter: chunks -> array). */
 int h5fz_batch_move_chunks(const chain_entry *c, int gather, const h5fz_array_geom *g, uint64_t first, uint64_t count,
-                       CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks, uint64_t fill);
+                           CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks, uint64_t fill);
 
 /* Host work over chunks is split into blocks of rows of about 256 KiB, so
  * every core has work even when a batch holds few large chunks. */

@@ -18,24 +18,15 @@ static int n_chains;
 
 /* Threads per block: the plan's tuning, unless H5FZ_GPU_THREADS overrides it
  * (for tuning sweeps; a multiple of 32 in [64, 1024]). 0 = use the plan. */
-static int threads_override(void)
-{
-  return g_gpu.settings.gpu_threads;
-}
+static int threads_override(void) { return g_gpu.settings.gpu_threads; }
 
 /* Registers per thread: the plan's tuning, unless H5FZ_GPU_REGS overrides
  * it (for tuning sweeps; 16..255). 0 = use the plan. */
-static int regs_override(void)
-{
-  return g_gpu.settings.gpu_regs;
-}
+static int regs_override(void) { return g_gpu.settings.gpu_regs; }
 
 /* Warps per block of the warp-fused kernels, unless H5FZ_GPU_WF_WARPS
  * overrides it (for tuning sweeps: 1, 2, 4 or 8). 0 = the codegen's default. */
-static int wf_warps_override(void)
-{
-  return g_gpu.settings.gpu_wf_warps;
-}
+static int wf_warps_override(void) { return g_gpu.settings.gpu_wf_warps; }
 
 /* The chain already compiled for p's key under the overrides, or NULL. */
 static chain_entry *find_chain(const h5fz_chunk_plan *p, int want_threads, int want_regs, int want_wf)
@@ -58,7 +49,8 @@ static void plan_chain(chain_entry *c)
   h5fz_plan_options opts;
   h5fz_plan_options_default(&opts);
   char cal[600], dir[512];
-  if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 && snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
+  if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 &&
+      snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
   if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
     h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, c->ops, c->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
@@ -90,13 +82,16 @@ static int set_attributes(const chain_entry *c)
   if ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout)");
-  if (c->mod.encode_wf &&
-      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
-       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
+  if (c->mod.encode_wf && ((r = g_gpu.cu->cuFuncSetAttribute(
+                                c->mod.encode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)) ||
+                           (r = g_gpu.cu->cuFuncSetAttribute(
+                                c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout, warp-fused)");
   if (c->smem > 48u * 1024u &&
-      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem)) ||
-       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)c->smem))))
+      ((r = g_gpu.cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         (int)c->smem)) ||
+       (r = g_gpu.cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         (int)c->smem))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
   if (c->n_ops > 2 && c->ops[1] == H5FZ_OP_LORENZO_ND &&
       !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&

@@ -17,10 +17,10 @@ typedef struct {
   uint32_t n_ops;
   h5fz_dtype dtype;
   uint32_t subchunk_bytes;
-  int threads;              /* threads per block actually used */
-  int regs;                 /* register cap per thread (tuning or H5FZ_GPU_REGS) */
-  int wf_warps;             /* warps per block of the warp-fused kernels (H5FZ_GPU_WF_WARPS) */
-  int usable;               /* 0: the plan refused the GPU (why in reason) */
+  int threads;  /* threads per block actually used */
+  int regs;     /* register cap per thread (tuning or H5FZ_GPU_REGS) */
+  int wf_warps; /* warps per block of the warp-fused kernels (H5FZ_GPU_WF_WARPS) */
+  int usable;   /* 0: the plan refused the GPU (why in reason) */
   char reason[256];
   h5fz_plan plan;
   h5fz_jit_module mod;

@@ -46,7 +46,8 @@ static void init_once(void)
   }
   CUdevice d;
   if ((r = g_gpu.cu->cuDeviceGet(&d, ordinal)) || (r = g_gpu.cu->cuDevicePrimaryCtxRetain(&g_gpu.ctx, d)) ||
-      (r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx)) || (r = g_gpu.cu->cuStreamCreate(&g_gpu.stream, 1 /* non-blocking */)) ||
+      (r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx)) ||
+      (r = g_gpu.cu->cuStreamCreate(&g_gpu.stream, 1 /* non-blocking */)) ||
       (r = g_gpu.cu->cuStreamCreate(&g_gpu.side, 1)) ||
       (r = g_gpu.cu->cuEventCreate(&g_gpu.fork, 2 /* CU_EVENT_DISABLE_TIMING */)) ||
       (r = g_gpu.cu->cuEventCreate(&g_gpu.join, 2))) {
@@ -70,10 +71,7 @@ int h5fz_gpu_ensure_init(void)
 /* Device memory h5fz may hold: H5FZ_GPU_MEMORY_LIMIT bytes (for a GPU
  * shared with the simulation), unlimited when unset. A chunk that needs
  * more fails over to the CPU executor like any device error. */
-static size_t memory_limit(void)
-{
-  return g_gpu.settings.gpu_memory_limit;
-}
+static size_t memory_limit(void) { return g_gpu.settings.gpu_memory_limit; }
 
 int h5fz_gpu_grow(dbuf *b, size_t bytes)
 {
@@ -84,7 +82,8 @@ int h5fz_gpu_grow(dbuf *b, size_t bytes)
   b->cap = 0;
   size_t cap = bytes + bytes / 4 + 256;
   if (cap > memory_limit() || g_gpu.device_bytes > memory_limit() - cap)
-    return h5fz_fail(H5FZ_ERR_DEVICE, "device memory limit H5FZ_GPU_MEMORY_LIMIT=%zu bytes reached (%zu held, %zu more needed)",
+    return h5fz_fail(H5FZ_ERR_DEVICE,
+                     "device memory limit H5FZ_GPU_MEMORY_LIMIT=%zu bytes reached (%zu held, %zu more needed)",
                      memory_limit(), g_gpu.device_bytes, cap);
   CUresult r = g_gpu.cu->cuMemAlloc(&b->ptr, cap);
   if (r) return h5fz_gpu_cuda_fail(r, "cuMemAlloc");

@@ -17,10 +17,10 @@
 #include "h5fz_planner.h"
 #include "h5fz_settings.h"
 
-#define TAIL_PACK_THREADS 256u /* 8 sub-chunks (a warp each) per block */
+#define TAIL_PACK_THREADS 256u       /* 8 sub-chunks (a warp each) per block */
 #define TAIL_GATHER_THREADS 256u     /* threads per block of h5fz_tail_gather */
 #define TAIL_GATHER_BLOCKS_PER_SM 8u /* 2048 resident threads per SM */
-#define TAIL_PARTS 1024u       /* sub-chunks per block of the tail reduce and scan (H5FZ_TAIL_THREADS) */
+#define TAIL_PARTS 1024u             /* sub-chunks per block of the tail reduce and scan (H5FZ_TAIL_THREADS) */
 /* Bytes of g_gpu.totals for n sub-chunks: the two totals, then two sums per part. */
 #define TAIL_TOTALS_BYTES(n) (16u + 16u * (((size_t)(n) + TAIL_PARTS - 1u) / TAIL_PARTS))
 #define H5FZ_STAGE_MAX_PIECES 64
@@ -30,7 +30,6 @@ typedef struct {
   size_t cap;
 } dbuf;
 
-
 typedef struct {
   pthread_mutex_t lock;
   int init_done, usable;
@@ -38,8 +37,8 @@ typedef struct {
   const h5fz_cuda_api *cu;
   CUcontext ctx;
   CUstream stream;
-  CUstream side;            /* a chunk's partial sub-chunk, beside the warp-fused encode */
-  CUevent fork, join;       /* side waits for fork (on stream), stream for join (on side) */
+  CUstream side;      /* a chunk's partial sub-chunk, beside the warp-fused encode */
+  CUevent fork, join; /* side waits for fork (on stream), stream for join (on side) */
   h5fz_device_desc dev;
   h5fz_registry reg;
   dbuf in, slots, entries, ocount, opos, oval, offsets, ooffsets, totals, packed, gpos, gval, status;
@@ -55,20 +54,19 @@ typedef struct {
 
 extern h5fz_gpu_state g_gpu;
 
-
 /* In functions with `int rc` and an `out:` label: stop at the first
  * failing step (TRY: an h5fz status, TRY_CU: a CUresult, named by what). */
-#define TRY(x)                \
-  do {                        \
-    if ((rc = (x))) goto out; \
+#define TRY(x)                                                                                                         \
+  do {                                                                                                                 \
+    if ((rc = (x))) goto out;                                                                                          \
   } while (0)
-#define TRY_CU(x, what)                  \
-  do {                                   \
-    CUresult r_ = (x);                   \
-    if (r_) {                            \
-      rc = h5fz_gpu_cuda_fail(r_, what); \
-      goto out;                          \
-    }                                    \
+#define TRY_CU(x, what)                                                                                                \
+  do {                                                                                                                 \
+    CUresult r_ = (x);                                                                                                 \
+    if (r_) {                                                                                                          \
+      rc = h5fz_gpu_cuda_fail(r_, what);                                                                               \
+      goto out;                                                                                                        \
+    }                                                                                                                  \
   } while (0)
 
 /* H5FZ_ERR_DEVICE with the CUDA error's name. */

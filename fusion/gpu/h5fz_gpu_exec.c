@@ -29,15 +29,14 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   TRY(h5fz_gpu_grow_pinned(data_bytes > back ? data_bytes : back));
   TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
   /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
-  TRY(h5fz_gpu_grow(&g_gpu.lnd, (size_t)n_sub * 16u > 24u * H5FZ_LND_COST_PARTS ? (size_t)n_sub * 16u
-                                                                                 : 24u * H5FZ_LND_COST_PARTS));
+  TRY(h5fz_gpu_grow(&g_gpu.lnd,
+                    (size_t)n_sub * 16u > 24u * H5FZ_LND_COST_PARTS ? (size_t)n_sub * 16u : 24u * H5FZ_LND_COST_PARTS));
 out:
   return rc;
 }
 
-
-static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes,
-                         void **out_buf, size_t *out_bytes)
+static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out_buf,
+                         size_t *out_bytes)
 {
   int rc;
   chain_entry *c;
@@ -54,7 +53,8 @@ static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t
   uint32_t *entries = (uint32_t *)(host + 16);
   uint8_t *payload = host + 16 + (size_t)n_sub * 4u;
   TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy sizes from GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(entries, g_gpu.entries.ptr, (size_t)n_sub * 4u, g_gpu.stream), "copy sizes from GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(entries, g_gpu.entries.ptr, (size_t)n_sub * 4u, g_gpu.stream),
+         "copy sizes from GPU");
   uint64_t costs[3u * H5FZ_LND_COST_PARTS];
   if (h5fz_plan_has_lnd(p))
     TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(costs, g_gpu.lnd.ptr, sizeof costs, g_gpu.stream), "copy costs from GPU");
@@ -99,8 +99,10 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
   memcpy(host + (size_t)n_sub * 8u, entries, (size_t)n_sub * 4u);
   memcpy(host + (size_t)n_sub * 12u, payload, payload_bytes);
   TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.offsets.ptr, host, (size_t)n_sub * 8u, g_gpu.stream), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, host + (size_t)n_sub * 8u, (size_t)n_sub * 4u, g_gpu.stream), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, g_gpu.stream), "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, host + (size_t)n_sub * 8u, (size_t)n_sub * 4u, g_gpu.stream),
+         "copy to GPU");
+  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, g_gpu.stream),
+         "copy to GPU");
   TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, g_gpu.stream), "clear status");
   TRY(h5fz_gpu_launch_decode(c, p, 1, 0, g_gpu.in.ptr));
   int status = 0;
@@ -116,8 +118,8 @@ out:
   return rc;
 }
 
-int h5fz_gpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes,
-                          void **out, size_t *out_bytes)
+int h5fz_gpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                          size_t *out_bytes)
 {
   pthread_mutex_lock(&g_gpu.lock);
   int rc = h5fz_gpu_ensure_init();

@@ -9,10 +9,7 @@
 
 /* H5FZ_GPU_WARP_FUSED=0 keeps the warp-fused kernels out (A/B runs; the
  * bytes are the same either way). */
-static int warp_fused_allowed(void)
-{
-  return g_gpu.settings.gpu_warp_fused;
-}
+static int warp_fused_allowed(void) { return g_gpu.settings.gpu_warp_fused; }
 
 static int launch_on(CUstream on, CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args,
                      const char *what)
@@ -63,10 +60,37 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
    * at the same time */
   uint32_t tail_only = use_warp_fused(c->mod.encode_wf, mode);
   int beside = tail_only && n_ull % p->subchunk_elems;
-  void *wf_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &fill, &n_sub, &qchunk, &g_gpu.slots.ptr,
-                     &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr};
-  void *enc_args[] = {&g_gpu.in.ptr, &n_ull, &eb, &step, &inv, &mode, &fill, &row, &n_sub, &qchunk, &g_gpu.slots.ptr,
-                      &g_gpu.entries.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr, &g_gpu.ocount.ptr, &lnd, &g_gpu.lnd.ptr,
+  void *wf_args[] = {&g_gpu.in.ptr,
+                     &n_ull,
+                     &eb,
+                     &step,
+                     &inv,
+                     &mode,
+                     &fill,
+                     &n_sub,
+                     &qchunk,
+                     &g_gpu.slots.ptr,
+                     &g_gpu.entries.ptr,
+                     &g_gpu.opos.ptr,
+                     &g_gpu.oval.ptr,
+                     &g_gpu.ocount.ptr};
+  void *enc_args[] = {&g_gpu.in.ptr,
+                      &n_ull,
+                      &eb,
+                      &step,
+                      &inv,
+                      &mode,
+                      &fill,
+                      &row,
+                      &n_sub,
+                      &qchunk,
+                      &g_gpu.slots.ptr,
+                      &g_gpu.entries.ptr,
+                      &g_gpu.opos.ptr,
+                      &g_gpu.oval.ptr,
+                      &g_gpu.ocount.ptr,
+                      &lnd,
+                      &g_gpu.lnd.ptr,
                       &tail_only};
   if (beside) {
     TRY_CU(g_gpu.cu->cuEventRecord(g_gpu.fork, g_gpu.stream), "cuEventRecord");
@@ -85,8 +109,8 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   /* sizes and outlier counts scanned in parts of TAIL_PARTS sub-chunks, a block each */
   unsigned parts = (grid + TAIL_PARTS - 1u) / TAIL_PARTS;
   void *reduce_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.totals.ptr};
-  void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr, &grid, &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr,
-                       &g_gpu.totals.ptr};
+  void *scan_args[] = {&g_gpu.entries.ptr, &g_gpu.ocount.ptr,   &grid,
+                       &g_gpu.offsets.ptr, &g_gpu.ooffsets.ptr, &g_gpu.totals.ptr};
   TRY(h5fz_gpu_launch(c->mod.tail_reduce, parts, TAIL_PARTS, 0, reduce_args, "tail reduce kernel"));
   TRY(h5fz_gpu_launch(c->mod.tail_scan, parts, TAIL_PARTS, 0, scan_args, "tail scan kernel"));
   void *pack_args[] = {&g_gpu.slots.ptr, &slot, &g_gpu.entries.ptr, &g_gpu.offsets.ptr, &grid, &g_gpu.packed.ptr};
@@ -95,8 +119,17 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   /* a thread per outlier, as many as fit on the GPU at once (grid stride) */
   uint32_t sub_elems = p->subchunk_elems, esize = p->esize;
   unsigned gather_blocks = (unsigned)(g_gpu.dev.sm_count > 0 ? g_gpu.dev.sm_count : 1) * TAIL_GATHER_BLOCKS_PER_SM;
-  void *gather_args[] = {&g_gpu.ooffsets.ptr, &grid, &g_gpu.totals.ptr, &g_gpu.opos.ptr, &g_gpu.oval.ptr,
-                         &sub_elems, &n_sub, &n_ull, &esize, &g_gpu.gpos.ptr, &g_gpu.gval.ptr};
+  void *gather_args[] = {&g_gpu.ooffsets.ptr,
+                         &grid,
+                         &g_gpu.totals.ptr,
+                         &g_gpu.opos.ptr,
+                         &g_gpu.oval.ptr,
+                         &sub_elems,
+                         &n_sub,
+                         &n_ull,
+                         &esize,
+                         &g_gpu.gpos.ptr,
+                         &g_gpu.gval.ptr};
   TRY(h5fz_gpu_launch(c->mod.tail_gather, gather_blocks, TAIL_GATHER_THREADS, 0, gather_args, "tail gather kernel"));
 out:
   return rc;
@@ -140,8 +173,19 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   h5fz_lnd_geom lnd = p->lnd;
   int rc = H5FZ_OK;
   uint32_t grid = n_sub * n_chunks, tail_only = use_warp_fused(c->mod.decode_wf, mode);
-  void *wf_args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &fill,
-                     &n_sub, &qchunk, &out, &g_gpu.status.ptr};
+  void *wf_args[] = {&g_gpu.packed.ptr,
+                     &g_gpu.offsets.ptr,
+                     &g_gpu.entries.ptr,
+                     &n_ull,
+                     &eb,
+                     &step,
+                     &inv,
+                     &mode,
+                     &fill,
+                     &n_sub,
+                     &qchunk,
+                     &out,
+                     &g_gpu.status.ptr};
   if (tail_only) {
     if ((rc = h5fz_gpu_launch(c->mod.decode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
                               "warp-fused decode kernel")))
@@ -149,8 +193,23 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
     g_gpu.stats.warp_fused_decodes++;
     if (n_ull % p->subchunk_elems == 0) return H5FZ_OK;
   }
-  void *args[] = {&g_gpu.packed.ptr, &g_gpu.offsets.ptr, &g_gpu.entries.ptr, &n_ull, &eb, &step, &inv, &mode, &fill, &row,
-                  &n_sub, &qchunk, &out, &g_gpu.status.ptr, &lnd, &g_gpu.lnd.ptr, &tail_only};
+  void *args[] = {&g_gpu.packed.ptr,
+                  &g_gpu.offsets.ptr,
+                  &g_gpu.entries.ptr,
+                  &n_ull,
+                  &eb,
+                  &step,
+                  &inv,
+                  &mode,
+                  &fill,
+                  &row,
+                  &n_sub,
+                  &qchunk,
+                  &out,
+                  &g_gpu.status.ptr,
+                  &lnd,
+                  &g_gpu.lnd.ptr,
+                  &tail_only};
   rc = h5fz_gpu_launch(c->mod.decode, tail_only ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem, args,
                        "decode kernel");
   return rc || !h5fz_plan_has_lnd(p) ? rc : launch_lnd_finish(c, p, out);

@@ -62,13 +62,11 @@ void *h5fz_jit_cache_load(const char *path, const unsigned char digest[H5FZ_SHA2
   return img;
 }
 
-void h5fz_jit_cache_store(const char *path, const unsigned char digest[H5FZ_SHA256_BYTES], const void *img,
-                          size_t n)
+void h5fz_jit_cache_store(const char *path, const unsigned char digest[H5FZ_SHA256_BYTES], const void *img, size_t n)
 {
   char tmp[800];
-  if (n > UINT32_MAX ||
-      snprintf(tmp, sizeof tmp, "%.700s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self()) >=
-          (int)sizeof tmp)
+  if (n > UINT32_MAX || snprintf(tmp, sizeof tmp, "%.700s.tmp.%ld.%lx", path, (long)getpid(),
+                                 (unsigned long)pthread_self()) >= (int)sizeof tmp)
     return;
   mkdir_parents(path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);

@@ -28,7 +28,6 @@ void *h5fz_jit_cache_load(const char *path, const unsigned char digest[H5FZ_SHA2
  * private temporary file and renamed over the entry, so concurrent processes
  * see either no entry or a whole one. Failures are ignored (the cache only
  * saves time). */
-void h5fz_jit_cache_store(const char *path, const unsigned char digest[H5FZ_SHA256_BYTES], const void *img,
-                          size_t n);
+void h5fz_jit_cache_store(const char *path, const unsigned char digest[H5FZ_SHA256_BYTES], const void *img, size_t n);
 
 #endif /* H5FZ_JIT_CACHE_H */

@@ -14,9 +14,9 @@
 
 typedef struct {
   uint32_t state[8];
-  uint64_t length;        /* bytes hashed so far */
+  uint64_t length; /* bytes hashed so far */
   unsigned char block[64];
-  size_t used;            /* bytes in block */
+  size_t used; /* bytes in block */
 } h5fz_sha256;
 
 /* Start a hash. */
