@@ -71,7 +71,11 @@ int h5fz_gpu_ensure_init(void)
 /* Device memory h5fz may hold: H5FZ_GPU_MEMORY_LIMIT bytes (for a GPU
  * shared with the simulation), unlimited when unset. A chunk that needs
  * more fails over to the CPU executor like any device error. */
-static size_t memory_limit(void) { return g_gpu.settings.gpu_memory_limit; }
+static size_t memory_limit(void)
+{
+  /* 0: not read yet (every call reads it in h5fz_gpu_ensure_init first) */
+  return g_gpu.settings.gpu_memory_limit ? g_gpu.settings.gpu_memory_limit : (size_t)-1;
+}
 
 int h5fz_gpu_grow(dbuf *b, size_t bytes)
 {
