@@ -1,0 +1,44 @@
+/*
+ * h5fz_dataset_info.h - what the dataset API reads off an h5fz dataset
+ * (geometry, spec after set_local, fill), shared by the serial API
+ * (h5fz_dataset.c) and the collective one (h5fz_dataset_mpi.c). Not
+ * installed.
+ */
+#ifndef H5FZ_DATASET_INFO_H
+#define H5FZ_DATASET_INFO_H
+
+#include <hdf5.h>
+
+#include "h5fz_batch.h"
+
+typedef struct {
+  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local) */
+  h5fz_array_geom g;       /* the whole dataset: dims, chunk dims, fill bits */
+  h5fz_dtype dtype;
+  hid_t mem_type;          /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
+  double fill;
+} h5fz_dataset_info;
+
+/* Fill *di from the open dataset dset: it must be chunked, little-endian
+ * float32/float64, rank 1..H5FZ_ARRAY_MAX_RANK, with h5fz (and set_local's
+ * words) as its only filter, and filter partial edge chunks. Returns
+ * H5FZ_OK, H5FZ_ERR_ARG, H5FZ_ERR_SPEC or H5FZ_ERR_HDF5 (with the reason). */
+int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di);
+
+/* The element offset of chunk `index` (row-major over g's chunk grid) as
+ * HDF5 wants it (hsize_t, which need not be uint64_t), off[0..g->rank). */
+void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t *off);
+
+/* The stored container of the chunk at element offset off (chunk number
+ * index, for messages): *container a malloc'd copy the caller frees, or
+ * NULL with *bytes = 0 for a chunk never written (it reads as the fill
+ * value). H5FZ_OK, H5FZ_ERR_NOMEM, H5FZ_ERR_HDF5, or H5FZ_ERR_UNSUPPORTED
+ * (the chunk was stored without the filter). */
+int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, void **container, size_t *bytes);
+
+/* The plan digest a report and the h5fz_plan_digest attribute carry: the
+ * plan that ran as 16 hex digits, or "cpu" for the CPU executor (which has
+ * no plan), so the attribute never reads as missing. */
+void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len);
+
+#endif /* H5FZ_DATASET_INFO_H */

@@ -1,0 +1,442 @@
+/*
+ * h5fz_dataset_mpi.c - the collective dataset API (h5fz_dataset_mpi.h).
+ *
+ * A write: every rank describes the dataset and its part (a claim), the
+ * claims are gathered and checked the same way on every rank
+ * (h5fz_mpi_parts.c), each rank encodes the chunks of its part with
+ * h5fz_array_encode (its part is an array of its own whose chunk grid is
+ * the dataset's, shifted), the containers go to every rank
+ * (h5fz_mpi_exchange.c) and every rank stores every chunk with
+ * H5Dwrite_chunk in the same order: HDF5 1.10 refuses H5Dwrite_chunk with
+ * a collective transfer under MPI-IO, and an independent one may change the
+ * file's metadata (chunk index, free space) only when all ranks change it
+ * the same way. Then the attribute tables are summed over the ranks and
+ * written by all.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "h5fz_cuda.h"
+#include "h5fz_dataset_attrs.h"
+#include "h5fz_dataset_info.h"
+#include "h5fz_dataset_mpi.h"
+#include "h5fz_error.h"
+#include "h5fz_settings.h"
+#include "h5fz_mpi_exchange.h"
+#include "h5fz_mpi_parts.h"
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the GPU of this rank ----------------------------------------------------------- */
+
+static int g_gpu_selected;
+
+/* GPUs the driver shows this process (CUDA_VISIBLE_DEVICES applied), 0
+ * without a driver or with H5FZ_DEVICE=cpu. */
+static int visible_gpus(void)
+{
+  const char *dev = getenv("H5FZ_DEVICE");
+  if (dev && !strcasecmp(dev, "cpu")) return 0;
+  const h5fz_cuda_api *cu = h5fz_cuda_get(NULL);
+  int n = 0;
+  if (!cu || cu->cuInit(0) || cu->cuDeviceGetCount(&n)) return 0;
+  return n;
+}
+
+int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)
+{
+  h5fz_clear_error();
+  MPI_Comm node;
+  int local = 0;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_mpi_select_gpu: MPI_Comm_split_type failed");
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  g_gpu_selected = 1;
+  int chosen = -1;
+  const char *set = getenv("H5FZ_GPU_ORDINAL");
+  if (set && *set) {
+    chosen = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+  } else {
+    int n = visible_gpus();
+    if (n > 0) {
+      char text[16];
+      chosen = local % n;
+      snprintf(text, sizeof text, "%d", chosen);
+      setenv("H5FZ_GPU_ORDINAL", text, 1); /* read when the GPU opens, by the API and the plugin alike */
+    }
+  }
+  if (ordinal) *ordinal = chosen;
+  return H5FZ_OK;
+}
+
+/* ---- the file's communicator -------------------------------------------------------- */
+
+/* A duplicate of the communicator obj's file was opened with (the caller
+ * frees it with MPI_Comm_free). */
+static int file_comm(const char *fn, hid_t obj, MPI_Comm *comm)
+{
+  *comm = MPI_COMM_NULL;
+  hid_t file = H5Iget_file_id(obj), fapl = file < 0 ? -1 : H5Fget_access_plist(file);
+  int rc = H5FZ_OK;
+  MPI_Info info = MPI_INFO_NULL;
+  if (fapl < 0)
+    rc = h5fz_fail(H5FZ_ERR_HDF5, "%s: not an open HDF5 object", fn);
+  else if (H5Pget_driver(fapl) != H5FD_MPIO || H5Pget_fapl_mpio(fapl, comm, &info) < 0)
+    rc = h5fz_fail(H5FZ_ERR_ARG, "%s: the file is not open with the MPI-IO driver (H5Pset_fapl_mpio); "
+                   "in a serial program use h5fz_dataset_create / _write / _read", fn);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (file >= 0) H5Fclose(file);
+  if (!rc && !g_gpu_selected) rc = h5fz_mpi_select_gpu(*comm, NULL);
+  return rc;
+}
+
+static int type_of(hid_t mem_type)
+{
+  if (H5Tequal(mem_type, H5T_NATIVE_FLOAT) > 0) return H5FZ_DTYPE_F32;
+  if (H5Tequal(mem_type, H5T_NATIVE_DOUBLE) > 0) return H5FZ_DTYPE_F64;
+  return H5FZ_DTYPE_UNKNOWN;
+}
+
+/* ---- claims ------------------------------------------------------------------------- */
+
+/* This rank's claim for a write or read of the box start/count of dset. */
+static void claim_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
+                       const void *data, h5fz_mem where, int whole_chunks, h5fz_dataset_info *di, h5fz_mpi_claim *c)
+{
+  memset(c, 0, sizeof *c);
+  c->where = (int32_t)where;
+  H5E_BEGIN_TRY { c->dtype = type_of(mem_type); }
+  H5E_END_TRY;
+  c->status = h5fz_dataset_describe(dset, di);
+  if (c->status) {
+    snprintf(c->message, sizeof c->message, "%s", h5fz_last_error());
+    return;
+  }
+  c->rank = (int32_t)di->g.rank;
+  unsigned cd[H5FZ_CD_MAX];
+  size_t n_cd = 0;
+  h5fz_spec_to_cd_values(&di->spec, 1, cd, H5FZ_CD_MAX, &n_cd);
+  uint64_t h = h5fz_fnv1a(H5FZ_FNV_START, &c->rank, sizeof c->rank);
+  h = h5fz_fnv1a(h, di->g.dims, sizeof di->g.dims);
+  h = h5fz_fnv1a(h, di->g.chunk, sizeof di->g.chunk);
+  h = h5fz_fnv1a(h, &di->dtype, sizeof di->dtype);
+  c->dataset_digest = h5fz_fnv1a(h, cd, n_cd * sizeof cd[0]);
+  memcpy(c->dims, di->g.dims, sizeof c->dims);
+  memcpy(c->chunk, di->g.chunk, sizeof c->chunk);
+  const char *why = NULL;
+  uint64_t elems = 1;
+  if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE) why = "where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE";
+  else if (!start || !count) why = "NULL start or count";
+  if (!why) {
+    for (uint32_t d = 0; d < di->g.rank; d++) {
+      c->start[d] = start[d];
+      c->count[d] = count[d];
+      elems *= count[d];
+    }
+    if (elems && !data) why = "NULL data for a part that is not empty";
+  }
+  if (why) {
+    c->status = H5FZ_ERR_ARG;
+    snprintf(c->message, sizeof c->message, "%s", why);
+    return;
+  }
+  if (!whole_chunks && where == H5FZ_MEM_DEVICE && elems)
+    for (uint32_t d = 0; d < di->g.rank; d++)
+      if (start[d] % di->g.chunk[d] || ((start[d] + count[d]) % di->g.chunk[d] && start[d] + count[d] != di->g.dims[d])) {
+        c->status = H5FZ_ERR_UNSUPPORTED;
+        snprintf(c->message, sizeof c->message,
+                 "a device array needs a part on the chunk grid (dim %u starts at %llu, ends at %llu, chunk %llu)", d, (unsigned long long)start[d], (unsigned long long)(start[d] + count[d]),
+                 (unsigned long long)di->g.chunk[d]);
+        return;
+      }
+}
+
+/* Gather and check the claims: the same verdict on every rank. */
+static int agree_on_parts(const char *fn, MPI_Comm comm, const h5fz_mpi_claim *mine, int dataset_dtype,
+                          int whole_chunks)
+{
+  h5fz_mpi_claim *all = NULL;
+  int n = 0, rc = h5fz_mpi_claims_gather(comm, mine, &all, &n);
+  if (!rc) rc = h5fz_mpi_check_claims(fn, all, n, dataset_dtype, whole_chunks);
+  free(all);
+  return rc; /* the same on every rank: the same checks of the same claims */
+}
+
+/* The part as an array of its own: the dataset's chunk dims and fill, the
+ * part's extent. Its chunk grid is the dataset's, shifted by start. */
+static h5fz_array_geom part_geom(const h5fz_dataset_info *di, const uint64_t *lo, const uint64_t *hi)
+{
+  h5fz_array_geom g = di->g;
+  for (uint32_t d = 0; d < g.rank; d++) g.dims[d] = hi[d] - lo[d];
+  return g;
+}
+
+/* Chunk `local` of the part array (part_geom) as the dataset's chunk:
+ * its index in the dataset's grid, and its element offset in origin. */
+static uint64_t dataset_chunk(const h5fz_dataset_info *di, const h5fz_array_geom *pg, const uint64_t *lo,
+                              uint64_t local, hsize_t *origin)
+{
+  uint64_t o[H5FZ_ARRAY_MAX_RANK], idx = 0;
+  h5fz_array_chunk_origin(pg, local, o);
+  for (uint32_t d = 0; d < pg->rank; d++) {
+    origin[d] = lo[d] + o[d];
+    idx = idx * ((di->g.dims[d] + di->g.chunk[d] - 1) / di->g.chunk[d]) + origin[d] / di->g.chunk[d];
+  }
+  return idx;
+}
+
+/* With H5FZ_MPI_PROFILE set (not 0): rank 0 prints the slowest rank's
+ * seconds of each phase of a call to stderr, for finding the bottleneck
+ * (docs/mpi.md). Collective. */
+static void profile(MPI_Comm comm, const char *call, const double *secs, const char *const *names, int n,
+                    double exchanged_bytes)
+{
+  const char *env = getenv("H5FZ_MPI_PROFILE");
+  if (!env || !*env || !strcmp(env, "0")) return;
+  double slowest[8] = {0};
+  MPI_Allreduce(secs, slowest, n, MPI_DOUBLE, MPI_MAX, comm);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (me) return;
+  fprintf(stderr, "h5fz %s profile (slowest rank, s):", call);
+  for (int i = 0; i < n; i++) fprintf(stderr, " %s %.4f", names[i], slowest[i]);
+  fprintf(stderr, "; %.1f MB of containers on every rank\n", exchanged_bytes / 1e6);
+}
+
+/* ---- create ------------------------------------------------------------------------- */
+
+int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
+                            const hsize_t *chunk_dims, const char *spec_text, hid_t *dset)
+{
+  static const char fn[] = "h5fz_dataset_create_mpi";
+  h5fz_clear_error();
+  if (dset) *dset = H5I_INVALID_HID;
+  MPI_Comm comm;
+  int rc = file_comm(fn, loc, &comm);
+  if (rc) return rc;
+  h5fz_mpi_claim c;
+  memset(&c, 0, sizeof c);
+  H5E_BEGIN_TRY { c.dtype = type_of(mem_type); }
+  H5E_END_TRY;
+  h5fz_spec spec;
+  char text[512] = "";
+  if (!name || !dims || !chunk_dims || !dset || rank < 1 || rank > H5FZ_ARRAY_MAX_RANK) {
+    c.status = H5FZ_ERR_ARG;
+    snprintf(c.message, sizeof c.message, "NULL argument or rank outside 1..%d", H5FZ_ARRAY_MAX_RANK);
+  } else if ((c.status = spec_text ? h5fz_spec_parse(spec_text, &spec) : h5fz_spec_default(&spec))) {
+    snprintf(c.message, sizeof c.message, "%s", h5fz_last_error());
+  } else {
+    h5fz_spec_format(&spec, text, sizeof text);
+    c.rank = rank;
+    for (int d = 0; d < rank; d++) {
+      c.dims[d] = dims[d];
+      c.chunk[d] = chunk_dims[d] ? chunk_dims[d] : 1;
+    }
+    uint64_t h = h5fz_fnv1a(H5FZ_FNV_START, name, strlen(name));
+    h = h5fz_fnv1a(h, &c.rank, sizeof c.rank);
+    h = h5fz_fnv1a(h, c.dims, sizeof c.dims);
+    for (int d = 0; d < rank; d++) h = h5fz_fnv1a(h, &chunk_dims[d], sizeof chunk_dims[d]);
+    c.dataset_digest = h5fz_fnv1a(h, text, strlen(text));
+  }
+  rc = agree_on_parts(fn, comm, &c, c.dtype, 0);
+  if (!rc) rc = h5fz_mpi_agree(comm, h5fz_dataset_create(loc, name, mem_type, rank, dims, chunk_dims, spec_text, dset));
+  if (rc && dset && *dset >= 0) {
+    H5Dclose(*dset);
+    *dset = H5I_INVALID_HID;
+  }
+  MPI_Comm_free(&comm);
+  return rc;
+}
+
+/* ---- write -------------------------------------------------------------------------- */
+
+typedef struct {
+  const h5fz_dataset_info *di;
+  const h5fz_array_geom *pg;
+  const uint64_t *lo;
+  h5fz_mpi_chunks chunks;  /* this rank's containers */
+  h5fz_attr_tables t;      /* this rank's entries, summed over the ranks later */
+} part_write;
+
+static int part_sink(void *ctx, const h5fz_encoded_chunk *c)
+{
+  part_write *w = ctx;
+  hsize_t origin[H5FZ_ARRAY_MAX_RANK];
+  uint64_t idx = dataset_chunk(w->di, w->pg, w->lo, c->index, origin);
+  int rc = h5fz_mpi_chunks_add(&w->chunks, idx, c->container, c->bytes);
+  return rc ? rc : h5fz_attr_tables_add(&w->t, c, idx, origin);
+}
+
+/* Every rank stores every chunk of all, in the same order. */
+static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_chunks *all)
+{
+  hsize_t off[H5FZ_ARRAY_MAX_RANK];
+  for (uint64_t i = 0; i < all->n; i++) {
+    h5fz_dataset_chunk_offset(&di->g, all->index[i], off);
+    if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, all->bytes[i], all->payload + all->offset[i]) < 0)
+      return h5fz_fail(H5FZ_ERR_HDF5, "H5Dwrite_chunk of chunk %llu failed", (unsigned long long)all->index[i]);
+  }
+  return H5FZ_OK;
+}
+
+int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
+                            h5fz_mem where, h5fz_dataset_report *report)
+{
+  static const char fn[] = "h5fz_dataset_write_part";
+  h5fz_clear_error();
+  double t0 = now_s();
+  MPI_Comm comm;
+  int rc = file_comm(fn, dset, &comm);
+  if (rc) return rc;
+  h5fz_dataset_info di;
+  h5fz_mpi_claim c;
+  claim_part(dset, mem_type, start, count, data, where, 1, &di, &c);
+  part_write w = {.di = &di};
+  h5fz_mpi_chunks all = {0};
+  if ((rc = agree_on_parts(fn, comm, &c, di.dtype, 1))) goto out;
+  uint64_t lo[H5FZ_ARRAY_MAX_RANK] = {0}, hi[H5FZ_ARRAY_MAX_RANK] = {0}, elems = 1;
+  for (uint32_t d = 0; d < di.g.rank; d++) {
+    lo[d] = start[d];
+    hi[d] = start[d] + count[d];
+    elems *= count[d];
+  }
+  h5fz_array_geom pg = part_geom(&di, lo, hi);
+  w.pg = &pg;
+  w.lo = lo;
+  h5fz_array_exec ex = {.kernel_class = "cpu"};
+  rc = h5fz_attr_tables_init(&w.t, &di);
+  w.t.rep.input_bytes = elems * h5fz_dtype_size(di.dtype);
+  if (!rc && elems) rc = h5fz_array_encode(&di.spec, &pg, data, where == H5FZ_MEM_DEVICE, part_sink, &w, &ex);
+  w.t.rep.on_gpu = ex.on_gpu;
+  snprintf(w.t.rep.kernel_class, sizeof w.t.rep.kernel_class, "%s", ex.kernel_class);
+  h5fz_dataset_plan_digest_text(&ex, w.t.rep.plan_digest, sizeof w.t.rep.plan_digest);
+  h5fz_dataset_report mine = w.t.rep;
+  double t_encoded = now_s();
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
+  if ((rc = h5fz_mpi_chunks_allgather(comm, &w.chunks, &all))) goto out;
+  double t_exchanged = now_s();
+  if ((rc = h5fz_mpi_agree(comm, store_chunks(dset, &di, &all)))) goto out;
+  double t_stored = now_s();
+  if ((rc = h5fz_mpi_tables_allreduce(comm, &w.t))) goto out;
+  if ((rc = h5fz_mpi_agree(comm, h5fz_attr_tables_write(dset, &w.t)))) goto out;
+  mine.seconds = now_s() - t0;
+  profile(comm, "write_part", (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged,
+                                         now_s() - t_stored},
+          (const char *[]){"check+encode", "exchange", "H5Dwrite_chunk", "attributes"}, 4, (double)all.used);
+  if (report) *report = mine;
+out:
+  h5fz_mpi_chunks_free(&w.chunks);
+  h5fz_mpi_chunks_free(&all);
+  h5fz_attr_tables_free(&w.t);
+  MPI_Comm_free(&comm);
+  return rc;
+}
+
+/* ---- read --------------------------------------------------------------------------- */
+
+typedef struct {
+  hid_t dset;
+  const h5fz_dataset_info *di;
+  const h5fz_array_geom *pg;
+  const uint64_t *lo;
+  h5fz_dataset_report rep;
+  uint64_t counted; /* chunks counted in rep (a CPU fallback asks again) */
+} part_read;
+
+static int part_source(void *ctx, uint64_t index, void **container, size_t *bytes)
+{
+  part_read *r = ctx;
+  hsize_t origin[H5FZ_ARRAY_MAX_RANK];
+  uint64_t idx = dataset_chunk(r->di, r->pg, r->lo, index, origin);
+  int rc = h5fz_dataset_read_container(r->dset, origin, idx, container, bytes);
+  if (!rc && index == r->counted) {
+    r->counted++;
+    r->rep.n_chunks += *bytes ? 1u : 0u;
+    r->rep.stored_bytes += *bytes;
+  }
+  return rc;
+}
+
+/* Copy the box at offset `at` (count[]) out of the row-major array src of
+ * extent ext[] into dst (row-major, count[]). */
+static void copy_box(const uint8_t *src, const uint64_t *ext, const uint64_t *at, const uint64_t *count, uint32_t rank,
+                     size_t esize, uint8_t *dst)
+{
+  uint64_t rows = 1, idx[H5FZ_ARRAY_MAX_RANK] = {0};
+  for (uint32_t d = 0; d + 1 < rank; d++) rows *= count[d];
+  size_t row_bytes = count[rank - 1] * esize;
+  for (uint64_t r = 0; r < rows; r++) {
+    uint64_t lin = 0;
+    for (uint32_t d = 0; d < rank; d++) lin = lin * ext[d] + at[d] + (d + 1 < rank ? idx[d] : 0);
+    memcpy(dst + r * row_bytes, src + lin * esize, row_bytes);
+    for (uint32_t d = rank - 1; d-- > 0;) { /* next row: odometer over dims 0..rank-2 */
+      if (++idx[d] < count[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, void *data,
+                           h5fz_mem where, h5fz_dataset_report *report)
+{
+  static const char fn[] = "h5fz_dataset_read_part";
+  h5fz_clear_error();
+  double t0 = now_s();
+  MPI_Comm comm;
+  int rc = file_comm(fn, dset, &comm);
+  if (rc) return rc;
+  h5fz_dataset_info di;
+  h5fz_mpi_claim c;
+  claim_part(dset, mem_type, start, count, data, where, 0, &di, &c);
+  if ((rc = agree_on_parts(fn, comm, &c, di.dtype, 0))) goto out;
+  /* the chunks the box touches, as an array of their own (the hull) */
+  uint64_t lo[H5FZ_ARRAY_MAX_RANK] = {0}, hi[H5FZ_ARRAY_MAX_RANK] = {0}, at[H5FZ_ARRAY_MAX_RANK] = {0},
+           box[H5FZ_ARRAY_MAX_RANK] = {0};
+  uint64_t elems = 1, hull_elems = 1;
+  for (uint32_t d = 0; d < di.g.rank; d++) {
+    uint64_t k = di.g.chunk[d], end = start[d] + count[d];
+    lo[d] = start[d] / k * k;
+    hi[d] = (end + k - 1) / k * k;
+    if (hi[d] > di.g.dims[d]) hi[d] = di.g.dims[d];
+    at[d] = start[d] - lo[d];
+    box[d] = count[d];
+    elems *= count[d];
+    hull_elems *= hi[d] - lo[d];
+  }
+  h5fz_array_geom pg = part_geom(&di, lo, hi);
+  part_read r = {.dset = dset, .di = &di, .pg = &pg, .lo = lo};
+  h5fz_array_exec ex = {.kernel_class = "cpu"};
+  size_t esize = h5fz_dtype_size(di.dtype);
+  if (elems && hull_elems == elems) {
+    rc = h5fz_array_decode(&pg, di.dtype, &di.spec, di.fill, part_source, &r, data, where == H5FZ_MEM_DEVICE, &ex);
+  } else if (elems) { /* host memory (claim_part refused device arrays here) */
+    uint8_t *hull = malloc(hull_elems * esize);
+    rc = hull ? h5fz_array_decode(&pg, di.dtype, &di.spec, di.fill, part_source, &r, hull, 0, &ex)
+              : h5fz_fail(H5FZ_ERR_NOMEM, "%s: %llu bytes for the chunks around the part", fn,
+                          (unsigned long long)(hull_elems * esize));
+    if (!rc) copy_box(hull, pg.dims, at, box, pg.rank, esize, data);
+    free(hull);
+  }
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
+  r.rep.input_bytes = elems * esize;
+  r.rep.chunk_bytes = r.rep.n_chunks * esize;
+  for (uint32_t d = 0; d < di.g.rank; d++) r.rep.chunk_bytes *= di.g.chunk[d];
+  r.rep.on_gpu = ex.on_gpu;
+  snprintf(r.rep.kernel_class, sizeof r.rep.kernel_class, "%s", ex.kernel_class);
+  h5fz_dataset_plan_digest_text(&ex, r.rep.plan_digest, sizeof r.rep.plan_digest);
+  r.rep.seconds = now_s() - t0;
+  if (report) *report = r.rep;
+out:
+  MPI_Comm_free(&comm);
+  return rc;
+}

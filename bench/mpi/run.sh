@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The MPI benchmark and GPU checks on one GPU machine (the H200 node case):
+# N = 1, 2, 4, 8 ranks sharing the GPU, without and with the MPS daemon,
+# filter path and collective API (host, page-locked host and device
+# arrays), then 8 ranks under a small H5FZ_GPU_MEMORY_LIMIT (the GPU "runs
+# out": every chunk must still be written, by the CPU). Before that, the MPI
+# tests (tests/mpi, with the device-array case) in the same build.
+#
+#   bench/mpi/run.sh [--gib-per-rank G] [--reps R] [--layout mpi|node|both]   (from the repository root)
+#
+# Layouts: mpi = one shared file through parallel HDF5 (h5fz_bench_mpi,
+# mpirun; needs an MPI with mpicc and a parallel HDF5: h5pcc, or pkg-config
+# hdf5-openmpi / hdf5-mpich); node = N plain processes, a file each, through
+# the serial HDF5 (h5fz_bench_node; no MPI at all), for a machine without a
+# parallel HDF5. Default: mpi where it can build, else node (saying what is
+# missing).
+# Data: $H5FZ_DATA_DIR, else .devdata/ in the repository (files or .gz,
+# as for tests/gpu/run.sh), else ../shared/data. Writes to $OUT (else
+# build-mpi-bench/out): run.log, nvidia-smi.txt, ctest-mpi.log,
+# bench_mpi_<label>_n<N>.json, summary.json and summary.md (each figure
+# beside the one-rank figure; bench/mpi/summarize.py).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${H5FZ_BENCH_BUILD:-$root/build-mpi-bench}
+out=${OUT:-$build/out}
+mkdir -p "$out"
+exec > >(tee "$out/run.log") 2>&1
+gib=1
+reps=2
+layout=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gib-per-rank) gib=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --layout) layout=$2; shift 2 ;;
+    *) echo "usage: bench/mpi/run.sh [--gib-per-rank G] [--reps R] [--layout mpi|node|both]" >&2; exit 2 ;;
+  esac
+done
+missing=""
+command -v mpicc > /dev/null || missing="$missing mpicc"
+command -v mpirun > /dev/null || missing="$missing mpirun"
+if ! command -v h5pcc > /dev/null && ! pkg-config --exists hdf5-openmpi 2> /dev/null && ! pkg-config --exists hdf5-mpich 2> /dev/null; then
+  missing="$missing parallel-HDF5(h5pcc)"
+fi
+if [ -n "$missing" ]; then
+  echo "bench/mpi/run.sh: no parallel HDF5 build here, missing:$missing (Debian/Ubuntu: libhdf5-openmpi-dev openmpi-bin)" | tee "$out/missing.txt"
+  if [ -n "$layout" ] && [ "$layout" != node ]; then exit 3; fi
+  layout=node
+fi
+layout=${layout:-mpi}
+echo "layout: $layout"
+if [ -z "${H5FZ_DATA_DIR:-}" ] && [ -d "$root/.devdata" ]; then
+  export H5FZ_DATA_DIR=/tmp/h5fz-devdata
+  mkdir -p "$H5FZ_DATA_DIR"
+  for f in "$root"/.devdata/*; do
+    case "$f" in
+      *.gz) gunzip -c "$f" > "$H5FZ_DATA_DIR/$(basename "${f%.gz}")" ;;
+      *) cp "$f" "$H5FZ_DATA_DIR/" ;;
+    esac
+  done
+fi
+data=${H5FZ_DATA_DIR:-$root/../shared/data}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# containers often forbid the cross-process copies Open MPI's shared-memory transport tries first
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# the files (compressed, all paths kept until the chunk comparison): /dev/shm when it has room
+filedir=$build/files
+if [ "$(df --output=avail -B1 /dev/shm 2> /dev/null | tail -1)" -gt $((16 * 1024 * 1024 * 1024)) ] 2> /dev/null; then
+  filedir=/dev/shm
+fi
+mkdir -p "$filedir"
+echo "files in $filedir"
+export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache} HDF5_PLUGIN_PATH=$build/plugin
+{ nvidia-smi; nvidia-smi --query-gpu=name,memory.total,clocks.max.memory --format=csv; } > "$out/nvidia-smi.txt" 2>&1
+mpirun --version 2>&1 | head -2
+mpi_opt=ON
+targets="h5fz_bench_mpi h5fz_mpi_tests h5fz_bench_node"
+if [ "$layout" = node ]; then mpi_opt=AUTO targets="h5fz_bench_node h5fz_plugin"; fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DH5FZ_MPI=$mpi_opt -DH5FZ_DATA_DIR="$data" \
+  -DH5FZ_PYTHON="${H5FZ_PYTHON:-$(command -v python3)}" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" --target $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+if [ "$layout" != node ]; then
+  ctest --test-dir "$build" -L mpi --output-on-failure -V > "$out/ctest-mpi.log" 2>&1
+  echo "ctest -L mpi: exit $? ($(grep -c ' Passed ' "$out/ctest-mpi.log") passed; device case:" \
+    "$(grep -m1 -o 'abs_slabs_device: [^,]*' "$out/ctest-mpi.log" || echo none))"
+fi
+
+bench_mpi() { # bench_mpi LABEL N [ARGS...]: one shared file, mpirun
+  local label=$1 n=$2
+  shift 2
+  echo "== mpi layout, $label, $n ranks"
+  # shellcheck disable=SC2086
+  H5FZ_MPI_PROFILE=1 timeout 900 mpirun -n "$n" ${MPIEXEC_FLAGS:-} "$build/bin/h5fz_bench_mpi" --data "$data" \
+    --gib-per-rank "$gib" --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/bench_mpi_${label}_n$n.json"
+  echo "   exit $?; $(grep -o '"path": "[a-z_]*", "write_s[^}]*' "$out/bench_mpi_${label}_n$n.json" | tr '\n' ' ' | cut -c1-900)"
+}
+bench_node() { # bench_node LABEL N [ARGS...]: N processes, a file each
+  local label=$1 n=$2 sync pids=() rc=0
+  shift 2
+  echo "== node layout, $label, $n processes"
+  sync=/dev/shm/h5fz_bench_node_$$_${label}_$n
+  rm -f "$sync"
+  for ((r = 0; r < n; r++)); do
+    timeout 900 "$build/bin/h5fz_bench_node" --rank "$r" --ranks "$n" --sync "$sync" --data "$data" --gib-per-rank "$gib" \
+      --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/node_r$r.tmp" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  mv "$out/node_r0.tmp" "$out/bench_node_${label}_n$n.json"
+  rm -f "$out"/node_r*.tmp "$sync"
+  echo "   exit $rc; $(grep -o '"path": "[a-z_]*", "write_s[^}]*' "$out/bench_node_${label}_n$n.json" | tr '\n' ' ' | cut -c1-900)"
+}
+bench() { # bench LABEL N [ARGS...] in the chosen layout(s)
+  if [ "$layout" != node ]; then bench_mpi "$@"; fi
+  if [ "$layout" != mpi ]; then bench_node "$@"; fi
+}
+for n in 1 2 4 8; do bench no_mps "$n"; done
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/h5fz-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/h5fz-mps-log
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+if nvidia-cuda-mps-control -d; then
+  for n in 1 2 4 8; do bench mps "$n"; done
+  echo quit | nvidia-cuda-mps-control
+else
+  echo "nvidia-cuda-mps-control -d failed: no MPS figures"
+fi
+unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+# a GPU that "runs out of memory": 64 MiB allowed, host arrays must still be written (by the CPU)
+H5FZ_GPU_MEMORY_LIMIT=67108864 H5FZ_QUIET=1 bench gpu_memory_limit_64MiB 8 --paths filter,api_host
+python3 "$root/bench/mpi/summarize.py" "$out" | tee "$out/summary.md"
