@@ -68,8 +68,7 @@ static int list_outliers(h5fz_attr_tables *t, const h5fz_encoded_chunk *c, const
   return rc;
 }
 
-int h5fz_attr_tables_add(h5fz_attr_tables *t, const h5fz_encoded_chunk *c, uint64_t global_index,
-                         const hsize_t *origin)
+int h5fz_attr_tables_add(h5fz_attr_tables *t, const h5fz_encoded_chunk *c, uint64_t global_index, const hsize_t *origin)
 {
   t->rep.n_chunks++;
   t->rep.stored_bytes += c->bytes;

@@ -122,6 +122,8 @@ int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, 
 
 void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len)
 {
-  if (ex->on_gpu) snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
-  else snprintf(buf, len, "cpu");
+  if (ex->on_gpu)
+    snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
+  else
+    snprintf(buf, len, "cpu");
 }

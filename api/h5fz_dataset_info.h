@@ -12,10 +12,10 @@
 #include "h5fz_batch.h"
 
 typedef struct {
-  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local) */
-  h5fz_array_geom g;       /* the whole dataset: dims, chunk dims, fill bits */
+  h5fz_spec spec;    /* from the pipeline's cd_values (after set_local) */
+  h5fz_array_geom g; /* the whole dataset: dims, chunk dims, fill bits */
   h5fz_dtype dtype;
-  hid_t mem_type;          /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
+  hid_t mem_type; /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
   double fill;
 } h5fz_dataset_info;
 
