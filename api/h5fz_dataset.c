@@ -102,9 +102,8 @@ static int write_sink(void *ctx, const h5fz_encoded_chunk *c)
   write_ctx *w = ctx;
   hsize_t off[H5FZ_ARRAY_MAX_RANK];
   h5fz_dataset_chunk_offset(&w->t.di->g, c->index, off);
-  if (H5Dwrite_chunk(w->dset, H5P_DEFAULT, 0, off, c->bytes, c->container) < 0)
-    return h5fz_fail(H5FZ_ERR_HDF5, "H5Dwrite_chunk of chunk %llu failed", (unsigned long long)c->index);
-  return h5fz_attr_tables_add(&w->t, c, c->index, off);
+  int rc = h5fz_dataset_write_container(w->dset, w->t.di, off, c->index, c->container, c->bytes);
+  return rc ? rc : h5fz_attr_tables_add(&w->t, c, c->index, off);
 }
 
 int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
@@ -150,7 +149,7 @@ static int read_source(void *ctx, uint64_t index, void **container, size_t *byte
   read_ctx *r = ctx;
   hsize_t off[H5FZ_ARRAY_MAX_RANK];
   h5fz_dataset_chunk_offset(&r->di->g, index, off);
-  int rc = h5fz_dataset_read_container(r->dset, off, index, container, bytes);
+  int rc = h5fz_dataset_read_container(r->dset, r->di, off, index, container, bytes);
   if (!rc && index == r->counted) { /* a CPU fallback asks again: count once */
     r->counted++;
     r->rep.n_chunks += *bytes ? 1u : 0u;

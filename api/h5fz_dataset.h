@@ -75,7 +75,8 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
                         const hsize_t *chunk_dims, const char *spec_text, hid_t *dset);
 
 /* Write the whole dataset from data: the full extent, row-major, element
- * type of the dataset (native float32 or float64), at `where`. The dataset
+ * type of the dataset (native float32 or float64, also for a big-endian
+ * dataset: its chunks are then the filter's big-endian ones), at `where`. The dataset
  * must be chunked with h5fz as its only filter (e.g. made by
  * h5fz_dataset_create, or by H5Pset_filter with the h5fz cd_values); its
  * stored cd_values (after set_local) give the spec, as the filter uses them.
@@ -91,7 +92,7 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
 int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report);
 
 /* Read the whole dataset into data (full extent, row-major, the dataset's
- * native float type) at `where`, decoding the chunks in batches on the GPU
+ * float type in native byte order, whatever the dataset's) at `where`, decoding the chunks in batches on the GPU
  * (CPU executor without one). Chunks never written read as the fill value.
  * Works on any dataset whose only filter is h5fz, written through the
  * filter or this API; chunks stored without the filter (filter mask set)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5fz_container.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_error.h"
 
@@ -24,10 +25,11 @@ int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di)
     goto out;
   }
   if (H5Tget_class(type) != H5T_FLOAT || (H5Tget_size(type) != 4 && H5Tget_size(type) != 8) ||
-      H5Tget_order(type) != H5T_ORDER_LE) {
-    rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset's type is not little-endian float32 or float64");
+      (H5Tget_order(type) != H5T_ORDER_LE && H5Tget_order(type) != H5T_ORDER_BE)) {
+    rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset's type is not float32 or float64 (little- or big-endian)");
     goto out;
   }
+  di->big_endian = H5Tget_order(type) == H5T_ORDER_BE;
   di->dtype = H5Tget_size(type) == 4 ? H5FZ_DTYPE_F32 : H5FZ_DTYPE_F64;
   di->mem_type = di->dtype == H5FZ_DTYPE_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   if (H5Pget_layout(dcpl) != H5D_CHUNKED) {
@@ -61,6 +63,12 @@ int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di)
                                   "loadable when the dataset was created? set HDF5_PLUGIN_PATH)");
     goto out;
   }
+  if (di->spec.big_endian != di->big_endian) {
+    rc = h5fz_fail(H5FZ_ERR_SPEC, "the pipeline's cd_values name %s-endian values, the dataset's type is %s-endian",
+                   di->spec.big_endian ? "big" : "little", di->big_endian ? "big" : "little");
+    goto out;
+  }
+  di->spec.big_endian = 0; /* the executors code the caller's native values */
   unsigned chunk_opts = 0;
   if (H5Pget_chunk_opts(dcpl, &chunk_opts) >= 0 && (chunk_opts & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
     rc = h5fz_fail(H5FZ_ERR_ARG, "the dataset stores partial edge chunks unfiltered "
@@ -94,7 +102,8 @@ void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t
   for (uint32_t d = 0; d < g->rank; d++) off[d] = origin[d];
 }
 
-int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, void **container, size_t *bytes)
+int h5fz_dataset_read_container(hid_t dset, const h5fz_dataset_info *di, const hsize_t *off, uint64_t index,
+                                void **container, size_t *bytes)
 {
   hsize_t size = 0;
   *container = NULL;
@@ -115,10 +124,42 @@ int h5fz_dataset_read_container(hid_t dset, const hsize_t *off, uint64_t index, 
     return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "chunk %llu was stored without the h5fz filter (filter mask %u)",
                      (unsigned long long)index, mask);
   }
+  h5fz_chunk_info info;
+  if (di->big_endian && h5fz_chunk_inspect(buf, size, &info) == H5FZ_OK) {
+    /* a big-endian dataset's chunk, decoded to native values for the caller:
+     * the byte-order mark comes off; a little-endian one is not this dataset's */
+    if (!info.big_endian) {
+      free(buf);
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu holds little-endian values, the dataset is big-endian: its "
+                       "values would come back byte-swapped", (unsigned long long)index);
+    }
+    h5fz_container_set_byte_order(buf, size, 0);
+  } /* a container that does not open is the decoder's to report */
   *container = buf;
   *bytes = size;
   return H5FZ_OK;
 }
+
+int h5fz_dataset_write_container(hid_t dset, const h5fz_dataset_info *di, const hsize_t *off, uint64_t index,
+                                 const void *container, size_t bytes)
+{
+  uint8_t *marked = NULL;
+  if (di->big_endian) { /* the bytes the filter writes for the same values in a big-endian dataset */
+    marked = malloc(bytes ? bytes : 1);
+    if (!marked) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes", bytes);
+    memcpy(marked, container, bytes);
+    int st = h5fz_container_set_byte_order(marked, bytes, 1);
+    if (st) {
+      free(marked);
+      return st;
+    }
+    container = marked;
+  }
+  herr_t wr = H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, bytes, container);
+  free(marked);
+  return wr < 0 ? h5fz_fail(H5FZ_ERR_HDF5, "H5Dwrite_chunk of chunk %llu failed", (unsigned long long)index) : H5FZ_OK;
+}
+
 
 void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len)
 {

@@ -289,8 +289,8 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
   hsize_t off[H5FZ_ARRAY_MAX_RANK];
   for (uint64_t i = 0; i < all->n; i++) {
     h5fz_dataset_chunk_offset(&di->g, all->index[i], off);
-    if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, all->bytes[i], all->payload + all->offset[i]) < 0)
-      return h5fz_fail(H5FZ_ERR_HDF5, "H5Dwrite_chunk of chunk %llu failed", (unsigned long long)all->index[i]);
+    int rc = h5fz_dataset_write_container(dset, di, off, all->index[i], all->payload + all->offset[i], all->bytes[i]);
+    if (rc) return rc;
   }
   return H5FZ_OK;
 }
@@ -364,7 +364,7 @@ static int part_source(void *ctx, uint64_t index, void **container, size_t *byte
   part_read *r = ctx;
   hsize_t origin[H5FZ_ARRAY_MAX_RANK];
   uint64_t idx = dataset_chunk(r->di, r->pg, r->lo, index, origin);
-  int rc = h5fz_dataset_read_container(r->dset, origin, idx, container, bytes);
+  int rc = h5fz_dataset_read_container(r->dset, r->di, origin, idx, container, bytes);
   if (!rc && index == r->counted) {
     r->counted++;
     r->rep.n_chunks += *bytes ? 1u : 0u;

@@ -162,6 +162,11 @@ int h5fz_cmd_cd_values(int argc, char **argv)
             "h5fz %s: note: fill= is not carried by these cd_values: the filter takes the dataset's "
             "own fill value (H5Pset_fill_value, h5py fillvalue=, or h5fz from-raw --spec \"... fill=V\")\n",
             cmd);
+  if (spec.big_endian) /* the same: set_local takes the order from the dataset's type */
+    fprintf(stderr,
+            "h5fz %s: note: order= is not carried by these cd_values: the filter takes the byte order "
+            "from the dataset's type (H5T_IEEE_F*BE, h5py dtype='>f4')\n",
+            cmd);
   free(text);
 
   if (ud_only) {

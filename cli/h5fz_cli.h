@@ -67,9 +67,6 @@ const char *h5fz_cli_byte_order(hid_t type);
 /* 1 if type is a 4- or 8-byte floating-point type, of any byte order. */
 int h5fz_cli_is_float_type(hid_t type);
 
-/* 1 if it is also little-endian: what h5fz compresses. */
-int h5fz_cli_is_le_float_type(hid_t type);
-
 /* 1 if dset is a dimension scale (H5DSis_scale: netCDF-4's coordinate
  * variables and its dimension datasets are), 0 if not or on error. */
 int h5fz_cli_is_dimension_scale(hid_t dset);

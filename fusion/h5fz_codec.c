@@ -97,11 +97,33 @@ int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
   return rc < 0 ? rc : H5FZ_OK;
 }
 
+static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
+                                size_t *out_bytes);
+
 int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
   h5fz_clear_error();
   if (!spec || (!in && in_bytes) || !out || !out_bytes)
     return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_encode: NULL argument");
+  if (!spec->big_endian || !in_bytes) return encode_little_endian(spec, in, in_bytes, out, out_bytes);
+  /* Big-endian values: swapped to little-endian first, so that every
+   * executor codes exactly the bytes (and the REL range, fill value and
+   * escapes) of the same values stored little-endian; trailing bytes past
+   * the last whole element stay as they are. */
+  size_t esize = h5fz_dtype_size(spec->dtype);
+  if (!esize) return h5fz_fail(H5FZ_ERR_SPEC, "the spec does not say whether values are float32 or float64");
+  uint8_t *le = malloc(in_bytes);
+  if (!le) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes", in_bytes);
+  memcpy(le, in, in_bytes);
+  h5fz_swap_elements(le, in_bytes / esize, esize);
+  int rc = encode_little_endian(spec, le, in_bytes, out, out_bytes);
+  free(le);
+  return rc;
+}
+
+static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
+                                size_t *out_bytes)
+{
   h5fz_chunk_plan p;
   h5fz_header h;
   int rc = h5fz_chunk_plan_make(spec, in, in_bytes, &p, &h);
@@ -212,6 +234,7 @@ int h5fz_chunk_outliers(const void *in_v, size_t in_bytes, uint32_t *pos, void *
   size_t k = h.n_outliers < cap ? h.n_outliers : cap, esize = h5fz_dtype_size((h5fz_dtype)h.dtype);
   memcpy(pos, p, k * 4u);
   memcpy(vals, v, k * esize);
+  if (h.flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(vals, k, esize);
   *n = h.n_outliers;
   free(p);
   free(v);

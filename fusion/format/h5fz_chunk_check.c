@@ -69,9 +69,22 @@ static int check_bound(unsigned have_mode, double have_bound, int stored_raw, co
                    mode_name(want->mode), want->bound);
 }
 
+/* A chunk decodes to its recorded byte order; HDF5 reads those bytes as
+ * the dataset's type, so the two must agree (a spec without a dataset part
+ * names no order). */
+static int check_order(int have_big, const h5fz_spec *want)
+{
+  if (want->dtype == H5FZ_DTYPE_UNKNOWN || !have_big == !want->big_endian) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk holds %s-endian values, the dataset is %s-endian: its values would "
+                   "come back byte-swapped",
+                   have_big ? "big" : "little", want->big_endian ? "big" : "little");
+}
+
 int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want)
 {
   int rc = check_shape(h->rank, h->dims, want->rank, want->dims);
+  if (!rc) rc = check_order((h->flags & H5FZ_FLAG_BIG_ENDIAN) != 0, want);
   return rc ? rc : check_bound(h->mode, h->abs_bound, (h->flags & H5FZ_FLAG_STORED_RAW) != 0, want);
 }
 
@@ -79,6 +92,7 @@ int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dat
 {
   if (!info || !dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_spec: NULL argument");
   int rc = check_shape(info->rank, info->dims, dataset->rank, dataset->dims);
+  if (!rc) rc = check_order(info->big_endian, dataset);
   return rc ? rc : check_bound(info->mode, info->abs_bound, info->stored_raw, dataset);
 }
 

@@ -52,7 +52,10 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   /* lorenzo_nd: the executor chooses the predictor up to this dimension */
   p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
 
-  h->version = H5FZ_FORMAT_VERSION;
+  /* big-endian values: coded as little-endian ones (the caller swapped
+   * them), the order recorded for the decoder (format version 2) */
+  h->version = (uint8_t)(spec->big_endian ? 2u : H5FZ_FORMAT_VERSION_LE);
+  h->flags = spec->big_endian ? H5FZ_FLAG_BIG_ENDIAN : 0u;
   h->dtype = (uint8_t)spec->dtype;
   h->mode = (uint8_t)spec->mode;
   h->input_bytes = in_bytes;
@@ -102,4 +105,5 @@ void h5fz_chunk_info_from_header(const h5fz_header *h, h5fz_chunk_info *info)
   info->predictor = info->stored_raw ? 0u : h->predictor;
   info->rank = h->rank <= H5FZ_MAX_RANK ? h->rank : 0u;
   for (uint32_t d = 0; d < info->rank; d++) info->dims[d] = h->dims[d];
+  info->big_endian = (h->flags & H5FZ_FLAG_BIG_ENDIAN) != 0;
 }

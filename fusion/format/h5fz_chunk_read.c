@@ -79,6 +79,7 @@ int h5fz_chunk_read_begin(const uint8_t *in, size_t in_bytes, h5fz_dtype want_dt
   if (!r->values) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)r->h.input_bytes);
   if (r->h.flags & H5FZ_FLAG_STORED_RAW) {
     memcpy(r->values, body, body_len);
+    if (r->h.flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(r->values, r->h.n_elements, h5fz_dtype_size(r->h.dtype));
     r->complete = 1;
     return H5FZ_OK;
   }
@@ -120,6 +121,7 @@ int h5fz_chunk_read_end(h5fz_chunk_read *r, const h5fz_spec *want, void **out, s
       h5fz_chunk_read_free(r);
       return rc;
     }
+    if (h->flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(r->values, h->n_elements, esize); /* the body is little-endian */
   }
   *out = r->values;
   *out_bytes = r->h.input_bytes;

@@ -22,6 +22,28 @@ uint32_t h5fz_checksum(const uint8_t *buf, size_t len)
   return (uint32_t)crc;
 }
 
+void h5fz_swap_elements(void *buf, uint64_t n, size_t esize)
+{
+  uint8_t *p = buf;
+  for (uint64_t i = 0; i < n; i++, p += esize)
+    for (size_t a = 0, b = esize - 1u; a < b; a++, b--) {
+      uint8_t t = p[a];
+      p[a] = p[b];
+      p[b] = t;
+    }
+}
+
+int h5fz_container_set_byte_order(uint8_t *buf, size_t len, int big_endian)
+{
+  h5fz_header h;
+  int rc = h5fz_container_open(buf, len, &h);
+  if (rc) return rc;
+  buf[4] = (uint8_t)(big_endian ? 2u : H5FZ_FORMAT_VERSION_LE);
+  buf[7] = (uint8_t)((h.flags & ~H5FZ_FLAG_BIG_ENDIAN) | (big_endian ? H5FZ_FLAG_BIG_ENDIAN : 0u));
+  h5fz_put_u32(buf + len - 4u, h5fz_checksum(buf, len - 4u));
+  return H5FZ_OK;
+}
+
 void h5fz_header_write(const h5fz_header *h, uint8_t *out)
 {
   uint64_t bound_bits;
@@ -57,7 +79,8 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
 {
   size_t esize = h5fz_dtype_size((h5fz_dtype)h->dtype);
   if (!esize) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header names unknown element type %u", h->dtype);
-  if (h->flags & ~H5FZ_FLAG_STORED_RAW)
+  unsigned known = H5FZ_FLAG_STORED_RAW | (h->version >= 2u ? H5FZ_FLAG_BIG_ENDIAN : 0u);
+  if (h->flags & ~known)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header has unknown flags 0x%02x", h->flags);
   if (!all_zero(in + 58, 2) || !all_zero(in + 76, 4))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header reserved bytes are not zero");
@@ -176,7 +199,7 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
 static int write_raw(const h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
   h5fz_header r = *h;
-  r.flags = H5FZ_FLAG_STORED_RAW;
+  r.flags = (uint8_t)(H5FZ_FLAG_STORED_RAW | (h->flags & H5FZ_FLAG_BIG_ENDIAN));
   r.n_outliers = 0;
   size_t total = H5FZ_HEADER_BYTES + in_bytes + H5FZ_CHECKSUM_BYTES;
   uint8_t *buf = malloc(total);

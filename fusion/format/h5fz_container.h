@@ -71,6 +71,17 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h);
 int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body_len, uint64_t *offsets,
                           size_t *payload_end);
 
+/* Reverse the bytes of each of the n elements of esize (4 or 8) bytes in
+ * buf: little-endian <-> big-endian. */
+void h5fz_swap_elements(void *buf, uint64_t n, size_t esize);
+
+/* Set the byte order a valid container records (flag bit 1 and the version
+ * byte, 2 for big-endian, 1 for little-endian) and its checksum again, in
+ * place; the body (little-endian values) is unchanged. For writers that
+ * code values in native order for a dataset of the other byte order (the
+ * dataset API). Returns H5FZ_OK or the status of h5fz_container_open. */
+int h5fz_container_set_byte_order(uint8_t *buf, size_t len, int big_endian);
+
 /* CRC-32 (zlib) of buf[0..len). */
 uint32_t h5fz_checksum(const uint8_t *buf, size_t len);
 

@@ -1,5 +1,5 @@
 /*
- * h5fz_format.h - the constants of the chunk container v1 (docs/format.md)
+ * h5fz_format.h - the constants of the chunk container (docs/format.md)
  * and its little-endian byte helpers, shared by the container
  * (h5fz_container.c) and its side section (h5fz_side.c). Header only.
  */
@@ -8,11 +8,17 @@
 
 #include <stdint.h>
 
-#define H5FZ_FORMAT_VERSION 1u
+/* Version 2 is version 1 with flag bit 1 (the values' byte order); h5fz
+ * writes it only for big-endian chunks, so that little-endian chunks stay
+ * readable by decoders of version 1 and a big-endian chunk is refused by
+ * them as "newer" instead of decoding in the wrong byte order. */
+#define H5FZ_FORMAT_VERSION 2u    /* the newest version this h5fz reads */
+#define H5FZ_FORMAT_VERSION_LE 1u /* what it writes for little-endian chunks */
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u
 #define H5FZ_FLAG_STORED_RAW 0x01u
-#define H5FZ_SUB_RAW 0x80000000u /* size-table bit: coder bypassed */
+#define H5FZ_FLAG_BIG_ENDIAN 0x02u    /* version 2: the chunk decodes to big-endian values */
+#define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
 #define H5FZ_SUB_SIZE_MASK 0x7fffffffu
 
 /* m words padded to the multiple of 64 a sub-chunk's ops work on. */

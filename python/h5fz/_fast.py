@@ -29,8 +29,9 @@ class _Dataset:
         self.dset = dset
         self.dtype = np.dtype(dset.dtype)
         if self.dtype not in _DTYPES:
-            raise TypeError("h5fz: dataset %s has type %s; h5fz datasets are little-endian float32 or float64"
-                            % (dset.name, self.dtype.str))
+            raise TypeError("h5fz: dataset %s has type %s; the fast path takes little-endian float32 or float64 "
+                            "datasets (a big-endian one is compressed through the filter by h5py's own reads and "
+                            "writes, dset[...] = x)" % (dset.name, self.dtype.str))
         if dset.chunks is None:
             raise ValueError("h5fz: dataset %s is not chunked" % dset.name)
         self.shape = tuple(int(n) for n in dset.shape)

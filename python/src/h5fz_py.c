@@ -90,6 +90,11 @@ static int prepare(const unsigned *cd, size_t n_cd, const h5fzpy_geom *in, h5fz_
   if (spec->dtype == H5FZ_DTYPE_UNKNOWN)
     return fail(H5FZ_ERR_SPEC, "the dataset's cd_values lack the words set_local adds (dtype, chunk dims): the "
                                "h5fz filter was not available when the dataset was created");
+  /* the batches code native values as they are; a big-endian dataset's
+   * containers would need the byte-order mark (the C dataset API sets it) */
+  if (spec->big_endian)
+    return fail(H5FZ_ERR_UNSUPPORTED, "the dataset is big-endian: the fast path takes little-endian datasets; h5py's "
+                                      "own reads and writes compress big-endian ones through the filter");
   memset(g, 0, sizeof *g);
   g->rank = in->rank;
   uint64_t chunk[H5FZ_ARRAY_MAX_RANK];

@@ -8,7 +8,7 @@
  *
  * Each case writes the same array through h5fz_dataset_write (dataset
  * "<case>_api") and through plain H5Dwrite with the filter ("<case>_filter"),
- * then checks: every stored chunk is byte-identical; h5fz_dataset_read and
+ * then checks (also for big-endian datasets): every stored chunk is byte-identical; h5fz_dataset_read and
  * H5Dread both give every element within the bound (NaN/Inf bit-exact); the
  * attributes agree with the report and with the chunks. H5FZ_DEVICE picks the
  * executor as everywhere (on a GPU machine the API runs its batches there).
@@ -30,6 +30,8 @@ typedef struct {
   int inject_specials; /* NaN, Inf, -0.0 and huge values at known places */
   int user_fill;       /* 1: fill value -999 (REL edge chunks); 2: -999 with fill time NEVER
                               (HDF5 pads with 0); 3: a signalling NaN (exact bits) */
+  int big_endian;          /* the datasets' type is H5T_IEEE_F*BE (created with H5Dcreate2;
+                              the caller's values stay native) */
 } api_case;
 
 static void *read_file(const char *path, size_t *bytes)
@@ -219,6 +221,7 @@ static double range_of(const void *v, size_t n, int f64)
 static void run_case(hid_t file, const api_case *c, const void *data)
 {
   hid_t type = c->f64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+  hid_t file_type = c->big_endian ? (c->f64 ? H5T_IEEE_F64BE : H5T_IEEE_F32BE) : type;
   char api_name[96], filter_name[96];
   snprintf(api_name, sizeof api_name, "%s_api", c->name);
   snprintf(filter_name, sizeof filter_name, "%s_filter", c->name);
@@ -237,13 +240,13 @@ static void run_case(hid_t file, const api_case *c, const void *data)
     H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &snan);
   }
   hid_t space = H5Screate_simple(c->rank, c->dims, NULL);
-  if (c->user_fill) {
-    dapi = H5Dcreate2(file, api_name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (c->user_fill || c->big_endian) {
+    dapi = H5Dcreate2(file, api_name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   } else {
     int rc = h5fz_dataset_create(file, api_name, type, c->rank, c->dims, c->chunk, c->spec, &dapi);
     FT_CHECK(rc == H5FZ_OK, "%s: h5fz_dataset_create: %s", c->name, h5fz_last_error());
   }
-  hid_t dfil = H5Dcreate2(file, filter_name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hid_t dfil = H5Dcreate2(file, filter_name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   FT_CHECK(dapi >= 0 && dfil >= 0, "%s: create datasets", c->name);
   h5fz_dataset_report rep;
   int rc = h5fz_dataset_write(dapi, data, H5FZ_MEM_HOST, &rep);
@@ -386,6 +389,37 @@ static void run_edges(hid_t file, const float *field)
              "%s: API read got %d: %s", foreign[k].name, rc, h5fz_last_error());
     H5Dclose(d);
   }
+  /* containers of the other byte order (a little-endian one in a big-endian
+   * dataset and the reverse): their values would read back byte-swapped */
+  for (int be = 0; be < 2; be++) {
+    const char *name = be ? "le_chunk_in_be" : "be_chunk_in_le";
+    hsize_t cd2[2] = {32, 48}, o2[2] = {0, 0};
+    unsigned cdv[H5FZ_CD_MAX];
+    size_t ncd = ft_cd_from_text("abs=1e-3", cdv);
+    hid_t dc = ft_dcpl(2, cd2, H5Z_FLAG_MANDATORY, ncd, cdv, 0);
+    hid_t sp2 = H5Screate_simple(2, dims, NULL);
+    d = H5Dcreate2(file, name, be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE, sp2, H5P_DEFAULT, dc, H5P_DEFAULT);
+    h5fz_spec sp;
+    h5fz_spec_parse(be ? "abs=1e-3 dtype=f32 dims=32x48" : "abs=1e-3 dtype=f32 dims=32x48 order=big", &sp);
+    void *c = NULL;
+    size_t cb = 0;
+    FT_CHECK(d >= 0 && h5fz_chunk_encode(&sp, field, 32 * 48 * 4, &c, &cb) == H5FZ_OK, "encode %s", name);
+    H5Dwrite_chunk(d, H5P_DEFAULT, 0, o2, cb, c);
+    free(c);
+    H5Dclose(d);
+    d = H5Dopen2(file, name, H5P_DEFAULT);
+    herr_t st;
+    H5E_BEGIN_TRY { st = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back); }
+    H5E_END_TRY;
+    FT_CHECK(st < 0, "%s: H5Dread must fail", name);
+    rc = h5fz_dataset_read(d, back, H5FZ_MEM_HOST, NULL);
+    FT_CHECK(rc == H5FZ_ERR_CORRUPT && ft_contains(h5fz_last_error(), be ? "little-endian values, the dataset is big"
+                                                                         : "big-endian values, the dataset is little"),
+             "%s: API read got %d: %s", name, rc, h5fz_last_error());
+    H5Dclose(d);
+    H5Sclose(sp2);
+    H5Pclose(dc);
+  }
   /* partial edge chunks left unfiltered: refused */
   {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -407,7 +441,7 @@ static void run_edges(hid_t file, const float *field)
     H5Pclose(fapl);
   }
   free(back);
-  printf("  edges: sparse read, corrupt, short, transposed and looser chunks, refusals checked\n");
+  printf("  edges: sparse read, corrupt, short, transposed, looser and byte-swapped chunks, refusals checked\n");
 }
 
 static int run_small(void)
@@ -438,20 +472,25 @@ static int run_small(void)
   snprintf(lnd, sizeof lnd, "abs=%.9g quant lorenzo_nd zigzag bitshuffle rze", 1e-4 * range);
   snprintf(fast, sizeof fast, "abs=%.9g quant delta zigzag bitpack", 1e-3 * range);
   api_case cases[] = {
-      {"abs4", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
-      {"specials", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 1, 0},
-      {"rel_fill", "rel=1e-3", 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 1},
-      {"fill_never", abs4, 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 2},
-      {"fill_snan", abs4, 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 3},
-      {"pw_rel", "pw_rel=1e-3", 0, 3, {50, 100, 100}, {10, 100, 100}, 0, 0},
-      {"lossless", "lossless", 0, 3, {50, 100, 100}, {25, 50, 100}, 0, 0},
-      {"lorenzo", lz, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
-      {"lorenzo_nd", lnd, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
-      {"fast", fast, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0},
-      {"f64", abs2, 1, 3, {50, 100, 100}, {7, 33, 100}, 0, 0},
-      {"flat1d", abs4, 0, 1, {500000}, {65536}, 0, 0},
-      {"rank4", abs4, 0, 4, {5, 10, 100, 100}, {2, 3, 64, 64}, 0, 0},
-      {"tiny_chunks", abs4, 0, 3, {50, 100, 100}, {1, 7, 9}, 0, 0},
+      {"abs4", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0, 0},
+      {"specials", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 1, 0, 0},
+      {"rel_fill", "rel=1e-3", 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 1, 0},
+      {"fill_never", abs4, 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 2, 0},
+      {"fill_snan", abs4, 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 3, 0},
+      {"pw_rel", "pw_rel=1e-3", 0, 3, {50, 100, 100}, {10, 100, 100}, 0, 0, 0},
+      {"lossless", "lossless", 0, 3, {50, 100, 100}, {25, 50, 100}, 0, 0, 0},
+      {"lorenzo", lz, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0, 0},
+      {"lorenzo_nd", lnd, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0, 0},
+      {"fast", fast, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0, 0},
+      {"f64", abs2, 1, 3, {50, 100, 100}, {7, 33, 100}, 0, 0, 0},
+      {"flat1d", abs4, 0, 1, {500000}, {65536}, 0, 0, 0},
+      {"rank4", abs4, 0, 4, {5, 10, 100, 100}, {2, 3, 64, 64}, 0, 0, 0},
+      {"tiny_chunks", abs4, 0, 3, {50, 100, 100}, {1, 7, 9}, 0, 0, 0},
+      /* big-endian datasets: the same chunks as the filter writes for them */
+      {"be_specials", abs4, 0, 3, {50, 100, 100}, {8, 48, 64}, 1, 0, 1},
+      {"be_rel_fill", "rel=1e-3", 0, 3, {50, 100, 100}, {16, 32, 40}, 0, 1, 1},
+      {"be_f64", abs2, 1, 3, {50, 100, 100}, {7, 33, 100}, 0, 0, 1},
+      {"be_lorenzo_nd", lnd, 0, 3, {50, 100, 100}, {8, 48, 64}, 0, 0, 1},
   };
   hid_t file = ft_create_file("api_small");
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -482,7 +521,7 @@ static int run_big(const char *dir, const char *out)
   double range = range_of(field, bytes / 2, 0);
   char abs4[64];
   snprintf(abs4, sizeof abs4, "abs=%.9g", 1e-4 * range);
-  api_case big = {"seaice_x2", abs4, 0, 3, {240, 215, 360}, {16, 64, 128}, 0, 0};
+  api_case big = {"seaice_x2", abs4, 0, 3, {240, 215, 360}, {16, 64, 128}, 0, 0, 0};
   hid_t file = H5Fcreate(out, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   printf("  %s: %zu MiB of tiled real data, %s\n", big.name, (2 * bytes) >> 20, abs4);
   run_case(file, &big, field);

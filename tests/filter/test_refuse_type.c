@@ -14,9 +14,11 @@
 #define N 1000
 #define CHUNK 256
 
-static hid_t make_be_float(void)
+/* A 4-byte float that is not IEEE binary32 (another exponent bias). */
+static hid_t make_odd_float(void)
 {
-  hid_t t = H5Tcopy(H5T_IEEE_F32BE);
+  hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+  H5Tset_ebias(t, 100);
   return t;
 }
 
@@ -131,9 +133,9 @@ int main(void)
   H5Tset_size(str, 8);
   refused_mandatory(f, "string", str, "string");
   H5Tclose(str);
-  hid_t be = make_be_float();
-  refused_mandatory(f, "f32_be", be, "big-endian");
-  H5Tclose(be);
+  hid_t odd = make_odd_float();
+  refused_mandatory(f, "f32_odd_bias", odd, "non-IEEE layout");
+  H5Tclose(odd);
   filter_before(f, "fletcher32_before", 0);
   filter_before(f, "shuffle_before", 1);
   int_optional(f);

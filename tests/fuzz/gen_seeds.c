@@ -233,6 +233,10 @@ int main(int argc, char **argv)
     free(out);
     free(v);
   }
+  /* format version 2: big-endian values (flag bit 1), coded and stored
+   * raw; after the seeds above for the same reason */
+  chunk_seed("f32_big_endian", "abs=1e-3 subchunk=512 order=big", 0, 300, 1, 0);
+  chunk_seed("f64_big_endian_stored_raw", "abs=1e-9 subchunk=512 order=big", 1, 64, 2, 0);
   /* cd_values */
   cd_seed("default", "rel=1e-4", 0);
   cd_seed("abs_chain", "abs=1e-3 delta negabinary bitshuffle rze subchunk=8192", 0);
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
   cd_seed("lossless", "lossless zigzag rze", 0);
   cd_seed("lorenzo_bitpack_local", "abs=1e-3 lorenzo zigzag bitpack dtype=f32 dims=7x100", 1);
   cd_seed("lorenzo_nd_local", "abs=1e-3 lorenzo_nd zigzag bitshuffle rze dtype=f64 dims=3x4x5x6", 1);
+  cd_seed("local_big_endian", "abs=1e-3 dtype=f32 dims=10x20 order=big", 1);
   write_file("cd_values", "empty", NULL, 0, NULL, 0);
   {
     const uint8_t v1[4] = {1, 0, 0, 0};

@@ -46,6 +46,10 @@ grep -cE ": ok +.*identical" "$out/ctest-gpu.log" | sed 's/^/identical cases: /'
 cp "$build/tests/gpu/gpu_written_v1.h5" "$out/" 2>/dev/null
 H5FZ_DEVICE=gpu H5FZ_DEVICE_STRICT=1 ctest --test-dir "$build" -R '^filter_' --output-on-failure > "$out/ctest-filter-gpu.log" 2>&1 || status=1
 tail -12 "$out/ctest-filter-gpu.log"
+echo "== big-endian datasets and in-range fill values through the plugin on the GPU (h5py, h5repack, from-raw; strict: no CPU fallback)"
+H5FZ_DEVICE=gpu H5FZ_DEVICE_STRICT=1 ctest --test-dir "$build" -R 'python_test_big_endian|python_test_h5py_filter' \
+  --output-on-failure > "$out/ctest-big-endian-fill-gpu.log" 2>&1 || status=1
+tail -4 "$out/ctest-big-endian-fill-gpu.log"
 echo "== appending in new processes on the GPU, and a GPU that cannot take the chunks (4 KiB memory limit): never a failed chunk"
 H5FZ_DEVICE=gpu ctest --test-dir "$build" -R 'python_test_append_new_process' --output-on-failure > "$out/ctest-append-gpu.log" 2>&1 || status=1
 H5FZ_DEVICE=gpu H5FZ_GPU_MEMORY_LIMIT=4096 ctest --test-dir "$build" -R 'python_test_append_new_process|^api\.dataset_small$' \

@@ -3,7 +3,9 @@
  * executor, and each decodes the other's output within the bound, on every
  * real field, for each chain of v1 at three bounds; and one chunk of about
  * 160 MiB (the float32 fields back to back: 10 parts of the tail's scan),
- * ABS and REL. Skips (77) without a GPU.
+ * ABS and REL; and big-endian chunks (order=big: the values byte-swapped),
+ * whose containers must be the CPU's and, past the version byte, the flag
+ * and the checksum, the little-endian chunk's. Skips (77) without a GPU.
  *   test_gpu_identical [DATA_DIR] (default $H5FZ_DATA_DIR)
  */
 #include <stdint.h>
@@ -116,6 +118,75 @@ static int big_chunk(const test_field *fields, int n_fields, int *n_cases)
   return failures;
 }
 
+static void swap_copy(const unsigned char *in, unsigned char *out, size_t n, size_t es)
+{
+  for (size_t i = 0; i < n; i++)
+    for (size_t b = 0; b < es; b++) out[i * es + b] = in[i * es + es - 1 - b];
+}
+
+/* Big-endian chunks (the first 4 MiB of each field, byte-swapped, spec
+ * order=big) on the GPU: the same container as the CPU's; the same as the
+ * little-endian chunk's but for header bytes 4 (version 2) and 7 (flag
+ * 0x02) and the CRC; decoded by the GPU back to the big-endian input's
+ * byte order, within the bound. Modes ABS (the warp-fused kernel for
+ * float32 on classes that have it), REL, PW_REL, and lorenzo_nd. Returns
+ * the failures. */
+static int big_endian_chunks(const test_field *fields, int n_fields, int *n_cases)
+{
+  static const char *const modes[] = {"abs=%.17g", "rel=1e-4", "pw_rel=1e-4", "abs=%.17g lorenzo_nd zigzag bitshuffle rze"};
+  int failures = 0;
+  for (int f = 0; f < n_fields; f++) {
+    const test_field *t = &fields[f];
+    size_t es = t->f64 ? 8 : 4, len = t->bytes < (4u << 20) ? t->bytes : (4u << 20), n = len / es;
+    unsigned char *be = malloc(len), *back_le = malloc(len);
+    if (!be || !back_le) {
+      free(be), free(back_le);
+      return failures + 1;
+    }
+    swap_copy(t->data, be, n, es);
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+      char mode[128], text[256];
+      snprintf(mode, sizeof mode, modes[m], 1e-4 * t->range);
+      snprintf(text, sizeof text, "%s dtype=%s%s%s", mode, t->f64 ? "f64" : "f32",
+               strstr(mode, "lorenzo") && strchr(t->shape, 'x') ? " dims=" : "",
+               strstr(mode, "lorenzo") && strchr(t->shape, 'x') ? t->shape : "");
+      h5fz_spec le_spec, be_spec;
+      if (h5fz_spec_parse(text, &le_spec)) {
+        printf("FAIL big-endian %s: %s\n", text, h5fz_last_error());
+        failures++;
+        continue;
+      }
+      be_spec = le_spec;
+      be_spec.big_endian = 1;
+      void *cpu = NULL, *gpu = NULL, *le = NULL, *back = NULL;
+      size_t cpu_n = 0, gpu_n = 0, le_n = 0, back_n = 0, bad = 0;
+      int err = encode_with("cpu", &be_spec, be, len, &cpu, &cpu_n) || encode_with("gpu", &be_spec, be, len, &gpu, &gpu_n) ||
+                encode_with("gpu", &le_spec, t->data, len, &le, &le_n) || decode_with("gpu", gpu, gpu_n, &back, &back_n);
+      int same_cpu = !err && cpu_n == gpu_n && !memcmp(cpu, gpu, cpu_n);
+      const unsigned char *g = gpu, *l = le;
+      int same_le = !err && le_n == gpu_n && gpu_n > 88 && g[4] == 2 && l[4] == 1 && g[7] == (l[7] | 2u) &&
+                    !memcmp(g, l, 4) && !memcmp(g + 5, l + 5, 2) && !memcmp(g + 8, l + 8, gpu_n - 12);
+      int back_be = !err && back_n == len; /* the values: below, swapped back */
+      if (back_be) {
+        swap_copy(back, back_le, n, es);
+        double check = m == 1 ? 1e-4 * t->range_all : 1e-4 * (m == 2 ? 1.0 : t->range);
+        bad = count_violations_mode(t->data, back_le, n, t->f64, m == 2, check);
+      }
+      int ok = same_cpu && same_le && back_be && !bad;
+      failures += !ok;
+      (*n_cases)++;
+      printf("%s big-endian %-48s %-44s %s%s%s\n", ok ? "ok  " : "FAIL", t->name, mode,
+             ok ? "identical" : "MISMATCH/ERROR", err ? ": " : "", err ? h5fz_last_error() : "");
+      if (!ok && !err)
+        printf("     same as CPU %d, same as little-endian but header/CRC %d, values out of bound %zu\n", same_cpu,
+               same_le, bad);
+      free(cpu), free(gpu), free(le), free(back);
+    }
+    free(be), free(back_le);
+  }
+  return failures;
+}
+
 int main(int argc, char **argv)
 {
   const char *dir = argc > 1 ? argv[1] : getenv("H5FZ_DATA_DIR");
@@ -191,6 +262,7 @@ int main(int argc, char **argv)
     }
   }
   failures += big_chunk(fields, n_fields, &n_cases);
+  failures += big_endian_chunks(fields, n_fields, &n_cases);
   h5fz_gpu_get_stats(&after);
   printf("GPU chunks encoded: %llu, decoded: %llu\n", after.chunks_encoded - before.chunks_encoded,
          after.chunks_decoded - before.chunks_decoded);

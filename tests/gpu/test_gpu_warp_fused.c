@@ -5,7 +5,9 @@
  * at a tight bound (transposed planes, raw sub-chunks), every kind of
  * escaped value at sub-chunk edges, constant and all-escaped sub-chunks,
  * 32-bit zigzag words, chunk lengths with and without a partial last
- * sub-chunk, ABS and REL (and the generic kernels, H5FZ_GPU_WARP_FUSED=0,
+ * sub-chunk, ABS and REL, fill values inside the data (values whose
+ * reconstruction is the fill's escape too: none may read back as the fill)
+ * (and the generic kernels, H5FZ_GPU_WARP_FUSED=0,
  * on the same inputs). Then corrupt streams: single bytes changed in an
  * encoded chunk (checksum mended, so the decoders see the change): the GPU
  * refuses exactly the chunks the CPU refuses and reads the others to the
@@ -89,6 +91,19 @@ static int check_case(const char *name, const char *spec_text, const float *x, s
   if (bad) {
     printf("FAIL %s: %zu values out of bound %g\n", name, bad, eb);
     fail = 1;
+  }
+  if (s.has_fill) { /* a mask by equality must find exactly the fill values written */
+    float fill = (float)s.fill;
+    size_t masked = 0, lost = 0;
+    for (size_t i = 0; i < n; i++) {
+      int was = !memcmp(&x[i], &fill, sizeof fill), is = !memcmp(&y[i], &fill, sizeof fill);
+      masked += !was && is;
+      lost += was && !is;
+    }
+    if (masked || lost) {
+      printf("FAIL %s: %zu real values read back as the fill, %zu fill values changed\n", name, masked, lost);
+      fail = 1;
+    }
   }
   /* the generic kernels on the same chain (other kernel classes run them) */
   setenv("H5FZ_GPU_WARP_FUSED", "0", 1);
@@ -192,6 +207,15 @@ int main(void)
   failures += check_case("smooth, last sub-chunk one value", "abs=1e-3 dtype=f32", x, 3u * SUB + 1u, 1e-3);
   failures += check_case("smooth, last sub-chunk one short", "abs=1e-3 dtype=f32", x, 3u * SUB + 4095u, 1e-3);
   failures += check_case("smooth, under one sub-chunk", "abs=1e-3 dtype=f32", x, 1000u, 1e-3);
+
+  /* fill values inside the data: 100 and 20 are reconstructions at
+   * abs=1e-2 (bins 5000, 1000), so the values within 1e-2 of them escape
+   * too; written fill values among them */
+  for (size_t i = 0; i < N; i += 97u) x[i] = 100.0f;
+  failures += check_case("smooth, fill 100 inside the data", "abs=1e-2 dtype=f32 fill=100", x, N, 1e-2);
+  for (size_t i = 0; i < N; i += 97u) x[i] = 20.0f;
+  failures += check_case("smooth, fill 20 inside the data", "abs=1e-2 dtype=f32 fill=20", x, N, 1e-2);
+  failures += check_case("smooth, fill 20, rel", "rel=1e-4 dtype=f32 fill=20", x, N, 1e-4 * finite_range(x, N));
 
   /* noise: many significant bits (transposed planes); at a tight bound
    * RZE cannot shrink most sub-chunks, which are stored raw */

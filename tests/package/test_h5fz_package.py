@@ -488,3 +488,21 @@ def test_readme_python_examples(tmp_path, monkeypatch):
     exec(compile(readme_block("xarray_example"), "README.md:xarray_example", "exec"), {"ds": ds, "h5fz": h5fz})
     with xr.open_dataset("out.nc", engine="h5netcdf") as back:
         check_bound(a, back["t"].values, "abs", 1e-3)
+
+
+def test_big_endian_dataset_filter_path_and_fast_path_refusal(tmp_path):
+    """A big-endian (">f4") dataset with the package's filter: h5py's own
+    write and read go through the filter (every chunk filtered, within the
+    bound); the fast path refuses it with the reason instead of writing
+    chunks of the wrong byte order."""
+    a = embedded()
+    with h5py.File(tmp_path / "be.h5", "w") as f:
+        d = f.create_dataset("t", shape=a.shape, dtype=">f4", chunks=(10, 100, 100), **h5fz.Filter(abs=1e-3))
+        d[...] = a
+        masks = {d.id.get_chunk_info(i).filter_mask for i in range(d.id.get_num_chunks())}
+        assert masks == {0}, masks
+        assert np.abs(d[...].astype(np.float64) - a).max() <= 1e-3
+        with pytest.raises(TypeError, match="little-endian"):
+            h5fz.write(d, a)
+        with pytest.raises(TypeError, match="little-endian"):
+            h5fz.read(d)

@@ -1,4 +1,4 @@
-"""A second decoder of the h5fz chunk container, format v1.
+"""A second decoder of the h5fz chunk container, format versions 1 and 2.
 
 Written from docs/format.md alone (pure Python + numpy), as the proof that
 the document is enough to read h5fz chunks without the C code. Section
@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-KNOWN_VERSION = 1
+KNOWN_VERSION = 2
 HEADER_BYTES = 80
 CHECKSUM_BYTES = 4
 FLAG_STORED_RAW = 0x01
+FLAG_BIG_ENDIAN = 0x02  # version 2 (§3): the chunk decodes to big-endian values
 RAW_BIT = 0x80000000
 SIZE_MASK = 0x7FFFFFFF
 MAX_CHUNK_BYTES = 0x7FFF0000
@@ -132,7 +133,7 @@ def parse_header(buf):
 
     if dtype not in DTYPES:
         _fail("corrupt", "unknown element type %d", dtype)
-    if flags & ~FLAG_STORED_RAW:
+    if flags & ~(FLAG_STORED_RAW | (FLAG_BIG_ENDIAN if version >= 2 else 0)):
         _fail("corrupt", "unknown flags 0x%02x", flags)
     if any(buf[58:60]) or any(buf[76:80]):
         _fail("corrupt", "reserved header bytes are not zero")
@@ -554,7 +555,7 @@ def decode_chunk(buf):
     if h.stored_raw:
         if len(body) != h.input_bytes:
             _fail("corrupt", "stored-raw chunk holds %d bytes, header says %d", len(body), h.input_bytes)
-        return body
+        return _to_byte_order(h, body)
     esize = h.esize
     table = 4 * h.n_subchunks
     if table > len(body):
@@ -592,11 +593,23 @@ def decode_chunk(buf):
     raw = values.view("<u%d" % esize)
     if h.n_outliers:
         raw[pos] = vals
-    return raw.tobytes() + body[payload_end + used:]
+    return _to_byte_order(h, raw.tobytes() + body[payload_end + used:])
+
+
+def _to_byte_order(h, data):
+    """§3 flag bit 1 (version 2): the body holds little-endian values; the
+    chunk decodes to big-endian ones (each whole element reversed, trailing
+    bytes as they are)."""
+    if not h.flags & FLAG_BIG_ENDIAN:
+        return data
+    n = h.n_elements * h.esize
+    whole = np.frombuffer(data[:n], "<u%d" % h.esize).astype(">u%d" % h.esize)
+    return whole.tobytes() + data[n:]
 
 
 def decode_array(buf):
     """The decoded elements as a numpy array (trailing bytes dropped)."""
     h = parse_header(buf)
     out = decode_chunk(buf)
-    return np.frombuffer(out[: h.n_elements * h.esize], DTYPES[h.dtype])
+    dt = DTYPES[h.dtype].newbyteorder(">") if h.flags & FLAG_BIG_ENDIAN else DTYPES[h.dtype]
+    return np.frombuffer(out[: h.n_elements * h.esize], dt)

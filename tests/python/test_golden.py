@@ -1,6 +1,6 @@
-"""Files written by format version 1 must decode in every later version
-(tests/golden/README.md). The bounds are written here, not read from the
-file, so a damaged file cannot loosen its own check."""
+"""Files written by format versions 1 and 2 must decode in every later
+version (tests/golden/README.md). The bounds are written here, not read from
+the file, so a damaged file cannot loosen its own check."""
 import json
 import pathlib
 
@@ -12,28 +12,35 @@ import h5fz_testlib as lib
 
 GOLDEN = lib.REPO / "tests" / "golden"
 H5 = GOLDEN / "golden_v1.h5"
-VALUES = GOLDEN / "golden_v1_values.npz"
 
-# dataset -> (bound mode, bound); REL is relative to each chunk's range.
+# (file, dataset) -> (bound mode, bound); REL is relative to each chunk's
+# range, PW_REL to each value. golden_v2.h5: big-endian datasets (version 2).
 EXPECTED = {
-    "f32_abs": ("abs", 1e-5),
-    "f64_abs_negabinary": ("abs", 1e-6),
-    "f32_rel": ("rel", 1e-3),
+    ("golden_v1", "f32_abs"): ("abs", 1e-5),
+    ("golden_v1", "f64_abs_negabinary"): ("abs", 1e-6),
+    ("golden_v1", "f32_rel"): ("rel", 1e-3),
+    ("golden_v2", "f32_be_abs"): ("abs", 1e-5),
+    ("golden_v2", "f64_be_pw_rel"): ("pw_rel", 1e-4),
+    ("golden_v2", "f32_be_rel_lorenzo_nd"): ("rel", 1e-3),
+    ("golden_v2", "f32_be_stored_raw"): ("abs", 1e-30),  # two chunks stored raw, the edge chunk coded
 }
-
-pytestmark = pytest.mark.skipif(not H5.exists(), reason="golden_v1.h5 not generated yet")
 
 
 @pytest.fixture(scope="module")
 def originals():
-    with np.load(VALUES) as z:
-        return {k: z[k] for k in z.files}
+    out = {}
+    for stem in ("golden_v1", "golden_v2"):
+        with np.load(GOLDEN / (stem + "_values.npz")) as z:
+            out.update({(stem, k): z[k] for k in z.files})
+    return out
 
 
-def _bounds(name, orig, chunks):
-    mode, b = EXPECTED[name]
+def _bounds(key, orig, chunks):
+    mode, b = EXPECTED[key]
     if mode == "abs":
         return np.full(orig.shape, b)
+    if mode == "pw_rel":
+        return b * np.abs(orig.astype(np.float64))
     # Per-chunk REL: bound = b * (max - min) of the chunk's finite values.
     out = np.empty(orig.shape)
     for start in np.ndindex(*[-(-n // c) for n, c in zip(orig.shape, chunks)]):
@@ -43,28 +50,33 @@ def _bounds(name, orig, chunks):
     return out
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_golden_decodes(name, originals):
-    orig = originals[name]
-    with h5py.File(H5, "r") as f:
+@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: "%s:%s" % k)
+def test_golden_decodes(key, originals):
+    stem, name = key
+    orig = originals[key]
+    with h5py.File(GOLDEN / (stem + ".h5"), "r") as f:
         d = f[name]
         assert lib.FILTER_ID in lib.filter_ids(d)
         dec = d[...]
         chunks = d.chunks
+        version = d.id.read_direct_chunk((0,) * d.ndim)[1][4]
+    assert version == int(stem[-1]), "%s: chunk 0 has format version %d" % (key, version)
     assert dec.dtype == orig.dtype and dec.shape == orig.shape
     a, b = orig.astype(np.float64), dec.astype(np.float64)
     assert np.array_equal(np.isnan(a), np.isnan(b))
     special = ~np.isfinite(a) | ((a == 0) & np.signbit(a))
     assert orig[special & ~np.isnan(a)].tobytes() == dec[special & ~np.isnan(a)].tobytes()
     fin = np.isfinite(a)
-    over = np.abs(a[fin] - b[fin]) > _bounds(name, orig, chunks)[fin]
-    assert not over.any(), "%s: %d values outside the bound" % (name, over.sum())
+    over = np.abs(a[fin] - b[fin]) > _bounds(key, orig, chunks)[fin]
+    assert not over.any(), "%s: %d values outside the bound" % (key, over.sum())
 
 
-def test_golden_h5dump_and_inspect():
-    p = lib.run_tool("h5dump", "-d", "/f32_abs", "-c", "2,4", H5)
+@pytest.mark.parametrize("stem,dset", [("golden_v1", "/f32_abs"), ("golden_v2", "/f32_be_abs")])
+def test_golden_h5dump_and_inspect(stem, dset):
+    path = GOLDEN / (stem + ".h5")
+    p = lib.run_tool("h5dump", "-d", dset, "-c", "2,4", path)
     assert p.returncode == 0 and "DATA" in p.stdout, p.stderr
-    j = json.loads(lib.cli("inspect", H5, "--json").stdout)
+    j = json.loads(lib.cli("inspect", path, "--json").stdout)
     for d in j["datasets"]:
         assert d["filter_found"], d["dataset"]
         assert d["chunks"] and all("error" not in c for c in d["chunks"]), d

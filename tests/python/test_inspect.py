@@ -439,13 +439,16 @@ def test_unreadable_chunks_exit_nonzero(tmp_path):
 def test_raw_and_unfiltered_chunks_are_not_errors(mixed_raw, tmp_path):
     path, _ = mixed_raw
     assert lib.cli("inspect", path, "/mixed", check=False).returncode == 0
-    # A dataset the filter skipped (optional filter, big-endian floats) and
-    # one without h5fz at all.
+    # A dataset whose chunks the filter skipped (as HDF5 stores them when an
+    # optional filter fails: raw bytes, filter mask 1) and one without h5fz
+    # at all.
     other = tmp_path / "other.h5"
     cd, _ = lib.cd_values("abs=1e-3")
     with h5py.File(other, "w") as f:
-        f.create_dataset("be", data=_smooth().astype(">f4"), chunks=CHUNK,
-                         compression=lib.FILTER_ID, compression_opts=tuple(cd))
+        d = f.create_dataset("skipped", shape=(4, 32, 40), dtype="f4", chunks=CHUNK,
+                             compression=lib.FILTER_ID, compression_opts=tuple(cd))
+        for z in (0, 2):
+            d.id.write_direct_chunk((z, 0, 0), _smooth()[z:z + 2].tobytes(), 1)
         f.create_dataset("plain", data=_smooth(), chunks=CHUNK)
     p = lib.cli("inspect", other, check=False)
     assert p.returncode == 0 and "unfiltered chunks 2" in p.stdout, p.stdout + p.stderr
@@ -576,6 +579,38 @@ def test_container_of_another_shape_is_refused(tmp_path):
     assert run.returncode == 1, run.stdout + run.stderr
     assert "the chunk is 20 x 10 elements, the dataset's chunks are 10 x 20: its values would come back in another order: unreadable here" in run.stdout, run.stdout
     assert "unreadable 1" in run.stdout
+
+
+@pytest.mark.parametrize("spec", ["abs=1e-3", "lossless", "abs=1e-30 raw"])
+@pytest.mark.parametrize("src,dst", [
+    ((2, 10, 20), (4, 5, 20)),          # same fastest dim (lorenzo's row), other slow dims
+    ((5, 100), (500,)),                 # another rank, same element count
+    ((500,), (5, 100)),
+    ((1, 200), (200, 1)),
+    ((2, 3, 4, 5, 6), (2, 3, 5, 4, 6)),  # rank 5: the folded dims 6x4x5x6 / 6x5x4x6 differ
+])
+def test_forged_chunk_of_another_shape(tmp_path, spec, src, dst):
+    """A valid container of the dataset's type and byte size, written with
+    write_direct_chunk into a dataset whose chunk has another shape: coded,
+    lossless or stored raw, the filter refuses it (its values would come
+    back in another element order) and inspect counts it unreadable naming
+    both shapes. (Rank > 4 shapes are compared as set_local folds them:
+    chunks whose leading dims differ but multiply to the same count look
+    alike, docs/filter.md.)"""
+    path = tmp_path / "forged.h5"
+    x = np.random.default_rng(11).random(src).astype(np.float32)
+    with h5py.File(path, "w") as f:
+        mask, container = _write(f, "src", x, spec, chunks=src).id.read_direct_chunk((0,) * len(src))
+        dst_d = f.create_dataset("dst", shape=dst, dtype="f4", chunks=dst, compression=lib.FILTER_ID,
+                                 compression_opts=tuple(lib.cd_values(spec)[0]))
+        dst_d.id.write_direct_chunk((0,) * len(dst), container, mask)
+    with h5py.File(path, "r") as f:
+        assert f["src"].shape == src
+        with pytest.raises(OSError):
+            f["dst"][...]
+    run = subprocess.run([lib.BIN, "inspect", str(path), "/dst"], capture_output=True, text=True)
+    assert run.returncode == 1 and "unreadable 1" in run.stdout, run.stdout + run.stderr
+    assert "its values would come back in another order: unreadable here" in run.stdout, run.stdout
 
 
 def test_container_of_a_looser_bound_is_refused(tmp_path):

@@ -84,12 +84,14 @@ def libhdf5_of_h5py():
                   and "_hl" not in os.path.basename(p))
     return libs
 
-if mode == "write":
+if mode in ("write", "write_be"):
     raw, shape, fid, cd, path, npy = sys.argv[2:8]
     shape = tuple(int(n) for n in shape.split("x"))
     fid = int(fid)
     out["avail"] = bool(h5py.h5z.filter_avail(fid))
     data = np.fromfile(raw, "<f4").reshape(shape)
+    if mode == "write_be":  # a big-endian dataset (">f4")
+        data = data.astype(">f4")
     write(path, data, fid, json.loads(cd), tuple(json.loads(sys.argv[8])))
     read(path, npy)
 elif mode == "read":
@@ -215,6 +217,20 @@ def test_wheel_writes_and_reads(wheel_python, field, tmp_path):
     print("wheel ratio %.3f" % (data.nbytes / info["storage"]))
     # The system libhdf5 (Debian h5py in this process) reads what the wheel wrote.
     _debian_read(h5, data, bound, "Debian h5py %s reading the wheel's file" % h5py.version.version)
+
+
+def test_wheel_writes_big_endian(wheel_python, field, tmp_path):
+    """A big-endian (">f4") dataset written by the wheel's HDF5 through the
+    filter: compressed (mask 0), read back big-endian within the bound by the
+    wheel and by Debian's h5py (the binding's H5Tcopy/H5Tset_order path)."""
+    f, data, bound, cd = field
+    h5, npy = tmp_path / "wheel_be.h5", tmp_path / "wheel_be.npy"
+    info = _worker(wheel_python, "write_be", f.path, f.shape_text, lib.FILTER_ID, json.dumps(cd),
+                   h5, npy, json.dumps(CHUNKS))
+    _check_read(info, data, npy, bound, "wheel h5py %s (HDF5 %s) big-endian write+read" % (
+        info["h5py"], info["hdf5"]))
+    assert np.load(npy).dtype == np.dtype(">f4")
+    _debian_read(h5, data, bound, "Debian h5py reading the wheel's big-endian file")
 
 
 def test_debian_writes_wheel_reads(wheel_python, field, tmp_path):

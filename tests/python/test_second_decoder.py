@@ -215,16 +215,18 @@ def test_worked_example_of_format_md():
     assert raw[-4:].hex() == "6ae35eef"
 
 
-def test_golden_files():
-    if not GOLDEN.exists():
+@pytest.mark.parametrize("version", [1, 2])
+def test_golden_files(version):
+    path = GOLDEN.with_name("golden_v%d.h5" % version)
+    if not path.exists():
         pytest.skip("no golden file")
-    with h5py.File(GOLDEN, "r") as f:
+    with h5py.File(path, "r") as f:
         names = sorted(f)
         assert names
         n = 0
         for name in names:
             hs = check_dataset(f[name])
-            assert all(h.version == 1 for h in hs)
+            assert all(h.version == version for h in hs)
             n += len(hs)
         assert n > 0
 
@@ -242,7 +244,7 @@ def test_errors_match_the_c_decoder():
         (_, raw), = chunks_of(d)
         kind = chunk_kind(d)
     cases = {
-        "version": _reseal(raw[:4] + b"\x02" + raw[5:]),
+        "version": _reseal(raw[:4] + b"\x03" + raw[5:]),
         "checksum": raw[:100] + bytes([raw[100] ^ 1]) + raw[101:],
         "truncated": raw[:50],
         "corrupt": _reseal(raw[:80] + b"\xff\xff\x00\x00" + raw[84:]),  # table entry > L
@@ -256,6 +258,39 @@ def test_errors_match_the_c_decoder():
         name = {"version": "unsupported chunk format version", "checksum": "checksum mismatch",
                 "truncated": "truncated chunk", "corrupt": "corrupt chunk"}[status]
         assert name in str(ce.value), str(ce.value)
+
+
+# ---- format version 2: big-endian datasets (docs/format.md §3)
+
+@pytest.mark.parametrize("dtype", [">f4", ">f8"])
+@pytest.mark.parametrize("spec", ["abs=1e-3", "rel=1e-4 lorenzo_nd zigzag bitshuffle rze", "pw_rel=1e-3",
+                                  "lossless", "abs=1e-3 raw"])
+def test_big_endian_chunks(dtype, spec):
+    """Chunks of a big-endian dataset record the byte order (version 2, flag
+    bit 1) and decode, in the second decoder as in the C filter, to
+    big-endian values; stored-raw ones too (the raw coder)."""
+    x = plant_specials(field((30, 70), np.float64)).astype(dtype)
+    with mem_file() as f:
+        d = write(f, "be", x, (16, 32), spec)
+        headers = check_dataset(d, expect_raw=spec.endswith(" raw"))
+    assert all(h.version == 2 and h.flags & sd.FLAG_BIG_ENDIAN for h in headers)
+
+
+def test_version_2_flag_needs_version_2():
+    """Flag bit 1 means nothing in version 1: a version 1 chunk with it is
+    corrupt, in both decoders."""
+    x = field((2000,), np.float32)
+    with mem_file() as f:
+        d = write(f, "le", x, (2000,), "abs=1e-3")
+        (_, raw), = chunks_of(d)
+        kind = chunk_kind(d)
+    bad = _reseal(raw[:7] + bytes([raw[7] | 2]) + raw[8:])
+    with pytest.raises(sd.FormatError) as e:
+        sd.decode_chunk(bad)
+    assert e.value.status == "corrupt"
+    with pytest.raises(OSError) as ce:
+        c_decode_full_chunk(bad, kind)
+    assert "corrupt chunk" in str(ce.value)
 
 
 # ---- modes PW_REL and LOSSLESS, ops lorenzo and bitpack (docs/format.md §5.3-§5.5)

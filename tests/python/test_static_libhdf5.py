@@ -34,7 +34,8 @@ def test_program_with_static_libhdf5(tmp_path, link):
     src = tmp_path / "p.c"
     src.write_text(PROGRAM % lib.FILTER_ID)
     exe = tmp_path / "p"
-    subprocess.run(["h5cc", *(["-shlib"] if link == "shlib" else []), "-o", str(exe), str(src)], check=True,
+    # in tmp_path: h5cc leaves its object file in the current folder
+    subprocess.run(["h5cc", *(["-shlib"] if link == "shlib" else []), "-o", str(exe), str(src)], check=True, cwd=tmp_path,
                    capture_output=True)
     env = {k: v for k, v in os.environ.items() if k != "H5FZ_QUIET"}
     p = subprocess.run([str(exe), str(tmp_path / "o.h5")], capture_output=True, text=True, env=env)
