@@ -97,8 +97,7 @@ int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
   return rc < 0 ? rc : H5FZ_OK;
 }
 
-static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
-                                size_t *out_bytes);
+static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out, size_t *out_bytes);
 
 int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
@@ -121,8 +120,7 @@ int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, vo
   return rc;
 }
 
-static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out,
-                                size_t *out_bytes)
+static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out, size_t *out_bytes)
 {
   h5fz_chunk_plan p;
   h5fz_header h;

@@ -121,7 +121,8 @@ int h5fz_chunk_read_end(h5fz_chunk_read *r, const h5fz_spec *want, void **out, s
       h5fz_chunk_read_free(r);
       return rc;
     }
-    if (h->flags & H5FZ_FLAG_BIG_ENDIAN) h5fz_swap_elements(r->values, h->n_elements, esize); /* the body is little-endian */
+    if (h->flags & H5FZ_FLAG_BIG_ENDIAN)
+      h5fz_swap_elements(r->values, h->n_elements, esize); /* the body is little-endian */
   }
   *out = r->values;
   *out_bytes = r->h.input_bytes;

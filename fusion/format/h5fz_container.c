@@ -80,8 +80,7 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
   size_t esize = h5fz_dtype_size((h5fz_dtype)h->dtype);
   if (!esize) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header names unknown element type %u", h->dtype);
   unsigned known = H5FZ_FLAG_STORED_RAW | (h->version >= 2u ? H5FZ_FLAG_BIG_ENDIAN : 0u);
-  if (h->flags & ~known)
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header has unknown flags 0x%02x", h->flags);
+  if (h->flags & ~known) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header has unknown flags 0x%02x", h->flags);
   if (!all_zero(in + 58, 2) || !all_zero(in + 76, 4))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header reserved bytes are not zero");
   if (h->input_bytes > H5FZ_MAX_CHUNK_BYTES || h->n_elements != h->input_bytes / esize)

@@ -17,8 +17,8 @@
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u
 #define H5FZ_FLAG_STORED_RAW 0x01u
-#define H5FZ_FLAG_BIG_ENDIAN 0x02u    /* version 2: the chunk decodes to big-endian values */
-#define H5FZ_SUB_RAW 0x80000000u      /* size-table bit: coder bypassed */
+#define H5FZ_FLAG_BIG_ENDIAN 0x02u /* version 2: the chunk decodes to big-endian values */
+#define H5FZ_SUB_RAW 0x80000000u   /* size-table bit: coder bypassed */
 #define H5FZ_SUB_SIZE_MASK 0x7fffffffu
 
 /* m words padded to the multiple of 64 a sub-chunk's ops work on. */

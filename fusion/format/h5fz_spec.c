@@ -15,10 +15,7 @@
 #define DEFAULT_REL_BOUND 1e-4
 #define MAX_BOUND 1e300 /* 2 * bound must stay finite */
 
-size_t h5fz_dtype_size(h5fz_dtype dtype)
-{
-  return dtype == H5FZ_DTYPE_F32 ? 4u : dtype == H5FZ_DTYPE_F64 ? 8u : 0u;
-}
+size_t h5fz_dtype_size(h5fz_dtype dtype) { return dtype == H5FZ_DTYPE_F32 ? 4u : dtype == H5FZ_DTYPE_F64 ? 8u : 0u; }
 
 int h5fz_spec_default(h5fz_spec *spec)
 {
@@ -35,33 +32,36 @@ int h5fz_spec_default(h5fz_spec *spec)
 static int validate_chain(const h5fz_spec *s)
 {
   if (s->n_ops < 2 || s->n_ops > H5FZ_MAX_OPS)
-    return h5fz_fail(H5FZ_ERR_SPEC, "chain has %u ops; it needs a map, 0..%d transforms and a coder",
-                     s->n_ops, H5FZ_MAX_TRANSFORMS);
+    return h5fz_fail(H5FZ_ERR_SPEC, "chain has %u ops; it needs a map, 0..%d transforms and a coder", s->n_ops,
+                     H5FZ_MAX_TRANSFORMS);
   h5fz_stream stream = H5FZ_STREAM_FLOAT;
   for (uint32_t i = 0; i < s->n_ops; i++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     if (!op) return h5fz_fail(H5FZ_ERR_SPEC, "op %u of the chain has unknown id %u", i, s->ops[i]);
     int first = i == 0, last = i + 1 == s->n_ops;
     if (first != (op->kind == H5FZ_KIND_MAP))
-      return h5fz_fail(H5FZ_ERR_SPEC, first ? "the chain must start with a map (quant), not '%s'"
-                                            : "'%s' is a map; only the first op may be a map",
+      return h5fz_fail(H5FZ_ERR_SPEC,
+                       first ? "the chain must start with a map (quant), not '%s'"
+                             : "'%s' is a map; only the first op may be a map",
                        op->name);
     if (last != (op->kind == H5FZ_KIND_CODER))
-      return h5fz_fail(H5FZ_ERR_SPEC, last ? "the chain must end with a coder (rze, raw or bitpack), not '%s'"
-                                           : "'%s' is a coder; only the last op may be a coder",
+      return h5fz_fail(H5FZ_ERR_SPEC,
+                       last ? "the chain must end with a coder (rze, raw or bitpack), not '%s'"
+                            : "'%s' is a coder; only the last op may be a coder",
                        op->name);
     /* rze and raw take words as little-endian bytes; bitpack and the
      * transforms need integer words */
     if (op->kind == H5FZ_KIND_CODER && op->input == H5FZ_STREAM_WORDS && stream != H5FZ_STREAM_WORDS)
-      return h5fz_fail(H5FZ_ERR_SPEC, "coder '%s' needs integer words but follows '%s', which makes bytes",
-                       op->name, h5fz_op_lookup(s->ops[i - 1])->name);
+      return h5fz_fail(H5FZ_ERR_SPEC, "coder '%s' needs integer words but follows '%s', which makes bytes", op->name,
+                       h5fz_op_lookup(s->ops[i - 1])->name);
     if (op->kind == H5FZ_KIND_TRANSFORM && op->input != stream)
-      return h5fz_fail(H5FZ_ERR_SPEC, "'%s' needs integer words but follows '%s', which makes bytes",
-                       op->name, h5fz_op_lookup(s->ops[i - 1])->name);
+      return h5fz_fail(H5FZ_ERR_SPEC, "'%s' needs integer words but follows '%s', which makes bytes", op->name,
+                       h5fz_op_lookup(s->ops[i - 1])->name);
     /* it predicts from the bins of neighbours in other sub-chunks, which it
      * quantizes again from the chunk's values: only quant's own words will do */
     if (op->id == H5FZ_OP_LORENZO_ND && i != 1)
-      return h5fz_fail(H5FZ_ERR_SPEC, "'lorenzo_nd' must come right after quant (it predicts from the bins of "
+      return h5fz_fail(H5FZ_ERR_SPEC,
+                       "'lorenzo_nd' must come right after quant (it predicts from the bins of "
                        "neighbours in other sub-chunks, quantized again), not after '%s'",
                        h5fz_op_lookup(s->ops[i - 1])->name);
     stream = op->output;
@@ -87,24 +87,23 @@ int h5fz_spec_validate(const h5fz_spec *s)
     return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %u (0 = abs, 1 = rel, 2 = pw_rel, 3 = lossless)",
                      (unsigned)s->mode);
   if (s->mode == H5FZ_MODE_LOSSLESS) {
-    if (s->bound != 0)
-      return h5fz_fail(H5FZ_ERR_SPEC, "lossless mode takes bound 0, not %g", s->bound);
+    if (s->bound != 0) return h5fz_fail(H5FZ_ERR_SPEC, "lossless mode takes bound 0, not %g", s->bound);
   } else if (s->mode == H5FZ_MODE_PW_REL) {
     if (!(s->bound > 0) || !(s->bound < 1))
       return h5fz_fail(H5FZ_ERR_SPEC, "pointwise relative bound %g must be in (0, 1)", s->bound);
   } else if (!(s->bound > 0) || !(s->bound <= MAX_BOUND)) {
-    return h5fz_fail(H5FZ_ERR_SPEC, "error bound %g is not a finite number in (0, 1e300] "
-                     "(for bit-exact storage use the lossless mode)", s->bound);
+    return h5fz_fail(H5FZ_ERR_SPEC,
+                     "error bound %g is not a finite number in (0, 1e300] "
+                     "(for bit-exact storage use the lossless mode)",
+                     s->bound);
   }
   if (s->subchunk_bytes < H5FZ_MIN_SUBCHUNK_BYTES || s->subchunk_bytes > H5FZ_MAX_SUBCHUNK_BYTES ||
       s->subchunk_bytes % H5FZ_MIN_SUBCHUNK_BYTES)
-    return h5fz_fail(H5FZ_ERR_SPEC, "sub-chunk size %u bytes must be a multiple of %u in [%u, %u]",
-                     s->subchunk_bytes, H5FZ_MIN_SUBCHUNK_BYTES, H5FZ_MIN_SUBCHUNK_BYTES,
-                     H5FZ_MAX_SUBCHUNK_BYTES);
+    return h5fz_fail(H5FZ_ERR_SPEC, "sub-chunk size %u bytes must be a multiple of %u in [%u, %u]", s->subchunk_bytes,
+                     H5FZ_MIN_SUBCHUNK_BYTES, H5FZ_MIN_SUBCHUNK_BYTES, H5FZ_MAX_SUBCHUNK_BYTES);
   if (s->dtype != H5FZ_DTYPE_UNKNOWN && s->dtype != H5FZ_DTYPE_F32 && s->dtype != H5FZ_DTYPE_F64)
     return h5fz_fail(H5FZ_ERR_SPEC, "unknown element type %d (1 = float32, 2 = float64)", (int)s->dtype);
-  if (s->rank > H5FZ_MAX_RANK)
-    return h5fz_fail(H5FZ_ERR_SPEC, "rank %u exceeds %d", s->rank, H5FZ_MAX_RANK);
+  if (s->rank > H5FZ_MAX_RANK) return h5fz_fail(H5FZ_ERR_SPEC, "rank %u exceeds %d", s->rank, H5FZ_MAX_RANK);
   return validate_chain(s);
 }
 
@@ -126,8 +125,7 @@ static double get_double(const unsigned *cd)
   return v;
 }
 
-int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, size_t cap,
-                           size_t *n_out)
+int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, size_t cap, size_t *n_out)
 {
   h5fz_clear_error();
   if (!s || !cd || !n_out) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_to_cd_values: NULL argument");
@@ -169,8 +167,10 @@ static int parse_local(const unsigned *cd, size_t n, h5fz_spec *s)
    * little-endian datasets keep the words older h5fz builds read) */
   unsigned dtype = cd[1] & ~H5FZ_CD_BIG_ENDIAN, esize = cd[2], rank = cd[3];
   if (dtype != H5FZ_DTYPE_F32 && dtype != H5FZ_DTYPE_F64)
-    return h5fz_fail(H5FZ_ERR_SPEC, "cd_values names element type %u (1 = float32, 2 = float64, plus 256 when "
-                     "big-endian)", cd[1]);
+    return h5fz_fail(H5FZ_ERR_SPEC,
+                     "cd_values names element type %u (1 = float32, 2 = float64, plus 256 when "
+                     "big-endian)",
+                     cd[1]);
   if (esize != h5fz_dtype_size((h5fz_dtype)dtype))
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values element size %u does not match type %u", esize, dtype);
   if (rank > H5FZ_MAX_RANK || (n != 4 + (size_t)rank && n != 7 + (size_t)rank))
@@ -194,8 +194,8 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
   size_t p = 0;
   if (n > p) {
     if (cd[0] != H5FZ_CD_VERSION)
-      return h5fz_fail(H5FZ_ERR_SPEC, "cd_values version word is %u; this h5fz reads version %d",
-                       cd[0], H5FZ_CD_VERSION);
+      return h5fz_fail(H5FZ_ERR_SPEC, "cd_values version word is %u; this h5fz reads version %d", cd[0],
+                       H5FZ_CD_VERSION);
     p = 1;
   }
   if (n > p) {
@@ -203,7 +203,8 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
     if (s->mode == H5FZ_MODE_LOSSLESS) s->bound = 0.0; /* unless bound words follow */
   }
   if (n == p + 1)
-    return h5fz_fail(H5FZ_ERR_SPEC, "cd_values end inside the error bound: it takes two words (low 32 bits, then high)");
+    return h5fz_fail(H5FZ_ERR_SPEC,
+                     "cd_values end inside the error bound: it takes two words (low 32 bits, then high)");
   if (n > p) {
     s->bound = get_double(cd + p);
     /* lossless takes bound 0; -0.0 is read as +0.0, the one bound the text
@@ -217,8 +218,7 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
   }
   if (n > p) {
     unsigned n_ops = cd[p++];
-    if (n_ops > H5FZ_MAX_OPS)
-      return h5fz_fail(H5FZ_ERR_SPEC, "cd_values name %u ops; at most %d", n_ops, H5FZ_MAX_OPS);
+    if (n_ops > H5FZ_MAX_OPS) return h5fz_fail(H5FZ_ERR_SPEC, "cd_values name %u ops; at most %d", n_ops, H5FZ_MAX_OPS);
     if (n_ops) {
       if (n < p + n_ops)
         return h5fz_fail(H5FZ_ERR_SPEC, "cd_values name %u ops but only %zu words follow", n_ops, n - p);
@@ -235,8 +235,7 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
   if (user_words) *user_words = p;
   if (n > p) {
     if (cd[p] != H5FZ_CD_LOCAL_MARKER)
-      return h5fz_fail(H5FZ_ERR_SPEC, "%zu unexpected cd_values words after the spec (word %zu = %u)",
-                       n - p, p, cd[p]);
+      return h5fz_fail(H5FZ_ERR_SPEC, "%zu unexpected cd_values words after the spec (word %zu = %u)", n - p, p, cd[p]);
     int rc = parse_local(cd + p, n - p, s);
     if (rc) return rc;
   }
@@ -254,7 +253,8 @@ static int parse_number(const char *key, const char *val, double *out)
    * enough and is what h5fz_spec_format writes for a subnormal double */
   if (end == val || *end) return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': not a number", key, val);
   if (errno == ERANGE && !(v != 0 && fabs(v) < DBL_MIN))
-    return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': out of the range of a double (magnitudes about 4.9e-324 to 1.8e308)", key, val);
+    return h5fz_fail(H5FZ_ERR_SPEC, "'%s=%s': out of the range of a double (magnitudes about 4.9e-324 to 1.8e308)", key,
+                     val);
   *out = v;
   return H5FZ_OK;
 }
@@ -270,12 +270,13 @@ static int parse_dims(const char *val, h5fz_spec *s)
     errno = 0;
     unsigned long d = strtoul(p, &end, 10);
     if (end == p || errno || d == 0 || d > 0xffffffffUL || rank == H5FZ_MAX_RANK)
-      return h5fz_fail(H5FZ_ERR_SPEC, "'dims=%s': want up to %d positive integers like 50x100x100",
-                       val, H5FZ_MAX_RANK);
+      return h5fz_fail(H5FZ_ERR_SPEC, "'dims=%s': want up to %d positive integers like 50x100x100", val, H5FZ_MAX_RANK);
     s->dims[rank++] = (uint32_t)d;
     p = end;
-    if (*p == 'x') p++;
-    else if (*p) return h5fz_fail(H5FZ_ERR_SPEC, "'dims=%s': separate dims with 'x'", val);
+    if (*p == 'x')
+      p++;
+    else if (*p)
+      return h5fz_fail(H5FZ_ERR_SPEC, "'dims=%s': separate dims with 'x'", val);
   }
   s->rank = rank;
   return H5FZ_OK;
@@ -308,16 +309,22 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
       return H5FZ_OK;
     }
     if (!strcmp(key, "dtype")) {
-      if (!strcmp(val, "f32") || !strcmp(val, "float32")) s->dtype = H5FZ_DTYPE_F32;
-      else if (!strcmp(val, "f64") || !strcmp(val, "float64")) s->dtype = H5FZ_DTYPE_F64;
-      else return h5fz_fail(H5FZ_ERR_SPEC, "'%s': dtype is f32 or f64", tok);
+      if (!strcmp(val, "f32") || !strcmp(val, "float32"))
+        s->dtype = H5FZ_DTYPE_F32;
+      else if (!strcmp(val, "f64") || !strcmp(val, "float64"))
+        s->dtype = H5FZ_DTYPE_F64;
+      else
+        return h5fz_fail(H5FZ_ERR_SPEC, "'%s': dtype is f32 or f64", tok);
       return H5FZ_OK;
     }
     if (!strcmp(key, "dims")) return parse_dims(val, s);
     if (!strcmp(key, "order")) {
-      if (!strcmp(val, "big") || !strcmp(val, "be")) s->big_endian = 1;
-      else if (!strcmp(val, "little") || !strcmp(val, "le")) s->big_endian = 0;
-      else return h5fz_fail(H5FZ_ERR_SPEC, "'%s': order is big or little (the values' byte order)", tok);
+      if (!strcmp(val, "big") || !strcmp(val, "be"))
+        s->big_endian = 1;
+      else if (!strcmp(val, "little") || !strcmp(val, "le"))
+        s->big_endian = 0;
+      else
+        return h5fz_fail(H5FZ_ERR_SPEC, "'%s': order is big or little (the values' byte order)", tok);
       return H5FZ_OK;
     }
     if (!strcmp(key, "fill")) {
@@ -326,7 +333,9 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
       s->fill = v;
       return H5FZ_OK;
     }
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=, order=)", tok);
+    return h5fz_fail(
+        H5FZ_ERR_SPEC,
+        "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=, order=)", tok);
   }
   if (!strcmp(tok, "lossless")) {
     if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'lossless': the error bound is given twice");
@@ -355,15 +364,11 @@ int h5fz_spec_parse(const char *text, h5fz_spec *s)
   int have_bound = 0;
   const char *p = text;
   for (;;) {
-    while (*p && (isspace((unsigned char)*p) || *p == ',' || *p == '>' ||
-                  (*p == '-' && p[1] == '>')))
-      p++;
+    while (*p && (isspace((unsigned char)*p) || *p == ',' || *p == '>' || (*p == '-' && p[1] == '>'))) p++;
     if (!*p) break;
     char tok[128];
     size_t len = 0;
-    while (p[len] && !isspace((unsigned char)p[len]) && p[len] != ',' &&
-           !(p[len] == '-' && p[len + 1] == '>'))
-      len++;
+    while (p[len] && !isspace((unsigned char)p[len]) && p[len] != ',' && !(p[len] == '-' && p[len + 1] == '>')) len++;
     if (len >= sizeof tok) return h5fz_fail(H5FZ_ERR_SPEC, "token too long near '%.20s'", p);
     memcpy(tok, p, len);
     tok[len] = '\0';

@@ -30,7 +30,7 @@ typedef struct {
   int inject_specials; /* NaN, Inf, -0.0 and huge values at known places */
   int user_fill;       /* 1: fill value -999 (REL edge chunks); 2: -999 with fill time NEVER
                               (HDF5 pads with 0); 3: a signalling NaN (exact bits) */
-  int big_endian;          /* the datasets' type is H5T_IEEE_F*BE (created with H5Dcreate2;
+  int big_endian;      /* the datasets' type is H5T_IEEE_F*BE (created with H5Dcreate2;
                               the caller's values stay native) */
 } api_case;
 

@@ -133,7 +133,8 @@ static void swap_copy(const unsigned char *in, unsigned char *out, size_t n, siz
  * the failures. */
 static int big_endian_chunks(const test_field *fields, int n_fields, int *n_cases)
 {
-  static const char *const modes[] = {"abs=%.17g", "rel=1e-4", "pw_rel=1e-4", "abs=%.17g lorenzo_nd zigzag bitshuffle rze"};
+  static const char *const modes[] = {"abs=%.17g", "rel=1e-4", "pw_rel=1e-4",
+                                      "abs=%.17g lorenzo_nd zigzag bitshuffle rze"};
   int failures = 0;
   for (int f = 0; f < n_fields; f++) {
     const test_field *t = &fields[f];
@@ -160,8 +161,9 @@ static int big_endian_chunks(const test_field *fields, int n_fields, int *n_case
       be_spec.big_endian = 1;
       void *cpu = NULL, *gpu = NULL, *le = NULL, *back = NULL;
       size_t cpu_n = 0, gpu_n = 0, le_n = 0, back_n = 0, bad = 0;
-      int err = encode_with("cpu", &be_spec, be, len, &cpu, &cpu_n) || encode_with("gpu", &be_spec, be, len, &gpu, &gpu_n) ||
-                encode_with("gpu", &le_spec, t->data, len, &le, &le_n) || decode_with("gpu", gpu, gpu_n, &back, &back_n);
+      int err =
+          encode_with("cpu", &be_spec, be, len, &cpu, &cpu_n) || encode_with("gpu", &be_spec, be, len, &gpu, &gpu_n) ||
+          encode_with("gpu", &le_spec, t->data, len, &le, &le_n) || decode_with("gpu", gpu, gpu_n, &back, &back_n);
       int same_cpu = !err && cpu_n == gpu_n && !memcmp(cpu, gpu, cpu_n);
       const unsigned char *g = gpu, *l = le;
       int same_le = !err && le_n == gpu_n && gpu_n > 88 && g[4] == 2 && l[4] == 1 && g[7] == (l[7] | 2u) &&
