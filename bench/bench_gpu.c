@@ -4,6 +4,13 @@
  * >= 1 GiB array made by tiling the real float32 fields, and end-to-end time
  * per HDF5-sized chunk (1, 4, 16 MiB) through h5fz_chunk_encode/decode.
  * GB/s = 1e9 bytes of uncompressed input per second.
+ * The headline is the realistic array (realistic_array.h: every float32
+ * field scaled to its own range [0, 1], tiled whole to >= G GiB) at ABS
+ * 1e-2, 1e-3, 1e-4, each encoded and decoded once more through the public
+ * API on the GPU and checked element by element; the old tiled array (the
+ * fields as they are, bound 1e-4 of the whole array's range) is the second
+ * row. The JIT probes time the first chunk of a fresh process with an
+ * empty cache, with the embedded kernels and without them, per chain.
  * --sweep adds the tuning sweep (threads per block x sub-chunk bytes) on the
  * tiled array, and --write-calibration stores the measured kernel rate, the
  * fixed per-chunk cost and the CPU rate where the planner reads them.
@@ -17,9 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../planner/h5fz_planner.h"
+#include "h5fz_planner.h"
 #include "field_data.h"
 #include "h5fz_gpu.h"
+#include "realistic_array.h"
 
 static double now_s(void)
 {
@@ -35,42 +43,62 @@ static int plan_for(const char *text, const void *in, size_t bytes, h5fz_chunk_p
   return h5fz_chunk_plan_make(&s, in, bytes, p, h);
 }
 
-/* One encode through the public API, reporting where its module came from. */
-static int jit_probe(void)
+/* One encode through the public API, reporting where its module came from;
+ * chain: the chain words after the bound ("" = default), dtype f32 or f64. */
+static int jit_probe(const char *chain, const char *dtype)
 {
-  float v[4096];
-  for (int i = 0; i < 4096; i++) v[i] = (float)sin(i * 0.01);
+  double v[4096];
+  int f64 = !strcmp(dtype, "f64");
+  for (int i = 0; i < 4096; i++) {
+    if (f64) v[i] = sin(i * 0.01);
+    else ((float *)v)[i] = (float)sin(i * 0.01);
+  }
+  char text[256];
+  snprintf(text, sizeof text, "abs=1e-3 dtype=%s %s", dtype, chain);
   h5fz_spec s;
-  h5fz_spec_parse("abs=1e-3 dtype=f32", &s);
+  if (h5fz_spec_parse(text, &s)) {
+    printf("{\"ok\": false, \"error\": \"%s\"}", h5fz_last_error());
+    return 1;
+  }
   setenv("H5FZ_DEVICE", "gpu", 1);
   setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
   void *out;
   size_t n;
   double t0 = now_s();
-  int rc = h5fz_chunk_encode(&s, v, sizeof v, &out, &n);
+  int rc = h5fz_chunk_encode(&s, v, f64 ? sizeof v : sizeof v / 2, &out, &n);
   double t1 = now_s();
   h5fz_gpu_stats st;
   h5fz_gpu_get_stats(&st);
-  static const char *const from[] = {"compiled", "disk cache", "memory cache"};
-  printf("{\"ok\": %s, \"first_chunk_s\": %.4f, \"jit_ms\": %.2f, \"module_from\": \"%s\"}", rc ? "false" : "true",
-         t1 - t0, st.last_jit_ms, from[st.last_jit_source]);
+  static const char *const from[] = {"compiled", "disk cache", "memory cache", "embedded"};
+  int src = st.last_jit_source >= 0 && st.last_jit_source < 4 ? st.last_jit_source : 0;
+  printf("{\"ok\": %s, \"chain\": \"%s\", \"dtype\": \"%s\", \"first_chunk_s\": %.4f, \"jit_ms\": %.2f, "
+         "\"module_from\": \"%s\"%s%s%s}",
+         rc ? "false" : "true", chain[0] ? chain : "default", dtype, t1 - t0, st.last_jit_ms, rc ? "-" : from[src],
+         rc ? ", \"error\": \"" : "", rc ? h5fz_last_error() : "", rc ? "\"" : "");
   if (!rc) free(out);
   return rc ? 1 : 0;
 }
 
-static void run_probe(const char *self, const char *label)
+/* A fresh process runs one jit_probe; cache: its H5FZ_CACHE_DIR (NULL:
+ * a new empty one); embedded 0 sets H5FZ_JIT_EMBEDDED=0. */
+static void run_probe(const char *self, const char *label, const char *cache, int embedded, const char *chain,
+                      const char *dtype, int last)
 {
+  char fresh[] = "/tmp/h5fz-bench-cache-XXXXXX";
+  if (!cache && !(cache = mkdtemp(fresh))) return;
   fflush(stdout);
   printf("    \"%s\": ", label);
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    execl(self, self, "--jit-probe", (char *)NULL);
+    setenv("H5FZ_CACHE_DIR", cache, 1);
+    setenv("H5FZ_JIT_EMBEDDED", embedded ? "1" : "0", 1);
+    execl(self, self, "--jit-probe", chain, dtype, (char *)NULL);
     _exit(127);
   }
   int st;
   waitpid(pid, &st, 0);
-  printf(",\n");
+  printf("%s\n", last ? "" : ",");
 }
 
 /* Kernel-only encode GB/s of the last kernel_row (for the calibration). */
@@ -173,30 +201,73 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
   free(td);
 }
 
+/* The headline: the realistic array at ABS 1e-2, 1e-3, 1e-4 (every field at
+ * R times its own range), kernel-only times, then one encode and decode of
+ * the whole array through the public API on the GPU, checked element by
+ * element (the kernels timed are the ones that run there). */
+static void realistic_section(const char *dir, double gib, int reps)
+{
+  h5fz_realistic ra;
+  char why[512];
+  if (h5fz_realistic_make(dir, (size_t)(gib * (1u << 30)), &ra, why, sizeof why)) {
+    printf("  \"realistic\": {\"error\": \"%s\"},\n", why);
+    return;
+  }
+  size_t bytes = ra.n * 4;
+  printf("  \"realistic\": {\"note\": \"every real float32 field scaled to its own finite range [0, 1], NaN and "
+         "fill values kept, concatenated whole %d times; ABS R = R x every field's own range; each row checked on "
+         "every element after an encode and decode through h5fz_chunk_encode/decode on the GPU\", "
+         "\"bytes\": %zu, \"fields\": %d, \"special_values\": %zu, \"kernel\": [\n",
+         ra.repeats, bytes, ra.n_fields, ra.n_special);
+  static const double rel[] = {1e-2, 1e-3, 1e-4};
+  for (int r = 0; r < 3; r++) {
+    char spec[128], name[64];
+    snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", rel[r]);
+    snprintf(name, sizeof name, "realistic R=%g", rel[r]);
+    kernel_row(name, spec, ra.values, bytes, reps, 1);
+    /* kernel_row ended the object; the check adds a second one for this R */
+    h5fz_spec s;
+    h5fz_spec_parse(spec, &s);
+    setenv("H5FZ_DEVICE", "gpu", 1);
+    void *enc = NULL, *out = NULL;
+    size_t en = 0, on = 0;
+    int rc = h5fz_chunk_encode(&s, ra.values, bytes, &enc, &en);
+    if (!rc) rc = h5fz_chunk_decode(enc, en, &out, &on);
+    int short_out = !rc && on != bytes;
+    printf("    ,{\"field\": \"%s check\", ", name);
+    if (rc || short_out) {
+      printf("\"error\": \"%s\"}%s\n", short_out ? "decoded size differs" : h5fz_last_error(), r == 2 ? "" : ",");
+    } else {
+      h5fz_realistic_check_result cr;
+      h5fz_realistic_check(ra.values, out, ra.n, rel[r], &cr);
+      printf("\"checked\": %zu, \"violations\": %zu, \"nan_lost\": %zu, \"max_error\": %.9g, "
+             "\"bound_held\": %s, \"container_ratio\": %.3f}%s\n",
+             cr.checked, cr.violations, cr.nan_lost, cr.max_error, cr.violations ? "false" : "true",
+             (double)bytes / (double)en, r == 2 ? "" : ",");
+    }
+    free(enc);
+    free(out);
+  }
+  printf("  ]},\n");
+  h5fz_realistic_free(&ra);
+}
+
 int main(int argc, char **argv)
 {
   const char *dir = getenv("H5FZ_DATA_DIR");
   int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0, tiled_kernels = 0;
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--jit-probe")) return jit_probe();
-    if (!strcmp(argv[i], "--data") && i + 1 < argc)
-      dir = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-      reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc)
-      tiled_gib = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--sweep"))
-      sweep = 1;
-    else if (!strcmp(argv[i], "--kernels-only"))
-      kernels_only = 1;
-    else if (!strcmp(argv[i], "--tiled-kernels"))
-      tiled_kernels = 1;
-    else if (!strcmp(argv[i], "--write-calibration"))
-      write_cal = 1;
+    if (!strcmp(argv[i], "--jit-probe") && i + 2 < argc) return jit_probe(argv[i + 1], argv[i + 2]);
+    if (!strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc) tiled_gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--sweep")) sweep = 1;
+    else if (!strcmp(argv[i], "--kernels-only")) kernels_only = 1;
+    else if (!strcmp(argv[i], "--tiled-kernels")) tiled_kernels = 1;
+    else if (!strcmp(argv[i], "--write-calibration")) write_cal = 1;
     else {
-      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] "
-             "[--kernels-only] [--tiled-kernels]\n"
+      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--kernels-only] [--tiled-kernels]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -215,11 +286,24 @@ int main(int argc, char **argv)
   setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
   if (!kernels_only && !tiled_kernels) {
-    printf("  \"jit\": {\n");
-    run_probe(argv[0], "cold_empty_cache");
-    run_probe(argv[0], "new_process_disk_cache");
-    printf("    \"note\": \"each probe is a fresh process encoding one chunk; first_chunk_s includes CUDA context "
-           "creation\"\n  },\n");
+    /* the first chunk of a fresh process, empty cache: with the kernels
+     * embedded at build time (no NVRTC compile), then without them (NVRTC
+     * compiles and fills the disk cache), then from that disk cache */
+    static const char *const probe_chains[][2] = {{"", "f32"},
+                                                  {"", "f64"},
+                                                  {"delta zigzag bitpack", "f32"},
+                                                  {"lorenzo_nd zigzag bitshuffle rze", "f32"}};
+    printf("  \"jit\": {\n    \"note\": \"each probe is a fresh process encoding one 16 KiB chunk with an empty "
+           "H5FZ_CACHE_DIR unless said; first_chunk_s includes CUDA context creation\",\n");
+    for (int c = 0; c < 4; c++) {
+      char label[160];
+      snprintf(label, sizeof label, "cold_empty_cache %s %s", probe_chains[c][0][0] ? probe_chains[c][0] : "default",
+               probe_chains[c][1]);
+      run_probe(argv[0], label, NULL, 1, probe_chains[c][0], probe_chains[c][1], 0);
+    }
+    run_probe(argv[0], "cold_empty_cache_jit_only default f32", cache, 0, "", "f32", 0);
+    run_probe(argv[0], "new_process_disk_cache_jit_only default f32", cache, 0, "", "f32", 1);
+    printf("  },\n");
   }
 
   h5fz_plan plan;
@@ -248,6 +332,8 @@ int main(int argc, char **argv)
     kernel_row(fields[f].name, spec, fields[f].data, fields[f].bytes, reps, f == n - 1);
   }
   printf("  ],\n");
+
+  realistic_section(dir, tiled_gib, reps);
 
   /* tiled array of the float32 fields, whole fields repeated to >= tiled_gib */
   size_t want = (size_t)(tiled_gib * (1u << 30)), total = 0;
@@ -327,8 +413,7 @@ int main(int argc, char **argv)
       if (sscanf(t, "%d:%d", &th, &rg) != 2 || th < 64 || th > 1024 || th % 32 || rg < 16 || rg > 255) {
         /* the executor would ignore it and run the plan's: say so instead of mislabelling a row */
         printf("    {\"field\": \"%s\", \"error\": \"want THREADS:REGS, threads a multiple of 32 in 64..1024, "
-               "registers 16..255\"}%s\n",
-               nm, save && *save ? "," : "");
+               "registers 16..255\"}%s\n", nm, save && *save ? "," : "");
         continue;
       }
       snprintf(nm, sizeof nm, "threads=%d regs=%d", th, rg);

@@ -6,6 +6,7 @@ HBM limit) next to them.
   report.py --results results.json --out DIR      (plots/tables again from a merged results.json)"""
 import argparse
 import json
+import sys
 import math
 import os
 
@@ -16,7 +17,7 @@ ap.add_argument("--out", required=True)
 ap.add_argument("--no-plots", action="store_true")
 args = ap.parse_args()
 
-PART_NAMES = ["filters_cpu", "filters_cpu_h5fz", "filters_gpu", "bench_gpu", "gpu_baselines"]
+PART_NAMES = ["filters_cpu", "filters_cpu_h5fz", "filters_gpu", "bench_gpu", "gpu_baselines", "peers"]
 parts = {}
 for r in args.results:
     with open(r) as f:
@@ -156,6 +157,28 @@ if bw or bg or gpu_rows:
                "| PCIe host-to-device, pinned, 1 GiB | %.1f |" % bw["pcie_pinned"]["h2d_GBps"],
                "| PCIe device-to-host, pinned, 1 GiB | %.1f |" % bw["pcie_pinned"]["d2h_GBps"], ""]
     if bg and isinstance(bg, dict) and "kernel_per_field_rel_1e-4" in bg:
+        real = bg.get("realistic", {})
+        kern = real.get("kernel", [])
+        if kern:
+            checks = {r["field"][:-6]: r for r in kern if r.get("field", "").endswith(" check")}
+            md += ["### Headline: the realistic array (%s bytes; every float32 field scaled to its own range [0, 1], "
+                   "NaN and fill kept; ABS R = R x every field's range), kernels only, every element checked" %
+                   real.get("bytes"), "",
+                   "| R | encode GB/s | decode GB/s | payload ratio | container ratio | bound held (values checked) |",
+                   "|---|---|---|---|---|---|"]
+            for r in kern:
+                if r.get("field", "").endswith(" check"):
+                    continue
+                c = checks.get(r.get("field"), {})
+                if "error" in r:
+                    md.append("| %s | ERROR %s | | | | |" % (r.get("field"), r["error"]))
+                    continue
+                held = ("yes" if c.get("bound_held") else "**NO: %s values off**" % c.get("violations")) \
+                    if "bound_held" in c else "not checked: %s" % c.get("error", "-")
+                md.append("| %s | %.1f | %.1f | %.2f | %s | %s (%s) |" % (
+                    r["field"].split("R=")[-1], r["encode_GBps"], r["decode_GBps"], r["payload_ratio"],
+                    "%.2f" % c["container_ratio"] if "container_ratio" in c else "-", held, c.get("checked", 0)))
+            md.append("")
         md += ["### h5fz kernels only (h5fz_bench_gpu; data on the GPU; bound 1e-4 x range)", "",
                "| input | bytes | encode GB/s | decode GB/s | payload ratio | encode / HBM traffic | decode / HBM traffic |",
                "|---|---|---|---|---|---|---|"]
@@ -183,7 +206,13 @@ if bw or bg or gpu_rows:
                     "%.1f %%" % (100 * r["decode_GBps"] / d2h) if d2h else "-"))
             md.append("")
         if bg.get("jit"):
-            md += ["JIT: " + json.dumps(bg["jit"]), ""]
+            md += ["### First chunk of a fresh process (JIT cache empty unless said)", "",
+                   "| probe | first chunk s | module from | JIT ms |", "|---|---|---|---|"]
+            for k, v in bg["jit"].items():
+                if isinstance(v, dict):
+                    md.append("| %s | %s | %s | %s |" % (k, v.get("first_chunk_s", "-"), v.get("module_from", v.get("error", "-")),
+                                                     v.get("jit_ms", "-")))
+            md.append("")
     elif bg:
         md += ["h5fz_bench_gpu: no usable output (%s)" % str(bg)[:200], ""]
     if gpu_rows:
@@ -226,6 +255,13 @@ if bw or bg or gpu_rows:
         md += ["Note: gpu_baselines.json has no `seconds`: gpu_bench.py stopped (crashed) before its final "
                "save. It saves after every field: the nvCOMP rows above are those saved before it stopped.", ""]
 
+pe = parts.get("peers")
+if pe and pe.get("rows"):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from peers import markdown as peers_markdown
+    md += ["## The realistic array beside PFPL and cuSZp (bench/suite/peers.py)", "",
+           "%s; %s bytes." % (pe.get("note", ""), pe.get("array", {}).get("bytes")), "",
+           peers_markdown(pe["rows"])]
 with open(os.path.join(args.out, "results.md"), "w") as f:
     f.write("\n".join(md) + "\n")
 print("wrote", os.path.join(args.out, "results.md"))

@@ -32,7 +32,7 @@ parts=${H5FZ_BENCH_PARTS:-$build/suite/parts}   # the measured JSON parts
 logs=$build/suite/logs
 mkdir -p "$out" "$parts" "$logs"
 data_args=(); [ -n "$data" ] && data_args=(--data "$data")
-targets="h5fz_cli h5fz_plugin"; [ $gpu = 1 ] && targets="$targets h5fz_bench_gpu"
+targets="h5fz_cli h5fz_plugin h5fz_bench_cpu"; [ $gpu = 1 ] && targets="$targets h5fz_bench_gpu"
 
 echo "== build ($build)"
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -93,6 +93,33 @@ if [ $gpu = 1 ]; then
   [ -n "$h5fz_py" ] && fb filters_gpu gpu h5fz,none "$h5fz_py" "${tiled_arg[@]}"
   echo "== GPU baselines: HBM and pinned PCIe bandwidth, nvCOMP"
   "$py" "$here/gpu_bench.py" "${data_args[@]}" --out "$parts/gpu_baselines.json" || status=1
+fi
+
+# The realistic array (bench/realistic_array.h) beside PFPL and cuSZp, built from their
+# public sources in .peers/ (README.md, "Peers"); every output checked element by element.
+gdata=${data:-$("$py" -c "import sys; sys.path.insert(0,'$here'); from common import default_data_dir; print(default_data_dir('$root'))")}
+if [ $cpu = 1 ] || [ $gpu = 1 ]; then
+  echo "== realistic array: h5fz CPU executor"
+  # every core, then one (the per-core figure; GB/s per CPU second is in both)
+  "$build/bin/h5fz_bench_cpu" --data "$gdata" --realistic-only --runs "$runs" > "$parts/bench_cpu_realistic.jsonl" \
+    2> "$logs/bench_cpu_realistic.err" || status=1
+  H5FZ_THREADS=1 "$build/bin/h5fz_bench_cpu" --data "$gdata" --realistic-only --runs "$runs" \
+    >> "$parts/bench_cpu_realistic.jsonl" 2>> "$logs/bench_cpu_realistic.err" || status=1
+  cat "$parts/bench_cpu_realistic.jsonl"
+fi
+if [ -d "$root/.peers/PFPL" ] && [ -d "$root/.peers/cuSZp" ]; then
+  echo "== peers: build PFPL and cuSZp from .peers/"
+  if "$here/build_peers.sh" "$root/.peers" "$build/peers" > "$logs/build_peers.log" 2>&1; then
+    peer_args=(--h5fz-cpu "$parts/bench_cpu_realistic.jsonl")
+    [ $gpu = 1 ] && peer_args+=(--h5fz-gpu "$parts/bench_gpu.json") || peer_args+=(--no-gpu)
+    "$py" "$here/peers.py" --bench-cpu "$build/bin/h5fz_bench_cpu" --data "$gdata" --peers "$build/peers" \
+      --out "$out" "${peer_args[@]}" || status=1
+    cp "$out/peers.json" "$parts/peers.json" 2> /dev/null || true
+  else
+    echo "build_peers.sh failed:"; tail -20 "$logs/build_peers.log"; status=1
+  fi
+else
+  echo "(no .peers/PFPL and .peers/cuSZp: PFPL and cuSZp rows skipped; bench/suite/README.md says how to get them)"
 fi
 
 echo "== report"

@@ -403,19 +403,3 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   *smem_bytes = 2u * (size_t)slot + pad_offset + pad_bytes;
   return H5FZ_OK;
 }
-
-int h5fz_codegen_key(const h5fz_kernel_key *key, char **src, size_t *smem_bytes)
-{
-  if (!key) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_codegen_key: NULL key");
-  /* the spec h5fz_codegen reads the chain from; its mode and bound only
-   * name it in the title comment */
-  h5fz_spec s;
-  h5fz_spec_default(&s);
-  s.mode = H5FZ_MODE_ABS;
-  s.bound = 1.0;
-  s.dtype = key->dtype;
-  s.subchunk_bytes = key->subchunk_bytes;
-  s.n_ops = key->n_ops;
-  memcpy(s.ops, key->ops, H5FZ_MAX_OPS);
-  return h5fz_codegen(&s, key->threads, key->flags, src, smem_bytes);
-}

@@ -61,25 +61,6 @@ int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);
  * kernel needs. Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
 int h5fz_codegen(const h5fz_spec *spec, int threads_per_block, unsigned flags, char **src, size_t *smem_bytes);
 
-/* What a module's kernels depend on, and nothing else: the chain, the
- * element type, the sub-chunk size, the threads per block and the codegen
- * flags (padded planes, register budget, warp-fused kernels and their
- * warps). Not the mode or the bound: one module serves every bound. */
-typedef struct {
-  uint8_t ops[H5FZ_MAX_OPS];
-  uint32_t n_ops;
-  h5fz_dtype dtype;
-  uint32_t subchunk_bytes;
-  int threads;    /* per block, a multiple of 32 in [32, 1024] */
-  unsigned flags; /* H5FZ_CODEGEN_* */
-} h5fz_kernel_key;
-
-/* h5fz_codegen for a kernel key (the GPU executor's way in): the source is
- * byte for byte what h5fz_codegen gives for the key's chain, type and
- * sub-chunk under "abs=1" (the title line names that spec; the kernels do
- * not depend on it). Same results and errors as h5fz_codegen. */
-int h5fz_codegen_key(const h5fz_kernel_key *key, char **src, size_t *smem_bytes);
-
 /* The op headers embedded at build time, as NVRTC wants them: *count
  * entries of names[] (include names) and sources[] (NUL-terminated). */
 void h5fz_embedded_headers(size_t *count, const char *const **names, const char *const **sources);

@@ -7,7 +7,7 @@
 #include "h5fz_chunk_plan.h"
 
 /* Counters for tests and benchmarks. last_jit_source: 0 compiled, 1 disk
- * cache, 2 memory cache (see h5fz_jit_source). */
+ * cache, 2 memory cache, 3 embedded at build time (see h5fz_jit_source). */
 typedef struct {
   unsigned long long chunks_encoded, chunks_decoded;
   /* launches of the warp-fused kernels (device_ops/op_warp_fused.h) */

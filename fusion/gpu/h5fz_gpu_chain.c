@@ -11,6 +11,7 @@
 #include "h5fz_codegen.h"
 #include "h5fz_gpu_chain.h"
 #include "h5fz_gpu_context.h"
+#include "h5fz_kernel_source.h"
 
 /* The chains compiled so far (under g_gpu.lock). */
 static chain_entry chains[32];
@@ -54,23 +55,6 @@ static void plan_chain(chain_entry *c)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
   if (h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
     h5fz_plan_make(&g_gpu.dev, &g_gpu.reg, c->ops, c->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
-}
-
-/* c's kernel key: its chain, type and sub-chunk, the plan's tuning. */
-static void kernel_key(const chain_entry *c, h5fz_kernel_key *key)
-{
-  memset(key, 0, sizeof *key);
-  memcpy(key->ops, c->ops, c->n_ops);
-  key->n_ops = c->n_ops;
-  key->dtype = c->dtype;
-  key->subchunk_bytes = c->subchunk_bytes;
-  key->threads = c->threads;
-  key->flags = c->plan.tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
-  /* the register cap as the blocks per SM it leaves room for */
-  long min_blocks = c->regs > 0 && g_gpu.dev.regs_per_sm > 0 ? g_gpu.dev.regs_per_sm / ((long)c->threads * c->regs) : 0;
-  key->flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
-  if (c->plan.tuning.features & H5FZ_FEAT_WARP_FUSED)
-    key->flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(c->wf_warps);
 }
 
 /* The module's kernels set up for their launches (all of L1 as shared
@@ -127,10 +111,12 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
              c->plan.n_refused ? c->plan.refused[0].reason : "no GPU class available");
     return h5fz_fail(H5FZ_ERR_DEVICE, "%s", c->reason);
   }
-  h5fz_kernel_key key;
-  kernel_key(c, &key);
+  /* the kernel key: chain, type, sub-chunk, threads, registers, warp-fused
+   * warps (the embedder of build-time kernels makes its source the same way) */
+  h5fz_kernel_config kc = {c->ops, (int)c->n_ops, c->dtype, c->subchunk_bytes, c->threads, c->regs, c->wf_warps,
+                           g_gpu.dev.regs_per_sm};
   char *src = NULL;
-  int rc = h5fz_codegen_key(&key, &src, &c->smem);
+  int rc = h5fz_kernel_source(&c->plan, &kc, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;
   if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, &c->mod, &from, &ms);

@@ -12,12 +12,10 @@
 #include "h5fz_internal.h"
 #include "h5fz_jit.h"
 #include "h5fz_jit_cache.h"
+#include "h5fz_jit_digest.h"
+#include "h5fz_jit_embedded.h"
 #include "h5fz_planner.h"
 
-/* Options that keep GPU arithmetic identical to the CPU's (docs/format.md). */
-static const char *const fixed_options[] = {"--fmad=false", "--prec-div=true", "--prec-sqrt=true",
-                                            "--ftz=false",  "-default-device", "--std=c++17"};
-#define N_FIXED (sizeof fixed_options / sizeof fixed_options[0])
 
 static double now_ms(void)
 {
@@ -40,10 +38,10 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
   if (r) return h5fz_fail(H5FZ_ERR_DEVICE, "nvrtcCreateProgram: %s", nv->nvrtcGetErrorString(r));
   char arch_opt[64];
   snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch_name);
-  const char *opts[N_FIXED + 1];
-  for (size_t i = 0; i < N_FIXED; i++) opts[i] = fixed_options[i];
-  opts[N_FIXED] = arch_opt;
-  r = nv->nvrtcCompileProgram(prog, (int)(N_FIXED + 1), opts);
+  const char *opts[H5FZ_JIT_N_FIXED + 1];
+  for (size_t i = 0; i < H5FZ_JIT_N_FIXED; i++) opts[i] = h5fz_jit_fixed_options[i];
+  opts[H5FZ_JIT_N_FIXED] = arch_opt;
+  r = nv->nvrtcCompileProgram(prog, (int)(H5FZ_JIT_N_FIXED + 1), opts);
   int cubin = strncmp(arch_name, "sm_", 3) == 0;
   int rc = H5FZ_OK;
   if (r) {
@@ -56,16 +54,13 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
     }
     rc = h5fz_fail(H5FZ_ERR_DEVICE, "NVRTC could not compile the generated kernel for %s: %s%s%.300s", arch_name,
                    nv->nvrtcGetErrorString(r), l ? "\n" : "", l ? l : "");
-    if (log)
-      *log = l;
-    else
-      free(l);
+    if (log) *log = l;
+    else free(l);
   } else {
     size_t n = 0;
     r = cubin ? nv->nvrtcGetCUBINSize(prog, &n) : nv->nvrtcGetPTXSize(prog, &n);
     char *img = r ? NULL : malloc(n + 1);
-    if (!img)
-      rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot hold the %zu-byte compiled module", n);
+    if (!img) rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot hold the %zu-byte compiled module", n);
     else if ((r = cubin ? nv->nvrtcGetCUBIN(prog, img) : nv->nvrtcGetPTX(prog, img))) {
       free(img);
       rc = h5fz_fail(H5FZ_ERR_DEVICE, "NVRTC: %s", nv->nvrtcGetErrorString(r));
@@ -80,33 +75,6 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
 
 /* ---- keys -------------------------------------------------------------------- */
 
-/* A NUL-terminated string into the hash with its NUL, so that "ab"+"c" and
- * "a"+"bc" differ. */
-static void hash_text(h5fz_sha256 *h, const char *text) { h5fz_sha256_update(h, text, strlen(text) + 1); }
-
-void h5fz_jit_digest(const char *src, const char *arch_name, uint64_t plan_digest,
-                     unsigned char digest[H5FZ_SHA256_BYTES])
-{
-  int major = 0, minor = 0;
-  const h5fz_nvrtc_api *nv = h5fz_nvrtc_get(NULL);
-  if (nv) nv->nvrtcVersion(&major, &minor);
-  size_t n_headers;
-  const char *const *names, *const *texts;
-  h5fz_embedded_headers(&n_headers, &names, &texts);
-  h5fz_sha256 h;
-  h5fz_sha256_init(&h);
-  hash_text(&h, src);
-  hash_text(&h, arch_name);
-  h5fz_sha256_update(&h, &plan_digest, sizeof plan_digest);
-  h5fz_sha256_update(&h, &major, sizeof major);
-  h5fz_sha256_update(&h, &minor, sizeof minor);
-  for (size_t i = 0; i < N_FIXED; i++) hash_text(&h, fixed_options[i]);
-  for (size_t i = 0; i < n_headers; i++) {
-    hash_text(&h, names[i]);
-    hash_text(&h, texts[i]);
-  }
-  h5fz_sha256_final(&h, digest);
-}
 
 /* ---- memory cache ------------------------------------------------------------------ */
 #define MEM_SLOTS 64
@@ -130,7 +98,7 @@ static int load_module(const void *img, h5fz_jit_module *out)
       (r = cu->cuModuleGetFunction(&out->tail_pack, out->module, H5FZ_KERNEL_TAIL_PACK)) ||
       (r = cu->cuModuleGetFunction(&out->tail_gather, out->module, H5FZ_KERNEL_TAIL_GATHER)))
     return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction: %s", h5fz_cuda_error_string(r));
-  /* the dataset API's batch kernels (fusion/gpu/h5fz_gpu_batch.h), both widths */
+  /* the dataset API's batch kernels (device_ops/h5fz_gpu_batch.h), both widths */
   static const char *const batch[5] = {"h5fz_gather_", "h5fz_scatter_", "h5fz_fill_", "h5fz_patch_", "h5fz_range_"};
   CUfunction *slots[5] = {out->gather, out->scatter, out->fill, out->patch, out->range};
   for (int k = 0; k < 5; k++)
@@ -141,9 +109,9 @@ static int load_module(const void *img, h5fz_jit_module *out)
         return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction(%s): %s", name, h5fz_cuda_error_string(r));
     }
   /* present only in the module of a chain with lorenzo_nd */
-  static const char *const lnd_names[6] = {H5FZ_KERNEL_LND_COST,  H5FZ_KERNEL_LND_CARRY, H5FZ_KERNEL_LND_XFIX,
+  static const char *const lnd_names[6] = {H5FZ_KERNEL_LND_COST, H5FZ_KERNEL_LND_CARRY, H5FZ_KERNEL_LND_XFIX,
                                            H5FZ_KERNEL_LND_YSCAN, H5FZ_KERNEL_LND_ZSCAN, H5FZ_KERNEL_LND_DEQUANT};
-  CUfunction *lnd_fns[6] = {&out->lnd_cost,  &out->lnd_carry, &out->lnd_xfix,
+  CUfunction *lnd_fns[6] = {&out->lnd_cost, &out->lnd_carry, &out->lnd_xfix,
                             &out->lnd_yscan, &out->lnd_zscan, &out->lnd_dequant};
   for (int i = 0; i < 6; i++)
     if (cu->cuModuleGetFunction(lnd_fns[i], out->module, lnd_names[i])) *lnd_fns[i] = NULL;
@@ -153,8 +121,8 @@ static int load_module(const void *img, h5fz_jit_module *out)
   return H5FZ_OK;
 }
 
-int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_jit_module *out, h5fz_jit_source *from,
-                 double *millis)
+int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_jit_module *out,
+                 h5fz_jit_source *from, double *millis)
 {
   double t0 = now_ms();
   unsigned char key[H5FZ_SHA256_BYTES];
@@ -170,9 +138,17 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
       return H5FZ_OK;
     }
   int rc = H5FZ_ERR_DEVICE;
-  int have_path = h5fz_jit_cache_path(key, path, sizeof path) == 0;
   size_t n = 0;
-  void *img = have_path ? h5fz_jit_cache_load(path, key, &n) : NULL;
+  /* compiled at build time for this very source (docs/gpu.md): no NVRTC, no disk */
+  void *img = h5fz_embedded_find(src, arch_name, digest, &n);
+  if (img) {
+    rc = load_module(img, out);
+    if (from) *from = H5FZ_JIT_EMBEDDED;
+    free(img);
+    img = NULL;
+  }
+  int have_path = h5fz_jit_cache_path(key, path, sizeof path) == 0;
+  if (rc && have_path) img = h5fz_jit_cache_load(path, key, &n);
   if (img) {
     rc = load_module(img, out);
     if (from) *from = H5FZ_JIT_DISK;

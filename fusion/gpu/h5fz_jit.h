@@ -20,7 +20,7 @@
 int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_t *size, char **log);
 
 /* Where the module came from. */
-typedef enum { H5FZ_JIT_COMPILED = 0, H5FZ_JIT_DISK = 1, H5FZ_JIT_MEMORY = 2 } h5fz_jit_source;
+typedef enum { H5FZ_JIT_COMPILED = 0, H5FZ_JIT_DISK = 1, H5FZ_JIT_MEMORY = 2, H5FZ_JIT_EMBEDDED = 3 } h5fz_jit_source;
 
 typedef struct {
   CUmodule module;
@@ -34,7 +34,9 @@ typedef struct {
 } h5fz_jit_module;
 
 /* The loaded module for (src, arch_name, plan digest) in the current CUDA
- * context: from memory, else from the disk cache ($H5FZ_CACHE_DIR, else
+ * context: from memory, else from the modules embedded at build time
+ * (h5fz_jit_embedded.h; one the driver refuses falls through), else from
+ * the disk cache ($H5FZ_CACHE_DIR, else
  * $XDG_CACHE_HOME/h5fz, else ~/.cache/h5fz; subfolder jit/), else
  * compiled and stored there (atomic rename; a corrupt or unloadable entry
  * is recompiled, never trusted). Modules stay loaded for the process.
@@ -43,11 +45,5 @@ typedef struct {
 int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, h5fz_jit_module *out,
                  h5fz_jit_source *from, double *millis);
 
-/* The SHA-256 of every input of the compile of src for arch_name: the
- * source, the embedded op headers (names and texts), the arch, the NVRTC
- * version, the fixed options and the plan digest. Keys both cache levels; a
- * disk entry is used only when it records exactly this digest. */
-void h5fz_jit_digest(const char *src, const char *arch_name, uint64_t plan_digest,
-                     unsigned char digest[H5FZ_SHA256_BYTES]);
 
 #endif /* H5FZ_JIT_H */

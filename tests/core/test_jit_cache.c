@@ -14,6 +14,7 @@
 
 #include "h5fz_jit.h"
 #include "h5fz_jit_cache.h"
+#include "h5fz_jit_digest.h"
 #include "h5fz_sha256.h"
 
 static int failures;

@@ -5,7 +5,10 @@
  * truncated entry is recompiled (never trusted), six processes filling one
  * empty cache at once all succeed and leave no temporary files, and a GPU
  * that cannot hold a chunk (H5FZ_GPU_MEMORY_LIMIT) falls back to the CPU
- * executor with the same bytes. Skips (77) without a usable GPU.
+ * executor with the same bytes; the disk-cache checks run with the
+ * embedded kernels off (H5FZ_JIT_EMBEDDED=0), then, where the build embeds
+ * kernels, a cold cache takes the module from the table and writes no disk
+ * entry (the bytes still the CPU's). Skips (77) without a usable GPU.
  */
 #include <dirent.h>
 #include <math.h>
@@ -18,6 +21,7 @@
 
 #include "h5fz.h"
 #include "h5fz_gpu.h"
+#include "h5fz_jit_embedded.h"
 
 #define N (1u << 20) /* a 4 MiB float32 chunk */
 
@@ -45,7 +49,7 @@ static int encode(const char *device, void **out, size_t *n)
 
 /* In a child: encode on the GPU (auto route), compare with the CPU bytes.
  * Exit: 77 no GPU, 10 + where the module came from (0 compiled, 1 disk,
- * 2 memory), 20 when the chunk ran on the CPU, 1 on any error or mismatch. */
+ * 2 memory, 3 embedded), 20 when the chunk ran on the CPU, 1 on any error or mismatch. */
 static int child(void)
 {
   void *out = NULL, *ref = NULL;
@@ -116,6 +120,7 @@ int main(void)
   mkdir(cache, 0755);
   setenv("H5FZ_CACHE_DIR", cache, 1);
   setenv("H5FZ_QUIET", "1", 1);
+  setenv("H5FZ_JIT_EMBEDDED", "0", 1); /* the disk cache's own promises first */
   int entries, others;
 
   int c = one();
@@ -165,8 +170,23 @@ int main(void)
   CHECK(c == 20, "memory limit: exit %d, want 20 (CPU fallback, same bytes)", c);
   unsetenv("H5FZ_GPU_MEMORY_LIMIT");
 
+  /* the kernels embedded at build time: a cold cache needs no compile and no disk entry */
+  size_t n_embedded = 0;
+  int emaj, emin;
+  h5fz_embedded_modules(&n_embedded, &emaj, &emin);
+  clear_cache();
+  setenv("H5FZ_JIT_EMBEDDED", "1", 1);
+  c = one();
+  if (n_embedded) {
+    CHECK(c == 13, "embedded kernels (%zu in this build), cold cache: exit %d, want 13 (embedded)", n_embedded, c);
+    scan_cache(&entries, &others, expected_path, sizeof expected_path);
+    CHECK(entries == 0 && others == 0, "an embedded module left %d cache entries, %d other files", entries, others);
+  } else {
+    CHECK(c == 10, "no embedded kernels in this build, cold cache: exit %d, want 10 (compiled)", c);
+  }
+
   clear_cache();
   rmdir(cache);
-  printf("%d passed, %d failed\n", failures ? 0 : 8, failures);
+  printf("%d passed, %d failed\n", failures ? 0 : 9, failures);
   return failures ? 1 : 0;
 }

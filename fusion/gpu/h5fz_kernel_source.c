@@ -1,0 +1,30 @@
+/*
+ * h5fz_kernel_source.c - the generated source of one planned chain (see
+ * h5fz_kernel_source.h): one place decides the codegen flags, so the
+ * executor and the build-time embedder cannot drift apart.
+ */
+#include <string.h>
+
+#include "h5fz_codegen.h"
+#include "h5fz_kernel_source.h"
+
+int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, char **src, size_t *smem_bytes)
+{
+  h5fz_spec s;
+  h5fz_spec_default(&s);
+  /* the bound and mode are kernel arguments, not code: one module serves all */
+  s.mode = H5FZ_MODE_ABS;
+  s.bound = 1.0;
+  s.dtype = cfg->dtype;
+  s.subchunk_bytes = cfg->subchunk_bytes;
+  s.n_ops = (uint32_t)cfg->n_ops;
+  memset(s.ops, 0, sizeof s.ops);
+  memcpy(s.ops, cfg->ops, (size_t)cfg->n_ops);
+  unsigned flags = plan->tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
+  /* the register cap as the blocks per SM it leaves room for */
+  long min_blocks = cfg->regs > 0 && cfg->regs_per_sm > 0 ? cfg->regs_per_sm / ((long)cfg->threads * cfg->regs) : 0;
+  flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
+  if (plan->tuning.features & H5FZ_FEAT_WARP_FUSED)
+    flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(cfg->wf_warps);
+  return h5fz_codegen(&s, cfg->threads, flags, src, smem_bytes);
+}
