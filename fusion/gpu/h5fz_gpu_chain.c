@@ -113,8 +113,8 @@ int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out)
   }
   /* the kernel key: chain, type, sub-chunk, threads, registers, warp-fused
    * warps (the embedder of build-time kernels makes its source the same way) */
-  h5fz_kernel_config kc = {c->ops, (int)c->n_ops, c->dtype, c->subchunk_bytes, c->threads, c->regs, c->wf_warps,
-                           g_gpu.dev.regs_per_sm};
+  h5fz_kernel_config kc = {c->ops,     (int)c->n_ops, c->dtype,    c->subchunk_bytes,
+                           c->threads, c->regs,       c->wf_warps, g_gpu.dev.regs_per_sm};
   char *src = NULL;
   int rc = h5fz_kernel_source(&c->plan, &kc, &src, &c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;

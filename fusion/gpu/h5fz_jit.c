@@ -16,7 +16,6 @@
 #include "h5fz_jit_embedded.h"
 #include "h5fz_planner.h"
 
-
 static double now_ms(void)
 {
   struct timespec t;
@@ -54,13 +53,16 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
     }
     rc = h5fz_fail(H5FZ_ERR_DEVICE, "NVRTC could not compile the generated kernel for %s: %s%s%.300s", arch_name,
                    nv->nvrtcGetErrorString(r), l ? "\n" : "", l ? l : "");
-    if (log) *log = l;
-    else free(l);
+    if (log)
+      *log = l;
+    else
+      free(l);
   } else {
     size_t n = 0;
     r = cubin ? nv->nvrtcGetCUBINSize(prog, &n) : nv->nvrtcGetPTXSize(prog, &n);
     char *img = r ? NULL : malloc(n + 1);
-    if (!img) rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot hold the %zu-byte compiled module", n);
+    if (!img)
+      rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot hold the %zu-byte compiled module", n);
     else if ((r = cubin ? nv->nvrtcGetCUBIN(prog, img) : nv->nvrtcGetPTX(prog, img))) {
       free(img);
       rc = h5fz_fail(H5FZ_ERR_DEVICE, "NVRTC: %s", nv->nvrtcGetErrorString(r));
@@ -74,7 +76,6 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
 }
 
 /* ---- keys -------------------------------------------------------------------- */
-
 
 /* ---- memory cache ------------------------------------------------------------------ */
 #define MEM_SLOTS 64
@@ -109,9 +110,9 @@ static int load_module(const void *img, h5fz_jit_module *out)
         return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction(%s): %s", name, h5fz_cuda_error_string(r));
     }
   /* present only in the module of a chain with lorenzo_nd */
-  static const char *const lnd_names[6] = {H5FZ_KERNEL_LND_COST, H5FZ_KERNEL_LND_CARRY, H5FZ_KERNEL_LND_XFIX,
+  static const char *const lnd_names[6] = {H5FZ_KERNEL_LND_COST,  H5FZ_KERNEL_LND_CARRY, H5FZ_KERNEL_LND_XFIX,
                                            H5FZ_KERNEL_LND_YSCAN, H5FZ_KERNEL_LND_ZSCAN, H5FZ_KERNEL_LND_DEQUANT};
-  CUfunction *lnd_fns[6] = {&out->lnd_cost, &out->lnd_carry, &out->lnd_xfix,
+  CUfunction *lnd_fns[6] = {&out->lnd_cost,  &out->lnd_carry, &out->lnd_xfix,
                             &out->lnd_yscan, &out->lnd_zscan, &out->lnd_dequant};
   for (int i = 0; i < 6; i++)
     if (cu->cuModuleGetFunction(lnd_fns[i], out->module, lnd_names[i])) *lnd_fns[i] = NULL;
@@ -121,8 +122,8 @@ static int load_module(const void *img, h5fz_jit_module *out)
   return H5FZ_OK;
 }
 
-int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_jit_module *out,
-                 h5fz_jit_source *from, double *millis)
+int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_jit_module *out, h5fz_jit_source *from,
+                 double *millis)
 {
   double t0 = now_ms();
   unsigned char key[H5FZ_SHA256_BYTES];

@@ -45,5 +45,4 @@ typedef struct {
 int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, h5fz_jit_module *out,
                  h5fz_jit_source *from, double *millis);
 
-
 #endif /* H5FZ_JIT_H */

@@ -11,7 +11,7 @@
 
 /* Options that keep GPU arithmetic identical to the CPU's (docs/format.md). */
 const char *const h5fz_jit_fixed_options[H5FZ_JIT_N_FIXED] = {"--fmad=false", "--prec-div=true", "--prec-sqrt=true",
-                                            "--ftz=false", "-default-device", "--std=c++17"};
+                                                              "--ftz=false",  "-default-device", "--std=c++17"};
 
 /* A NUL-terminated string into the hash with its NUL, so that "ab"+"c" and
  * "a"+"bc" differ. */

@@ -15,14 +15,14 @@
 
 /* What selects one compiled module besides the plan. */
 typedef struct {
-  const uint8_t *ops;       /* op ids of the chain, quant first */
-  int n_ops;                /* entries of ops, 2..H5FZ_MAX_OPS */
-  h5fz_dtype dtype;         /* H5FZ_DTYPE_F32 or H5FZ_DTYPE_F64 */
-  uint32_t subchunk_bytes;  /* input bytes per sub-chunk */
-  int threads;              /* threads per block (the plan's unless overridden) */
-  int regs;                 /* register cap per thread, 0 = none */
-  int wf_warps;             /* warps per block of the warp-fused kernels (1, 2, 4, 8) */
-  long regs_per_sm;         /* the device's 32-bit registers per SM (65536 on sm_70..sm_120) */
+  const uint8_t *ops;      /* op ids of the chain, quant first */
+  int n_ops;               /* entries of ops, 2..H5FZ_MAX_OPS */
+  h5fz_dtype dtype;        /* H5FZ_DTYPE_F32 or H5FZ_DTYPE_F64 */
+  uint32_t subchunk_bytes; /* input bytes per sub-chunk */
+  int threads;             /* threads per block (the plan's unless overridden) */
+  int regs;                /* register cap per thread, 0 = none */
+  int wf_warps;            /* warps per block of the warp-fused kernels (1, 2, 4, 8) */
+  long regs_per_sm;        /* the device's 32-bit registers per SM (65536 on sm_70..sm_120) */
 } h5fz_kernel_config;
 
 /* Generate the source of cfg under plan (a GPU plan from h5fz_plan_make):
