@@ -344,6 +344,32 @@ static int write_table(const char *path, int major, int minor)
   return 0;
 }
 
+/* The architectures to embed for (at most 64): every cubin arch of the
+ * registry's classes this NVRTC can target (the others said on stderr),
+ * and for a PTX class the lowest virtual arch it has from the class's
+ * minimum. Returns their count. */
+static int registry_archs(const h5fz_registry *reg, const h5fz_device_desc *host, int archs[64])
+{
+  int n_archs = 0;
+  for (int c = 0; c < reg->n_classes; c++) {
+    const h5fz_kernel_class *k = &reg->classes[c];
+    if (k->target == H5FZ_TARGET_CUBIN)
+      for (int a = 0; a < k->n_archs && n_archs < 64; a++) {
+        if (nvrtc_has(host, k->archs[a]))
+          archs[n_archs++] = k->archs[a];
+        else
+          fprintf(stderr, "h5fz_embed_kernels: NVRTC %d.%d cannot target sm_%d (class %s): not embedded\n",
+                  host->nvrtc_major, host->nvrtc_minor, k->archs[a], k->name);
+      }
+    if (k->target == H5FZ_TARGET_PTX && n_archs < 64) {
+      int a = k->min_arch;
+      while (a < 200 && !nvrtc_has(host, a)) a++;
+      if (a < 200) archs[n_archs++] = a;
+    }
+  }
+  return n_archs;
+}
+
 int main(int argc, char **argv)
 {
   const char *chains_path = NULL, *out = NULL;
@@ -389,23 +415,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "h5fz_embed_kernels: registry: %s\n", err);
     return 1;
   }
-  int archs[64], n_archs = 0;
-  for (int c = 0; c < reg.n_classes; c++) {
-    const h5fz_kernel_class *k = &reg.classes[c];
-    if (k->target == H5FZ_TARGET_CUBIN)
-      for (int a = 0; a < k->n_archs && n_archs < 64; a++) {
-        if (nvrtc_has(&host, k->archs[a]))
-          archs[n_archs++] = k->archs[a];
-        else
-          fprintf(stderr, "h5fz_embed_kernels: NVRTC %d.%d cannot target sm_%d (class %s): not embedded\n",
-                  host.nvrtc_major, host.nvrtc_minor, k->archs[a], k->name);
-      }
-    if (k->target == H5FZ_TARGET_PTX && n_archs < 64) {
-      int a = k->min_arch;
-      while (a < 200 && !nvrtc_has(&host, a)) a++;
-      if (a < 200) archs[n_archs++] = a;
-    }
-  }
+  int archs[64], n_archs = registry_archs(&reg, &host, archs);
   for (int a = 0; a < n_archs; a++) {
     h5fz_device_desc dev;
     fake_device(archs[a], &host, &dev);
