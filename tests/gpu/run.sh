@@ -54,7 +54,7 @@ echo "== appending in new processes on the GPU, and a GPU that cannot take the c
 H5FZ_DEVICE=gpu ctest --test-dir "$build" -R 'python_test_append_new_process' --output-on-failure > "$out/ctest-append-gpu.log" 2>&1 || status=1
 H5FZ_DEVICE=gpu H5FZ_GPU_MEMORY_LIMIT=4096 ctest --test-dir "$build" -R 'python_test_append_new_process|^api\.dataset_small$' \
   --output-on-failure > "$out/ctest-gpu-oom-fallback.log" 2>&1 || status=1
-tail -3 "$out/ctest-append-gpu.log" "$out/ctest-gpu-oom-fallback.log"
+tail -n 3 "$out/ctest-append-gpu.log" "$out/ctest-gpu-oom-fallback.log"
 echo "== the installed tree (libh5fz_core.so / libh5fz_dataset.so from cmake --install) and h5fz compress on the GPU"
 H5FZ_DEVICE=gpu H5FZ_DEVICE_STRICT=1 ctest --test-dir "$build" -R '^install_tree$|^python_test_compress$|^python_test_netcdf$|^example_fortran$' \
   --output-on-failure > "$out/ctest-install-compress-gpu.log" 2>&1 || status=1
