@@ -16,7 +16,7 @@
 #include "h5fz_dataset.h"
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 static double now_s(void)
 {
@@ -57,8 +57,10 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
     chunk_elems *= chunk_dims[d];
   }
   if (chunk_elems * H5Tget_size(mem_type) > 0x7fff0000u)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_create: a chunk of %llu values is larger than the chunk format "
-                                   "allows (2 GiB)", (unsigned long long)chunk_elems);
+    return h5fz_fail(H5FZ_ERR_ARG,
+                     "h5fz_dataset_create: a chunk of %llu values is larger than the chunk format "
+                     "allows (2 GiB)",
+                     (unsigned long long)chunk_elems);
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
   if ((rc = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd))) return rc;

@@ -38,15 +38,15 @@ typedef enum {
 
 /* What a write or read did. Times are wall-clock seconds of the call. */
 typedef struct {
-  uint64_t n_chunks;         /* chunks written / read */
-  uint64_t input_bytes;      /* bytes of the array (not counting edge-chunk padding) */
-  uint64_t chunk_bytes;      /* bytes of all chunks, padding included */
-  uint64_t stored_bytes;     /* bytes of the stored chunk containers */
-  uint64_t n_outliers;       /* values stored exactly (all chunks) */
-  uint64_t n_raw_chunks;     /* chunks stored verbatim (incompressible) */
-  int on_gpu;                /* 1: the GPU executor ran; 0: the CPU executor */
-  char kernel_class[64];     /* planner's class ("hopper"), "cpu" on the CPU */
-  char plan_digest[20];      /* planner digest as 16 hex digits, "cpu" on the CPU */
+  uint64_t n_chunks;     /* chunks written / read */
+  uint64_t input_bytes;  /* bytes of the array (not counting edge-chunk padding) */
+  uint64_t chunk_bytes;  /* bytes of all chunks, padding included */
+  uint64_t stored_bytes; /* bytes of the stored chunk containers */
+  uint64_t n_outliers;   /* values stored exactly (all chunks) */
+  uint64_t n_raw_chunks; /* chunks stored verbatim (incompressible) */
+  int on_gpu;            /* 1: the GPU executor ran; 0: the CPU executor */
+  char kernel_class[64]; /* planner's class ("hopper"), "cpu" on the CPU */
+  char plan_digest[20];  /* planner digest as 16 hex digits, "cpu" on the CPU */
   double seconds;
 } h5fz_dataset_report;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "h5fz_dataset_attrs.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 int h5fz_attr_tables_init(h5fz_attr_tables *t, const h5fz_dataset_info *di)
 {
@@ -68,8 +68,7 @@ static int list_outliers(h5fz_attr_tables *t, const h5fz_encoded_chunk *c, const
   return rc;
 }
 
-int h5fz_attr_tables_add(h5fz_attr_tables *t, const h5fz_encoded_chunk *c, uint64_t global_index,
-                         const hsize_t *origin)
+int h5fz_attr_tables_add(h5fz_attr_tables *t, const h5fz_encoded_chunk *c, uint64_t global_index, const hsize_t *origin)
 {
   t->rep.n_chunks++;
   t->rep.stored_bytes += c->bytes;

@@ -19,7 +19,7 @@ typedef struct {
   uint64_t *opos;          /* dataset element indices, up to H5FZ_ATTR_MAX_OUTLIERS (NULL until the first) */
   uint8_t *oval;           /* their values, dtype size each */
   uint64_t n_listed;
-  int lists_full;          /* more outliers than the lists hold: the lists are not written */
+  int lists_full; /* more outliers than the lists hold: the lists are not written */
 } h5fz_attr_tables;
 
 /* Allocate the per-chunk tables of t for di's chunk grid (zeroed).

@@ -9,7 +9,7 @@
 
 #include "h5fz_container.h"
 #include "h5fz_dataset_info.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 int h5fz_dataset_describe(hid_t dset, h5fz_dataset_info *di)
 {
@@ -130,8 +130,10 @@ int h5fz_dataset_read_container(hid_t dset, const h5fz_dataset_info *di, const h
      * the byte-order mark comes off; a little-endian one is not this dataset's */
     if (!info.big_endian) {
       free(buf);
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu holds little-endian values, the dataset is big-endian: its "
-                       "values would come back byte-swapped", (unsigned long long)index);
+      return h5fz_fail(H5FZ_ERR_CORRUPT,
+                       "chunk %llu holds little-endian values, the dataset is big-endian: its "
+                       "values would come back byte-swapped",
+                       (unsigned long long)index);
     }
     h5fz_container_set_byte_order(buf, size, 0);
   } /* a container that does not open is the decoder's to report */
@@ -160,9 +162,10 @@ int h5fz_dataset_write_container(hid_t dset, const h5fz_dataset_info *di, const 
   return wr < 0 ? h5fz_fail(H5FZ_ERR_HDF5, "H5Dwrite_chunk of chunk %llu failed", (unsigned long long)index) : H5FZ_OK;
 }
 
-
 void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t len)
 {
-  if (ex->on_gpu) snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
-  else snprintf(buf, len, "cpu");
+  if (ex->on_gpu)
+    snprintf(buf, len, "%016llx", (unsigned long long)ex->plan_digest);
+  else
+    snprintf(buf, len, "cpu");
 }

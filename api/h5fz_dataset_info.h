@@ -12,13 +12,13 @@
 #include "h5fz_batch.h"
 
 typedef struct {
-  h5fz_spec spec;          /* from the pipeline's cd_values (after set_local), for
+  h5fz_spec spec;    /* from the pipeline's cd_values (after set_local), for
                               native values: big_endian 0 (see big_endian) */
-  h5fz_array_geom g;       /* the whole dataset: dims, chunk dims, fill bits */
+  h5fz_array_geom g; /* the whole dataset: dims, chunk dims, fill bits */
   h5fz_dtype dtype;
-  hid_t mem_type;          /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
+  hid_t mem_type; /* H5T_NATIVE_FLOAT / _DOUBLE (not to be closed) */
   double fill;
-  int big_endian;          /* the dataset's type is big-endian: the caller's native
+  int big_endian; /* the dataset's type is big-endian: the caller's native
                               values are coded as they are and each container is
                               marked big-endian on its way to the file (and back) */
 } h5fz_dataset_info;

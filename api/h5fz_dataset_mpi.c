@@ -23,7 +23,8 @@
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_dataset_mpi.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
+#include "h5fz_settings.h"
 #include "h5fz_mpi_exchange.h"
 #include "h5fz_mpi_parts.h"
 
@@ -90,8 +91,10 @@ static int file_comm(const char *fn, hid_t obj, MPI_Comm *comm)
   if (fapl < 0)
     rc = h5fz_fail(H5FZ_ERR_HDF5, "%s: not an open HDF5 object", fn);
   else if (H5Pget_driver(fapl) != H5FD_MPIO || H5Pget_fapl_mpio(fapl, comm, &info) < 0)
-    rc = h5fz_fail(H5FZ_ERR_ARG, "%s: the file is not open with the MPI-IO driver (H5Pset_fapl_mpio); "
-                   "in a serial program use h5fz_dataset_create / _write / _read", fn);
+    rc = h5fz_fail(H5FZ_ERR_ARG,
+                   "%s: the file is not open with the MPI-IO driver (H5Pset_fapl_mpio); "
+                   "in a serial program use h5fz_dataset_create / _write / _read",
+                   fn);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (fapl >= 0) H5Pclose(fapl);
   if (file >= 0) H5Fclose(file);
@@ -109,8 +112,8 @@ static int type_of(hid_t mem_type)
 /* ---- claims ------------------------------------------------------------------------- */
 
 /* This rank's claim for a write or read of the box start/count of dset. */
-static void claim_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
-                       const void *data, h5fz_mem where, int whole_chunks, h5fz_dataset_info *di, h5fz_mpi_claim *c)
+static void claim_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
+                       h5fz_mem where, int whole_chunks, h5fz_dataset_info *di, h5fz_mpi_claim *c)
 {
   memset(c, 0, sizeof *c);
   c->where = (int32_t)where;
@@ -134,8 +137,10 @@ static void claim_part(hid_t dset, hid_t mem_type, const hsize_t *start, const h
   memcpy(c->chunk, di->g.chunk, sizeof c->chunk);
   const char *why = NULL;
   uint64_t elems = 1;
-  if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE) why = "where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE";
-  else if (!start || !count) why = "NULL start or count";
+  if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE)
+    why = "where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE";
+  else if (!start || !count)
+    why = "NULL start or count";
   if (!why) {
     for (uint32_t d = 0; d < di->g.rank; d++) {
       c->start[d] = start[d];
@@ -151,10 +156,12 @@ static void claim_part(hid_t dset, hid_t mem_type, const hsize_t *start, const h
   }
   if (!whole_chunks && where == H5FZ_MEM_DEVICE && elems)
     for (uint32_t d = 0; d < di->g.rank; d++)
-      if (start[d] % di->g.chunk[d] || ((start[d] + count[d]) % di->g.chunk[d] && start[d] + count[d] != di->g.dims[d])) {
+      if (start[d] % di->g.chunk[d] ||
+          ((start[d] + count[d]) % di->g.chunk[d] && start[d] + count[d] != di->g.dims[d])) {
         c->status = H5FZ_ERR_UNSUPPORTED;
         snprintf(c->message, sizeof c->message,
-                 "a device array needs a part on the chunk grid (dim %u starts at %llu, ends at %llu, chunk %llu)", d, (unsigned long long)start[d], (unsigned long long)(start[d] + count[d]),
+                 "a device array needs a part on the chunk grid (dim %u starts at %llu, ends at %llu, chunk %llu)", d,
+                 (unsigned long long)start[d], (unsigned long long)(start[d] + count[d]),
                  (unsigned long long)di->g.chunk[d]);
         return;
       }
@@ -263,8 +270,8 @@ typedef struct {
   const h5fz_dataset_info *di;
   const h5fz_array_geom *pg;
   const uint64_t *lo;
-  h5fz_mpi_chunks chunks;  /* this rank's containers */
-  h5fz_attr_tables t;      /* this rank's entries, summed over the ranks later */
+  h5fz_mpi_chunks chunks; /* this rank's containers */
+  h5fz_attr_tables t;     /* this rank's entries, summed over the ranks later */
 } part_write;
 
 static int part_sink(void *ctx, const h5fz_encoded_chunk *c)
@@ -329,8 +336,8 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   if ((rc = h5fz_mpi_tables_allreduce(comm, &w.t))) goto out;
   if ((rc = h5fz_mpi_agree(comm, h5fz_attr_tables_write(dset, &w.t)))) goto out;
   mine.seconds = now_s() - t0;
-  profile(comm, "write_part", (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged,
-                                         now_s() - t_stored},
+  profile(comm, "write_part",
+          (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged, now_s() - t_stored},
           (const char *[]){"check+encode", "exchange", "H5Dwrite_chunk", "attributes"}, 4, (double)all.used);
   if (report) *report = mine;
 out:

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 #include "h5fz_mpi_exchange.h"
 #include "h5fz_mpi_parts.h"
 
@@ -84,7 +84,8 @@ static uint64_t chunk_of_element(const h5fz_array_geom *g, uint64_t pos)
     coord[d] = pos % g->dims[d];
     pos /= g->dims[d];
   }
-  for (uint32_t d = 0; d < g->rank; d++) idx = idx * ((g->dims[d] + g->chunk[d] - 1) / g->chunk[d]) + coord[d] / g->chunk[d];
+  for (uint32_t d = 0; d < g->rank; d++)
+    idx = idx * ((g->dims[d] + g->chunk[d] - 1) / g->chunk[d]) + coord[d] / g->chunk[d];
   return idx;
 }
 
@@ -250,8 +251,10 @@ int h5fz_mpi_tables_allreduce(MPI_Comm comm, h5fz_attr_tables *t)
   int mixed = 0;
   for (int r = 0; r < size; r++) {
     if (!all[r].n_chunks) continue; /* wrote nothing: ran nothing */
-    if (!first) first = &all[r];
-    else if (strcmp(first->kernel_class, all[r].kernel_class) || strcmp(first->plan_digest, all[r].plan_digest)) mixed = 1;
+    if (!first)
+      first = &all[r];
+    else if (strcmp(first->kernel_class, all[r].kernel_class) || strcmp(first->plan_digest, all[r].plan_digest))
+      mixed = 1;
   }
   if (first && !mixed) {
     memcpy(t->rep.kernel_class, first->kernel_class, sizeof t->rep.kernel_class);

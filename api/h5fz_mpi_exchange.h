@@ -14,9 +14,9 @@
 /* Chunk containers, by the dataset's chunk index. */
 typedef struct {
   uint64_t n, cap;
-  uint64_t *index;   /* [n] chunk index in the dataset's grid */
-  uint64_t *offset;  /* [n] where its container starts in payload */
-  uint64_t *bytes;   /* [n] */
+  uint64_t *index;  /* [n] chunk index in the dataset's grid */
+  uint64_t *offset; /* [n] where its container starts in payload */
+  uint64_t *bytes;  /* [n] */
   uint8_t *payload;
   uint64_t used, payload_cap;
 } h5fz_mpi_chunks;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 #include "h5fz_mpi_parts.h"
 
 uint64_t h5fz_fnv1a(uint64_t h, const void *bytes, size_t n)
@@ -94,11 +94,13 @@ static int refuse_chunk(const char *fn, const h5fz_mpi_claim *all, int n, int wh
   h5fz_mpi_shape(s, sizeof s, all[who].start, g->rank);
   h5fz_mpi_shape(c, sizeof c, all[who].count, g->rank);
   if (touching > 1)
-    return h5fz_fail(H5FZ_ERR_ARG, "%s: chunk %llu (elements from %s, chunk dims %s) is shared by the parts of ranks %s "
+    return h5fz_fail(H5FZ_ERR_ARG,
+                     "%s: chunk %llu (elements from %s, chunk dims %s) is shared by the parts of ranks %s "
                      "(rank %d: start %s, count %s); the collective API writes whole chunks: align the parts to the "
                      "chunk grid, or write through the filter (collective H5Dwrite), which assembles shared chunks",
                      fn, (unsigned long long)chunk_index(g, cc), at, cd, ranks, who, s, c);
-  return h5fz_fail(H5FZ_ERR_ARG, "%s: chunk %llu (elements from %s, chunk dims %s) is covered only partly, by rank %d's "
+  return h5fz_fail(H5FZ_ERR_ARG,
+                   "%s: chunk %llu (elements from %s, chunk dims %s) is covered only partly, by rank %d's "
                    "part (start %s, count %s); the collective API writes whole chunks: a part must start on the chunk "
                    "grid and end on it or at the dataset's end",
                    fn, (unsigned long long)chunk_index(g, cc), at, cd, who, s, c);
@@ -148,7 +150,8 @@ int h5fz_mpi_check_claims(const char *fn, const h5fz_mpi_claim *all, int n, int 
     if (all[r].status) return h5fz_fail(all[r].status, "%s: rank %d: %s", fn, r, all[r].message);
   for (int r = 1; r < n; r++) {
     if (all[r].rank != all[0].rank || all[r].dataset_digest != all[0].dataset_digest)
-      return h5fz_fail(H5FZ_ERR_ARG, "%s: rank %d's dataset (dims %s) is not rank 0's (dims %s, or another chunk shape "
+      return h5fz_fail(H5FZ_ERR_ARG,
+                       "%s: rank %d's dataset (dims %s) is not rank 0's (dims %s, or another chunk shape "
                        "or pipeline, i.e. another spec or bound): every rank must pass the same dataset",
                        fn, r, h5fz_mpi_shape(a, sizeof a, all[r].dims, all[r].rank),
                        h5fz_mpi_shape(b, sizeof b, all[0].dims, all[0].rank));
@@ -164,9 +167,10 @@ int h5fz_mpi_check_claims(const char *fn, const h5fz_mpi_claim *all, int n, int 
     if (part_empty(p)) continue;
     for (int d = 0; d < p->rank; d++)
       if (p->start[d] > p->dims[d] || p->count[d] > p->dims[d] - p->start[d])
-        return h5fz_fail(H5FZ_ERR_ARG, "%s: rank %d's part (start %s, count %s) lies outside the dataset (dims %s) in dim %d",
-                         fn, r, h5fz_mpi_shape(a, sizeof a, p->start, p->rank),
-                         h5fz_mpi_shape(b, sizeof b, p->count, p->rank), h5fz_mpi_shape((char[160]){0}, 160, p->dims, p->rank), d);
+        return h5fz_fail(H5FZ_ERR_ARG,
+                         "%s: rank %d's part (start %s, count %s) lies outside the dataset (dims %s) in dim %d", fn, r,
+                         h5fz_mpi_shape(a, sizeof a, p->start, p->rank), h5fz_mpi_shape(b, sizeof b, p->count, p->rank),
+                         h5fz_mpi_shape((char[160]){0}, 160, p->dims, p->rank), d);
   }
   if (!whole_chunks) return H5FZ_OK;
   for (int r = 0; r < n; r++) {

@@ -13,16 +13,16 @@
 #include "h5fz_batch.h"
 
 typedef struct {
-  int32_t status;        /* this rank's own checks (H5FZ_OK or a status) */
-  int32_t where;         /* h5fz_mem */
-  int32_t dtype;         /* the caller's element type: h5fz_dtype, H5FZ_DTYPE_UNKNOWN if neither float type */
-  int32_t rank;          /* dims of the dataset (0 when it could not be described) */
+  int32_t status;          /* this rank's own checks (H5FZ_OK or a status) */
+  int32_t where;           /* h5fz_mem */
+  int32_t dtype;           /* the caller's element type: h5fz_dtype, H5FZ_DTYPE_UNKNOWN if neither float type */
+  int32_t rank;            /* dims of the dataset (0 when it could not be described) */
   uint64_t dataset_digest; /* of the dataset's dims, chunk dims and pipeline cd_values */
   uint64_t dims[H5FZ_ARRAY_MAX_RANK];
   uint64_t chunk[H5FZ_ARRAY_MAX_RANK];
   uint64_t start[H5FZ_ARRAY_MAX_RANK];
   uint64_t count[H5FZ_ARRAY_MAX_RANK];
-  char message[256];     /* why status fails */
+  char message[256]; /* why status fails */
 } h5fz_mpi_claim;
 
 /* FNV-1a over bytes, continuing from h (start with H5FZ_FNV_START). */

@@ -31,19 +31,20 @@
 
 typedef struct {
   const char *data_dir;
-  const char *spec_tail;  /* chain words after the bound, may be "" */
+  const char *spec_tail; /* chain words after the bound, may be "" */
   double rel[MAX_BOUNDS];
   int n_rel;
   size_t chunk_bytes;
   int runs;
-  double realistic_gib;   /* the realistic array's size; 0 = no realistic rows */
+  double realistic_gib; /* the realistic array's size; 0 = no realistic rows */
   double realistic_rel[MAX_BOUNDS];
   int n_realistic_rel;
-  int realistic_only;     /* skip the per-field rows */
+  int realistic_only;          /* skip the per-field rows */
   const char *write_realistic; /* write the array as raw float32 here and stop */
 } bench_options;
 
-static void help(FILE *out) {
+static void help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz_bench_cpu [options]\n"
           "\n"
@@ -69,7 +70,8 @@ static void help(FILE *out) {
           H5FZ_SOURCE_DIR);
 }
 
-static double now_s(void) {
+static double now_s(void)
+{
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -77,23 +79,27 @@ static double now_s(void) {
 
 /* CPU seconds of all the process's threads: throughput per CPU second is
  * the per-core figure, and does not depend on how busy the machine is. */
-static double cpu_s(void) {
+static double cpu_s(void)
+{
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static int cmp_double(const void *a, const void *b)
+{
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+static double median(double *v, int n)
+{
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static int is_field_name(const char *name, h5fz_dtype *dtype) {
+static int is_field_name(const char *name, h5fz_dtype *dtype)
+{
   size_t n = strlen(name);
   if (n > 4 && !strcmp(name + n - 4, ".f32") && strstr(name, "_float32_")) {
     *dtype = H5FZ_DTYPE_F32;
@@ -106,7 +112,8 @@ static int is_field_name(const char *name, h5fz_dtype *dtype) {
   return 0;
 }
 
-static void *read_file(const char *path, size_t *bytes) {
+static void *read_file(const char *path, size_t *bytes)
+{
   FILE *f = fopen(path, "rb");
   void *buf = NULL;
   long size;
@@ -121,13 +128,15 @@ static void *read_file(const char *path, size_t *bytes) {
   return buf;
 }
 
-static double value_at(const void *data, h5fz_dtype dtype, size_t i) {
+static double value_at(const void *data, h5fz_dtype dtype, size_t i)
+{
   return dtype == H5FZ_DTYPE_F32 ? ((const float *)data)[i] : ((const double *)data)[i];
 }
 
 /* max - min of the finite values, skipping the -1073741824 fill value of
  * the satellite field (it would make every bound meaningless). */
-static double value_range(const void *data, h5fz_dtype dtype, size_t n) {
+static double value_range(const void *data, h5fz_dtype dtype, size_t n)
+{
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < n; i++) {
     double v = value_at(data, dtype, i);
@@ -144,7 +153,8 @@ typedef struct {
   size_t n_chunks;
 } encoded_field;
 
-static void free_encoded(encoded_field *e) {
+static void free_encoded(encoded_field *e)
+{
   for (size_t i = 0; e->enc && i < e->n_chunks; i++) free(e->enc[i]);
   free(e->enc);
   free(e->enc_bytes);
@@ -152,8 +162,9 @@ static void free_encoded(encoded_field *e) {
   e->enc_bytes = NULL;
 }
 
-static int encode_all(const h5fz_spec *spec, const unsigned char *data, size_t bytes,
-                      size_t chunk_bytes, encoded_field *e) {
+static int encode_all(const h5fz_spec *spec, const unsigned char *data, size_t bytes, size_t chunk_bytes,
+                      encoded_field *e)
+{
   e->n_chunks = (bytes + chunk_bytes - 1) / chunk_bytes;
   e->enc = calloc(e->n_chunks, sizeof *e->enc);
   e->enc_bytes = calloc(e->n_chunks, sizeof *e->enc_bytes);
@@ -167,8 +178,8 @@ static int encode_all(const h5fz_spec *spec, const unsigned char *data, size_t b
 }
 
 /* Decodes every chunk into out (bytes long); returns a status. */
-static int decode_all(const encoded_field *e, unsigned char *out, size_t bytes,
-                      size_t chunk_bytes) {
+static int decode_all(const encoded_field *e, unsigned char *out, size_t bytes, size_t chunk_bytes)
+{
   for (size_t c = 0; c < e->n_chunks; c++) {
     void *dec = NULL;
     size_t dec_bytes = 0, off = c * chunk_bytes;
@@ -184,8 +195,8 @@ static int decode_all(const encoded_field *e, unsigned char *out, size_t bytes,
   return H5FZ_OK;
 }
 
-static double max_error(const void *a, const void *b, h5fz_dtype dtype, size_t n,
-                        int *specials_ok) {
+static double max_error(const void *a, const void *b, h5fz_dtype dtype, size_t n, int *specials_ok)
+{
   double m = 0.0;
   *specials_ok = 1;
   for (size_t i = 0; i < n; i++) {
@@ -200,8 +211,9 @@ static double max_error(const void *a, const void *b, h5fz_dtype dtype, size_t n
   return m;
 }
 
-static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtype,
-                       const unsigned char *data, size_t bytes, double range, double rel) {
+static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtype, const unsigned char *data,
+                       size_t bytes, double range, double rel)
+{
   char text[512];
   h5fz_spec spec;
   size_t elem = h5fz_dtype_size(dtype), n = bytes / elem, stored = 0;
@@ -238,8 +250,7 @@ static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtyp
   }
   printf("{\"field\": \"%s\", \"dtype\": \"%s\", \"bytes\": %zu, \"rel_bound\": %g, "
          "\"bound\": %.17g, \"spec\": \"%s\", \"chunk_bytes\": %zu, \"runs\": %d",
-         name, dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", bytes, rel, bound, text,
-         o->chunk_bytes, o->runs);
+         name, dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", bytes, rel, bound, text, o->chunk_bytes, o->runs);
   if (st != H5FZ_OK) {
     printf(", \"error\": \"%s: %s\"}\n", h5fz_status_name(st), h5fz_last_error());
   } else {
@@ -249,8 +260,7 @@ static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtyp
            "\"special_values_exact\": %s, \"compress_gbps\": %.6g, "
            "\"decompress_gbps\": %.6g, \"compress_gbps_per_cpu_s\": %.6g, \"decompress_gbps_per_cpu_s\": %.6g}\n",
            stored ? (double)bytes / (double)stored : 0.0, err, err <= bound ? "true" : "false",
-           specials_ok ? "true" : "false", bytes / te * 1e-9, bytes / td * 1e-9, bytes / ce * 1e-9,
-           bytes / cd * 1e-9);
+           specials_ok ? "true" : "false", bytes / te * 1e-9, bytes / td * 1e-9, bytes / ce * 1e-9, bytes / cd * 1e-9);
   }
   fflush(stdout);
   free_encoded(&e);
@@ -261,7 +271,8 @@ static void bench_case(const bench_options *o, const char *name, h5fz_dtype dtyp
   free(c_dec);
 }
 
-static int parse_list(const char *s, double *out, int *n_out) {
+static int parse_list(const char *s, double *out, int *n_out)
+{
   char *copy = strdup(s), *save = NULL;
   int n = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -278,7 +289,8 @@ static int parse_list(const char *s, double *out, int *n_out) {
   return n ? 0 : -1;
 }
 
-static void print_machine(void) {
+static void print_machine(void)
+{
   struct utsname u;
   char model[256] = "unknown";
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -299,15 +311,14 @@ static void print_machine(void) {
   const char *threads = getenv("H5FZ_THREADS");
   printf("{\"machine\": {\"cpu\": \"%s\", \"online_cpus\": %ld, \"kernel\": \"%s %s\", "
          "\"arch\": \"%s\", \"h5fz\": \"%s\", \"executor\": \"cpu\", \"executor_threads\": %ld}}\n",
-         model, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, u.machine,
-         h5fz_version(), threads && atol(threads) > 0 ? atol(threads) : sysconf(_SC_NPROCESSORS_ONLN));
+         model, sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.release, u.machine, h5fz_version(),
+         threads && atol(threads) > 0 ? atol(threads) : sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   bench_options o = {NULL, "", {1e-2, 1e-4, 1e-6}, 3, 4u << 20, 5, 1.0, {1e-2, 1e-3, 1e-4}, 3, 0, NULL};
   static char default_dir[4096];
   char *names[MAX_FIELDS];
@@ -349,8 +360,10 @@ int main(int argc, char **argv) {
   if (!o.data_dir) {
     snprintf(default_dir, sizeof default_dir, "%s/../shared/data", H5FZ_SOURCE_DIR);
     dir = opendir(default_dir);
-    if (!dir) snprintf(default_dir, sizeof default_dir, "%s/tests/data", H5FZ_SOURCE_DIR);
-    else closedir(dir);
+    if (!dir)
+      snprintf(default_dir, sizeof default_dir, "%s/tests/data", H5FZ_SOURCE_DIR);
+    else
+      closedir(dir);
     o.data_dir = default_dir;
   }
   if (o.write_realistic || o.realistic_gib > 0) {
@@ -365,19 +378,22 @@ int main(int argc, char **argv) {
       FILE *f = fopen(o.write_realistic, "wb");
       int ok = f && fwrite(ra.values, 4, ra.n, f) == ra.n;
       if (f && fclose(f)) ok = 0;
-      if (!ok) fprintf(stderr, "h5fz_bench_cpu: cannot write %s: %s\n", o.write_realistic, strerror(errno));
-      else printf("{\"realistic_array\": \"%s\", \"bytes\": %zu, \"fields\": %d, \"repeats\": %d, "
-                  "\"special_values\": %zu}\n", o.write_realistic, ra.n * 4, ra.n_fields, ra.repeats, ra.n_special);
+      if (!ok)
+        fprintf(stderr, "h5fz_bench_cpu: cannot write %s: %s\n", o.write_realistic, strerror(errno));
+      else
+        printf("{\"realistic_array\": \"%s\", \"bytes\": %zu, \"fields\": %d, \"repeats\": %d, "
+               "\"special_values\": %zu}\n",
+               o.write_realistic, ra.n * 4, ra.n_fields, ra.repeats, ra.n_special);
       h5fz_realistic_free(&ra);
       return ok ? 0 : 2;
     }
     print_machine();
     printf("{\"realistic_array\": {\"bytes\": %zu, \"fields\": %d, \"repeats\": %d, \"special_values\": %zu, "
            "\"note\": \"every float32 field scaled to its own finite range [0, 1], NaN and fill kept, tiled whole; "
-           "ABS R = R x every field's range\"}}\n", ra.n * 4, ra.n_fields, ra.repeats, ra.n_special);
+           "ABS R = R x every field's range\"}}\n",
+           ra.n * 4, ra.n_fields, ra.repeats, ra.n_special);
     for (int b = 0; b < o.n_realistic_rel; b++)
-      bench_case(&o, "realistic", H5FZ_DTYPE_F32, (const unsigned char *)ra.values, ra.n * 4, 1.0,
-                 o.realistic_rel[b]);
+      bench_case(&o, "realistic", H5FZ_DTYPE_F32, (const unsigned char *)ra.values, ra.n * 4, 1.0, o.realistic_rel[b]);
     h5fz_realistic_free(&ra);
     if (o.realistic_only) return 0;
   } else {

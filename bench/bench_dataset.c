@@ -72,8 +72,8 @@ static void fail_exit(const char *what, const char *why)
 /* The do-nothing filter (an id in HDF5's range for testing, 256-511);
  * cd_values[0] = the chunk's bytes. */
 #define NULL_FILTER_ID 311
-static size_t null_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
-                          size_t *buf_size, void **buf)
+static size_t null_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes, size_t *buf_size,
+                          void **buf)
 {
   (void)cd_nelmts;
   if (!(flags & H5Z_FLAG_REVERSE)) return nbytes < 8 ? nbytes : 8;
@@ -103,7 +103,8 @@ static hid_t make_null_dataset(hid_t file, const hsize_t *dims, const hsize_t *c
 static hid_t make_dataset(hid_t file, const char *name, const hsize_t *dims, const hsize_t *chunk, const char *spec)
 {
   hid_t d = -1;
-  if (h5fz_dataset_create(file, name, H5T_NATIVE_FLOAT, 3, dims, chunk, spec, &d)) fail_exit("create", h5fz_last_error());
+  if (h5fz_dataset_create(file, name, H5T_NATIVE_FLOAT, 3, dims, chunk, spec, &d))
+    fail_exit("create", h5fz_last_error());
   return d;
 }
 
@@ -116,10 +117,14 @@ static double time_write(write_path p, const char *path, const float *data, cons
   hid_t d = p == NULL_WRITE ? make_null_dataset(file, dims, chunk) : make_dataset(file, "field", dims, chunk, spec);
   double t0 = now_s();
   int rc = 0;
-  if (p == FILTER_WRITE || p == NULL_WRITE) rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
-  else if (p == API_HOST) rc = h5fz_dataset_write(d, data, H5FZ_MEM_HOST, rep);
-  else if (p == API_PINNED) rc = h5fz_dataset_write(d, pinned_in, H5FZ_MEM_HOST, rep);
-  else rc = h5fz_dataset_write(d, (const void *)(uintptr_t)dev_in, H5FZ_MEM_DEVICE, rep);
+  if (p == FILTER_WRITE || p == NULL_WRITE)
+    rc = H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+  else if (p == API_HOST)
+    rc = h5fz_dataset_write(d, data, H5FZ_MEM_HOST, rep);
+  else if (p == API_PINNED)
+    rc = h5fz_dataset_write(d, pinned_in, H5FZ_MEM_HOST, rep);
+  else
+    rc = h5fz_dataset_write(d, (const void *)(uintptr_t)dev_in, H5FZ_MEM_DEVICE, rep);
   H5Dclose(d);
   H5Fclose(file);
   double t = now_s() - t0;
@@ -132,10 +137,14 @@ static double time_read(read_path p, const char *path, float *out, h5fz_dataset_
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(file, "field", H5P_DEFAULT);
   double t0 = now_s();
   int rc = 0;
-  if (p == FILTER_READ || p == NULL_READ) rc = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
-  else if (p == API_READ_HOST) rc = h5fz_dataset_read(d, out, H5FZ_MEM_HOST, rep);
-  else if (p == API_READ_PINNED) rc = h5fz_dataset_read(d, pinned_out, H5FZ_MEM_HOST, rep);
-  else rc = h5fz_dataset_read(d, (void *)(uintptr_t)dev_out, H5FZ_MEM_DEVICE, rep);
+  if (p == FILTER_READ || p == NULL_READ)
+    rc = H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0;
+  else if (p == API_READ_HOST)
+    rc = h5fz_dataset_read(d, out, H5FZ_MEM_HOST, rep);
+  else if (p == API_READ_PINNED)
+    rc = h5fz_dataset_read(d, pinned_out, H5FZ_MEM_HOST, rep);
+  else
+    rc = h5fz_dataset_read(d, (void *)(uintptr_t)dev_out, H5FZ_MEM_DEVICE, rep);
   H5Dclose(d);
   H5Fclose(file);
   double t = now_s() - t0;
@@ -191,11 +200,16 @@ int main(int argc, char **argv)
   double gib = 1.0;
   int reps = 3;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) data_dir = argv[++i];
-    else if (!strcmp(argv[i], "--gib") && i + 1 < argc) gib = strtod(argv[++i], NULL);
-    else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc) planes_text = argv[++i];
-    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      data_dir = argv[++i];
+    else if (!strcmp(argv[i], "--gib") && i + 1 < argc)
+      gib = strtod(argv[++i], NULL);
+    else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc)
+      planes_text = argv[++i];
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: h5fz_bench_dataset --data DIR [--gib G] [--chunk-planes N,...] [--dir D] [--reps R]\n");
       return 2;

@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../planner/h5fz_planner.h"
-#include "../tests/gpu/gpu_test_util.h"
+#include "h5fz_planner.h"
+#include "field_data.h"
 #include "h5fz_gpu.h"
 #include "realistic_array.h"
 
@@ -50,8 +50,10 @@ static int jit_probe(const char *chain, const char *dtype)
   double v[4096];
   int f64 = !strcmp(dtype, "f64");
   for (int i = 0; i < 4096; i++) {
-    if (f64) v[i] = sin(i * 0.01);
-    else ((float *)v)[i] = (float)sin(i * 0.01);
+    if (f64)
+      v[i] = sin(i * 0.01);
+    else
+      ((float *)v)[i] = (float)sin(i * 0.01);
   }
   char text[256];
   snprintf(text, sizeof text, "abs=1e-3 dtype=%s %s", dtype, chain);
@@ -259,15 +261,23 @@ int main(int argc, char **argv)
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe") && i + 2 < argc) return jit_probe(argv[i + 1], argv[i + 2]);
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc) tiled_gib = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--sweep")) sweep = 1;
-    else if (!strcmp(argv[i], "--kernels-only")) kernels_only = 1;
-    else if (!strcmp(argv[i], "--tiled-kernels")) tiled_kernels = 1;
-    else if (!strcmp(argv[i], "--write-calibration")) write_cal = 1;
+    if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--tiled-gib") && i + 1 < argc)
+      tiled_gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--sweep"))
+      sweep = 1;
+    else if (!strcmp(argv[i], "--kernels-only"))
+      kernels_only = 1;
+    else if (!strcmp(argv[i], "--tiled-kernels"))
+      tiled_kernels = 1;
+    else if (!strcmp(argv[i], "--write-calibration"))
+      write_cal = 1;
     else {
-      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--kernels-only] [--tiled-kernels]\n"
+      printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] "
+             "[--kernels-only] [--tiled-kernels]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -289,10 +299,8 @@ int main(int argc, char **argv)
     /* the first chunk of a fresh process, empty cache: with the kernels
      * embedded at build time (no NVRTC compile), then without them (NVRTC
      * compiles and fills the disk cache), then from that disk cache */
-    static const char *const probe_chains[][2] = {{"", "f32"},
-                                                  {"", "f64"},
-                                                  {"delta zigzag bitpack", "f32"},
-                                                  {"lorenzo_nd zigzag bitshuffle rze", "f32"}};
+    static const char *const probe_chains[][2] = {
+        {"", "f32"}, {"", "f64"}, {"delta zigzag bitpack", "f32"}, {"lorenzo_nd zigzag bitshuffle rze", "f32"}};
     printf("  \"jit\": {\n    \"note\": \"each probe is a fresh process encoding one 16 KiB chunk with an empty "
            "H5FZ_CACHE_DIR unless said; first_chunk_s includes CUDA context creation\",\n");
     for (int c = 0; c < 4; c++) {
@@ -413,7 +421,8 @@ int main(int argc, char **argv)
       if (sscanf(t, "%d:%d", &th, &rg) != 2 || th < 64 || th > 1024 || th % 32 || rg < 16 || rg > 255) {
         /* the executor would ignore it and run the plan's: say so instead of mislabelling a row */
         printf("    {\"field\": \"%s\", \"error\": \"want THREADS:REGS, threads a multiple of 32 in 64..1024, "
-               "registers 16..255\"}%s\n", nm, save && *save ? "," : "");
+               "registers 16..255\"}%s\n",
+               nm, save && *save ? "," : "");
         continue;
       }
       snprintf(nm, sizeof nm, "threads=%d regs=%d", th, rg);

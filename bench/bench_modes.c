@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tests/gpu/gpu_test_util.h"
+#include "field_data.h"
 #include "h5fz.h"
 
 #define N_CHAINS 4
@@ -117,8 +117,10 @@ int main(int argc, char **argv)
   const char *dir = getenv("H5FZ_DATA_DIR");
   int markdown = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--markdown")) markdown = 1;
+    if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!strcmp(argv[i], "--markdown"))
+      markdown = 1;
     else {
       printf("usage: h5fz_bench_modes [--data DIR] [--markdown]\n"
              "Ratio of the default, Lorenzo, Lorenzo N-D and fast chains in every error-bound mode on each\n"

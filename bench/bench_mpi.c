@@ -75,7 +75,7 @@ static float *load_field(const char *dir, double *range)
 
 typedef struct {
   hsize_t dims[3], chunk[3], start[3], count[3];
-  size_t elems;                 /* this rank's */
+  size_t elems; /* this rank's */
   float *host, *pinned, *back, *pinned_back;
   CUdeviceptr dev, dev_back;
   char spec[64];
@@ -102,16 +102,19 @@ static double timed_write(const bench *b, path_kind p, h5fz_dataset_report *rep)
   hid_t d;
   if (p == P_FILTER) {
     /* the same pipeline as the API's datasets: created by the API's create, written by HDF5 */
-    if (h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d)) die("create", h5fz_last_error());
+    if (h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d))
+      die("create", h5fz_last_error());
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, b->count, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, b->start, NULL, b->count, NULL);
     if (H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, b->dxpl, b->host) < 0) die("collective H5Dwrite", path);
     H5Sclose(fs);
     H5Sclose(ms);
   } else {
-    if (h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d)) die("create", h5fz_last_error());
-    const void *src = p == P_HOST ? (const void *)b->host : p == P_PINNED ? (const void *)b->pinned
-                                                                           : (const void *)(uintptr_t)b->dev;
+    if (h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d))
+      die("create", h5fz_last_error());
+    const void *src = p == P_HOST     ? (const void *)b->host
+                      : p == P_PINNED ? (const void *)b->pinned
+                                      : (const void *)(uintptr_t)b->dev;
     if (h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, b->start, b->count, src,
                                 p == P_DEVICE ? H5FZ_MEM_DEVICE : H5FZ_MEM_HOST, rep))
       die("h5fz_dataset_write_part", h5fz_last_error());
@@ -225,16 +228,24 @@ int main(int argc, char **argv)
   int planes = 16, reps = 2;
   bench b = {.dir = "/dev/shm"};
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-    else if (!strcmp(argv[i], "--gib-per-rank") && i + 1 < argc) gib = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc) planes = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) b.dir = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--paths") && i + 1 < argc) paths = argv[++i];
-    else if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
+    if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      data = argv[++i];
+    else if (!strcmp(argv[i], "--gib-per-rank") && i + 1 < argc)
+      gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc)
+      planes = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+      b.dir = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--paths") && i + 1 < argc)
+      paths = argv[++i];
+    else if (!strcmp(argv[i], "--label") && i + 1 < argc)
+      label = argv[++i];
     else {
-      if (me == 0) fprintf(stderr, "usage: mpirun -n N h5fz_bench_mpi --data DIR [--gib-per-rank G] [--chunk-planes P] "
-                                   "[--dir D] [--reps R] [--paths LIST] [--label TEXT]\n");
+      if (me == 0)
+        fprintf(stderr, "usage: mpirun -n N h5fz_bench_mpi --data DIR [--gib-per-rank G] [--chunk-planes P] "
+                        "[--dir D] [--reps R] [--paths LIST] [--label TEXT]\n");
       MPI_Finalize();
       return 2;
     }
@@ -283,13 +294,14 @@ int main(int argc, char **argv)
   unsigned maj, min, rel;
   H5get_libversion(&maj, &min, &rel);
   if (me == 0)
-    printf("{\n  \"benchmark\": \"h5fz_bench_mpi\",\n  \"label\": \"%s\",\n  \"ranks\": %d,\n  \"hdf5\": \"%u.%u.%u\",\n"
-           "  \"field\": \"um_sea_ice tiled\",\n  \"dims\": [%llu, %d, %d],\n  \"chunk\": [%d, %d, %d],\n"
-           "  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n  \"file_dir\": \"%s\",\n"
-           "  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"gpu_ordinal_rank0\": %d,\n  \"results\": [",
-           label, nranks, maj, min, rel, (unsigned long long)dims[0], NY, NX, planes, NY, NX,
-           (unsigned long long)(b.elems * 4), (unsigned long long)(b.elems * 4 * (size_t)nranks), b.spec, b.dir, reps,
-           all_gpu ? "true" : "false", ordinal);
+    printf(
+        "{\n  \"benchmark\": \"h5fz_bench_mpi\",\n  \"label\": \"%s\",\n  \"ranks\": %d,\n  \"hdf5\": \"%u.%u.%u\",\n"
+        "  \"field\": \"um_sea_ice tiled\",\n  \"dims\": [%llu, %d, %d],\n  \"chunk\": [%d, %d, %d],\n"
+        "  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n  \"file_dir\": \"%s\",\n"
+        "  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"gpu_ordinal_rank0\": %d,\n  \"results\": [",
+        label, nranks, maj, min, rel, (unsigned long long)dims[0], NY, NX, planes, NY, NX,
+        (unsigned long long)(b.elems * 4), (unsigned long long)(b.elems * 4 * (size_t)nranks), b.spec, b.dir, reps,
+        all_gpu ? "true" : "false", ordinal);
   int first = 1, all_ok = 1, have_filter = 0;
   for (int p = 0; p < N_PATHS; p++) {
     if (!strstr(paths, path_names[p])) continue;
@@ -312,12 +324,16 @@ int main(int argc, char **argv)
     if (p == P_FILTER) have_filter = 1;
     double total = (double)(b.elems * 4) * nranks;
     if (me == 0)
-      printf("%s\n    {\"path\": \"%s\", \"write_s\": %.4f, \"read_s\": %.4f, \"write_GBps\": %.3f, \"read_GBps\": %.3f, "
-             "\"ratio\": %.3f, \"max_abs_error\": %.6g, \"bound\": %.6g, \"bound_ok\": %s, "
-             "\"chunks_identical_to_filter\": %s, \"api_ranks_on_gpu\": %d}",
-             first ? "" : ",", path_names[p], best_w, best_r, total / best_w / 1e9, total / best_r / 1e9, ratio, err,
-             b.bound, ok ? "true" : "false", identical < 0 ? "null" : identical ? "true" : "false",
-             p == P_FILTER ? -1 : gpu_ranks);
+      printf(
+          "%s\n    {\"path\": \"%s\", \"write_s\": %.4f, \"read_s\": %.4f, \"write_GBps\": %.3f, \"read_GBps\": %.3f, "
+          "\"ratio\": %.3f, \"max_abs_error\": %.6g, \"bound\": %.6g, \"bound_ok\": %s, "
+          "\"chunks_identical_to_filter\": %s, \"api_ranks_on_gpu\": %d}",
+          first ? "" : ",", path_names[p], best_w, best_r, total / best_w / 1e9, total / best_r / 1e9, ratio, err,
+          b.bound, ok ? "true" : "false",
+          identical < 0 ? "null"
+          : identical   ? "true"
+                        : "false",
+          p == P_FILTER ? -1 : gpu_ranks);
     first = 0;
   }
   if (me == 0) {

@@ -140,13 +140,15 @@ static double timed_write(const bench *b, path_kind p, int *on_gpu)
   double t0 = now_s();
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), d;
   if (f < 0) die("H5Fcreate", path);
-  if (h5fz_dataset_create(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d)) die("create", h5fz_last_error());
+  if (h5fz_dataset_create(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d))
+    die("create", h5fz_last_error());
   h5fz_dataset_report rep = {0};
   if (p == P_FILTER) {
     if (H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b->host) < 0) die("H5Dwrite", path);
   } else {
-    const void *src = p == P_HOST ? (const void *)b->host : p == P_PINNED ? (const void *)b->pinned
-                                                                           : (const void *)(uintptr_t)b->dev;
+    const void *src = p == P_HOST     ? (const void *)b->host
+                      : p == P_PINNED ? (const void *)b->pinned
+                                      : (const void *)(uintptr_t)b->dev;
     if (h5fz_dataset_write(d, src, p == P_DEVICE ? H5FZ_MEM_DEVICE : H5FZ_MEM_HOST, &rep))
       die("h5fz_dataset_write", h5fz_last_error());
   }
@@ -180,7 +182,8 @@ static double timed_read(const bench *b, path_kind p)
 static void check(const bench *b, path_kind p)
 {
   const float *back = p == P_PINNED ? b->pinned_back : b->back;
-  if (p == P_DEVICE && (cu->cuMemcpyDtoHAsync(b->back, b->dev_back, b->elems * 4, NULL) || cu->cuStreamSynchronize(NULL)))
+  if (p == P_DEVICE &&
+      (cu->cuMemcpyDtoHAsync(b->back, b->dev_back, b->elems * 4, NULL) || cu->cuStreamSynchronize(NULL)))
     die("cuMemcpyDtoH", "read-back");
   double e = 0;
   int bad = 0;
@@ -232,30 +235,42 @@ static double stored_ratio(const bench *b, path_kind p)
 
 int main(int argc, char **argv)
 {
-  const char *data = getenv("H5FZ_DATA_DIR"), *paths = "filter,api_host,api_pinned,api_device", *label = "", *sync = NULL;
+  const char *data = getenv("H5FZ_DATA_DIR"), *paths = "filter,api_host,api_pinned,api_device", *label = "",
+             *sync = NULL;
   double gib = 1.0;
   int planes = 16, reps = 2;
   bench b = {.dir = "/dev/shm"};
   nranks = 0;
   me = -1;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--rank") && i + 1 < argc) me = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) nranks = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--sync") && i + 1 < argc) sync = argv[++i];
-    else if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-    else if (!strcmp(argv[i], "--gib-per-rank") && i + 1 < argc) gib = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc) planes = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--dir") && i + 1 < argc) b.dir = argv[++i];
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--paths") && i + 1 < argc) paths = argv[++i];
-    else if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
+    if (!strcmp(argv[i], "--rank") && i + 1 < argc)
+      me = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
+      nranks = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--sync") && i + 1 < argc)
+      sync = argv[++i];
+    else if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      data = argv[++i];
+    else if (!strcmp(argv[i], "--gib-per-rank") && i + 1 < argc)
+      gib = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--chunk-planes") && i + 1 < argc)
+      planes = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+      b.dir = argv[++i];
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--paths") && i + 1 < argc)
+      paths = argv[++i];
+    else if (!strcmp(argv[i], "--label") && i + 1 < argc)
+      label = argv[++i];
     else {
       fprintf(stderr, "usage: h5fz_bench_node --rank R --ranks N --sync FILE --data DIR [--gib-per-rank G] "
                       "[--chunk-planes P] [--dir D] [--reps R] [--paths LIST] [--label TEXT]\n");
       return 2;
     }
   }
-  if (nranks < 1 || nranks > MAX_RANKS || me < 0 || me >= nranks || !sync || !data || gib <= 0 || planes < 1 || reps < 1)
+  if (nranks < 1 || nranks > MAX_RANKS || me < 0 || me >= nranks || !sync || !data || gib <= 0 || planes < 1 ||
+      reps < 1)
     die("arguments", "--rank R --ranks N (1..256) --sync FILE --data DIR are required");
   attach(sync);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -295,14 +310,15 @@ int main(int argc, char **argv)
   b.host = malloc(b.elems * 4);
   b.back = malloc(b.elems * 4);
   if (!b.host || !b.back) die("malloc", "the array");
-  for (hsize_t z = 0; z < nz; z++) memcpy(b.host + z * plane, field + ((z + nz * (hsize_t)me) % FIELD_T) * plane, plane * 4);
+  for (hsize_t z = 0; z < nz; z++)
+    memcpy(b.host + z * plane, field + ((z + nz * (hsize_t)me) % FIELD_T) * plane, plane * 4);
   free(field);
   CUdevice dev;
   CUcontext ctx;
   int gpu = ordinal >= 0 && !cu->cuDeviceGet(&dev, ordinal) && !cu->cuDevicePrimaryCtxRetain(&ctx, dev) &&
-            !cu->cuCtxSetCurrent(ctx) && !cu->cuMemAlloc(&b.dev, b.elems * 4) && !cu->cuMemAlloc(&b.dev_back, b.elems * 4) &&
-            !cu->cuMemcpyHtoDAsync(b.dev, b.host, b.elems * 4, NULL) && !cu->cuStreamSynchronize(NULL) &&
-            !cu->cuMemAllocHost((void **)&b.pinned, b.elems * 4) &&
+            !cu->cuCtxSetCurrent(ctx) && !cu->cuMemAlloc(&b.dev, b.elems * 4) &&
+            !cu->cuMemAlloc(&b.dev_back, b.elems * 4) && !cu->cuMemcpyHtoDAsync(b.dev, b.host, b.elems * 4, NULL) &&
+            !cu->cuStreamSynchronize(NULL) && !cu->cuMemAllocHost((void **)&b.pinned, b.elems * 4) &&
             !cu->cuMemAllocHost((void **)&b.pinned_back, b.elems * 4);
   if (gpu) memcpy(b.pinned, b.host, b.elems * 4);
   sh->on_gpu[me] = gpu;
@@ -313,7 +329,8 @@ int main(int argc, char **argv)
   H5get_libversion(&maj, &min, &rel);
   if (me == 0)
     printf("{\n  \"benchmark\": \"h5fz_bench_node\",\n  \"layout\": \"file per process\",\n  \"label\": \"%s\",\n"
-           "  \"ranks\": %d,\n  \"hdf5\": \"%u.%u.%u\",\n  \"field\": \"um_sea_ice tiled\",\n  \"dims_per_rank\": [%llu, %d, %d],\n"
+           "  \"ranks\": %d,\n  \"hdf5\": \"%u.%u.%u\",\n  \"field\": \"um_sea_ice tiled\",\n  \"dims_per_rank\": "
+           "[%llu, %d, %d],\n"
            "  \"chunk\": [%d, %d, %d],\n  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n"
            "  \"file_dir\": \"%s\",\n  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"results\": [",
            label, nranks, maj, min, rel, (unsigned long long)nz, NY, NX, planes, NY, NX,
@@ -342,12 +359,16 @@ int main(int argc, char **argv)
     all_ok &= ok && same;
     double total = (double)(b.elems * 4) * nranks;
     if (me == 0)
-      printf("%s\n    {\"path\": \"%s\", \"write_s\": %.4f, \"read_s\": %.4f, \"write_GBps\": %.3f, \"read_GBps\": %.3f, "
-             "\"ratio\": %.3f, \"max_abs_error\": %.6g, \"bound\": %.6g, \"bound_ok\": %s, "
-             "\"chunks_identical_to_filter\": %s, \"api_ranks_on_gpu\": %d}",
-             first ? "" : ",", path_names[p], best_w, best_r, total / best_w / 1e9, total / best_r / 1e9,
-             stored_ratio(&b, (path_kind)p), err, b.bound, ok ? "true" : "false",
-             p == P_FILTER ? "true" : same ? "true" : "false", p == P_FILTER ? -1 : gpu_ranks);
+      printf(
+          "%s\n    {\"path\": \"%s\", \"write_s\": %.4f, \"read_s\": %.4f, \"write_GBps\": %.3f, \"read_GBps\": %.3f, "
+          "\"ratio\": %.3f, \"max_abs_error\": %.6g, \"bound\": %.6g, \"bound_ok\": %s, "
+          "\"chunks_identical_to_filter\": %s, \"api_ranks_on_gpu\": %d}",
+          first ? "" : ",", path_names[p], best_w, best_r, total / best_w / 1e9, total / best_r / 1e9,
+          stored_ratio(&b, (path_kind)p), err, b.bound, ok ? "true" : "false",
+          p == P_FILTER ? "true"
+          : same        ? "true"
+                        : "false",
+          p == P_FILTER ? -1 : gpu_ranks);
     first = 0;
     sync_all();
   }

@@ -21,10 +21,7 @@ static int is_f32_field(const char *name)
 }
 
 /* A fill or missing-data marker: finite, but far outside any real field here. */
-static int is_special(float x)
-{
-  return !isfinite(x) || fabsf(x) >= 1e9f;
-}
+static int is_special(float x) { return !isfinite(x) || fabsf(x) >= 1e9f; }
 
 /* Scale the field to [0, 1] over its finite non-fill values, in place; the
  * specials stay as they are. A constant field becomes all 0. */
@@ -49,10 +46,7 @@ static size_t scale_field(float *v, size_t n)
   return specials;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int h5fz_realistic_make(const char *dir, size_t min_bytes, h5fz_realistic *out, char *why, size_t why_len)
 {

@@ -26,10 +26,10 @@ int h5fz_realistic_make(const char *dir, size_t min_bytes, h5fz_realistic *out, 
 
 /* Result of checking a decoded array against the original, element by element. */
 typedef struct {
-  size_t checked;     /* values compared (all of them) */
-  size_t violations;  /* finite originals off by more than the bound, or specials not exact */
-  double max_error;   /* max |x - x'| over finite originals */
-  size_t nan_lost;    /* NaN originals that did not come back NaN */
+  size_t checked;    /* values compared (all of them) */
+  size_t violations; /* finite originals off by more than the bound, or specials not exact */
+  double max_error;  /* max |x - x'| over finite originals */
+  size_t nan_lost;   /* NaN originals that did not come back NaN */
 } h5fz_realistic_check_result;
 
 /* Compare dec with orig (n float32 values) at ABS bound eb: every finite

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-char *h5fz_cli_one_line(char *s) {
+char *h5fz_cli_one_line(char *s)
+{
   char *w = s;
   int blank = 0;
   for (const char *r = s; *r; r++) {
@@ -32,7 +33,8 @@ char *h5fz_cli_one_line(char *s) {
   return s;
 }
 
-void h5fz_cli_error(const char *cmd, const char *fmt, ...) {
+void h5fz_cli_error(const char *cmd, const char *fmt, ...)
+{
   va_list ap;
   char msg[2048];
   va_start(ap, fmt);
@@ -42,19 +44,21 @@ void h5fz_cli_error(const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "h5fz %s: %s\n", cmd, h5fz_cli_one_line(msg));
 }
 
-const char *h5fz_cli_byte_order(hid_t type) {
+const char *h5fz_cli_byte_order(hid_t type)
+{
   H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
   if (cls != H5T_FLOAT && cls != H5T_INTEGER) return NULL;
   switch (H5Tget_order(type)) {
-    case H5T_ORDER_LE: return "little-endian";
-    case H5T_ORDER_BE: return "big-endian";
-    case H5T_ORDER_VAX: return "VAX-order";
-    case H5T_ORDER_MIXED: return "mixed-endian";
-    default: return NULL;
+  case H5T_ORDER_LE: return "little-endian";
+  case H5T_ORDER_BE: return "big-endian";
+  case H5T_ORDER_VAX: return "VAX-order";
+  case H5T_ORDER_MIXED: return "mixed-endian";
+  default: return NULL;
   }
 }
 
-const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len) {
+const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len)
+{
   size_t size = type >= 0 ? H5Tget_size(type) : 0;
   const char *order = h5fz_cli_byte_order(type);
   /* Little-endian is what h5fz takes and what nearly every file holds: it
@@ -63,37 +67,36 @@ const char *h5fz_cli_type_name(hid_t type, char *buf, size_t len) {
   const char *suffix = size > 1 && order && strcmp(order, "little-endian") ? order : NULL;
   if (len == 0) return buf;
   switch (type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS) {
-    case H5T_FLOAT:
-      snprintf(buf, len, "float%zu%s%s", 8 * size, suffix ? " " : "", suffix ? suffix : "");
-      break;
-    case H5T_INTEGER:
-      snprintf(buf, len, "%sint%zu%s%s", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", 8 * size,
-               suffix ? " " : "", suffix ? suffix : "");
-      break;
-    case H5T_STRING: snprintf(buf, len, "string"); break;
-    case H5T_COMPOUND: snprintf(buf, len, "compound (%zu bytes)", size); break;
-    case H5T_ENUM: snprintf(buf, len, "enum (%zu bytes)", size); break;
-    case H5T_ARRAY: snprintf(buf, len, "array (%zu bytes)", size); break;
-    case H5T_BITFIELD: snprintf(buf, len, "bitfield (%zu bytes)", size); break;
-    case H5T_OPAQUE: snprintf(buf, len, "opaque (%zu bytes)", size); break;
-    case H5T_VLEN: snprintf(buf, len, "variable-length"); break;
-    case H5T_REFERENCE: snprintf(buf, len, "reference"); break;
-    default: snprintf(buf, len, "unknown type"); break;
+  case H5T_FLOAT: snprintf(buf, len, "float%zu%s%s", 8 * size, suffix ? " " : "", suffix ? suffix : ""); break;
+  case H5T_INTEGER:
+    snprintf(buf, len, "%sint%zu%s%s", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", 8 * size, suffix ? " " : "",
+             suffix ? suffix : "");
+    break;
+  case H5T_STRING: snprintf(buf, len, "string"); break;
+  case H5T_COMPOUND: snprintf(buf, len, "compound (%zu bytes)", size); break;
+  case H5T_ENUM: snprintf(buf, len, "enum (%zu bytes)", size); break;
+  case H5T_ARRAY: snprintf(buf, len, "array (%zu bytes)", size); break;
+  case H5T_BITFIELD: snprintf(buf, len, "bitfield (%zu bytes)", size); break;
+  case H5T_OPAQUE: snprintf(buf, len, "opaque (%zu bytes)", size); break;
+  case H5T_VLEN: snprintf(buf, len, "variable-length"); break;
+  case H5T_REFERENCE: snprintf(buf, len, "reference"); break;
+  default: snprintf(buf, len, "unknown type"); break;
   }
   return buf;
 }
 
-int h5fz_cli_is_float_type(hid_t type) {
+int h5fz_cli_is_float_type(hid_t type)
+{
   size_t size = H5Tget_size(type);
   return H5Tget_class(type) == H5T_FLOAT && (size == 4 || size == 8);
 }
 
-int h5fz_cli_same_file(const char *a, const char *b) {
+int h5fz_cli_same_file(const char *a, const char *b)
+{
   struct stat sa, sb;
   char *ra, *rb;
   int same = 0;
-  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   /* b may not exist yet: compare the canonical paths of what exists. */
   ra = realpath(a, NULL);
   rb = realpath(b, NULL);
@@ -103,7 +106,8 @@ int h5fz_cli_same_file(const char *a, const char *b) {
   return same;
 }
 
-int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank) {
+int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank)
+{
   const char *p = text;
   int r = 0;
   if (!text || !*text) return -1;
@@ -124,19 +128,20 @@ int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank
   return 0;
 }
 
-void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len) {
+void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len)
+{
   size_t used = 0;
   if (len == 0) return;
   buf[0] = '\0';
   for (int i = 0; i < rank && used < len; i++) {
-    int n = snprintf(buf + used, len - used, "%s%llu", i ? "x" : "",
-                     (unsigned long long)dims[i]);
+    int n = snprintf(buf + used, len - used, "%s%llu", i ? "x" : "", (unsigned long long)dims[i]);
     if (n < 0) break;
     used += (size_t)n;
   }
 }
 
-int h5fz_cli_parse_double(const char *text, double *out) {
+int h5fz_cli_parse_double(const char *text, double *out)
+{
   char *end;
   double v;
   if (!text || !*text) return -1;
@@ -147,7 +152,8 @@ int h5fz_cli_parse_double(const char *text, double *out) {
   return 0;
 }
 
-int h5fz_cli_names_add(h5fz_cli_names *list, const char *name) {
+int h5fz_cli_names_add(h5fz_cli_names *list, const char *name)
+{
   char *copy;
   if (list->n == list->cap) {
     size_t cap = list->cap ? 2 * list->cap : 16;
@@ -163,14 +169,16 @@ int h5fz_cli_names_add(h5fz_cli_names *list, const char *name) {
   return 0;
 }
 
-void h5fz_cli_names_free(h5fz_cli_names *list) {
+void h5fz_cli_names_free(h5fz_cli_names *list)
+{
   for (size_t i = 0; i < list->n; i++) free(list->names[i]);
   free(list->names);
   list->names = NULL;
   list->n = list->cap = 0;
 }
 
-static int is_float_dataset(hid_t obj) {
+static int is_float_dataset(hid_t obj)
+{
   hid_t type;
   int yes;
   if (H5Iget_type(obj) != H5I_DATASET) return 0;
@@ -186,7 +194,8 @@ typedef struct {
   int failed;
 } visit_state;
 
-static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, void *data)
+{
   visit_state *st = data;
   hid_t obj;
   char path[4096];
@@ -208,22 +217,21 @@ static herr_t visit_link(hid_t group, const char *name, const H5L_info_t *info, 
   return 0;
 }
 
-int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list, h5fz_cli_names *others) {
+int h5fz_cli_list_float_datasets(hid_t file, h5fz_cli_names *list, h5fz_cli_names *others)
+{
   visit_state st = {list, others, 0};
-  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &st) < 0 || st.failed)
-    return -1;
+  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &st) < 0 || st.failed) return -1;
   return 0;
 }
 
-int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap,
-                         size_t *n_cd) {
+int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap, size_t *n_cd)
+{
   int n = H5Pget_nfilters(dcpl);
   for (int i = 0; i < n; i++) {
     size_t n_words = cap;
     char name[64];
     unsigned config;
-    H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, flags, &n_words, cd,
-                                     sizeof name, name, &config);
+    H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, flags, &n_words, cd, sizeof name, name, &config);
     if (id == H5FZ_FILTER_ID) {
       /* HDF5 reports the full count even when it exceeds cap (and fills
        * only cap words): so does *n_cd, for the caller to ask again. */
@@ -234,7 +242,8 @@ int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap,
   return -1;
 }
 
-void h5fz_cli_json_string(FILE *out, const char *s) {
+void h5fz_cli_json_string(FILE *out, const char *s)
+{
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (*p == '"' || *p == '\\')
@@ -247,7 +256,8 @@ void h5fz_cli_json_string(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-void h5fz_cli_json_number(FILE *out, double v) {
+void h5fz_cli_json_number(FILE *out, double v)
+{
   if (isfinite(v))
     fprintf(out, "%.17g", v);
   else
@@ -262,19 +272,20 @@ typedef struct {
   size_t used;
 } reason_state;
 
-static herr_t collect_reason(unsigned n, const H5E_error2_t *err, void *data) {
+static herr_t collect_reason(unsigned n, const H5E_error2_t *err, void *data)
+{
   reason_state *st = data;
   int w;
   (void)n;
   if (!err->desc || !*err->desc || st->used + 1 >= st->len) return 0;
-  w = snprintf(st->buf + st->used, st->len - st->used, "%s%s", st->used ? "; " : "",
-               err->desc);
+  w = snprintf(st->buf + st->used, st->len - st->used, "%s%s", st->used ? "; " : "", err->desc);
   if (w > 0) st->used += (size_t)w;
   if (st->used >= st->len) st->used = st->len - 1;
   return 0;
 }
 
-const char *h5fz_cli_hdf5_reason(char *buf, size_t len) {
+const char *h5fz_cli_hdf5_reason(char *buf, size_t len)
+{
   reason_state st = {buf, len, 0};
   if (len == 0) return buf;
   buf[0] = '\0';
@@ -286,7 +297,8 @@ const char *h5fz_cli_hdf5_reason(char *buf, size_t len) {
 
 void h5fz_cli_usage_hint(const char *cmd) { fprintf(stderr, "h5fz %s: see `h5fz %s --help`\n", cmd, cmd); }
 
-void h5fz_cli_bad_option(const char *cmd, int c, char **argv) {
+void h5fz_cli_bad_option(const char *cmd, int c, char **argv)
+{
   const char *arg = optind > 0 ? argv[optind - 1] : "";
   if (c == ':')
     h5fz_cli_error(cmd, "option '%s' needs a value", arg);
@@ -306,7 +318,8 @@ typedef struct {
 
 /* Read the stored bytes and filter mask of the chunk at c->offset (c->size
  * bytes) into b. Returns 0, or -1 with c->error set (why holds it). */
-static int read_chunk(hid_t dset, h5fz_cli_chunk *c, chunk_buffer *b, char *why, size_t len) {
+static int read_chunk(hid_t dset, h5fz_cli_chunk *c, chunk_buffer *b, char *why, size_t len)
+{
   uint32_t filters = 0;
   size_t want = c->size ? (size_t)c->size : 1;
   if (!b->buf || b->cap < want) {
@@ -334,7 +347,7 @@ typedef struct {
   int rank;
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
   int order[H5S_MAX_RANK];
-  int swizzled; /* order[] is not the identity */
+  int swizzled;                     /* order[] is not the identity */
   hsize_t max_chunks[H5S_MAX_RANK]; /* chunks along the maximum extent (unlimited: 0) */
 } grid_geom;
 
@@ -344,7 +357,8 @@ typedef struct {
  * are row-major), except an extensible array whose unlimited dimension is
  * not the first: it lists that dimension slowest ("swizzled"), the others
  * row-major. order[0] is the slowest dimension. */
-static void index_order(hid_t dset, hid_t space, grid_geom *g) {
+static void index_order(hid_t dset, hid_t space, grid_geom *g)
+{
   H5D_chunk_index_t type;
   hsize_t maxdims[H5S_MAX_RANK];
   int unlimited = -1, n_unlimited = 0;
@@ -377,7 +391,8 @@ static void index_order(hid_t dset, hid_t space, grid_geom *g) {
  * the offset names another chunk or none. Probed once, on a small
  * in-memory file: one chunk at [2,0] of a 3 x 2 dataset unlimited in its
  * second dimension, reported as [0,2] when the bug is there. */
-static int swizzled_offsets(void) {
+static int swizzled_offsets(void)
+{
   static int known = -1;
   hid_t fapl, file = -1, dcpl = -1, space = -1, mem = -1, dset = -1;
   hsize_t dims[2] = {3, 2}, maxdims[2] = {3, H5S_UNLIMITED}, one[2] = {1, 1};
@@ -398,8 +413,8 @@ static int swizzled_offsets(void) {
   if (file < 0 || dcpl < 0 || space < 0 || mem < 0 || H5Pset_chunk(dcpl, 2, one) < 0) goto done;
   dset = H5Dcreate2(file, "probe", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (dset < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, one, NULL) < 0 ||
-      H5Dwrite(dset, H5T_NATIVE_FLOAT, mem, space, H5P_DEFAULT, &v) < 0 ||
-      H5Sselect_all(space) < 0 || H5Dget_chunk_info(dset, space, 0, off, &mask, &addr, &size) < 0)
+      H5Dwrite(dset, H5T_NATIVE_FLOAT, mem, space, H5P_DEFAULT, &v) < 0 || H5Sselect_all(space) < 0 ||
+      H5Dget_chunk_info(dset, space, 0, off, &mask, &addr, &size) < 0)
     goto done;
   known = off[0] == 0 && off[1] == 2;
 done:
@@ -416,7 +431,8 @@ done:
  * its slot from the coordinates as reported (the unlimited dimension u
  * never wraps there, so the dimensions before it read 0), then the
  * coordinates from the slot over the swizzled grid (u slowest). */
-static void unswizzle_offset(const grid_geom *g, hsize_t *off) {
+static void unswizzle_offset(const grid_geom *g, hsize_t *off)
+{
   int u = g->order[0];
   hsize_t slot = off[u] / g->chunk[u];
   for (int d = u + 1; d < g->rank; d++) slot = slot * g->max_chunks[d] + off[d] / g->chunk[d];
@@ -430,8 +446,9 @@ static void unswizzle_offset(const grid_geom *g, hsize_t *off) {
 
 /* The old way, for sparse grids: H5Dget_chunk_info by index. Each call
  * walks the index up to the chunk, so n chunks cost n^2 / 2 steps. */
-static int walk_by_index(hid_t dset, hid_t space, const grid_geom *g, hsize_t n, int want_bytes,
-                         h5fz_cli_chunk_fn fn, void *data, chunk_buffer *b) {
+static int walk_by_index(hid_t dset, hid_t space, const grid_geom *g, hsize_t n, int want_bytes, h5fz_cli_chunk_fn fn,
+                         void *data, chunk_buffer *b)
+{
   for (hsize_t i = 0; i < n; i++) {
     h5fz_cli_chunk c;
     char why[400];
@@ -457,8 +474,8 @@ static int walk_by_index(hid_t dset, hid_t space, const grid_geom *g, hsize_t n,
   return 0;
 }
 
-int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void *data,
-                         hsize_t *n_chunks) {
+int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void *data, hsize_t *n_chunks)
+{
   hid_t space = H5Dget_space(dset), dcpl = -1;
   hsize_t grid[H5S_MAX_RANK], scaled[H5S_MAX_RANK];
   hsize_t n = 0, found = 0;
@@ -497,13 +514,13 @@ int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void 
   walk = getenv("H5FZ_CHUNK_WALK");
   if (walk && *walk && strcmp(walk, "grid") && strcmp(walk, "index")) {
     static int warned; /* once a run, not once a dataset */
-    if (!warned) fprintf(stderr, "h5fz: ignoring H5FZ_CHUNK_WALK=%s (want grid or index); choosing by the chunk count\n", walk);
+    if (!warned)
+      fprintf(stderr, "h5fz: ignoring H5FZ_CHUNK_WALK=%s (want grid or index); choosing by the chunk count\n", walk);
     warned = 1;
     walk = NULL;
   }
   if (cells == 0.0 || (walk && !strcmp(walk, "index")) ||
-      (!(walk && !strcmp(walk, "grid")) && cells > 4.0 * (double)n &&
-       cells > (double)n * (double)n / 100.0)) {
+      (!(walk && !strcmp(walk, "grid")) && cells > 4.0 * (double)n && cells > (double)n * (double)n / 100.0)) {
     rc = walk_by_index(dset, space, &g, n, want_bytes, fn, data, &b);
     goto done;
   }
@@ -549,8 +566,8 @@ int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void 
     snprintf(why, sizeof why,
              "the dataset counts %llu allocated chunks, but only %llu were found in its extent's "
              "chunk grid%s%s",
-             (unsigned long long)n, (unsigned long long)found,
-             lookup_failed[0] ? "; a lookup failed: " : "", lookup_failed);
+             (unsigned long long)n, (unsigned long long)found, lookup_failed[0] ? "; a lookup failed: " : "",
+             lookup_failed);
     c.error = why;
     rc = fn(&c, data);
   }
@@ -561,7 +578,8 @@ done:
   return rc;
 }
 
-int h5fz_cli_is_dimension_scale(hid_t dset) {
+int h5fz_cli_is_dimension_scale(hid_t dset)
+{
   htri_t is;
   /* H5DSis_scale pushes an error for a dataset without a CLASS attribute
    * on some HDF5 versions: the answer is still "no" */
@@ -570,7 +588,8 @@ int h5fz_cli_is_dimension_scale(hid_t dset) {
   return is > 0;
 }
 
-int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...) {
+int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...)
+{
   va_list ap;
   if (err[0]) return -1;
   va_start(ap, fmt);
@@ -579,14 +598,15 @@ int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...) {
   return -1;
 }
 
-const char *h5fz_cli_hdf5_why(char *buf, size_t len) {
+const char *h5fz_cli_hdf5_why(char *buf, size_t len)
+{
   h5fz_cli_hdf5_reason(buf, len);
   if (!buf[0]) snprintf(buf, len, "HDF5 gave no reason");
   return buf;
 }
 
-void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
-                            hsize_t *chunk) {
+void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target, hsize_t *chunk)
+{
   hsize_t inner = elem;
   for (int i = rank - 1; i >= 0; i--) {
     if (inner * dims[i] <= target) {
@@ -603,7 +623,8 @@ void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t t
   }
 }
 
-char *h5fz_cli_join_words(int argc, char **argv, int first) {
+char *h5fz_cli_join_words(int argc, char **argv, int first)
+{
   size_t len = 1;
   char *text;
   for (int i = first; i < argc; i++) len += strlen(argv[i]) + 1;

@@ -10,7 +10,8 @@
 
 static const char *const cmd = "cd-values";
 
-static void help(FILE *out) {
+static void help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz cd-values [--ud | --json] SPEC...\n"
           "\n"
@@ -39,7 +40,8 @@ static void help(FILE *out) {
 
 /* Values as unsigned decimals: h5repack reads a leading 0 as octal, and a
  * decimal never starts with 0 unless it is 0 itself. */
-static void print_words(FILE *out, const unsigned *cd, size_t n, const char *sep) {
+static void print_words(FILE *out, const unsigned *cd, size_t n, const char *sep)
+{
   for (size_t i = 0; i < n; i++) fprintf(out, "%s%u", i ? sep : "", cd[i]);
 }
 
@@ -48,7 +50,8 @@ static void print_words(FILE *out, const unsigned *cd, size_t n, const char *sep
  * as the signed number with the same 32 bits (3539053052 -> -755914244).
  * -2^31 has no literal (the minus applies to 2147483648, out of range), so
  * it is written as an expression. */
-static void print_fortran_word(FILE *out, unsigned w) {
+static void print_fortran_word(FILE *out, unsigned w)
+{
   if (w == 0x80000000u)
     fprintf(out, "(-2147483647-1)");
   else if (w > 0x7fffffffu)
@@ -59,7 +62,8 @@ static void print_fortran_word(FILE *out, unsigned w) {
 
 /* The words as a Fortran array constructor's items, at most 6 a line with
  * free-form continuations, so no line passes the 132-character limit. */
-static void print_fortran_words(FILE *out, const unsigned *cd, size_t n, const char *indent) {
+static void print_fortran_words(FILE *out, const unsigned *cd, size_t n, const char *indent)
+{
   for (size_t i = 0; i < n; i++) {
     if (i && i % 6 == 0)
       fprintf(out, ", &\n%s", indent);
@@ -69,12 +73,14 @@ static void print_fortran_words(FILE *out, const unsigned *cd, size_t n, const c
   }
 }
 
-static void print_ud(FILE *out, const unsigned *cd, size_t n) {
+static void print_ud(FILE *out, const unsigned *cd, size_t n)
+{
   fprintf(out, "UD=%d,0,%zu", H5FZ_FILTER_ID, n);
   for (size_t i = 0; i < n; i++) fprintf(out, ",%u", cd[i]);
 }
 
-int h5fz_cmd_cd_values(int argc, char **argv) {
+int h5fz_cmd_cd_values(int argc, char **argv)
+{
   int ud_only = 0, json = 0, n_words = 0, only_words = 0, blank = 1;
   unsigned cd[H5FZ_CD_USER_MAX];
   size_t n = 0;
@@ -136,9 +142,8 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
   if (status == H5FZ_OK) status = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, &n);
   if (status == H5FZ_OK) status = h5fz_spec_format(&spec, canonical, sizeof canonical);
   if (status != H5FZ_OK) {
-    h5fz_cli_error(cmd, "invalid spec \"%s\": %s", text, h5fz_last_error()[0]
-                                                            ? h5fz_last_error()
-                                                            : h5fz_status_name(status));
+    h5fz_cli_error(cmd, "invalid spec \"%s\": %s", text,
+                   h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(status));
     free(text);
     return H5FZ_CLI_USAGE;
   }
@@ -176,8 +181,10 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) {
       printf("%s", i ? ", " : "");
       /* JSON wants a number, not the -2^31 expression */
-      if (cd[i] == 0x80000000u) printf("-2147483648");
-      else print_fortran_word(stdout, cd[i]);
+      if (cd[i] == 0x80000000u)
+        printf("-2147483648");
+      else
+        print_fortran_word(stdout, cd[i]);
     }
     printf("], \"ud\": \"");
     print_ud(stdout, cd, n);
@@ -188,8 +195,7 @@ int h5fz_cmd_cd_values(int argc, char **argv) {
     print_ud(stdout, cd, n);
     printf("\nC:        const unsigned cd_values[%zu] = {", n);
     print_words(stdout, cd, n, ", ");
-    printf("};\n          H5Pset_filter(dcpl, %d, H5Z_FLAG_MANDATORY, %zu, cd_values);\n",
-           H5FZ_FILTER_ID, n);
+    printf("};\n          H5Pset_filter(dcpl, %d, H5Z_FLAG_MANDATORY, %zu, cd_values);\n", H5FZ_FILTER_ID, n);
     printf("h5py:     compression=%d, compression_opts=(", H5FZ_FILTER_ID);
     print_words(stdout, cd, n, ", ");
     /* A one-element Python tuple needs its trailing comma. */

@@ -1,6 +1,6 @@
 /*
  * cmd_codegen.c - `h5fz codegen SPEC`: the CUDA source that the GPU route
- * JIT-compiles for a spec (fusion/h5fz_codegen.h), and `h5fz ops`: the op
+ * JIT-compiles for a spec (fusion/gpu/h5fz_codegen.h), and `h5fz ops`: the op
  * table that spec chains are made of.
  */
 #include <stdlib.h>
@@ -12,7 +12,8 @@
 
 #define DEFAULT_THREADS 256 /* the hopper class's tuning (planner/registry/kernel_classes.txt) */
 
-static void codegen_help(FILE *out) {
+static void codegen_help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz codegen [--dtype f32|f64] [--threads N] [--padded-planes] [--warp-fused] SPEC...\n"
           "\n"
@@ -41,7 +42,8 @@ static void codegen_help(FILE *out) {
           DEFAULT_THREADS);
 }
 
-static h5fz_dtype dtype_from_name(const char *s) {
+static h5fz_dtype dtype_from_name(const char *s)
+{
   if (!strcmp(s, "f32") || !strcmp(s, "float32")) return H5FZ_DTYPE_F32;
   if (!strcmp(s, "f64") || !strcmp(s, "float64")) return H5FZ_DTYPE_F64;
   return H5FZ_DTYPE_UNKNOWN;
@@ -50,8 +52,8 @@ static h5fz_dtype dtype_from_name(const char *s) {
 /* The value of option name at argv[*i]: "--name=V" or "--name V".
  * Returns NULL when a is not that option; sets *missing when it is but has
  * no value. */
-static const char *option_value(const char *name, int argc, char **argv, int *i,
-                                int *missing) {
+static const char *option_value(const char *name, int argc, char **argv, int *i, int *missing)
+{
   const char *a = argv[*i];
   size_t n = strlen(name);
   *missing = 0;
@@ -65,7 +67,8 @@ static const char *option_value(const char *name, int argc, char **argv, int *i,
   return argv[++*i];
 }
 
-int h5fz_cmd_codegen(int argc, char **argv) {
+int h5fz_cmd_codegen(int argc, char **argv)
+{
   static const char *const cmd = "codegen";
   h5fz_dtype dtype = H5FZ_DTYPE_UNKNOWN;
   int threads = DEFAULT_THREADS, only_words = 0, n_words = 0, st;
@@ -105,14 +108,14 @@ int h5fz_cmd_codegen(int argc, char **argv) {
       char *end = NULL;
       long t = missing ? 0 : strtol(v, &end, 10);
       if (missing || !*v || *end || t < 32 || t > 1024 || t % 32) {
-        h5fz_cli_error(cmd, "bad --threads '%s' (a multiple of 32 in [32, 1024])",
-                       missing ? "" : v);
+        h5fz_cli_error(cmd, "bad --threads '%s' (a multiple of 32 in [32, 1024])", missing ? "" : v);
         free(words);
         return H5FZ_CLI_USAGE;
       }
       threads = (int)t;
     } else if (!strncmp(a, "--", 2)) {
-      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --warp-fused, --help)", a);
+      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --warp-fused, --help)",
+                     a);
       free(words);
       h5fz_cli_usage_hint(cmd);
       return H5FZ_CLI_USAGE;
@@ -154,8 +157,7 @@ int h5fz_cmd_codegen(int argc, char **argv) {
     return H5FZ_CLI_USAGE;
   }
   free(text);
-  if (spec.dtype == H5FZ_DTYPE_UNKNOWN)
-    spec.dtype = dtype != H5FZ_DTYPE_UNKNOWN ? dtype : H5FZ_DTYPE_F32;
+  if (spec.dtype == H5FZ_DTYPE_UNKNOWN) spec.dtype = dtype != H5FZ_DTYPE_UNKNOWN ? dtype : H5FZ_DTYPE_F32;
   st = h5fz_codegen(&spec, threads, flags, &src, &smem);
   if (st != H5FZ_OK) {
     h5fz_cli_error(cmd, "%s", h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st));
@@ -171,19 +173,20 @@ int h5fz_cmd_codegen(int argc, char **argv) {
   return H5FZ_CLI_OK;
 }
 
-static void ops_help(FILE *out) {
-  fprintf(out,
-          "usage: h5fz ops [--json]\n"
-          "\n"
-          "List the ops a spec chain is made of: id (as stored in cd_values and in\n"
-          "every chunk header), name (as written in a spec), kind and what it does.\n"
-          "A chain is one map, then transforms, then one coder (docs/spec.md).\n"
-          "\n"
-          "options:\n"
-          "  --json    print a JSON array of {id, name, kind, summary}\n");
+static void ops_help(FILE *out)
+{
+  fprintf(out, "usage: h5fz ops [--json]\n"
+               "\n"
+               "List the ops a spec chain is made of: id (as stored in cd_values and in\n"
+               "every chunk header), name (as written in a spec), kind and what it does.\n"
+               "A chain is one map, then transforms, then one coder (docs/spec.md).\n"
+               "\n"
+               "options:\n"
+               "  --json    print a JSON array of {id, name, kind, summary}\n");
 }
 
-int h5fz_cmd_ops(int argc, char **argv) {
+int h5fz_cmd_ops(int argc, char **argv)
+{
   static const char *const cmd = "ops";
   int json = 0;
   unsigned id;
@@ -200,8 +203,10 @@ int h5fz_cmd_ops(int argc, char **argv) {
       return H5FZ_CLI_USAGE;
     }
   }
-  if (json) printf("[");
-  else printf("%-4s %-12s %-10s %s\n", "id", "name", "kind", "summary");
+  if (json)
+    printf("[");
+  else
+    printf("%-4s %-12s %-10s %s\n", "id", "name", "kind", "summary");
   for (size_t i = 0; h5fz_op_at(i, &id, &name, &kind, &summary) == H5FZ_OK; i++) {
     if (json) {
       printf("%s\n  {\"id\": %u, \"name\": ", i ? "," : "", id);
@@ -215,7 +220,8 @@ int h5fz_cmd_ops(int argc, char **argv) {
       printf("%-4u %-12s %-10s %s\n", id, name, kind, summary ? summary : "");
     }
   }
-  if (json) printf("\n]\n");
+  if (json)
+    printf("\n]\n");
   else
     printf("\ndefault chain (a bound alone, e.g. \"abs=1e-3\"): quant delta zigzag bitshuffle "
            "rze\n");

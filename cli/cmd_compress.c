@@ -19,7 +19,8 @@
 
 static const char *const cmd = "compress";
 
-static void help(FILE *out) {
+static void help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz compress IN.h5 OUT.h5 SPEC [--only PATH]... [--exclude PATH]...\n"
           "                     [--skip-refused] [--force] [--json]\n"
@@ -53,7 +54,8 @@ static void help(FILE *out) {
           H5FZ_FILTER_ID);
 }
 
-static int parse_spec(const char *text, h5fz_compress_options *o, char *canonical, size_t len) {
+static int parse_spec(const char *text, h5fz_compress_options *o, char *canonical, size_t len)
+{
   int st = h5fz_spec_parse(text, &o->spec);
   if (st == H5FZ_OK) st = h5fz_spec_validate(&o->spec);
   if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&o->spec, 0, o->cd, H5FZ_CD_USER_MAX, &o->n_cd);
@@ -68,7 +70,8 @@ static int parse_spec(const char *text, h5fz_compress_options *o, char *canonica
 
 /* The userblock (bytes before the HDF5 superblock) is not part of the
  * HDF5 objects: copied byte for byte into the new file's, same size. */
-static int copy_userblock(const char *in, const char *out, hsize_t size) {
+static int copy_userblock(const char *in, const char *out, hsize_t size)
+{
   FILE *a, *b;
   char buf[4096];
   int rc = 0;
@@ -86,9 +89,9 @@ static int copy_userblock(const char *in, const char *out, hsize_t size) {
   return rc;
 }
 
-static void print_json_report(const char *in, const char *out, const char *spec,
-                              const h5fz_compress_items *items, unsigned long long in_bytes,
-                              unsigned long long out_bytes, int ok) {
+static void print_json_report(const char *in, const char *out, const char *spec, const h5fz_compress_items *items,
+                              unsigned long long in_bytes, unsigned long long out_bytes, int ok)
+{
   printf("{\"input\": ");
   h5fz_cli_json_string(stdout, in);
   printf(", \"output\": ");
@@ -105,17 +108,15 @@ static void print_json_report(const char *in, const char *out, const char *spec,
     printf(", \"shape\": ");
     h5fz_cli_json_string(stdout, it->shape);
     printf(", \"elements\": %llu, \"raw_bytes\": %llu, \"stored_bytes\": %llu, \"ratio\": ",
-           (unsigned long long)it->elements, (unsigned long long)it->raw_bytes,
-           (unsigned long long)it->stored_bytes);
+           (unsigned long long)it->elements, (unsigned long long)it->raw_bytes, (unsigned long long)it->stored_bytes);
     h5fz_cli_json_number(stdout, it->stored_bytes ? (double)it->raw_bytes / (double)it->stored_bytes : 0.0);
     if (it->compressed) {
       printf(", \"bound\": ");
       h5fz_cli_json_number(stdout, it->bound);
       printf(", \"max_error\": ");
       h5fz_cli_json_number(stdout, it->max_err);
-      printf(", \"chunks\": %llu, \"unfiltered_chunks\": %llu, \"ok\": %s",
-             (unsigned long long)it->chunks, (unsigned long long)it->unfiltered_chunks,
-             it->ok ? "true" : "false");
+      printf(", \"chunks\": %llu, \"unfiltered_chunks\": %llu, \"ok\": %s", (unsigned long long)it->chunks,
+             (unsigned long long)it->unfiltered_chunks, it->ok ? "true" : "false");
       if (it->problem[0]) {
         printf(", \"problem\": ");
         h5fz_cli_json_string(stdout, it->problem);
@@ -131,27 +132,28 @@ static void print_json_report(const char *in, const char *out, const char *spec,
 }
 
 static void print_text_report(const char *in, const char *out, const h5fz_compress_items *items,
-                              unsigned long long in_bytes, unsigned long long out_bytes, int ok) {
+                              unsigned long long in_bytes, unsigned long long out_bytes, int ok)
+{
   size_t n_comp = 0;
   for (size_t i = 0; i < items->n; i++) {
     const h5fz_compress_item *it = &items->items[i];
     if (it->compressed) {
       n_comp++;
-      printf("%s: %s %s  compressed  ratio %.3f  max_err %.6g  bound %.6g  %s%s%s\n", it->path,
-             it->dtype, it->shape,
-             it->stored_bytes ? (double)it->raw_bytes / (double)it->stored_bytes : 0.0, it->max_err,
-             it->bound, it->ok ? "ok" : "FAIL", it->problem[0] ? ": " : "", it->problem);
+      printf("%s: %s %s  compressed  ratio %.3f  max_err %.6g  bound %.6g  %s%s%s\n", it->path, it->dtype, it->shape,
+             it->stored_bytes ? (double)it->raw_bytes / (double)it->stored_bytes : 0.0, it->max_err, it->bound,
+             it->ok ? "ok" : "FAIL", it->problem[0] ? ": " : "", it->problem);
     } else {
       printf("%s: %s %s  copied unchanged (%s)\n", it->path, it->dtype, it->shape, it->why);
     }
   }
-  printf("%s -> %s: %zu dataset%s compressed, %zu copied unchanged; %llu -> %llu bytes (%.2fx); %s\n",
-         in, out, n_comp, n_comp == 1 ? "" : "s", items->n - n_comp, in_bytes, out_bytes,
+  printf("%s -> %s: %zu dataset%s compressed, %zu copied unchanged; %llu -> %llu bytes (%.2fx); %s\n", in, out, n_comp,
+         n_comp == 1 ? "" : "s", items->n - n_comp, in_bytes, out_bytes,
          out_bytes ? (double)in_bytes / (double)out_bytes : 0.0,
          ok ? "every element within the bound" : "CHECK FAILED: not written");
 }
 
-static unsigned long long file_bytes(const char *path) {
+static unsigned long long file_bytes(const char *path)
+{
   struct stat st;
   return stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
 }
@@ -159,7 +161,8 @@ static unsigned long long file_bytes(const char *path) {
 /* After the copy: the stored bytes of every dataset and the check of every
  * compressed one, on the closed and reopened copy (what a reader sees).
  * Returns 1 when every check passed, 0 when one failed, -1 on a read error. */
-static int check_copy(hid_t in, const char *tmp, const h5fz_spec *spec, h5fz_compress_items *items) {
+static int check_copy(hid_t in, const char *tmp, const h5fz_spec *spec, h5fz_compress_items *items)
+{
   hid_t out = H5Fopen(tmp, H5F_ACC_RDONLY, H5P_DEFAULT);
   int all_ok = 1;
   if (out < 0) return -1;
@@ -185,7 +188,8 @@ static int check_copy(hid_t in, const char *tmp, const h5fz_spec *spec, h5fz_com
  * sizes), plus the root group's link and attribute creation order, which
  * H5Fget_create_plist does not report but netCDF-4 sets (it numbers
  * variables in link creation order). */
-static hid_t root_creation_plist(hid_t in, hsize_t *userblock) {
+static hid_t root_creation_plist(hid_t in, hsize_t *userblock)
+{
   hid_t fcpl = H5Fget_create_plist(in), root = H5Gopen2(in, "/", H5P_DEFAULT);
   hid_t gcpl = root < 0 ? -1 : H5Gget_create_plist(root);
   unsigned links = 0, attrs = 0;
@@ -207,7 +211,8 @@ typedef struct {
 } compress_args;
 
 /* Checks on the two paths before anything is read or written. */
-static int check_paths(const compress_args *a) {
+static int check_paths(const compress_args *a)
+{
   struct stat st;
   if (stat(a->in, &st) != 0) {
     h5fz_cli_error(cmd, "cannot read %s: %s", a->in, strerror(errno));
@@ -218,8 +223,7 @@ static int check_paths(const compress_args *a) {
     return -1;
   }
   if (h5fz_cli_same_file(a->in, a->out)) {
-    h5fz_cli_error(cmd, "%s and %s are the same file: h5fz compress never overwrites its input",
-                   a->in, a->out);
+    h5fz_cli_error(cmd, "%s and %s are the same file: h5fz compress never overwrites its input", a->in, a->out);
     return -1;
   }
   if (stat(a->out, &st) == 0 && !a->force) {
@@ -231,7 +235,8 @@ static int check_paths(const compress_args *a) {
 
 /* The copy into a temporary file beside OUT, its check, and the rename.
  * Returns the exit status. */
-static int run(const compress_args *a, h5fz_compress_options *o, const char *canonical) {
+static int run(const compress_args *a, h5fz_compress_options *o, const char *canonical)
+{
   char err[1024], why[400], *tmp = malloc(strlen(a->out) + 32);
   hid_t in = -1, out = -1, fcpl = -1;
   hsize_t userblock = 0;
@@ -240,8 +245,10 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
   if (!tmp) return H5FZ_CLI_USAGE;
   sprintf(tmp, "%s.h5fz-tmp-XXXXXX", a->out);
   if (H5Zfilter_avail(H5FZ_FILTER_ID) <= 0) {
-    h5fz_cli_error(cmd, "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH to the "
-                   "folder of libh5fz.so", H5FZ_FILTER_ID);
+    h5fz_cli_error(cmd,
+                   "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH to the "
+                   "folder of libh5fz.so",
+                   H5FZ_FILTER_ID);
     free(tmp);
     return H5FZ_CLI_USAGE;
   }
@@ -291,11 +298,9 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
     goto done;
   }
   if (a->json)
-    print_json_report(a->in, a->out, canonical, &items, file_bytes(a->in),
-                      file_bytes(checked ? a->out : tmp), checked);
+    print_json_report(a->in, a->out, canonical, &items, file_bytes(a->in), file_bytes(checked ? a->out : tmp), checked);
   else
-    print_text_report(a->in, a->out, &items, file_bytes(a->in), file_bytes(checked ? a->out : tmp),
-                      checked);
+    print_text_report(a->in, a->out, &items, file_bytes(a->in), file_bytes(checked ? a->out : tmp), checked);
   rc = checked ? H5FZ_CLI_OK : H5FZ_CLI_FAIL;
 done:
   if (out >= 0) H5Fclose(out);
@@ -307,7 +312,8 @@ done:
   return rc;
 }
 
-int h5fz_cmd_compress(int argc, char **argv) {
+int h5fz_cmd_compress(int argc, char **argv)
+{
   static const struct option options[] = {{"only", required_argument, NULL, 'o'},
                                           {"exclude", required_argument, NULL, 'x'},
                                           {"skip-refused", no_argument, NULL, 's'},
@@ -325,25 +331,23 @@ int h5fz_cmd_compress(int argc, char **argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
-      case 'o':
-      case 'x':
-        if (optarg[0] != '/') {
-          h5fz_cli_error(cmd, "--%s '%s': give an absolute path in the file (starting with /)",
-                         c == 'o' ? "only" : "exclude", optarg);
-          goto usage;
-        }
-        if (h5fz_cli_names_add(c == 'o' ? &a.only : &a.exclude, optarg) < 0) goto usage;
-        break;
-      case 's': o.skip_refused = 1; break;
-      case 'f': a.force = 1; break;
-      case 'j': a.json = 1; break;
-      case 'h':
-        help(stdout);
-        rc = H5FZ_CLI_OK;
-        goto out;
-      default:
-        h5fz_cli_bad_option(cmd, c, argv);
+    case 'o':
+    case 'x':
+      if (optarg[0] != '/') {
+        h5fz_cli_error(cmd, "--%s '%s': give an absolute path in the file (starting with /)",
+                       c == 'o' ? "only" : "exclude", optarg);
         goto usage;
+      }
+      if (h5fz_cli_names_add(c == 'o' ? &a.only : &a.exclude, optarg) < 0) goto usage;
+      break;
+    case 's': o.skip_refused = 1; break;
+    case 'f': a.force = 1; break;
+    case 'j': a.json = 1; break;
+    case 'h':
+      help(stdout);
+      rc = H5FZ_CLI_OK;
+      goto out;
+    default: h5fz_cli_bad_option(cmd, c, argv); goto usage;
     }
   }
   if (argc - optind < 3) {

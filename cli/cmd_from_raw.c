@@ -21,7 +21,8 @@ static const char *const cmd = "from-raw";
 #define DEFAULT_CHUNK_BYTES (4u << 20)
 #define SMALL_CHUNK_BYTES 4096u /* below this, a warning: the container overhead dominates */
 
-static void help(FILE *out) {
+static void help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz from-raw RAW OUT.h5 --shape DIMS [options]\n"
           "\n"
@@ -54,25 +55,30 @@ static void help(FILE *out) {
           DEFAULT_CHUNK_BYTES);
 }
 
-static h5fz_dtype dtype_from_name(const char *s) {
+static h5fz_dtype dtype_from_name(const char *s)
+{
   if (!strcmp(s, "f32") || !strcmp(s, "float32")) return H5FZ_DTYPE_F32;
   if (!strcmp(s, "f64") || !strcmp(s, "float64")) return H5FZ_DTYPE_F64;
   return H5FZ_DTYPE_UNKNOWN;
 }
 
-static h5fz_dtype dtype_from_path(const char *path) {
+static h5fz_dtype dtype_from_path(const char *path)
+{
   const char *dot = strrchr(path, '.');
   return dot ? dtype_from_name(dot + 1) : H5FZ_DTYPE_UNKNOWN;
 }
 
 /* Opens path and checks that it is a regular file of exactly want bytes
  * (NULL with the error printed otherwise). */
-static FILE *open_raw(const char *path, size_t want) {
+static FILE *open_raw(const char *path, size_t want)
+{
   struct stat st;
   /* before fopen: opening a FIFO would wait for a writer, forever */
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     h5fz_cli_error(cmd, "%s is not a regular file (%s); give the raw array's file", path,
-                   S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+                   S_ISDIR(st.st_mode)    ? "a directory"
+                   : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                          : "a device or socket");
     return NULL;
   }
   FILE *f = fopen(path, "rb");
@@ -87,8 +93,7 @@ static FILE *open_raw(const char *path, size_t want) {
     return NULL;
   }
   if ((size_t)size != want) {
-    h5fz_cli_error(cmd, "%s has %ld bytes, but the shape and type need %zu", path, size,
-                   want);
+    h5fz_cli_error(cmd, "%s has %ld bytes, but the shape and type need %zu", path, size, want);
     fclose(f);
     return NULL;
   }
@@ -96,7 +101,8 @@ static FILE *open_raw(const char *path, size_t want) {
 }
 
 /* Reads the want bytes of f (from open_raw) and closes it. */
-static void *read_raw(FILE *f, const char *path, size_t want) {
+static void *read_raw(FILE *f, const char *path, size_t want)
+{
   void *buf = malloc(want ? want : 1);
   if (!buf || fread(buf, 1, want, f) != want) {
     h5fz_cli_error(cmd, "cannot read %s", path);
@@ -113,7 +119,8 @@ typedef struct {
 } field_stats;
 
 /* Element i of data (float32 or float64, little- or big-endian) as a double. */
-static double value_at(const void *data, size_t i, h5fz_dtype dtype, int big_endian) {
+static double value_at(const void *data, size_t i, h5fz_dtype dtype, int big_endian)
+{
   size_t esize = dtype == H5FZ_DTYPE_F32 ? 4 : 8;
   unsigned char b[8];
   memcpy(b, (const unsigned char *)data + i * esize, esize);
@@ -128,7 +135,8 @@ static double value_at(const void *data, size_t i, h5fz_dtype dtype, int big_end
   return memcpy(&d, b, 8), d;
 }
 
-static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype, int big_endian) {
+static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype, int big_endian)
+{
   field_stats s = {INFINITY, -INFINITY, 0, 0};
   for (size_t i = 0; i < n; i++) {
     double v = value_at(data, i, dtype, big_endian);
@@ -148,7 +156,8 @@ static field_stats stats_of(const void *data, size_t n, h5fz_dtype dtype, int bi
  * and its fill= (*has_fill, *fill), which the user cd_values do not carry:
  * it becomes the dataset's fill value, which set_local passes on; -1 with
  * the error printed. */
-static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n, int *has_fill, double *fill) {
+static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n, int *has_fill, double *fill)
+{
   h5fz_spec spec;
   int st = h5fz_spec_parse(spec_text, &spec);
   *has_fill = st == H5FZ_OK && spec.has_fill;
@@ -164,11 +173,13 @@ static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n, int *has_f
 /* Adds the user cd_values cd[0..n) (spec_to_cd's) to the dataset creation
  * property list as a mandatory filter (an optional one would silently
  * store chunks raw when the filter fails). */
-static int add_filter(hid_t dcpl, const unsigned *cd, size_t n) {
+static int add_filter(hid_t dcpl, const unsigned *cd, size_t n)
+{
   char why[512];
   if (H5Zfilter_avail(H5FZ_FILTER_ID) <= 0) {
-    h5fz_cli_error(cmd, "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH "
-                        "to the folder of libh5fz.so",
+    h5fz_cli_error(cmd,
+                   "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH "
+                   "to the folder of libh5fz.so",
                    H5FZ_FILTER_ID);
     return -1;
   }
@@ -191,7 +202,8 @@ typedef struct {
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
 } write_job;
 
-static int write_dataset(const write_job *job, const void *data) {
+static int write_dataset(const write_job *job, const void *data)
+{
   hid_t file = -1, space = -1, dcpl = -1, lcpl = -1, dset = -1;
   hid_t type = job->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   if (job->big_endian) type = job->dtype == H5FZ_DTYPE_F32 ? H5T_IEEE_F32BE : H5T_IEEE_F64BE;
@@ -201,8 +213,7 @@ static int write_dataset(const write_job *job, const void *data) {
 
   file = H5Fcreate(job->out_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0) {
-    h5fz_cli_error(cmd, "cannot create %s: %s", job->out_path,
-                   h5fz_cli_hdf5_reason(why, sizeof why));
+    h5fz_cli_error(cmd, "cannot create %s: %s", job->out_path, h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
   }
   space = H5Screate_simple(job->rank, job->dims, NULL);
@@ -215,8 +226,8 @@ static int write_dataset(const write_job *job, const void *data) {
   }
   if (job->has_fill) { /* in the dataset's precision (a byte swap at most) */
     float fill32 = (float)job->fill;
-    if (H5Pset_fill_value(dcpl, fill_type, job->dtype == H5FZ_DTYPE_F32 ? (const void *)&fill32 : (const void *)&job->fill) <
-        0) {
+    if (H5Pset_fill_value(dcpl, fill_type,
+                          job->dtype == H5FZ_DTYPE_F32 ? (const void *)&fill32 : (const void *)&job->fill) < 0) {
       h5fz_cli_error(cmd, "cannot set the fill value: %s", h5fz_cli_hdf5_reason(why, sizeof why));
       goto done;
     }
@@ -224,8 +235,7 @@ static int write_dataset(const write_job *job, const void *data) {
   if (job->spec_text && add_filter(dcpl, job->cd, job->n_cd) < 0) goto done;
   dset = H5Dcreate2(file, job->dataset, type, space, lcpl, dcpl, H5P_DEFAULT);
   if (dset < 0) {
-    h5fz_cli_error(cmd, "cannot create dataset %s: %s", job->dataset,
-                   h5fz_cli_hdf5_reason(why, sizeof why));
+    h5fz_cli_error(cmd, "cannot create dataset %s: %s", job->dataset, h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
   }
   /* The memory type is the file's type (its byte order is RAW's): the raw
@@ -246,8 +256,7 @@ done:
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
   if (file >= 0 && H5Fclose(file) < 0 && rc == 0) {
-    h5fz_cli_error(cmd, "closing %s failed: %s", job->out_path,
-                   h5fz_cli_hdf5_reason(why, sizeof why));
+    h5fz_cli_error(cmd, "closing %s failed: %s", job->out_path, h5fz_cli_hdf5_reason(why, sizeof why));
     rc = -1;
   }
   /* the file was created (truncated) here: leave no half-written one */
@@ -255,7 +264,8 @@ done:
   return rc;
 }
 
-static void print_summary(const write_job *job, const field_stats *s, hsize_t n) {
+static void print_summary(const write_job *job, const field_stats *s, hsize_t n)
+{
   char shape[256], chunk[256];
   hsize_t n_chunks = 1;
   int edge = 0;
@@ -267,13 +277,14 @@ static void print_summary(const write_job *job, const field_stats *s, hsize_t n)
   h5fz_cli_format_dims(job->chunk, job->rank, chunk, sizeof chunk);
   printf("%s:%s %s%s %s chunk %s (%llu chunks%s)%s%s\n", job->out_path, job->dataset,
          job->dtype == H5FZ_DTYPE_F32 ? "float32" : "float64", job->big_endian ? " big-endian" : "", shape, chunk,
-         (unsigned long long)n_chunks, edge ? ", with edge chunks" : "",
-         job->spec_text ? " filter " : "", job->spec_text ? job->spec_text : "");
-  printf("elements %llu, finite min %.9g max %.9g range %.9g, NaN %zu, Inf %zu\n",
-         (unsigned long long)n, s->min, s->max, s->max - s->min, s->n_nan, s->n_inf);
+         (unsigned long long)n_chunks, edge ? ", with edge chunks" : "", job->spec_text ? " filter " : "",
+         job->spec_text ? job->spec_text : "");
+  printf("elements %llu, finite min %.9g max %.9g range %.9g, NaN %zu, Inf %zu\n", (unsigned long long)n, s->min,
+         s->max, s->max - s->min, s->n_nan, s->n_inf);
 }
 
-int h5fz_cmd_from_raw(int argc, char **argv) {
+int h5fz_cmd_from_raw(int argc, char **argv)
+{
   static const struct option options[] = {{"shape", required_argument, NULL, 's'},
                                           {"chunk", required_argument, NULL, 'c'},
                                           {"chunk-bytes", required_argument, NULL, 'b'},
@@ -299,39 +310,41 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
-      case 's': shape_text = optarg; break;
-      case 'c': chunk_text = optarg; break;
-      case 'b':
-        /* at most 2^32 (a chunk of HDF5 1.10 is below 4 GiB): a larger value would overflow size_t */
-        if (h5fz_cli_parse_double(optarg, &chunk_bytes) < 0 || chunk_bytes < 1 || chunk_bytes > 4294967296.0) {
-          h5fz_cli_error(cmd, "bad --chunk-bytes '%s' (want 1..4294967296)", optarg);
-          return H5FZ_CLI_USAGE;
-        }
-        break;
-      case 'd': job.dataset = optarg; break;
-      case 't':
-        job.dtype = dtype_from_name(optarg);
-        if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
-          h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", optarg);
-          return H5FZ_CLI_USAGE;
-        }
-        break;
-      case 'o':
-        if (!strcmp(optarg, "big") || !strcmp(optarg, "be")) job.big_endian = 1;
-        else if (!strcmp(optarg, "little") || !strcmp(optarg, "le")) job.big_endian = 0;
-        else {
-          h5fz_cli_error(cmd, "bad --byte-order '%s' (little or big)", optarg);
-          return H5FZ_CLI_USAGE;
-        }
-        break;
-      case 'f': job.spec_text = optarg; break;
-      case 'q': quiet = 1; break;
-      case 'F': force = 1; break;
-      case 'h': help(stdout); return H5FZ_CLI_OK;
-      default:
-        h5fz_cli_bad_option(cmd, c, argv);
-        h5fz_cli_usage_hint(cmd);
+    case 's': shape_text = optarg; break;
+    case 'c': chunk_text = optarg; break;
+    case 'b':
+      /* at most 2^32 (a chunk of HDF5 1.10 is below 4 GiB): a larger value would overflow size_t */
+      if (h5fz_cli_parse_double(optarg, &chunk_bytes) < 0 || chunk_bytes < 1 || chunk_bytes > 4294967296.0) {
+        h5fz_cli_error(cmd, "bad --chunk-bytes '%s' (want 1..4294967296)", optarg);
         return H5FZ_CLI_USAGE;
+      }
+      break;
+    case 'd': job.dataset = optarg; break;
+    case 't':
+      job.dtype = dtype_from_name(optarg);
+      if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
+        h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", optarg);
+        return H5FZ_CLI_USAGE;
+      }
+      break;
+    case 'o':
+      if (!strcmp(optarg, "big") || !strcmp(optarg, "be"))
+        job.big_endian = 1;
+      else if (!strcmp(optarg, "little") || !strcmp(optarg, "le"))
+        job.big_endian = 0;
+      else {
+        h5fz_cli_error(cmd, "bad --byte-order '%s' (little or big)", optarg);
+        return H5FZ_CLI_USAGE;
+      }
+      break;
+    case 'f': job.spec_text = optarg; break;
+    case 'q': quiet = 1; break;
+    case 'F': force = 1; break;
+    case 'h': help(stdout); return H5FZ_CLI_OK;
+    default:
+      h5fz_cli_bad_option(cmd, c, argv);
+      h5fz_cli_usage_hint(cmd);
+      return H5FZ_CLI_USAGE;
     }
   }
   if (argc - optind != 2 || !shape_text) {
@@ -342,14 +355,12 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
   job.out_path = argv[optind + 1];
   /* A typo such as `from-raw IN IN` must not destroy the input. */
   if (h5fz_cli_same_file(argv[optind], job.out_path)) {
-    h5fz_cli_error(cmd, "refusing to write %s: it is the input file %s", job.out_path,
-                   argv[optind]);
+    h5fz_cli_error(cmd, "refusing to write %s: it is the input file %s", job.out_path, argv[optind]);
     return H5FZ_CLI_USAGE;
   }
   if (job.dtype == H5FZ_DTYPE_UNKNOWN) job.dtype = dtype_from_path(argv[optind]);
   if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
-    h5fz_cli_error(cmd, "cannot tell the type of %s: name it .f32/.f64 or give --dtype",
-                   argv[optind]);
+    h5fz_cli_error(cmd, "cannot tell the type of %s: name it .f32/.f64 or give --dtype", argv[optind]);
     return H5FZ_CLI_USAGE;
   }
   elem = h5fz_dtype_size(job.dtype);
@@ -366,15 +377,14 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     n *= job.dims[i];
   }
   if (chunk_text) {
-    if (h5fz_cli_parse_dims(chunk_text, job.chunk, H5S_MAX_RANK, &chunk_rank) < 0 ||
-        chunk_rank != job.rank) {
+    if (h5fz_cli_parse_dims(chunk_text, job.chunk, H5S_MAX_RANK, &chunk_rank) < 0 || chunk_rank != job.rank) {
       h5fz_cli_error(cmd, "bad --chunk '%s': need %d positive extents", chunk_text, job.rank);
       return H5FZ_CLI_USAGE;
     }
     for (int i = 0; i < job.rank; i++)
       if (job.chunk[i] > job.dims[i]) {
-        h5fz_cli_error(cmd, "--chunk extent %llu exceeds the dimension %llu",
-                       (unsigned long long)job.chunk[i], (unsigned long long)job.dims[i]);
+        h5fz_cli_error(cmd, "--chunk extent %llu exceeds the dimension %llu", (unsigned long long)job.chunk[i],
+                       (unsigned long long)job.dims[i]);
         return H5FZ_CLI_USAGE;
       }
   } else {
@@ -389,7 +399,8 @@ int h5fz_cmd_from_raw(int argc, char **argv) {
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }
-  if (job.spec_text && spec_to_cd(job.spec_text, job.cd, &job.n_cd, &job.has_fill, &job.fill) < 0) { /* before any warning */
+  if (job.spec_text &&
+      spec_to_cd(job.spec_text, job.cd, &job.n_cd, &job.has_fill, &job.fill) < 0) { /* before any warning */
     fclose(raw);
     return H5FZ_CLI_USAGE;
   }

@@ -15,30 +15,30 @@
 
 static const char *const cmd = "inspect";
 
-static void help(FILE *out) {
-  fprintf(out,
-          "usage: h5fz inspect FILE.h5 [DATASET] [--json] [--summary]\n"
-          "\n"
-          "For DATASET (default: every floating-point dataset), print its type, shape\n"
-          "and chunk shape, the filter pipeline's h5fz cd_values and spec text, then\n"
-          "one line per stored chunk: offset, stored bytes, chunk ratio (padded chunk\n"
-          "bytes / stored bytes), outliers, raw sub-chunks / sub-chunks, the op chain\n"
-          "and flags, read from the chunk container's header (the payload is not\n"
-          "decoded, so the plugin is not needed). A chunk kept verbatim because coding\n"
-          "did not shrink it is marked STORED RAW and counted in the total. The total\n"
-          "ratio is the dataset's bytes / its storage size, as `h5fz verify` reports\n"
-          "it. Then the dataset's h5fz_* attributes (written by the dataset API), if\n"
-          "any: scalars as values, arrays summarised, the first outliers as\n"
-          "index -> value.\n"
-          "\n"
-          "options:\n"
-          "  --summary   totals and attributes only, no line per chunk\n"
-          "  --json      print JSON instead of text\n"
-          "\n"
-          "Exit status: 0 every chunk was read (chunks stored raw, unfiltered or not\n"
-          "compressed by h5fz are not errors), 1 some chunk could not be read or is\n"
-          "not a valid h5fz container (counted as unreadable; each such chunk says\n"
-          "why), 2 usage error, or a file or dataset that cannot be opened.\n");
+static void help(FILE *out)
+{
+  fprintf(out, "usage: h5fz inspect FILE.h5 [DATASET] [--json] [--summary]\n"
+               "\n"
+               "For DATASET (default: every floating-point dataset), print its type, shape\n"
+               "and chunk shape, the filter pipeline's h5fz cd_values and spec text, then\n"
+               "one line per stored chunk: offset, stored bytes, chunk ratio (padded chunk\n"
+               "bytes / stored bytes), outliers, raw sub-chunks / sub-chunks, the op chain\n"
+               "and flags, read from the chunk container's header (the payload is not\n"
+               "decoded, so the plugin is not needed). A chunk kept verbatim because coding\n"
+               "did not shrink it is marked STORED RAW and counted in the total. The total\n"
+               "ratio is the dataset's bytes / its storage size, as `h5fz verify` reports\n"
+               "it. Then the dataset's h5fz_* attributes (written by the dataset API), if\n"
+               "any: scalars as values, arrays summarised, the first outliers as\n"
+               "index -> value.\n"
+               "\n"
+               "options:\n"
+               "  --summary   totals and attributes only, no line per chunk\n"
+               "  --json      print JSON instead of text\n"
+               "\n"
+               "Exit status: 0 every chunk was read (chunks stored raw, unfiltered or not\n"
+               "compressed by h5fz are not errors), 1 some chunk could not be read or is\n"
+               "not a valid h5fz container (counted as unreadable; each such chunk says\n"
+               "why), 2 usage error, or a file or dataset that cannot be opened.\n");
 }
 
 typedef struct {
@@ -48,10 +48,11 @@ typedef struct {
 typedef struct {
   uint64_t chunks, stored, input, outliers, raw_sub, sub, raw_chunks, errors, unfiltered, not_h5fz;
   uint64_t readable_stored; /* stored bytes of the chunks counted in input: the chunk ratio's divisor */
-  uint64_t later_filter; /* chunks coded by a filter after h5fz (not decoded here) */
+  uint64_t later_filter;    /* chunks coded by a filter after h5fz (not decoded here) */
 } totals;
 
-static void print_offset(const hsize_t *off, int rank) {
+static void print_offset(const hsize_t *off, int rank)
+{
   char buf[256];
   h5fz_cli_format_dims(off, rank, buf, sizeof buf);
   /* Offsets may be 0, which format_dims prints fine; separators as commas
@@ -63,7 +64,8 @@ static void print_offset(const hsize_t *off, int rank) {
 }
 
 /* The op chain of a chunk header as names joined by sep ("quant delta ..."). */
-static void format_chain(const h5fz_chunk_info *info, const char *sep, char *buf, size_t len) {
+static void format_chain(const h5fz_chunk_info *info, const char *sep, char *buf, size_t len)
+{
   size_t used = 0;
   buf[0] = '\0';
   for (uint32_t i = 0; i < info->n_ops && i < H5FZ_MAX_OPS && used < len; i++) {
@@ -84,7 +86,7 @@ static void format_chain(const h5fz_chunk_info *info, const char *sep, char *buf
 #define MAX_LATER 16
 typedef struct {
   int n;
-  int pos[MAX_LATER];          /* position in the pipeline */
+  int pos[MAX_LATER]; /* position in the pipeline */
   H5Z_filter_t id[MAX_LATER];
   char name[MAX_LATER][48];
 } later_filters;
@@ -101,7 +103,8 @@ typedef struct {
   h5fz_spec spec;
 } chunk_walk;
 
-static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
+static void find_later_filters(hid_t dcpl, int pos, later_filters *l)
+{
   int n = pos >= 0 ? H5Pget_nfilters(dcpl) : 0;
   l->n = 0;
   for (int i = pos + 1; i < n && l->n < MAX_LATER; i++) {
@@ -121,7 +124,8 @@ static void find_later_filters(hid_t dcpl, int pos, later_filters *l) {
  * that coded it (mask bit clear): Fletcher32 only appends a 4-byte
  * checksum, which is cut off; any other filter changes the bytes, which
  * inspect does not decode: then *other names it and -1 is returned. */
-static long long container_bytes(const h5fz_cli_chunk *c, const later_filters *l, const char **other) {
+static long long container_bytes(const h5fz_cli_chunk *c, const later_filters *l, const char **other)
+{
   long long size = (long long)c->size;
   for (int k = 0; k < l->n; k++) {
     if ((c->filter_mask >> l->pos[k]) & 1u) continue; /* skipped this chunk */
@@ -137,7 +141,8 @@ static long long container_bytes(const h5fz_cli_chunk *c, const later_filters *l
 
 /* One chunk, as h5fz_cli_walk_chunks found it with its stored bytes:
  * parse the container header. */
-static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
+static int inspect_chunk(const h5fz_cli_chunk *c, void *data)
+{
   const chunk_walk *w = data;
   const inspect_options *o = w->o;
   totals *t = w->t;
@@ -165,8 +170,7 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
     long long bytes = container_bytes(c, w->later, &other);
     if (bytes < 0) {
       snprintf(later_why, sizeof later_why,
-               "coded by filter '%s' after h5fz: not decoded here, so the container is not shown",
-               other);
+               "coded by filter '%s' after h5fz: not decoded here, so the container is not shown", other);
       why = later_why;
       st = 3;
     } else {
@@ -210,8 +214,7 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
   }
   if (o->summary) return 0;
   if (o->json) {
-    printf("%s\n      {\"index\": %llu, \"offset\": [", index ? "," : "",
-           (unsigned long long)index);
+    printf("%s\n      {\"index\": %llu, \"offset\": [", index ? "," : "", (unsigned long long)index);
     for (int i = 0; i < rank; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)off[i]);
     printf("], \"stored_bytes\": %llu", (unsigned long long)size);
     if (st == H5FZ_OK) {
@@ -219,9 +222,8 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
       printf(", \"input_bytes\": %llu, \"ratio\": %.6g, \"outliers\": %u, "
              "\"subchunks\": %u, \"raw_subchunks\": %u, \"stored_raw\": %s, "
              "\"abs_bound\": %.17g, \"chain\": [",
-             (unsigned long long)info.input_bytes,
-             size ? (double)info.input_bytes / (double)size : 0.0, info.n_outliers,
-             info.n_subchunks, info.n_raw_subchunks, info.stored_raw ? "true" : "false",
+             (unsigned long long)info.input_bytes, size ? (double)info.input_bytes / (double)size : 0.0,
+             info.n_outliers, info.n_subchunks, info.n_raw_subchunks, info.stored_raw ? "true" : "false",
              info.abs_bound);
       for (uint32_t i = 0; i < info.n_ops && i < H5FZ_MAX_OPS; i++) {
         const char *name = h5fz_op_name(info.ops[i]);
@@ -233,8 +235,7 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
       }
       printf("]");
       if (info.predictor) printf(", \"lorenzo_nd_predictor\": %u", info.predictor);
-      printf(", \"big_endian\": %s, \"format_version\": %u}", info.big_endian ? "true" : "false",
-             info.format_version);
+      printf(", \"big_endian\": %s, \"format_version\": %u}", info.big_endian ? "true" : "false", info.format_version);
     } else {
       printf(", \"error\": ");
       h5fz_cli_json_string(stdout, why);
@@ -259,9 +260,8 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
     char pred[32] = "";
     if (info.predictor) snprintf(pred, sizeof pred, " (%u-D)", info.predictor);
     printf("  stored %llu  chunk ratio %.3f  outliers %u  raw sub-chunks %u/%u  chain %s%s%s\n",
-           (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0,
-           info.n_outliers, info.n_raw_subchunks, info.n_subchunks, chain, pred,
-           info.big_endian ? "  big-endian (format v2)" : "");
+           (unsigned long long)size, size ? (double)info.input_bytes / (double)size : 0.0, info.n_outliers,
+           info.n_raw_subchunks, info.n_subchunks, chain, pred, info.big_endian ? "  big-endian (format v2)" : "");
   } else
     printf("  stored %llu  %s\n", (unsigned long long)size, why);
   return 0;
@@ -270,7 +270,8 @@ static int inspect_chunk(const h5fz_cli_chunk *c, void *data) {
 /* The filter line: cd_values as stored (user and set_local words) and the
  * spec they mean, also into *spec (*have_spec 0 when they do not parse).
  * Returns the filter's position in the pipeline or -1. */
-static int describe_filter(hid_t dcpl, const inspect_options *o, h5fz_spec *spec_out, int *have_spec) {
+static int describe_filter(hid_t dcpl, const inspect_options *o, h5fz_spec *spec_out, int *have_spec)
+{
   unsigned flags = 0, words[H5FZ_CD_MAX], *cd = words;
   size_t n = 0, shown;
   char text[512] = "";
@@ -313,14 +314,16 @@ static int describe_filter(hid_t dcpl, const inspect_options *o, h5fz_spec *spec
     if (shown < n) printf(" ... (the first %zu shown: out of memory)", shown);
     if (n > H5FZ_CD_MAX)
       printf("\n  (%zu words: more than the %d an h5fz pipeline holds, %d user words and the "
-             "dataset part)", n, H5FZ_CD_MAX, H5FZ_CD_USER_MAX);
+             "dataset part)",
+             n, H5FZ_CD_MAX, H5FZ_CD_USER_MAX);
     printf("\n  spec: %s\n", text[0] ? text : "(cd_values not understood)");
   }
   if (cd != words) free(cd);
   return pos;
 }
 
-static int inspect_dataset(hid_t file, const char *name, const inspect_options *o, int first) {
+static int inspect_dataset(hid_t file, const char *name, const inspect_options *o, int first)
+{
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), dcpl = -1, space = -1, type = -1;
   hsize_t dims[H5S_MAX_RANK], chunk[H5S_MAX_RANK], n_chunks = 0;
   char shape[256], chunk_text[256] = "", type_name[64];
@@ -361,30 +364,29 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     printf(", \"dtype\": \"%s\", \"shape\": \"%s\", \"element_bytes\": %zu, "
            "\"chunk\": \"%s\", \"storage_bytes\": %llu, \"dataset_bytes\": %llu, "
            "\"ratio\": %.6g, \"byte_order\": ",
-           type_name, shape, H5Tget_size(type), chunk_text, (unsigned long long)storage,
-           (unsigned long long)logical, ratio);
+           type_name, shape, H5Tget_size(type), chunk_text, (unsigned long long)storage, (unsigned long long)logical,
+           ratio);
     if (h5fz_cli_byte_order(type))
       h5fz_cli_json_string(stdout, h5fz_cli_byte_order(type));
     else
       printf("null");
   } else {
     printf("%s: %s, shape %s, chunk %s, stored %llu bytes\n", name, type_name, shape,
-           chunk_text[0] ? chunk_text : (rank == 0 ? "(not chunked, cannot be compressed)"
-                                                   : "(not chunked)"),
+           chunk_text[0] ? chunk_text : (rank == 0 ? "(not chunked, cannot be compressed)" : "(not chunked)"),
            (unsigned long long)storage);
   }
   h5fz_spec spec = {0};
   int have_spec = 0;
   pos = describe_filter(dcpl, o, &spec, &have_spec);
   if (!o->json && !h5fz_cli_is_float_type(type))
-    printf("  %s is not float32/float64: not compressed by h5fz (the filter skips it)\n",
-           type_name);
+    printf("  %s is not float32/float64: not compressed by h5fz (the filter skips it)\n", type_name);
   if (chunk_text[0] && H5Dget_num_chunks(dset, space, &n_chunks) < 0) {
     h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
     rc = H5FZ_CLI_USAGE;
     n_chunks = 0;
   }
-  if (o->json) printf(", \"chunks\": [");
+  if (o->json)
+    printf(", \"chunks\": [");
   else if (!o->summary && n_chunks && pos >= 0)
     printf("  chunks: index [offset]  stored bytes  chunk ratio (padded chunk bytes / stored "
            "bytes)  outliers  raw sub-chunks  op chain; STORED RAW: the chunk kept verbatim\n");
@@ -406,8 +408,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     }
     find_later_filters(dcpl, pos, &later);
     if (h5fz_cli_walk_chunks(dset, 1, inspect_chunk, &w, &n_chunks) < 0) {
-      h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name,
-                     h5fz_cli_hdf5_reason(why, sizeof why));
+      h5fz_cli_error(cmd, "%s: cannot count chunks: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
       rc = H5FZ_CLI_USAGE;
     }
   }
@@ -417,19 +418,15 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
            "\"raw_chunks\": %llu, \"unfiltered_chunks\": %llu, \"unreadable_chunks\": %llu, "
            "\"not_h5fz_chunks\": %llu, \"later_filter_chunks\": %llu, \"dataset_bytes\": %llu, "
            "\"ratio\": %.6g, \"chunk_ratio\": %.6g}",
-           n_chunks && !o->summary ? "\n    " : "", (unsigned long long)t.chunks,
-           (unsigned long long)t.stored, (unsigned long long)t.input,
-           (unsigned long long)t.outliers, (unsigned long long)t.sub,
-           (unsigned long long)t.raw_sub, (unsigned long long)t.raw_chunks,
-           (unsigned long long)t.unfiltered,
-           (unsigned long long)t.errors, (unsigned long long)t.not_h5fz,
-           (unsigned long long)t.later_filter, (unsigned long long)logical, ratio,
-           t.readable_stored ? (double)t.input / (double)t.readable_stored : 0.0);
+           n_chunks && !o->summary ? "\n    " : "", (unsigned long long)t.chunks, (unsigned long long)t.stored,
+           (unsigned long long)t.input, (unsigned long long)t.outliers, (unsigned long long)t.sub,
+           (unsigned long long)t.raw_sub, (unsigned long long)t.raw_chunks, (unsigned long long)t.unfiltered,
+           (unsigned long long)t.errors, (unsigned long long)t.not_h5fz, (unsigned long long)t.later_filter,
+           (unsigned long long)logical, ratio, t.readable_stored ? (double)t.input / (double)t.readable_stored : 0.0);
   } else if (pos < 0) {
     printf("  total: %llu chunks, stored %llu, dataset %llu bytes, ratio %.3f (dataset bytes / "
            "storage size); not compressed by h5fz\n",
-           (unsigned long long)t.chunks, (unsigned long long)storage,
-           (unsigned long long)logical, ratio);
+           (unsigned long long)t.chunks, (unsigned long long)storage, (unsigned long long)logical, ratio);
   } else {
     char chunk_ratio[128] = "chunk ratio n/a (no h5fz chunk)";
     /* over the stored bytes of the same chunks: an unreadable chunk adds
@@ -444,18 +441,16 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
     printf("  total: %llu chunks, stored %llu, ratio %.3f (dataset bytes %llu / storage size "
            "%llu, as verify), %s, outliers %llu, raw sub-chunks %llu/%llu, stored raw "
            "chunks %llu, unfiltered chunks %llu, unreadable %llu",
-           (unsigned long long)t.chunks, (unsigned long long)t.stored, ratio,
-           (unsigned long long)logical, (unsigned long long)storage, chunk_ratio,
-           (unsigned long long)t.outliers, (unsigned long long)t.raw_sub,
-           (unsigned long long)t.sub, (unsigned long long)t.raw_chunks,
-           (unsigned long long)t.unfiltered, (unsigned long long)t.errors);
-    if (t.later_filter)
-      printf(", coded by a filter after h5fz (not decoded) %llu", (unsigned long long)t.later_filter);
+           (unsigned long long)t.chunks, (unsigned long long)t.stored, ratio, (unsigned long long)logical,
+           (unsigned long long)storage, chunk_ratio, (unsigned long long)t.outliers, (unsigned long long)t.raw_sub,
+           (unsigned long long)t.sub, (unsigned long long)t.raw_chunks, (unsigned long long)t.unfiltered,
+           (unsigned long long)t.errors);
+    if (t.later_filter) printf(", coded by a filter after h5fz (not decoded) %llu", (unsigned long long)t.later_filter);
     printf("\n");
   }
   if (t.errors) {
-    h5fz_cli_error(cmd, "%s: %llu of %llu chunks unreadable or not valid h5fz containers (%s)",
-                   name, (unsigned long long)t.errors, (unsigned long long)t.chunks,
+    h5fz_cli_error(cmd, "%s: %llu of %llu chunks unreadable or not valid h5fz containers (%s)", name,
+                   (unsigned long long)t.errors, (unsigned long long)t.chunks,
                    o->summary ? "run without --summary to see which and why"
                    : o->json  ? "each one's \"error\" says why"
                               : "each one's line says why");
@@ -471,8 +466,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
       ct.dataset_bytes = logical;
     }
     if (h5fz_cli_print_attributes(dset, o->json, &ct) < 0)
-      h5fz_cli_error(cmd, "%s: cannot list its attributes: %s", name,
-                     h5fz_cli_hdf5_reason(why, sizeof why));
+      h5fz_cli_error(cmd, "%s: cannot list its attributes: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
   }
   if (o->json) printf("}");
   H5Tclose(type);
@@ -482,7 +476,8 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   return rc;
 }
 
-int h5fz_cmd_inspect(int argc, char **argv) {
+int h5fz_cmd_inspect(int argc, char **argv)
+{
   static const struct option options[] = {{"json", no_argument, NULL, 'j'},
                                           {"summary", no_argument, NULL, 's'},
                                           {"help", no_argument, NULL, 'h'},
@@ -497,13 +492,13 @@ int h5fz_cmd_inspect(int argc, char **argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
-      case 'j': o.json = 1; break;
-      case 's': o.summary = 1; break;
-      case 'h': help(stdout); return H5FZ_CLI_OK;
-      default:
-        h5fz_cli_bad_option(cmd, c, argv);
-        h5fz_cli_usage_hint(cmd);
-        return H5FZ_CLI_USAGE;
+    case 'j': o.json = 1; break;
+    case 's': o.summary = 1; break;
+    case 'h': help(stdout); return H5FZ_CLI_OK;
+    default:
+      h5fz_cli_bad_option(cmd, c, argv);
+      h5fz_cli_usage_hint(cmd);
+      return H5FZ_CLI_USAGE;
     }
   }
   if (argc - optind < 1 || argc - optind > 2) {

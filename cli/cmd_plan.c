@@ -10,6 +10,7 @@
 
 #include "cmd_plan.h"
 #include "h5fz.h"
+#include "h5fz_device_query.h"
 #include "h5fz_planner.h"
 
 #define PLAN_MAX_OPS 16
@@ -25,30 +26,31 @@ typedef struct {
   size_t n_ops;
 } plan_args;
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: h5fz plan [--json] [--device FILE | --gpu N] "
-          "[--registry FILE]\n"
-          "                 [--ops LIST] [--chunk BYTES] [--calibration "
-          "FILE]\n"
-          "Print the hardware plan: device, chosen kernel class, refused "
-          "classes and\n"
-          "why, predicted GB/s and the chunk size above which chunks go to "
-          "the GPU.\n"
-          "  --json            print one JSON object\n"
-          "  --device FILE     plan for a described device "
-          "(planner/devices/*.txt)\n"
-          "  --gpu N           detect GPU number N (default 0)\n"
-          "  --registry FILE   kernel classes from FILE (default: embedded)\n"
-          "  --ops LIST        op ids of the spec (default 1,10,11,13,30)\n"
-          "  --chunk BYTES     route and prediction for one chunk size "
-          "(K, M, G = KiB, MiB, GiB)\n"
-          "  --calibration F   measured figures (default "
-          "<cache dir>/calibration.txt)\n");
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: h5fz plan [--json] [--device FILE | --gpu N] "
+             "[--registry FILE]\n"
+             "                 [--ops LIST] [--chunk BYTES] [--calibration "
+             "FILE]\n"
+             "Print the hardware plan: device, chosen kernel class, refused "
+             "classes and\n"
+             "why, predicted GB/s and the chunk size above which chunks go to "
+             "the GPU.\n"
+             "  --json            print one JSON object\n"
+             "  --device FILE     plan for a described device "
+             "(planner/devices/*.txt)\n"
+             "  --gpu N           detect GPU number N (default 0)\n"
+             "  --registry FILE   kernel classes from FILE (default: embedded)\n"
+             "  --ops LIST        op ids of the spec (default 1,10,11,13,30)\n"
+             "  --chunk BYTES     route and prediction for one chunk size "
+             "(K, M, G = KiB, MiB, GiB)\n"
+             "  --calibration F   measured figures (default "
+             "<cache dir>/calibration.txt)\n");
 }
 
 /* "4194304", "4M", "16KiB" -> bytes. 0 on success. */
-static int parse_bytes(const char *s, uint64_t *out) {
+static int parse_bytes(const char *s, uint64_t *out)
+{
   char *end;
   unsigned long long v;
   uint64_t mul = 1;
@@ -56,9 +58,12 @@ static int parse_bytes(const char *s, uint64_t *out) {
   errno = 0;
   v = strtoull(s, &end, 10);
   if (errno != 0) return -1;
-  if (*end == 'K' || *end == 'k') mul = 1024;
-  else if (*end == 'M' || *end == 'm') mul = 1024 * 1024;
-  else if (*end == 'G' || *end == 'g') mul = 1024ull * 1024 * 1024;
+  if (*end == 'K' || *end == 'k')
+    mul = 1024;
+  else if (*end == 'M' || *end == 'm')
+    mul = 1024 * 1024;
+  else if (*end == 'G' || *end == 'g')
+    mul = 1024ull * 1024 * 1024;
   if (mul != 1) {
     end++;
     if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0) end += strlen(end);
@@ -70,7 +75,8 @@ static int parse_bytes(const char *s, uint64_t *out) {
 
 /* A comma-separated list of op ids (blanks around an id allowed); an empty
  * item ("1,,30", a trailing comma) is refused, not skipped. */
-static int parse_ops(const char *s, plan_args *a) {
+static int parse_ops(const char *s, plan_args *a)
+{
   a->n_ops = 0;
   for (;;) {
     char *end;
@@ -86,7 +92,8 @@ static int parse_ops(const char *s, plan_args *a) {
 }
 
 /* 0 ok, 2 usage error, 3 --help */
-static int parse_args(int argc, char **argv, plan_args *a) {
+static int parse_args(int argc, char **argv, plan_args *a)
+{
   static const uint8_t def_ops[] = {1, 10, 11, 13, 30};
   int i;
   memset(a, 0, sizeof *a);
@@ -104,9 +111,12 @@ static int parse_args(int argc, char **argv, plan_args *a) {
       return 2;
     }
     i++;
-    if (strcmp(o, "--device") == 0) a->device = v;
-    else if (strcmp(o, "--registry") == 0) a->registry = v;
-    else if (strcmp(o, "--calibration") == 0) a->calibration = v;
+    if (strcmp(o, "--device") == 0)
+      a->device = v;
+    else if (strcmp(o, "--registry") == 0)
+      a->registry = v;
+    else if (strcmp(o, "--calibration") == 0)
+      a->calibration = v;
     else if (strcmp(o, "--gpu") == 0) {
       char *end;
       long g = strtol(v, &end, 10);
@@ -115,11 +125,9 @@ static int parse_args(int argc, char **argv, plan_args *a) {
         return 2;
       }
       a->gpu = (int)g;
-    }
-    else if (strcmp(o, "--chunk") == 0) {
+    } else if (strcmp(o, "--chunk") == 0) {
       if (parse_bytes(v, &a->chunk) != 0) {
-        fprintf(stderr, "h5fz plan: bad --chunk '%s' (bytes, K/M/G suffix)\n",
-                v);
+        fprintf(stderr, "h5fz plan: bad --chunk '%s' (bytes, K/M/G suffix)\n", v);
         return 2;
       }
     } else if (strcmp(o, "--ops") == 0) {
@@ -146,7 +154,8 @@ static int parse_args(int argc, char **argv, plan_args *a) {
   return 0;
 }
 
-static int get_device(const plan_args *a, h5fz_device_desc *dev) {
+static int get_device(const plan_args *a, h5fz_device_desc *dev)
+{
   char err[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
   if (a->device == NULL) {
     /* no GPU is a valid answer: the plan then explains it */
@@ -161,7 +170,8 @@ static int get_device(const plan_args *a, h5fz_device_desc *dev) {
   return 0;
 }
 
-static int print_plan(const h5fz_plan *plan, const plan_args *a) {
+static int print_plan(const h5fz_plan *plan, const plan_args *a)
+{
   char small[1];
   int n = a->json ? h5fz_plan_format_json(plan, a->chunk, small, sizeof small)
                   : h5fz_plan_format_text(plan, a->chunk, small, sizeof small);
@@ -170,14 +180,17 @@ static int print_plan(const h5fz_plan *plan, const plan_args *a) {
     fprintf(stderr, "h5fz plan: out of memory\n");
     return 1;
   }
-  if (a->json) h5fz_plan_format_json(plan, a->chunk, buf, (size_t)n + 1);
-  else h5fz_plan_format_text(plan, a->chunk, buf, (size_t)n + 1);
+  if (a->json)
+    h5fz_plan_format_json(plan, a->chunk, buf, (size_t)n + 1);
+  else
+    h5fz_plan_format_text(plan, a->chunk, buf, (size_t)n + 1);
   fputs(buf, stdout);
   free(buf);
   return 0;
 }
 
-int h5fz_cmd_plan(int argc, char **argv) {
+int h5fz_cmd_plan(int argc, char **argv)
+{
   plan_args a;
   h5fz_device_desc dev;
   h5fz_registry *reg = NULL;

@@ -14,7 +14,8 @@
 
 static const char *const cmd = "verify";
 
-static void help(FILE *out) {
+static void help(FILE *out)
+{
   fprintf(out,
           "usage: h5fz verify ORIG.h5 COMPRESSED.h5 (--abs B | --rel R | --pw-rel E | --lossless)\n"
           "                   [options]\n"
@@ -54,17 +55,17 @@ static void help(FILE *out) {
 
 typedef struct {
   const char *name;
-  char error[640];       /* non-empty: the dataset could not be compared */
+  char error[640]; /* non-empty: the dataset could not be compared */
   char shape[256];
   char dtype[64];
   uint64_t n;
   uint64_t n_finite, n_nan, n_inf;
-  double min, max;       /* finite range of the original */
+  double min, max; /* finite range of the original */
   double bound, max_err, psnr;
   int nan_match, inf_match, filter_found;
-  int is_float;          /* a type h5fz compresses (float32, float64) */
-  int chunked, scalar;   /* layout of the compressed dataset */
-  int dim_scale;         /* a dimension scale (netCDF coordinates and dimensions) */
+  int is_float;                /* a type h5fz compresses (float32, float64) */
+  int chunked, scalar;         /* layout of the compressed dataset */
+  int dim_scale;               /* a dimension scale (netCDF coordinates and dimensions) */
   uint64_t chunks, unfiltered; /* allocated chunks; those h5fz skipped */
   uint64_t raw_bytes, stored_bytes;
   double ratio;
@@ -73,8 +74,9 @@ typedef struct {
 /* Reads a whole dataset converted to double, which holds every float32 and
  * float64 value exactly, NaN payload aside; tname (64 bytes) receives its
  * type's name (h5fz_cli_type_name), which the doubles no longer show. */
-static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *rank,
-                            hsize_t *n, char tname[64], dataset_report *r) {
+static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *rank, hsize_t *n, char tname[64],
+                            dataset_report *r)
+{
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), space = -1;
   double *buf = NULL;
   char why[400];
@@ -89,8 +91,10 @@ static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *ra
   if (cls != H5T_FLOAT && cls != H5T_INTEGER) {
     /* compound, string, enum, ...: HDF5 cannot convert it to numbers, and
      * h5fz never compresses it (float32/float64 only) */
-    snprintf(r->error, sizeof r->error, "%s is not a numeric type: not compressed by h5fz (float32/float64 only), "
-             "nothing to verify", tname);
+    snprintf(r->error, sizeof r->error,
+             "%s is not a numeric type: not compressed by h5fz (float32/float64 only), "
+             "nothing to verify",
+             tname);
     H5Dclose(dset);
     return NULL;
   }
@@ -103,8 +107,7 @@ static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *ra
   *n = (hsize_t)H5Sget_simple_extent_npoints(space);
   buf = malloc(*n ? *n * sizeof *buf : 1);
   if (!buf) {
-    snprintf(r->error, sizeof r->error, "out of memory (%llu elements)",
-             (unsigned long long)*n);
+    snprintf(r->error, sizeof r->error, "out of memory (%llu elements)", (unsigned long long)*n);
     goto done;
   }
   if (H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
@@ -124,7 +127,8 @@ typedef struct {
   dataset_report *r;
 } unfiltered_walk;
 
-static int count_chunk(const h5fz_cli_chunk *c, void *data) {
+static int count_chunk(const h5fz_cli_chunk *c, void *data)
+{
   unfiltered_walk *w = data;
   if (c->error) return 0; /* not located or not read: its mask is unknown */
   w->r->chunks++;
@@ -136,13 +140,15 @@ static int count_chunk(const h5fz_cli_chunk *c, void *data) {
  * at pipeline position pos (bit pos of the chunk's filter mask set: an
  * optional filter that failed or refused the chunk). One pass over the
  * chunk grid (h5fz_cli_walk_chunks), near-linear in the chunks. */
-static void count_unfiltered(hid_t dset, int pos, dataset_report *r) {
+static void count_unfiltered(hid_t dset, int pos, dataset_report *r)
+{
   unfiltered_walk w = {pos, r};
   hsize_t n = 0;
   h5fz_cli_walk_chunks(dset, 0, count_chunk, &w, &n);
 }
 
-static void describe_compressed(hid_t file, const char *name, dataset_report *r) {
+static void describe_compressed(hid_t file, const char *name, dataset_report *r)
+{
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
   hid_t dcpl, type, space;
   unsigned flags, cd[H5FZ_CD_MAX];
@@ -169,7 +175,8 @@ static void describe_compressed(hid_t file, const char *name, dataset_report *r)
   H5Dclose(dset);
 }
 
-static void finite_range(const double *a, hsize_t n, dataset_report *r) {
+static void finite_range(const double *a, hsize_t n, dataset_report *r)
+{
   r->min = INFINITY;
   r->max = -INFINITY;
   for (hsize_t i = 0; i < n; i++) {
@@ -187,14 +194,14 @@ static void finite_range(const double *a, hsize_t n, dataset_report *r) {
 
 /* Errors over the elements finite in the original; a finite value decoded
  * as NaN or Inf counts as an infinite error. */
-static void compare(const double *a, const double *b, hsize_t n, dataset_report *r) {
+static void compare(const double *a, const double *b, hsize_t n, dataset_report *r)
+{
   double sq = 0.0, range = r->max - r->min;
   r->max_err = 0.0;
   r->nan_match = r->inf_match = 1;
   for (hsize_t i = 0; i < n; i++) {
     if (isnan(a[i]) != isnan(b[i])) r->nan_match = 0;
-    if ((isinf(a[i]) || isinf(b[i])) && !(isnan(a[i]) || isnan(b[i])) && a[i] != b[i])
-      r->inf_match = 0;
+    if ((isinf(a[i]) || isinf(b[i])) && !(isnan(a[i]) || isnan(b[i])) && a[i] != b[i]) r->inf_match = 0;
     if (isfinite(a[i])) {
       double e = fabs(a[i] - b[i]);
       if (isnan(e)) e = INFINITY;
@@ -217,12 +224,12 @@ typedef struct {
 /* PW_REL: the largest |x - x'| / |x| over finite x != 0 (inf when a sign
  * flips), and zeros must come back as the same zero. LOSSLESS: 0, or inf
  * when any value's bits differ. */
-static double pointwise_error(const double *a, const double *b, hsize_t n, int lossless) {
+static double pointwise_error(const double *a, const double *b, hsize_t n, int lossless)
+{
   double worst = 0.0;
   for (hsize_t i = 0; i < n; i++) {
     if (lossless || a[i] == 0) {
-      if (memcmp(&a[i], &b[i], sizeof a[i]) != 0 && !(isnan(a[i]) && isnan(b[i]) && !lossless))
-        return INFINITY;
+      if (memcmp(&a[i], &b[i], sizeof a[i]) != 0 && !(isnan(a[i]) && isnan(b[i]) && !lossless)) return INFINITY;
     } else if (isfinite(a[i])) {
       double e = fabs(a[i] - b[i]) / fabs(a[i]);
       if (isnan(e) || signbit(a[i]) != signbit(b[i])) return INFINITY;
@@ -232,7 +239,8 @@ static double pointwise_error(const double *a, const double *b, hsize_t n, int l
   return worst;
 }
 
-static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r) {
+static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r)
+{
   hsize_t dims_a[H5S_MAX_RANK], dims_b[H5S_MAX_RANK], n_a = 0, n_b = 0;
   int rank_a = 0, rank_b = 0;
   double *a, *b;
@@ -250,8 +258,7 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
   if (rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
     char other[256];
     h5fz_cli_format_dims(dims_b, rank_b, other, sizeof other);
-    snprintf(r->error, sizeof r->error, "shape %s in the original, %s in the compressed file",
-             r->shape, other);
+    snprintf(r->error, sizeof r->error, "shape %s in the original, %s in the compressed file", r->shape, other);
   } else if (strcmp(type_a, type_b)) { /* values read as doubles would hide it (a tester: float32 against int32) */
     snprintf(r->error, sizeof r->error, "type %s in the original, %s in the compressed file", type_a, type_b);
   } else {
@@ -275,22 +282,21 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
  * Nor a dimension scale: netCDF-4's coordinate variables and dimension
  * datasets, which are meant to stay exact (h5fz compress keeps them
  * lossless) and which netCDF itself stores contiguous. */
-static int filter_applied(const dataset_report *r) {
-  return r->filter_found && r->unfiltered == 0;
-}
+static int filter_applied(const dataset_report *r) { return r->filter_found && r->unfiltered == 0; }
 
-static int filter_ok(const dataset_report *r, const verify_options *o) {
+static int filter_ok(const dataset_report *r, const verify_options *o)
+{
   return !o->require_filter || r->scalar || r->dim_scale || filter_applied(r);
 }
 
-static int report_ok(const dataset_report *r, const verify_options *o) {
-  return !r->error[0] && r->max_err <= r->bound && r->nan_match && r->inf_match &&
-         filter_ok(r, o);
+static int report_ok(const dataset_report *r, const verify_options *o)
+{
+  return !r->error[0] && r->max_err <= r->bound && r->nan_match && r->inf_match && filter_ok(r, o);
 }
 
 /* The filter column of the text report. */
-static const char *filter_text(const dataset_report *r, const verify_options *o, char *buf,
-                               size_t len) {
+static const char *filter_text(const dataset_report *r, const verify_options *o, char *buf, size_t len)
+{
   const char *missing = o->require_filter ? "MISSING" : "none";
   if (r->scalar)
     snprintf(buf, len, "none (scalar: not chunked, cannot be compressed)");
@@ -300,11 +306,10 @@ static const char *filter_text(const dataset_report *r, const verify_options *o,
     snprintf(buf, len, "none (dimension scale: coordinates stay exact, not required)");
   else if (r->filter_found)
     snprintf(buf, len, "h5fz %s (%llu of %llu chunks stored unfiltered)",
-             o->require_filter ? "NOT APPLIED" : "not applied",
-             (unsigned long long)r->unfiltered, (unsigned long long)r->chunks);
+             o->require_filter ? "NOT APPLIED" : "not applied", (unsigned long long)r->unfiltered,
+             (unsigned long long)r->chunks);
   else if (!r->is_float)
-    snprintf(buf, len, "%s (%s: not compressed by h5fz, which takes float32/float64)",
-             missing, r->dtype);
+    snprintf(buf, len, "%s (%s: not compressed by h5fz, which takes float32/float64)", missing, r->dtype);
   else if (!r->chunked)
     snprintf(buf, len, "%s (not chunked, so not compressed)", missing);
   else
@@ -312,7 +317,8 @@ static const char *filter_text(const dataset_report *r, const verify_options *o,
   return buf;
 }
 
-static void print_text(const dataset_report *r, const verify_options *o) {
+static void print_text(const dataset_report *r, const verify_options *o)
+{
   char filter[160];
   if (r->error[0]) {
     printf("%s: ERROR %s\n", r->name, r->error);
@@ -320,12 +326,13 @@ static void print_text(const dataset_report *r, const verify_options *o) {
   }
   printf("%s: %s %s  bound %.6g  max_err %.6g  psnr %.2f dB  ratio %.3f  nan %s  inf %s  "
          "filter %s  -> %s\n",
-         r->name, r->dtype, r->shape, r->bound, r->max_err, r->psnr, r->ratio,
-         r->nan_match ? "match" : "MISMATCH", r->inf_match ? "match" : "MISMATCH",
-         filter_text(r, o, filter, sizeof filter), report_ok(r, o) ? "ok" : "FAIL");
+         r->name, r->dtype, r->shape, r->bound, r->max_err, r->psnr, r->ratio, r->nan_match ? "match" : "MISMATCH",
+         r->inf_match ? "match" : "MISMATCH", filter_text(r, o, filter, sizeof filter),
+         report_ok(r, o) ? "ok" : "FAIL");
 }
 
-static void print_json(const dataset_report *r, const verify_options *o, int first) {
+static void print_json(const dataset_report *r, const verify_options *o, int first)
+{
   printf("%s\n    {\"dataset\": ", first ? "" : ",");
   h5fz_cli_json_string(stdout, r->name);
   if (r->error[0]) {
@@ -336,8 +343,7 @@ static void print_json(const dataset_report *r, const verify_options *o, int fir
   }
   printf(", \"dtype\": \"%s\", \"shape\": \"%s\", \"elements\": %llu, \"nan_count\": %llu, "
          "\"inf_count\": %llu, \"min\": ",
-         r->dtype, r->shape, (unsigned long long)r->n, (unsigned long long)r->n_nan,
-         (unsigned long long)r->n_inf);
+         r->dtype, r->shape, (unsigned long long)r->n, (unsigned long long)r->n_nan, (unsigned long long)r->n_inf);
   h5fz_cli_json_number(stdout, r->min);
   printf(", \"max\": ");
   h5fz_cli_json_number(stdout, r->max);
@@ -349,20 +355,19 @@ static void print_json(const dataset_report *r, const verify_options *o, int fir
   h5fz_cli_json_number(stdout, r->psnr);
   printf(", \"nan_match\": %s, \"inf_match\": %s, \"raw_bytes\": %llu, \"stored_bytes\": %llu, "
          "\"ratio\": ",
-         r->nan_match ? "true" : "false", r->inf_match ? "true" : "false",
-         (unsigned long long)r->raw_bytes, (unsigned long long)r->stored_bytes);
+         r->nan_match ? "true" : "false", r->inf_match ? "true" : "false", (unsigned long long)r->raw_bytes,
+         (unsigned long long)r->stored_bytes);
   h5fz_cli_json_number(stdout, r->ratio);
   printf(", \"filter_found\": %s, \"filter_applied\": %s, \"chunked\": %s, "
          "\"scalar\": %s, \"dimension_scale\": %s, \"chunks\": %llu, \"unfiltered_chunks\": %llu, "
          "\"ok\": %s}",
-         r->filter_found ? "true" : "false", filter_applied(r) ? "true" : "false",
-         r->chunked ? "true" : "false", r->scalar ? "true" : "false",
-         r->dim_scale ? "true" : "false",
-         (unsigned long long)r->chunks, (unsigned long long)r->unfiltered,
-         report_ok(r, o) ? "true" : "false");
+         r->filter_found ? "true" : "false", filter_applied(r) ? "true" : "false", r->chunked ? "true" : "false",
+         r->scalar ? "true" : "false", r->dim_scale ? "true" : "false", (unsigned long long)r->chunks,
+         (unsigned long long)r->unfiltered, report_ok(r, o) ? "true" : "false");
 }
 
-static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb) {
+static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb)
+{
   char why[400];
   *fa = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (*fa < 0) {
@@ -378,12 +383,14 @@ static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb) {
   return 0;
 }
 
-static void free_lists(h5fz_cli_names *names, h5fz_cli_names *skipped) {
+static void free_lists(h5fz_cli_names *names, h5fz_cli_names *skipped)
+{
   h5fz_cli_names_free(names);
   h5fz_cli_names_free(skipped);
 }
 
-int h5fz_cmd_verify(int argc, char **argv) {
+int h5fz_cmd_verify(int argc, char **argv)
+{
   static const struct option options[] = {{"abs", required_argument, NULL, 'a'},
                                           {"rel", required_argument, NULL, 'r'},
                                           {"pw-rel", required_argument, NULL, 'p'},
@@ -402,40 +409,38 @@ int h5fz_cmd_verify(int argc, char **argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
     switch (c) {
-      case 'a':
-        if (h5fz_cli_parse_double(optarg, &o.abs_bound) < 0 || o.abs_bound < 0) {
-          h5fz_cli_error(cmd, "bad --abs '%s' (a finite number >= 0)", optarg);
-          goto usage;
-        }
-        have_abs++;
-        break;
-      case 'r':
-        if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || o.rel_bound < 0) {
-          h5fz_cli_error(cmd, "bad --rel '%s' (a finite number >= 0)", optarg);
-          goto usage;
-        }
-        have_rel++;
-        break;
-      case 'p':
-        if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || !(o.rel_bound > 0 && o.rel_bound < 1)) {
-          h5fz_cli_error(cmd, "bad --pw-rel '%s' (a number in (0, 1))", optarg);
-          goto usage;
-        }
-        o.pw_rel++;
-        break;
-      case 'l': o.lossless++; break;
-      case 'd':
-        if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
-        break;
-      case 'f': o.require_filter = 1; break;
-      case 'j': o.json = 1; break;
-      case 'h':
-        help(stdout);
-        free_lists(&names, &skipped);
-        return H5FZ_CLI_OK;
-      default:
-        h5fz_cli_bad_option(cmd, c, argv);
+    case 'a':
+      if (h5fz_cli_parse_double(optarg, &o.abs_bound) < 0 || o.abs_bound < 0) {
+        h5fz_cli_error(cmd, "bad --abs '%s' (a finite number >= 0)", optarg);
         goto usage;
+      }
+      have_abs++;
+      break;
+    case 'r':
+      if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || o.rel_bound < 0) {
+        h5fz_cli_error(cmd, "bad --rel '%s' (a finite number >= 0)", optarg);
+        goto usage;
+      }
+      have_rel++;
+      break;
+    case 'p':
+      if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || !(o.rel_bound > 0 && o.rel_bound < 1)) {
+        h5fz_cli_error(cmd, "bad --pw-rel '%s' (a number in (0, 1))", optarg);
+        goto usage;
+      }
+      o.pw_rel++;
+      break;
+    case 'l': o.lossless++; break;
+    case 'd':
+      if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
+      break;
+    case 'f': o.require_filter = 1; break;
+    case 'j': o.json = 1; break;
+    case 'h':
+      help(stdout);
+      free_lists(&names, &skipped);
+      return H5FZ_CLI_OK;
+    default: h5fz_cli_bad_option(cmd, c, argv); goto usage;
     }
   }
   const int bounds = have_abs + have_rel + o.pw_rel + o.lossless;

@@ -17,7 +17,8 @@
 
 /* The dimension-scale bookkeeping attributes hold object references, which
  * cannot be copied between files: they are rebuilt by attach_scales. */
-static int is_scale_reference_attribute(const char *name) {
+static int is_scale_reference_attribute(const char *name)
+{
   return !strcmp(name, "DIMENSION_LIST") || !strcmp(name, "REFERENCE_LIST");
 }
 
@@ -28,7 +29,8 @@ typedef struct {
   size_t err_len;
 } attr_copy;
 
-static void reclaim(hid_t mtype, hid_t space, void *buf) {
+static void reclaim(hid_t mtype, hid_t space, void *buf)
+{
 #if H5_VERSION_GE(1, 12, 0)
   H5Treclaim(mtype, space, H5P_DEFAULT, buf);
 #else
@@ -36,7 +38,8 @@ static void reclaim(hid_t mtype, hid_t space, void *buf) {
 #endif
 }
 
-static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t *ainfo, void *data) {
+static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t *ainfo, void *data)
+{
   attr_copy *c = data;
   hid_t attr = -1, ftype = -1, mtype = -1, space = -1, acpl = -1, copy = -1;
   void *buf = NULL;
@@ -54,8 +57,10 @@ static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t 
     goto done;
   }
   if (H5Tdetect_class(ftype, H5T_REFERENCE) > 0) {
-    FAIL(c, "%s: attribute '%s' holds object references, which h5fz compress cannot copy "
-         "between files (only dimension scales' are rebuilt)", c->path, name);
+    FAIL(c,
+         "%s: attribute '%s' holds object references, which h5fz compress cannot copy "
+         "between files (only dimension scales' are rebuilt)",
+         c->path, name);
     goto done;
   }
   mtype = H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
@@ -63,8 +68,7 @@ static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t 
   bytes = mtype < 0 || n < 0 ? 0 : H5Tget_size(mtype) * (size_t)n;
   buf = calloc(bytes ? bytes : 1, 1);
   acpl = H5Aget_create_plist(attr);
-  if (mtype < 0 || n < 0 || !buf || acpl < 0 ||
-      (bytes && H5Aread(attr, mtype, buf) < 0)) {
+  if (mtype < 0 || n < 0 || !buf || acpl < 0 || (bytes && H5Aread(attr, mtype, buf) < 0)) {
     FAIL(c, "%s: cannot read attribute '%s': %s", c->path, name, WHY());
     goto done;
   }
@@ -90,13 +94,14 @@ done:
 }
 
 /* 1 if the object's creation property list tracks attribute creation order. */
-static int tracks_attribute_order(hid_t obj) {
+static int tracks_attribute_order(hid_t obj)
+{
   hid_t cpl = -1;
   unsigned flags = 0;
   switch (H5Iget_type(obj)) {
-    case H5I_GROUP: cpl = H5Gget_create_plist(obj); break;
-    case H5I_DATASET: cpl = H5Dget_create_plist(obj); break;
-    default: return 0;
+  case H5I_GROUP: cpl = H5Gget_create_plist(obj); break;
+  case H5I_DATASET: cpl = H5Dget_create_plist(obj); break;
+  default: return 0;
   }
   if (cpl < 0) return 0;
   if (H5Pget_attr_creation_order(cpl, &flags) < 0) flags = 0;
@@ -104,7 +109,8 @@ static int tracks_attribute_order(hid_t obj) {
   return (flags & H5P_CRT_ORDER_TRACKED) != 0;
 }
 
-int h5fz_compress_copy_attributes(hid_t from, hid_t to, const char *path, char *err, size_t err_len) {
+int h5fz_compress_copy_attributes(hid_t from, hid_t to, const char *path, char *err, size_t err_len)
+{
   attr_copy c = {to, path, err, err_len};
   hsize_t idx = 0;
   H5_index_t order = tracks_attribute_order(from) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;

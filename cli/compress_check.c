@@ -10,15 +10,16 @@
 
 /* One pass over the rows of the slowest dimension, a slab at a time. */
 typedef struct {
-  hid_t in, out;          /* datasets */
+  hid_t in, out; /* datasets */
   hsize_t dims[H5S_MAX_RANK];
   int rank;
-  size_t row;             /* elements of one index of the slowest dimension */
+  size_t row; /* elements of one index of the slowest dimension */
   hsize_t rows_per_slab;
-  double *a, *b;          /* the slab of each, as doubles */
+  double *a, *b; /* the slab of each, as doubles */
 } slab_reader;
 
-static int reader_open(slab_reader *r, hid_t in_file, hid_t out_file, const char *path) {
+static int reader_open(slab_reader *r, hid_t in_file, hid_t out_file, const char *path)
+{
   hid_t space;
   memset(r, 0, sizeof *r);
   r->in = r->out = -1;
@@ -40,7 +41,8 @@ static int reader_open(slab_reader *r, hid_t in_file, hid_t out_file, const char
   return r->a && r->b ? 0 : -1;
 }
 
-static void reader_close(slab_reader *r) {
+static void reader_close(slab_reader *r)
+{
   free(r->a);
   free(r->b);
   if (r->in >= 0) H5Dclose(r->in);
@@ -48,7 +50,8 @@ static void reader_close(slab_reader *r) {
 }
 
 /* Reads rows [z, z + *n) of one dataset (or both when b is wanted). */
-static int read_slab(slab_reader *r, hsize_t z, hsize_t *n, int both) {
+static int read_slab(slab_reader *r, hsize_t z, hsize_t *n, int both)
+{
   hsize_t start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
   hid_t fs, ms;
   int bad;
@@ -71,7 +74,8 @@ typedef struct {
   double fill;
 } fill_info;
 
-static fill_info dataset_fill(hid_t dset) {
+static fill_info dataset_fill(hid_t dset)
+{
   fill_info f = {0, 0.0};
   hid_t dcpl = H5Dget_create_plist(dset);
   H5D_fill_value_t status;
@@ -83,7 +87,8 @@ static fill_info dataset_fill(hid_t dset) {
 }
 
 /* The finite range of the original, fill values left out (REL). */
-static int finite_range(slab_reader *r, const fill_info *f, double *range) {
+static int finite_range(slab_reader *r, const fill_info *f, double *range)
+{
   double lo = INFINITY, hi = -INFINITY;
   for (hsize_t z = 0, n; z < r->dims[0]; z += n) {
     if (read_slab(r, z, &n, 0) < 0) return -1;
@@ -100,17 +105,18 @@ static int finite_range(slab_reader *r, const fill_info *f, double *range) {
 
 /* The error of one element against its rule; INFINITY when a rule with no
  * tolerance (NaN, Inf, fill, sign, zero, lossless) is broken. */
-static double element_error(double a, double b, h5fz_mode mode, const fill_info *f) {
+static double element_error(double a, double b, h5fz_mode mode, const fill_info *f)
+{
   if (isnan(a)) return isnan(b) ? 0.0 : INFINITY;
   if (isinf(a) || isnan(b) || isinf(b)) return a == b ? 0.0 : INFINITY;
   if (f->have_fill && a == f->fill) return memcmp(&a, &b, sizeof a) ? INFINITY : 0.0;
   switch (mode) {
-    case H5FZ_MODE_LOSSLESS: return memcmp(&a, &b, sizeof a) ? INFINITY : 0.0;
-    case H5FZ_MODE_PW_REL:
-      if (a == 0) return memcmp(&a, &b, sizeof a) ? INFINITY : 0.0;
-      if (signbit(a) != signbit(b)) return INFINITY;
-      return fabs(a - b) / fabs(a);
-    default: return fabs(a - b);
+  case H5FZ_MODE_LOSSLESS: return memcmp(&a, &b, sizeof a) ? INFINITY : 0.0;
+  case H5FZ_MODE_PW_REL:
+    if (a == 0) return memcmp(&a, &b, sizeof a) ? INFINITY : 0.0;
+    if (signbit(a) != signbit(b)) return INFINITY;
+    return fabs(a - b) / fabs(a);
+  default: return fabs(a - b);
   }
 }
 
@@ -118,7 +124,8 @@ typedef struct {
   unsigned long long chunks, unfiltered;
 } mask_count;
 
-static int count_chunk(const h5fz_cli_chunk *c, void *data) {
+static int count_chunk(const h5fz_cli_chunk *c, void *data)
+{
   mask_count *m = data;
   if (c->error) return 0;
   m->chunks++;
@@ -126,7 +133,8 @@ static int count_chunk(const h5fz_cli_chunk *c, void *data) {
   return 0;
 }
 
-int h5fz_compress_check(hid_t in, hid_t out, const h5fz_spec *spec, h5fz_compress_item *it) {
+int h5fz_compress_check(hid_t in, hid_t out, const h5fz_spec *spec, h5fz_compress_item *it)
+{
   slab_reader r;
   fill_info f;
   mask_count m = {0, 0};
@@ -143,23 +151,21 @@ int h5fz_compress_check(hid_t in, hid_t out, const h5fz_spec *spec, h5fz_compres
   }
   f = dataset_fill(r.in);
   if (spec->mode == H5FZ_MODE_REL && finite_range(&r, &f, &range) < 0) {
-    snprintf(it->problem, sizeof it->problem, "cannot read the original: %s",
-             h5fz_cli_hdf5_reason(why, sizeof why));
+    snprintf(it->problem, sizeof it->problem, "cannot read the original: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     goto done;
   }
   it->bound = spec->mode == H5FZ_MODE_REL ? spec->bound * range : spec->bound;
   for (hsize_t z = 0, n; z < r.dims[0]; z += n) {
     if (read_slab(&r, z, &n, 1) < 0) {
-      snprintf(it->problem, sizeof it->problem, "cannot read rows %llu.. back: %s",
-               (unsigned long long)z, h5fz_cli_hdf5_reason(why, sizeof why));
+      snprintf(it->problem, sizeof it->problem, "cannot read rows %llu.. back: %s", (unsigned long long)z,
+               h5fz_cli_hdf5_reason(why, sizeof why));
       goto done;
     }
     for (size_t i = 0; i < n * r.row; i++) {
       double e = element_error(r.a[i], r.b[i], spec->mode, &f);
       if (e > worst) worst = e;
       if (!(e <= it->bound) && !it->problem[0])
-        snprintf(it->problem, sizeof it->problem,
-                 "element %llu: %.17g came back as %.17g (error %.3g, bound %.3g)",
+        snprintf(it->problem, sizeof it->problem, "element %llu: %.17g came back as %.17g (error %.3g, bound %.3g)",
                  (unsigned long long)(z * r.row + i), r.a[i], r.b[i], e, it->bound);
     }
   }
@@ -171,8 +177,7 @@ int h5fz_compress_check(hid_t in, hid_t out, const h5fz_spec *spec, h5fz_compres
   it->chunks = m.chunks;
   it->unfiltered_chunks = m.unfiltered;
   if (m.unfiltered && !it->problem[0])
-    snprintf(it->problem, sizeof it->problem, "%llu of %llu chunks were stored without h5fz",
-             m.unfiltered, m.chunks);
+    snprintf(it->problem, sizeof it->problem, "%llu of %llu chunks were stored without h5fz", m.unfiltered, m.chunks);
   it->ok = !it->problem[0];
   rc = 0;
 done:

@@ -36,14 +36,16 @@ typedef struct {
   size_t err_len;
 } copy_state;
 
-void h5fz_compress_items_free(h5fz_compress_items *list) {
+void h5fz_compress_items_free(h5fz_compress_items *list)
+{
   for (size_t i = 0; i < list->n; i++) free(list->items[i].path);
   free(list->items);
   list->items = NULL;
   list->n = list->cap = 0;
 }
 
-static h5fz_compress_item *add_item(copy_state *st, const char *path) {
+static h5fz_compress_item *add_item(copy_state *st, const char *path)
+{
   h5fz_compress_items *l = st->items;
   h5fz_compress_item *it;
   if (l->n == l->cap) {
@@ -62,20 +64,21 @@ static h5fz_compress_item *add_item(copy_state *st, const char *path) {
 }
 
 /* 1 if path is one of names, or lies below one of them (a group). */
-static int path_matches(const h5fz_cli_names *names, const char *path) {
+static int path_matches(const h5fz_cli_names *names, const char *path)
+{
   for (size_t i = 0; names && i < names->n; i++) {
     const char *p = names->names[i];
     size_t len = strlen(p);
     while (len > 1 && p[len - 1] == '/') len--;
-    if (!strncmp(path, p, len) && (path[len] == '\0' || path[len] == '/' || (len == 1 && p[0] == '/')))
-      return 1;
+    if (!strncmp(path, p, len) && (path[len] == '\0' || path[len] == '/' || (len == 1 && p[0] == '/'))) return 1;
   }
   return 0;
 }
 
 /* ---- object identity (hard links) ------------------------------------- */
 
-static int object_key(hid_t loc, const char *name, unsigned char key[16], unsigned *rc) {
+static int object_key(hid_t loc, const char *name, unsigned char key[16], unsigned *rc)
+{
   memset(key, 0, 16);
 #if H5_VERSION_GE(1, 12, 0)
   H5O_info2_t info;
@@ -90,13 +93,15 @@ static int object_key(hid_t loc, const char *name, unsigned char key[16], unsign
   return 0;
 }
 
-static const char *seen_path(const copy_state *st, const unsigned char key[16]) {
+static const char *seen_path(const copy_state *st, const unsigned char key[16])
+{
   for (size_t i = 0; i < st->n_seen; i++)
     if (!memcmp(st->seen[i].key, key, 16)) return st->seen[i].path;
   return NULL;
 }
 
-static int remember(copy_state *st, const unsigned char key[16], const char *path) {
+static int remember(copy_state *st, const unsigned char key[16], const char *path)
+{
   if (st->n_seen == st->cap_seen) {
     size_t cap = st->cap_seen ? 2 * st->cap_seen : 16;
     seen_object *grown = realloc(st->seen, cap * sizeof *grown);
@@ -116,8 +121,9 @@ static int remember(copy_state *st, const unsigned char key[16], const char *pat
 /* The creation properties of the compressed copy: the original's (fill
  * value and time, allocation time, attribute order), chunked, h5fz as the
  * only filter. Returns the list, or -1 with *why set. */
-static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t elem,
-                             hsize_t *chunk, int *rank, const char **why) {
+static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t elem, hsize_t *chunk, int *rank,
+                             const char **why)
+{
   hid_t dcpl = H5Dget_create_plist(dset);
   hsize_t dims[H5S_MAX_RANK];
   *rank = H5Sget_simple_extent_ndims(space);
@@ -157,7 +163,8 @@ static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t ele
   return dcpl;
 }
 
-static void progress(copy_state *st, const char *path, double fraction) {
+static void progress(copy_state *st, const char *path, double fraction)
+{
   if (!st->o->progress) return;
   int width = 30, done = (int)(fraction * width + 0.5);
   fprintf(stderr, "\r\033[K[");
@@ -169,8 +176,9 @@ static void progress(copy_state *st, const char *path, double fraction) {
 /* Data from src to dst, one slab of chunk[0] rows of the slowest dimension
  * at a time, in the memory type native to the dataset's type (HDF5
  * converts byte order on the way). */
-static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hsize_t *chunk,
-                     int rank, const char *path) {
+static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hsize_t *chunk, int rank,
+                     const char *path)
+{
   hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
   hid_t ftype = H5Dget_type(src), mtype = ftype < 0 ? -1 : H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
   size_t row = 1, elem = mtype < 0 ? 0 : H5Tget_size(mtype);
@@ -181,8 +189,7 @@ static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hs
   for (int i = 1; i < rank; i++) row *= dims[i];
   size_t slab_bytes = (size_t)chunk[0] * row * elem;
   if (mtype < 0 || !(buf = malloc(slab_bytes + 1))) {
-    FAIL(st, "%s: out of memory for a slab of %llu elements", path,
-         (unsigned long long)(chunk[0] * row));
+    FAIL(st, "%s: out of memory for a slab of %llu elements", path, (unsigned long long)(chunk[0] * row));
     goto done;
   }
   for (int i = 1; i < rank; i++) count[i] = dims[i];
@@ -216,7 +223,8 @@ done:
   return rc;
 }
 
-static int is_virtual(hid_t dset) {
+static int is_virtual(hid_t dset)
+{
   hid_t dcpl = H5Dget_create_plist(dset);
   int yes = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
   if (dcpl >= 0) H5Pclose(dcpl);
@@ -224,8 +232,8 @@ static int is_virtual(hid_t dset) {
 }
 
 /* Why a dataset is copied unchanged rather than compressed (NULL: compress). */
-static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space,
-                               hssize_t n) {
+static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space, hssize_t n)
+{
   const h5fz_compress_options *o = st->o;
   int named = path_matches(o->only, path);
   if (path_matches(o->exclude, path)) return "excluded (--exclude)";
@@ -242,7 +250,8 @@ static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid
 /* The type of a compressed copy: the copy of the input's committed
  * datatype when it is one and was copied already, else a transient copy
  * (a committed type of the input cannot be used in the output). */
-static hid_t output_type(copy_state *st, hid_t type) {
+static hid_t output_type(copy_state *st, hid_t type)
+{
   char name[4096];
   if (H5Tcommitted(type) > 0 && H5Iget_name(type, name, sizeof name) > 0) {
     hid_t t;
@@ -253,7 +262,8 @@ static hid_t output_type(copy_state *st, hid_t type) {
   return H5Tcopy(type);
 }
 
-static int copy_unchanged(copy_state *st, hid_t from, const char *name, hid_t to, const char *path) {
+static int copy_unchanged(copy_state *st, hid_t from, const char *name, hid_t to, const char *path)
+{
   char why[400];
   hid_t ocpypl = H5Pcreate(H5P_OBJECT_COPY);
   herr_t copied;
@@ -267,15 +277,16 @@ static int copy_unchanged(copy_state *st, hid_t from, const char *name, hid_t to
 }
 
 /* Record datasets that take part in dimension scales, for attach_scales. */
-static int note_scales(copy_state *st, hid_t dset, const char *path) {
+static int note_scales(copy_state *st, hid_t dset, const char *path)
+{
   htri_t has_list = H5Aexists(dset, "DIMENSION_LIST");
   if (has_list > 0 && h5fz_cli_names_add(&st->with_scales, path) < 0) return -1;
   if (h5fz_cli_is_dimension_scale(dset) && h5fz_cli_names_add(&st->scales, path) < 0) return -1;
   return 0;
 }
 
-static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, const char *path,
-                        hid_t lcpl) {
+static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, const char *path, hid_t lcpl)
+{
   hid_t dset = H5Dopen2(from, name, H5P_DEFAULT), type = -1, space = -1, dcpl = -1, out = -1;
   hid_t ftype = -1;
   h5fz_compress_item *it = add_item(st, path);
@@ -341,8 +352,10 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
     WHY();
     if (!strncmp(why, "h5fz:", 5) && strstr(why, "; ")) *strstr(why, "; ") = '\0';
     if (!st->o->skip_refused) {
-      FAIL(st, "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "
-           "unchanged)", path, it->dtype, it->shape, why);
+      FAIL(st,
+           "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "
+           "unchanged)",
+           path, it->dtype, it->shape, why);
       goto done;
     }
     snprintf(it->why, sizeof it->why, "REFUSED by the filter, copied unchanged (--skip-refused): %s", why);
@@ -357,8 +370,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   rc = 0;
 done:
   if (out >= 0 && H5Dclose(out) < 0 && rc == 0)
-    rc = FAIL(st, "%s: the h5fz filter failed while the last chunks were written: %s", path,
-              WHY());
+    rc = FAIL(st, "%s: the h5fz filter failed while the last chunks were written: %s", path, WHY());
   if (ftype >= 0) H5Tclose(ftype);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
@@ -371,14 +383,15 @@ done:
 
 static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *path);
 
-static hid_t link_create_plist(H5T_cset_t cset) {
+static hid_t link_create_plist(H5T_cset_t cset)
+{
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
   if (lcpl >= 0) H5Pset_char_encoding(lcpl, cset);
   return lcpl;
 }
 
-static int copy_group(copy_state *st, hid_t from, const char *name, hid_t to, const char *path,
-                      hid_t lcpl) {
+static int copy_group(copy_state *st, hid_t from, const char *name, hid_t to, const char *path, hid_t lcpl)
+{
   hid_t g = H5Gopen2(from, name, H5P_DEFAULT), gcpl = -1, out = -1;
   int rc = -1;
   char why[400];
@@ -403,8 +416,8 @@ typedef struct {
   const char *path;
 } member_walk;
 
-static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_info_t *info, hid_t to,
-                     const char *path) {
+static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_info_t *info, hid_t to, const char *path)
+{
   hid_t lcpl = link_create_plist(info->cset);
   char why[400];
   int rc = -1;
@@ -417,8 +430,10 @@ static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_inf
     if (!val || H5Lget_val(from, name, val, len + 1, H5P_DEFAULT) < 0) {
       FAIL(st, "%s: cannot read the link: %s", path, WHY());
     } else if (info->type == H5L_TYPE_SOFT) {
-      if (H5Lcreate_soft(val, to, name, lcpl, H5P_DEFAULT) >= 0) rc = 0;
-      else FAIL(st, "%s: cannot create the soft link: %s", path, WHY());
+      if (H5Lcreate_soft(val, to, name, lcpl, H5P_DEFAULT) >= 0)
+        rc = 0;
+      else
+        FAIL(st, "%s: cannot create the soft link: %s", path, WHY());
     } else if (H5Lunpack_elink_val(val, len, &flags, &file, &obj) < 0 ||
                H5Lcreate_external(file, obj, to, name, lcpl, H5P_DEFAULT) < 0) {
       FAIL(st, "%s: cannot copy the external link: %s", path, WHY());
@@ -436,15 +451,16 @@ static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_inf
       FAIL(st, "%s: cannot read the object: %s", path, WHY());
     } else if ((first = seen_path(st, key)) != NULL) {
       /* a second name of an object already copied */
-      if (H5Lcreate_hard(st->out, first, to, name, lcpl, H5P_DEFAULT) >= 0) rc = 0;
-      else FAIL(st, "%s: cannot link it to %s: %s", path, first, WHY());
+      if (H5Lcreate_hard(st->out, first, to, name, lcpl, H5P_DEFAULT) >= 0)
+        rc = 0;
+      else
+        FAIL(st, "%s: cannot link it to %s: %s", path, first, WHY());
     } else if ((obj = H5Oopen(from, name, H5P_DEFAULT)) < 0) {
       FAIL(st, "%s: cannot open: %s", path, WHY());
     } else {
       H5I_type_t kind = H5Iget_type(obj);
       H5Oclose(obj);
-      otype = kind == H5I_GROUP ? H5O_TYPE_GROUP : kind == H5I_DATASET ? H5O_TYPE_DATASET
-                                                                       : H5O_TYPE_NAMED_DATATYPE;
+      otype = kind == H5I_GROUP ? H5O_TYPE_GROUP : kind == H5I_DATASET ? H5O_TYPE_DATASET : H5O_TYPE_NAMED_DATATYPE;
       if (refs > 1 && remember(st, key, path) < 0)
         FAIL(st, "out of memory");
       else if (otype == H5O_TYPE_GROUP)
@@ -461,7 +477,8 @@ static int copy_link(copy_state *st, hid_t from, const char *name, const H5L_inf
   return rc;
 }
 
-static herr_t copy_member(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+static herr_t copy_member(hid_t group, const char *name, const H5L_info_t *info, void *data)
+{
   member_walk *w = data;
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", strcmp(w->path, "/") ? w->path : "", name);
@@ -470,7 +487,8 @@ static herr_t copy_member(hid_t group, const char *name, const H5L_info_t *info,
 
 /* Every link of group from into group to, in creation order where the
  * group tracks it (netCDF-4 numbers variables in that order). */
-static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *path) {
+static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *path)
+{
   hid_t gcpl = H5Gget_create_plist(from);
   unsigned flags = 0;
   hsize_t idx = 0;
@@ -489,8 +507,9 @@ static int copy_group_members(copy_state *st, hid_t from, hid_t to, const char *
 
 /* ---- the whole file ------------------------------------------------------------ */
 
-int h5fz_compress_copy(hid_t in, hid_t out, const h5fz_compress_options *o,
-                       h5fz_compress_items *items, char *err, size_t err_len) {
+int h5fz_compress_copy(hid_t in, hid_t out, const h5fz_compress_options *o, h5fz_compress_items *items, char *err,
+                       size_t err_len)
+{
   copy_state st;
   hid_t in_root, out_root;
   int rc = -1;

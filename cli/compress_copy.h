@@ -37,31 +37,31 @@
 
 /* What the copy does with the datasets. */
 typedef struct {
-  h5fz_spec spec;                  /* parsed and validated */
-  unsigned cd[H5FZ_CD_USER_MAX];   /* its user cd_values */
+  h5fz_spec spec;                /* parsed and validated */
+  unsigned cd[H5FZ_CD_USER_MAX]; /* its user cd_values */
   size_t n_cd;
-  const h5fz_cli_names *only;      /* non-empty: compress only these (paths or groups) */
-  const h5fz_cli_names *exclude;   /* never compress these (paths or groups) */
-  int skip_refused;                /* a dataset the filter refuses is copied unchanged */
-  int progress;                    /* draw a progress line on stderr */
+  const h5fz_cli_names *only;    /* non-empty: compress only these (paths or groups) */
+  const h5fz_cli_names *exclude; /* never compress these (paths or groups) */
+  int skip_refused;              /* a dataset the filter refuses is copied unchanged */
+  int progress;                  /* draw a progress line on stderr */
 } h5fz_compress_options;
 
 /* One dataset of the input and what became of it. */
 typedef struct {
-  char *path;           /* absolute path in both files (malloc'd) */
-  int compressed;       /* 1: through h5fz; 0: copied unchanged */
-  char why[512];        /* compressed == 0: why (not float, dimension scale, ...) */
+  char *path;     /* absolute path in both files (malloc'd) */
+  int compressed; /* 1: through h5fz; 0: copied unchanged */
+  char why[512];  /* compressed == 0: why (not float, dimension scale, ...) */
   char dtype[64];
   char shape[128];
   uint64_t elements;
-  uint64_t raw_bytes;   /* elements x element size */
+  uint64_t raw_bytes;    /* elements x element size */
   uint64_t stored_bytes; /* of the copy, filled after the copy is closed */
   /* filled by the check (compress_check.h) */
   int checked;
   double bound, max_err;
   uint64_t chunks, unfiltered_chunks;
   int ok;
-  char problem[512];    /* non-empty: the check failed, and how */
+  char problem[512]; /* non-empty: the check failed, and how */
 } h5fz_compress_item;
 
 typedef struct {
@@ -75,7 +75,7 @@ void h5fz_compress_items_free(h5fz_compress_items *list);
  * then every link below the root, recursively). Appends one item per
  * dataset to *items. Returns 0, or -1 with the reason, naming the object,
  * in err (err_len bytes). */
-int h5fz_compress_copy(hid_t in, hid_t out, const h5fz_compress_options *o,
-                       h5fz_compress_items *items, char *err, size_t err_len);
+int h5fz_compress_copy(hid_t in, hid_t out, const h5fz_compress_options *o, h5fz_compress_items *items, char *err,
+                       size_t err_len);
 
 #endif /* H5FZ_COMPRESS_COPY_H */

@@ -15,7 +15,7 @@
 #define WHY() h5fz_cli_hdf5_why(why, sizeof why)
 
 typedef struct {
-  hid_t out;       /* the output file */
+  hid_t out; /* the output file */
   char *err;
   size_t err_len;
 } scale_state;
@@ -26,7 +26,8 @@ typedef struct {
   const char *path;
 } scale_walk;
 
-static herr_t attach_one(hid_t did, unsigned dim, hid_t scale, void *data) {
+static herr_t attach_one(hid_t did, unsigned dim, hid_t scale, void *data)
+{
   scale_walk *w = data;
   char name[4096], why[400];
   hid_t out_scale;
@@ -37,8 +38,7 @@ static herr_t attach_one(hid_t did, unsigned dim, hid_t scale, void *data) {
   }
   out_scale = H5Dopen2(w->st->out, name, H5P_DEFAULT);
   if (out_scale < 0 || H5DSattach_scale(w->out_dset, out_scale, dim) < 0) {
-    FAIL(w->st, "%s: dimension %u: cannot attach the scale %s: %s", w->path, dim, name,
-         WHY());
+    FAIL(w->st, "%s: dimension %u: cannot attach the scale %s: %s", w->path, dim, name, WHY());
     if (out_scale >= 0) H5Dclose(out_scale);
     return -1;
   }
@@ -46,7 +46,8 @@ static herr_t attach_one(hid_t did, unsigned dim, hid_t scale, void *data) {
   return 0;
 }
 
-static int drop_attribute(scale_state *st, const char *path, const char *attr) {
+static int drop_attribute(scale_state *st, const char *path, const char *attr)
+{
   hid_t d = H5Dopen2(st->out, path, H5P_DEFAULT);
   int rc = 0;
   char why[400];
@@ -58,7 +59,8 @@ static int drop_attribute(scale_state *st, const char *path, const char *attr) {
 }
 
 int h5fz_compress_attach_scales(hid_t in_file, hid_t out_file, const h5fz_cli_names *with_scales,
-                                const h5fz_cli_names *scales, char *err, size_t err_len) {
+                                const h5fz_cli_names *scales, char *err, size_t err_len)
+{
   scale_state state = {out_file, err, err_len}, *st = &state;
   for (size_t i = 0; i < scales->n; i++)
     if (drop_attribute(st, scales->names[i], "REFERENCE_LIST") < 0) return -1;

@@ -8,7 +8,8 @@
 
 #include "h5fz_cli.h"
 
-int h5fz_compress_has_variable_data(hid_t type) {
+int h5fz_compress_has_variable_data(hid_t type)
+{
   H5T_class_t cls = H5Tget_class(type);
   int found = 0;
   if (cls == H5T_VLEN) return 1;
@@ -28,7 +29,8 @@ int h5fz_compress_has_variable_data(hid_t type) {
   return found;
 }
 
-static void reclaim(hid_t mtype, hid_t space, void *buf) {
+static void reclaim(hid_t mtype, hid_t space, void *buf)
+{
 #if H5_VERSION_GE(1, 12, 0)
   H5Treclaim(mtype, space, H5P_DEFAULT, buf);
 #else
@@ -36,8 +38,9 @@ static void reclaim(hid_t mtype, hid_t space, void *buf) {
 #endif
 }
 
-int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out_type, hid_t lcpl,
-                                const char *path, hid_t *out, char *err, size_t err_len) {
+int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out_type, hid_t lcpl, const char *path,
+                                hid_t *out, char *err, size_t err_len)
+{
   hid_t space = H5Dget_space(src), dcpl = H5Dget_create_plist(src), ftype = H5Dget_type(src);
   hid_t mtype = ftype < 0 ? -1 : H5Tget_native_type(ftype, H5T_DIR_DEFAULT);
   hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
@@ -70,8 +73,7 @@ int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out
   }
   read_ok = 1;
   if (H5Dwrite(*out, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-    rc = h5fz_cli_keep_error(err, err_len, "%s: cannot write its copy: %s", path,
-                             h5fz_cli_hdf5_why(why, sizeof why));
+    rc = h5fz_cli_keep_error(err, err_len, "%s: cannot write its copy: %s", path, h5fz_cli_hdf5_why(why, sizeof why));
 done:
   if (read_ok) reclaim(mtype, space, buf);
   free(buf);

@@ -27,7 +27,7 @@ int h5fz_compress_has_variable_data(hid_t type);
  * when nothing was ever written) and leave the attributes to the caller.
  * *out receives the open copy. Returns 0, or -1 with the reason in err
  * (err_len bytes; a reason already there is kept). */
-int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out_type, hid_t lcpl,
-                                const char *path, hid_t *out, char *err, size_t err_len);
+int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out_type, hid_t lcpl, const char *path,
+                                hid_t *out, char *err, size_t err_len);
 
 #endif /* H5FZ_COMPRESS_VLEN_H */

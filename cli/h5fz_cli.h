@@ -33,14 +33,12 @@ int h5fz_cmd_ops(int argc, char **argv);
 
 /* Print "h5fz <cmd>: <message>\n" on stderr, printf-style, on one line:
  * every run of blanks and newlines in the message becomes one blank. */
-void h5fz_cli_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void h5fz_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Write the message into err (len bytes) unless err holds one already, so
  * the innermost reason of a failure survives the callers that add their
  * own. Returns -1, for `return h5fz_cli_keep_error(...)`. */
-int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* h5fz_cli_hdf5_reason, or "HDF5 gave no reason" when the stack is empty. */
 const char *h5fz_cli_hdf5_why(char *buf, size_t len);
@@ -87,8 +85,7 @@ int h5fz_cli_parse_dims(const char *text, hsize_t *dims, int max_rank, int *rank
  * dimension that does not fit whole cut into equal pieces (so the edge
  * chunk is not mostly padding), slower ones 1. Used by from-raw and
  * compress. */
-void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target,
-                            hsize_t *chunk);
+void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t target, hsize_t *chunk);
 
 /* Write dims as "12x291x360" into buf (always NUL terminated). */
 void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len);
@@ -121,8 +118,7 @@ void h5fz_cli_names_free(h5fz_cli_names *list);
  * index in the pipeline (>= 0), *flags, and in *n_cd the number of its
  * cd_values, all of them, of which the first min(cap, *n_cd) are in cd;
  * or -1 if the pipeline does not hold it. */
-int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap,
-                         size_t *n_cd);
+int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap, size_t *n_cd);
 
 /* Print s as a JSON string literal (quotes and escapes included). */
 void h5fz_cli_json_string(FILE *out, const char *s);
@@ -167,15 +163,14 @@ typedef int (*h5fz_cli_chunk_fn)(const h5fz_cli_chunk *chunk, void *data);
  * allocated chunks) is walked by index instead, whichever is cheaper.
  * *n_chunks gets H5Dget_num_chunks. Returns 0, -1 when the chunks cannot
  * be counted (the reason is on HDF5's error stack), or fn's nonzero. */
-int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void *data,
-                         hsize_t *n_chunks);
+int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void *data, hsize_t *n_chunks);
 
 /* What inspect found in the stored chunks of a dataset, to check the
  * dataset API's attributes against. */
 typedef struct {
-  unsigned long long chunks;       /* stored chunks (0: nothing to compare) */
-  unsigned long long stored_bytes; /* their bytes */
-  unsigned long long outliers;     /* outliers their h5fz headers count */
+  unsigned long long chunks;        /* stored chunks (0: nothing to compare) */
+  unsigned long long stored_bytes;  /* their bytes */
+  unsigned long long outliers;      /* outliers their h5fz headers count */
   unsigned long long dataset_bytes; /* elements x element size (h5fz_ratio's numerator) */
 } h5fz_cli_chunk_totals;
 

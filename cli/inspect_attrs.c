@@ -16,15 +16,24 @@
 #define FIRST_OUTLIERS 5
 
 /* The attributes of docs/dataset_api.md, in the order they are shown. */
-static const char *const known[] = {
-    "h5fz_version",        "h5fz_spec",           "h5fz_mode",
-    "h5fz_bound",          "h5fz_kernel_class",   "h5fz_plan_digest",
-    "h5fz_ratio",          "h5fz_stored_bytes",   "h5fz_chunk_abs_bound",
-    "h5fz_chunk_outliers", "h5fz_chunk_lists_omitted", "h5fz_outlier_positions",
-    "h5fz_outlier_values", "h5fz_outliers_omitted"};
+static const char *const known[] = {"h5fz_version",
+                                    "h5fz_spec",
+                                    "h5fz_mode",
+                                    "h5fz_bound",
+                                    "h5fz_kernel_class",
+                                    "h5fz_plan_digest",
+                                    "h5fz_ratio",
+                                    "h5fz_stored_bytes",
+                                    "h5fz_chunk_abs_bound",
+                                    "h5fz_chunk_outliers",
+                                    "h5fz_chunk_lists_omitted",
+                                    "h5fz_outlier_positions",
+                                    "h5fz_outlier_values",
+                                    "h5fz_outliers_omitted"};
 
 /* Shown as arrays even when they hold one element (a one-chunk dataset). */
-static int is_array_name(const char *name) {
+static int is_array_name(const char *name)
+{
   return !strcmp(name, "h5fz_chunk_abs_bound") || !strcmp(name, "h5fz_chunk_outliers") ||
          !strcmp(name, "h5fz_outlier_positions") || !strcmp(name, "h5fz_outlier_values");
 }
@@ -34,18 +43,19 @@ typedef enum { A_STRING, A_FLOAT, A_UINT, A_INT, A_OTHER } attr_kind;
 typedef struct {
   const char *name;
   attr_kind kind;
-  int array;          /* summarise as an array */
-  size_t n;           /* elements */
-  size_t esize;       /* bytes of one stored element */
-  char type_name[64]; /* "float64", "uint32", "string", ... */
-  char *text;         /* A_STRING: the first string */
-  double *f;          /* A_FLOAT */
+  int array;             /* summarise as an array */
+  size_t n;              /* elements */
+  size_t esize;          /* bytes of one stored element */
+  char type_name[64];    /* "float64", "uint32", "string", ... */
+  char *text;            /* A_STRING: the first string */
+  double *f;             /* A_FLOAT */
   unsigned long long *u; /* A_UINT */
-  long long *s;       /* A_INT */
-  char error[300];    /* non-empty: could not be read */
+  long long *s;          /* A_INT */
+  char error[300];       /* non-empty: could not be read */
 } attr_data;
 
-static void attr_free(attr_data *a) {
+static void attr_free(attr_data *a)
+{
   free(a->text);
   free(a->f);
   free(a->u);
@@ -54,7 +64,8 @@ static void attr_free(attr_data *a) {
 }
 
 /* Read the strings of a string attribute; keeps the first. */
-static int read_strings(hid_t attr, hid_t ftype, size_t n, attr_data *a) {
+static int read_strings(hid_t attr, hid_t ftype, size_t n, attr_data *a)
+{
   hid_t mtype = H5Tcopy(H5T_C_S1);
   int rc = -1;
   H5Tset_cset(mtype, H5Tget_cset(ftype));
@@ -86,7 +97,8 @@ static int read_strings(hid_t attr, hid_t ftype, size_t n, attr_data *a) {
   return rc;
 }
 
-static void read_attr(hid_t dset, const char *name, attr_data *a) {
+static void read_attr(hid_t dset, const char *name, attr_data *a)
+{
   hid_t attr = H5Aopen(dset, name, H5P_DEFAULT), type = -1, space = -1;
   hssize_t npoints;
   int ok = -1;
@@ -108,10 +120,10 @@ static void read_attr(hid_t dset, const char *name, attr_data *a) {
       if (!strcmp(name, known[k])) a->array = 0;
   h5fz_cli_type_name(type, a->type_name, sizeof a->type_name);
   switch (H5Tget_class(type)) {
-    case H5T_STRING: a->kind = A_STRING; break;
-    case H5T_FLOAT: a->kind = A_FLOAT; break;
-    case H5T_INTEGER: a->kind = H5Tget_sign(type) == H5T_SGN_NONE ? A_UINT : A_INT; break;
-    default: a->kind = A_OTHER; break;
+  case H5T_STRING: a->kind = A_STRING; break;
+  case H5T_FLOAT: a->kind = A_FLOAT; break;
+  case H5T_INTEGER: a->kind = H5Tget_sign(type) == H5T_SGN_NONE ? A_UINT : A_INT; break;
+  default: a->kind = A_OTHER; break;
   }
   if (a->n == 0 || a->kind == A_OTHER) {
     ok = 0;
@@ -140,7 +152,8 @@ fail:
 
 /* The shortest text that reads back as v (as a float when esize is 4):
  * "0.001", not "0.0010000000000000000208"; "nan", "inf", "-inf", "-0". */
-static const char *fmt_value(double v, size_t esize, char *buf, size_t len) {
+static const char *fmt_value(double v, size_t esize, char *buf, size_t len)
+{
   if (isnan(v)) {
     snprintf(buf, len, "nan");
   } else if (isinf(v)) {
@@ -156,7 +169,8 @@ static const char *fmt_value(double v, size_t esize, char *buf, size_t len) {
 }
 
 /* A finite value as a JSON number, otherwise null. */
-static void json_value(double v, size_t esize) {
+static void json_value(double v, size_t esize)
+{
   char buf[64];
   if (isfinite(v))
     fputs(fmt_value(v, esize, buf, sizeof buf), stdout);
@@ -165,7 +179,8 @@ static void json_value(double v, size_t esize) {
 }
 
 /* Element i of a numeric attribute as text. */
-static const char *element_text(const attr_data *a, size_t i, char *buf, size_t len) {
+static const char *element_text(const attr_data *a, size_t i, char *buf, size_t len)
+{
   if (a->kind == A_FLOAT) return fmt_value(a->f[i], a->esize, buf, len);
   if (a->kind == A_UINT)
     snprintf(buf, len, "%llu", a->u[i]);
@@ -181,7 +196,8 @@ typedef struct {
   unsigned long long utotal;
 } stats;
 
-static stats array_stats(const attr_data *a) {
+static stats array_stats(const attr_data *a)
+{
   stats st;
   memset(&st, 0, sizeof st);
   for (size_t i = 0; i < a->n; i++) {
@@ -205,24 +221,28 @@ static stats array_stats(const attr_data *a) {
 }
 
 /* 1 when positions and values make a list of pairs. */
-static int outlier_pairs(const attr_data *pos, const attr_data *val) {
+static int outlier_pairs(const attr_data *pos, const attr_data *val)
+{
   return pos && val && !pos->error[0] && !val->error[0] && pos->n == val->n &&
          (pos->kind == A_UINT || pos->kind == A_INT) && val->kind == A_FLOAT;
 }
 
-static unsigned long long position_at(const attr_data *pos, size_t i) {
+static unsigned long long position_at(const attr_data *pos, size_t i)
+{
   return pos->kind == A_UINT ? pos->u[i] : (unsigned long long)pos->s[i];
 }
 
 /* ---- text ---------------------------------------------------------------- */
 
 /* The scalar value of an integer attribute. */
-static unsigned long long uint_value(const attr_data *x) {
+static unsigned long long uint_value(const attr_data *x)
+{
   return x->kind == A_UINT ? x->u[0] : (unsigned long long)x->s[0];
 }
 
 /* h5fz_ratio as the stored chunks give it: dataset bytes / chunk bytes. */
-static double chunks_ratio(const h5fz_cli_chunk_totals *chunks) {
+static double chunks_ratio(const h5fz_cli_chunk_totals *chunks)
+{
   return chunks->stored_bytes ? (double)chunks->dataset_bytes / (double)chunks->stored_bytes : 0.0;
 }
 
@@ -230,17 +250,14 @@ static double chunks_ratio(const h5fz_cli_chunk_totals *chunks) {
  * written for other chunks: the dataset was rewritten since), -1 nothing
  * to compare. The outlier lists can only be caught holding more outliers
  * than the chunks do (they leave out those in edge-chunk padding). */
-static int attr_agrees(const attr_data *x, const h5fz_cli_chunk_totals *chunks) {
+static int attr_agrees(const attr_data *x, const h5fz_cli_chunk_totals *chunks)
+{
   int integer = x->kind == A_UINT || x->kind == A_INT;
   if (!chunks->chunks || x->error[0] || !x->n) return -1;
-  if (!strcmp(x->name, "h5fz_stored_bytes") && !x->array && integer)
-    return uint_value(x) == chunks->stored_bytes;
-  if (!strcmp(x->name, "h5fz_chunk_outliers") && integer)
-    return array_stats(x).utotal == chunks->outliers;
-  if (!strcmp(x->name, "h5fz_outliers_omitted") && !x->array && integer)
-    return uint_value(x) == chunks->outliers;
-  if (!strcmp(x->name, "h5fz_chunk_lists_omitted") && !x->array && integer)
-    return uint_value(x) == chunks->chunks;
+  if (!strcmp(x->name, "h5fz_stored_bytes") && !x->array && integer) return uint_value(x) == chunks->stored_bytes;
+  if (!strcmp(x->name, "h5fz_chunk_outliers") && integer) return array_stats(x).utotal == chunks->outliers;
+  if (!strcmp(x->name, "h5fz_outliers_omitted") && !x->array && integer) return uint_value(x) == chunks->outliers;
+  if (!strcmp(x->name, "h5fz_chunk_lists_omitted") && !x->array && integer) return uint_value(x) == chunks->chunks;
   if (!strcmp(x->name, "h5fz_ratio") && !x->array && x->kind == A_FLOAT && chunks->dataset_bytes) {
     double want = chunks_ratio(chunks);
     return fabs(x->f[0] - want) <= 1e-9 * fabs(want);
@@ -254,7 +271,8 @@ static int attr_agrees(const attr_data *x, const h5fz_cli_chunk_totals *chunks) 
 /* -1: nothing to compare; 0: the attributes disagree with the stored
  * chunks (the dataset was rewritten after the dataset API wrote them); 1:
  * they agree. */
-static int match_chunks(const attr_data *a, size_t n, const h5fz_cli_chunk_totals *chunks) {
+static int match_chunks(const attr_data *a, size_t n, const h5fz_cli_chunk_totals *chunks)
+{
   int verdict = -1;
   for (size_t i = 0; i < n; i++) {
     int r = attr_agrees(&a[i], chunks);
@@ -266,25 +284,27 @@ static int match_chunks(const attr_data *a, size_t n, const h5fz_cli_chunk_total
 
 /* Written by the same h5fz_dataset_write as the rest, and shown stale with
  * them: h5fz_ratio, the outlier lists, h5fz_outliers_omitted. */
-static int stale_with_the_rest(const char *name) {
+static int stale_with_the_rest(const char *name)
+{
   return !strcmp(name, "h5fz_ratio") || !strcmp(name, "h5fz_outlier_positions") ||
          !strcmp(name, "h5fz_outlier_values") || !strcmp(name, "h5fz_outliers_omitted");
 }
 
 /* Is attribute a called stale, the set's verdict being m? */
-static int is_stale(const attr_data *a, int m, const h5fz_cli_chunk_totals *chunks) {
+static int is_stale(const attr_data *a, int m, const h5fz_cli_chunk_totals *chunks)
+{
   int r = attr_agrees(a, chunks);
   return r == 0 || (m == 0 && r != 1 && stale_with_the_rest(a->name));
 }
 
 /* The text note of a stale attribute of the ratio, lists or omitted count. */
-static void stale_note(const attr_data *a, int m, const h5fz_cli_chunk_totals *chunks) {
+static void stale_note(const attr_data *a, int m, const h5fz_cli_chunk_totals *chunks)
+{
   if (!is_stale(a, m, chunks)) return;
   if (!strcmp(a->name, "h5fz_ratio") && attr_agrees(a, chunks) == 0)
     printf(" (the stored chunks now give %.17g: the attributes are stale)", chunks_ratio(chunks));
   else if (!strcmp(a->name, "h5fz_chunk_lists_omitted") && attr_agrees(a, chunks) == 0)
-    printf(" (the dataset now stores %llu chunks: the attributes are stale)",
-           (unsigned long long)chunks->chunks);
+    printf(" (the dataset now stores %llu chunks: the attributes are stale)", (unsigned long long)chunks->chunks);
   else if (attr_agrees(a, chunks) == 0)
     printf(" (the stored chunks now hold %llu outliers: the attributes are stale)",
            (unsigned long long)chunks->outliers);
@@ -293,7 +313,8 @@ static void stale_note(const attr_data *a, int m, const h5fz_cli_chunk_totals *c
 }
 
 static void text_attr(const attr_data *a, const attr_data *pos, const attr_data *val,
-                      const h5fz_cli_chunk_totals *chunks, int m) {
+                      const h5fz_cli_chunk_totals *chunks, int m)
+{
   char v[64], w[64];
   printf("    %-24s ", a->name);
   if (a->error[0]) {
@@ -354,24 +375,21 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
     if (!a->n) return;
     printf("    %-24s %zu, first %zu (index -> value):", "outliers", a->n, k);
     for (size_t i = 0; i < k; i++)
-      printf("%s %llu -> %s", i ? "," : "", position_at(pos, i),
-             fmt_value(val->f[i], val->esize, v, sizeof v));
+      printf("%s %llu -> %s", i ? "," : "", position_at(pos, i), fmt_value(val->f[i], val->esize, v, sizeof v));
     printf("%s\n", k < a->n ? ", ..." : "");
     return;
   }
   if (!strcmp(a->name, "h5fz_chunk_outliers") && a->kind != A_FLOAT && a->n) {
-    printf("%zu chunks, total %llu, max %s (chunk %zu)", a->n, st.utotal,
-           element_text(a, st.imax, v, sizeof v), st.imax);
+    printf("%zu chunks, total %llu, max %s (chunk %zu)", a->n, st.utotal, element_text(a, st.imax, v, sizeof v),
+           st.imax);
     if (chunks->chunks && st.utotal != chunks->outliers)
-      printf(" (the stored chunks now hold %llu: the attributes are stale)",
-             (unsigned long long)chunks->outliers);
+      printf(" (the stored chunks now hold %llu: the attributes are stale)", (unsigned long long)chunks->outliers);
     printf("\n");
     return;
   }
   printf("%zu %s", a->n, !strncmp(a->name, "h5fz_chunk_", 11) ? "chunks" : "values");
   if (st.counted)
-    printf(", min %s, max %s", element_text(a, st.imin, v, sizeof v),
-           element_text(a, st.imax, w, sizeof w));
+    printf(", min %s, max %s", element_text(a, st.imin, v, sizeof v), element_text(a, st.imax, w, sizeof w));
   printf(" (%s)", a->type_name);
   stale_note(a, m, chunks);
   printf("\n");
@@ -379,7 +397,8 @@ static void text_attr(const attr_data *a, const attr_data *pos, const attr_data 
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void json_attr(const attr_data *a, const attr_data *pos, const attr_data *val) {
+static void json_attr(const attr_data *a, const attr_data *pos, const attr_data *val)
+{
   char v[64];
   h5fz_cli_json_string(stdout, a->name);
   printf(": ");
@@ -444,8 +463,7 @@ static void json_attr(const attr_data *a, const attr_data *pos, const attr_data 
       printf("%s", element_text(a, st.imax, v, sizeof v));
     printf(", \"max_index\": %zu", st.imax);
   }
-  if (a->kind != A_FLOAT && strcmp(a->name, "h5fz_outlier_positions"))
-    printf(", \"total\": %llu", st.utotal);
+  if (a->kind != A_FLOAT && strcmp(a->name, "h5fz_outlier_positions")) printf(", \"total\": %llu", st.utotal);
   printf("}");
 }
 
@@ -456,7 +474,8 @@ typedef struct {
   int failed;
 } collect_state;
 
-static herr_t collect(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+static herr_t collect(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
   collect_state *st = data;
   (void)loc;
   (void)info;
@@ -468,7 +487,8 @@ static herr_t collect(hid_t loc, const char *name, const H5A_info_t *info, void 
   return 0;
 }
 
-int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals *chunks) {
+int h5fz_cli_print_attributes(hid_t dset, int json, const h5fz_cli_chunk_totals *chunks)
+{
   h5fz_cli_names names = {NULL, 0, 0};
   collect_state st = {&names, 0};
   attr_data *attrs = NULL;

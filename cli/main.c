@@ -19,7 +19,8 @@ typedef struct {
 } command;
 
 #ifndef H5FZ_CLI_HAVE_PLAN
-static int not_built(int argc, char **argv) {
+static int not_built(int argc, char **argv)
+{
   int help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
   h5fz_cli_error(argv[0], "not available in this build (reserved)");
   return help ? H5FZ_CLI_OK : H5FZ_CLI_USAGE;
@@ -33,32 +34,29 @@ static int not_built(int argc, char **argv) {
 #endif
 
 static const command commands[] = {
-    {"cd-values", h5fz_cmd_cd_values,
-     "SPEC", "print a spec as h5repack UD=, C and h5py cd_values"},
-    {"from-raw", h5fz_cmd_from_raw,
-     "RAW OUT.h5 ...", "convert a raw .f32/.f64 field into a chunked HDF5 dataset"},
-    {"compress", h5fz_cmd_compress,
-     "IN.h5 OUT.h5 SPEC", "copy a file, compressing its float datasets, and check every element"},
-    {"verify", h5fz_cmd_verify,
-     "ORIG.h5 COMP.h5 ...", "check a compressed file against its original"},
-    {"inspect", h5fz_cmd_inspect,
-     "FILE.h5 [DATASET]", "show the filter and the chunks of compressed datasets"},
+    {"cd-values", h5fz_cmd_cd_values, "SPEC", "print a spec as h5repack UD=, C and h5py cd_values"},
+    {"from-raw", h5fz_cmd_from_raw, "RAW OUT.h5 ...", "convert a raw .f32/.f64 field into a chunked HDF5 dataset"},
+    {"compress", h5fz_cmd_compress, "IN.h5 OUT.h5 SPEC",
+     "copy a file, compressing its float datasets, and check every element"},
+    {"verify", h5fz_cmd_verify, "ORIG.h5 COMP.h5 ...", "check a compressed file against its original"},
+    {"inspect", h5fz_cmd_inspect, "FILE.h5 [DATASET]", "show the filter and the chunks of compressed datasets"},
     {"plan", PLAN_ENTRY, "...", "show the hardware plan (device classes, route)"},
     {"codegen", h5fz_cmd_codegen, "SPEC", "print the CUDA source generated for a spec"},
     {"ops", h5fz_cmd_ops, "", "list the ops a spec chain is made of"},
 };
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
   fprintf(out, "usage: h5fz <command> [options]    (h5fz <command> --help for details)\n\n"
                "commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(out, "  %-10s %-20s %s\n", commands[i].name, commands[i].args,
-            commands[i].summary);
+    fprintf(out, "  %-10s %-20s %s\n", commands[i].name, commands[i].args, commands[i].summary);
   fprintf(out, "  %-10s %-20s %s\n", "version", "", "print the library version");
   fprintf(out, "\nfilter id %d; documentation: docs/cli.md\n", H5FZ_FILTER_ID);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   const char *name;
   if (argc < 2) {
     usage(stderr);
@@ -75,8 +73,7 @@ int main(int argc, char **argv) {
       return H5FZ_CLI_OK;
     }
     if (argc > 2) {
-      fprintf(stderr, "h5fz version: unexpected argument '%s' (version takes none)\n",
-              argv[2]);
+      fprintf(stderr, "h5fz version: unexpected argument '%s' (version takes none)\n", argv[2]);
       return H5FZ_CLI_USAGE;
     }
     printf("h5fz %s (filter id %d)\n", h5fz_version(), H5FZ_FILTER_ID);

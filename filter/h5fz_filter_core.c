@@ -3,7 +3,7 @@
  * free of HDF5 (see h5fz_filter_core.h for why).
  */
 #include "h5fz_filter_core.h"
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,32 +20,28 @@ static int codec_failure(int status, char *msg, size_t msg_len, const char *what
   if (status == H5FZ_ERR_SPEC && has_detail)
     snprintf(msg, msg_len, "h5fz: %s: %s", what, detail);
   else
-    snprintf(msg, msg_len, "h5fz: %s: %s%s%s", what, h5fz_status_name(status),
-             has_detail ? ": " : "", has_detail ? detail : "");
+    snprintf(msg, msg_len, "h5fz: %s: %s%s%s", what, h5fz_status_name(status), has_detail ? ": " : "",
+             has_detail ? detail : "");
   return status;
 }
 
-int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
-                          uint32_t out[H5FZ_MAX_RANK], char *msg, size_t msg_len)
+int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK], char *msg,
+                          size_t msg_len)
 {
   int st = h5fz_chunk_dims_fold(rank, dims, rank_out, out);
-  if (st != H5FZ_OK)
-    snprintf(msg, msg_len, "h5fz: %s", h5fz_last_error());
+  if (st != H5FZ_OK) snprintf(msg, msg_len, "h5fz: %s", h5fz_last_error());
   return st;
 }
 
-int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian,
-                                uint32_t rank, const uint32_t *dims, int has_fill, double fill,
-                                int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
-                                char *msg, size_t msg_len)
+int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian, uint32_t rank,
+                                const uint32_t *dims, int has_fill, double fill, int padding_known, unsigned *cd_out,
+                                size_t cap, size_t *n_out, char *msg, size_t msg_len)
 {
   h5fz_spec spec;
   int st = h5fz_spec_from_cd_values(cd_in, n_in, &spec, NULL);
-  if (st != H5FZ_OK)
-    return codec_failure(st, msg, msg_len, "invalid cd_values");
+  if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid cd_values");
   spec.rank = 0;
-  for (uint32_t i = 0; i < H5FZ_MAX_RANK; i++)
-    spec.dims[i] = 0;
+  for (uint32_t i = 0; i < H5FZ_MAX_RANK; i++) spec.dims[i] = 0;
   spec.has_fill = 0;
   spec.fill = 0.0;
   spec.big_endian = 0;
@@ -55,8 +51,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
      * one spec to every dataset). */
     spec.dtype = H5FZ_DTYPE_UNKNOWN;
     st = h5fz_spec_validate(&spec);
-    if (st != H5FZ_OK)
-      return codec_failure(st, msg, msg_len, "invalid filter parameters");
+    if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid filter parameters");
     st = h5fz_spec_to_cd_values(&spec, 0, cd_out, cap, n_out);
     return st == H5FZ_OK ? st : codec_failure(st, msg, msg_len, "cannot store cd_values");
   }
@@ -74,8 +69,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
   spec.dtype = dtype;
   spec.big_endian = big_endian != 0;
   spec.rank = rank;
-  for (uint32_t i = 0; i < rank; i++)
-    spec.dims[i] = dims[i];
+  for (uint32_t i = 0; i < rank; i++) spec.dims[i] = dims[i];
   spec.has_fill = has_fill;
   spec.fill = fill;
   /* the format's limit, caught at H5Dcreate instead of at the first write */
@@ -87,8 +81,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     return H5FZ_ERR_ARG;
   }
   st = h5fz_spec_validate(&spec);
-  if (st != H5FZ_OK)
-    return codec_failure(st, msg, msg_len, "invalid filter parameters for this dataset");
+  if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid filter parameters for this dataset");
   st = h5fz_spec_to_cd_values(&spec, 1, cd_out, cap, n_out);
   return st == H5FZ_OK ? st : codec_failure(st, msg, msg_len, "cannot store cd_values");
 }
@@ -105,16 +98,15 @@ int h5fz_filter_device_check(const unsigned *cd, size_t n, char *msg, size_t msg
   return st;
 }
 
-static int run_encode(const unsigned *cd, size_t n, const void *in, size_t in_bytes,
-                      void **out, size_t *out_bytes, char *msg, size_t msg_len)
+static int run_encode(const unsigned *cd, size_t n, const void *in, size_t in_bytes, void **out, size_t *out_bytes,
+                      char *msg, size_t msg_len)
 {
   /* Parsing a few dozen words costs nothing next to encoding a chunk, so
    * the spec is parsed per call rather than cached (no shared state, no
    * locking, nothing to invalidate). */
   h5fz_spec spec;
   int st = h5fz_spec_from_cd_values(cd, n, &spec, NULL);
-  if (st != H5FZ_OK)
-    return codec_failure(st, msg, msg_len, "invalid cd_values");
+  if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid cd_values");
   if (spec.dtype == H5FZ_DTYPE_UNKNOWN) {
     snprintf(msg, msg_len,
              "h5fz: cd_values carry no dataset part (the dataset type was refused, "
@@ -122,14 +114,12 @@ static int run_encode(const unsigned *cd, size_t n, const void *in, size_t in_by
     return H5FZ_ERR_SPEC;
   }
   st = h5fz_chunk_encode(&spec, in, in_bytes, out, out_bytes);
-  if (st != H5FZ_OK)
-    return codec_failure(st, msg, msg_len, "cannot compress chunk");
+  if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "cannot compress chunk");
   return H5FZ_OK;
 }
 
-int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
-                    size_t in_bytes, void **out, size_t *out_bytes, char *msg,
-                    size_t msg_len)
+int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in, size_t in_bytes, void **out,
+                    size_t *out_bytes, char *msg, size_t msg_len)
 {
   *out = NULL;
   *out_bytes = 0;
@@ -151,8 +141,7 @@ int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
     }
   } else {
     st = run_encode(cd, n, in, in_bytes, out, out_bytes, msg, msg_len);
-    if (st != H5FZ_OK)
-      return st;
+    if (st != H5FZ_OK) return st;
   }
   /* HDF5 reads a returned size of 0 as failure; a codec that produced no
    * bytes for a non-empty chunk is broken, so say so rather than let HDF5
@@ -160,8 +149,8 @@ int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
   if (*out == NULL || *out_bytes == 0) {
     free(*out);
     *out = NULL;
-    snprintf(msg, msg_len, "h5fz: codec returned an empty buffer for a %zu-byte chunk (%s)",
-             in_bytes, reverse ? "decode" : "encode");
+    snprintf(msg, msg_len, "h5fz: codec returned an empty buffer for a %zu-byte chunk (%s)", in_bytes,
+             reverse ? "decode" : "encode");
     return H5FZ_ERR_CORRUPT;
   }
   return H5FZ_OK;

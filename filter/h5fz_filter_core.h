@@ -30,8 +30,8 @@
  * Output: *rank_out (1..H5FZ_MAX_RANK) and out[0..*rank_out).
  * Returns H5FZ_OK, or H5FZ_ERR_ARG (rank 0, a zero dim, or a folded dim that
  * does not fit 32 bits) with msg filled. */
-int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
-                          uint32_t out[H5FZ_MAX_RANK], char *msg, size_t msg_len);
+int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out, uint32_t out[H5FZ_MAX_RANK], char *msg,
+                          size_t msg_len);
 
 /* Compute the cd_values set_local stores for one dataset.
  * cd_in[0..n_in) are the words currently in the DCPL: the user part,
@@ -50,10 +50,9 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * cd_out holds cap words; *n_out receives the count.
  * Returns H5FZ_OK, or the codec status (H5FZ_ERR_SPEC for a bad user part:
  * version, bound, chain, sub-chunk size) with msg filled. */
-int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian,
-                                uint32_t rank, const uint32_t *dims, int has_fill, double fill,
-                                int padding_known, unsigned *cd_out, size_t cap, size_t *n_out,
-                                char *msg, size_t msg_len);
+int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian, uint32_t rank,
+                                const uint32_t *dims, int has_fill, double fill, int padding_known, unsigned *cd_out,
+                                size_t cap, size_t *n_out, char *msg, size_t msg_len);
 
 /* The executor check of set_local (h5fz_device_check) for the cd_values
  * set_local is about to store (with their dataset part: type and chunk
@@ -69,8 +68,7 @@ int h5fz_filter_device_check(const unsigned *cd, size_t n, char *msg, size_t msg
  * On success *out is a malloc'd buffer the caller owns (free()) of
  * *out_bytes > 0 bytes. in is never freed or modified here.
  * Returns H5FZ_OK or a negative h5fz_status with msg filled. */
-int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in,
-                    size_t in_bytes, void **out, size_t *out_bytes, char *msg,
-                    size_t msg_len);
+int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in, size_t in_bytes, void **out,
+                    size_t *out_bytes, char *msg, size_t msg_len);
 
 #endif /* H5FZ_FILTER_CORE_H */

@@ -59,32 +59,32 @@
 
 /* Every HDF5 function and global the plugin uses. Same names, same
  * prototypes in HDF5 1.10, 1.12, 1.14 and 2.0 (docs/filter.md). */
-#define H5FZ_HDF5_FUNCS(X)                                                                     \
-  X(H5open)                                                                                    \
-  X(H5Epush2)                                                                                  \
-  X(H5Tget_class)                                                                              \
-  X(H5Tget_size)                                                                               \
-  X(H5Tget_order)                                                                              \
-  X(H5Tequal)                                                                                  \
-  X(H5Tcopy)                                                                                   \
-  X(H5Tset_order)                                                                              \
-  X(H5Tclose)                                                                                  \
-  X(H5Pget_chunk)                                                                              \
-  X(H5Pget_nfilters)                                                                           \
-  X(H5Pget_filter2)                                                                            \
-  X(H5Pget_filter_by_id2)                                                                      \
-  X(H5Pmodify_filter)                                                                          \
-  X(H5Pfill_value_defined)                                                                     \
-  X(H5Pget_fill_value)                                                                         \
-  X(H5Pget_fill_time)                                                                          \
+#define H5FZ_HDF5_FUNCS(X)                                                                                             \
+  X(H5open)                                                                                                            \
+  X(H5Epush2)                                                                                                          \
+  X(H5Tget_class)                                                                                                      \
+  X(H5Tget_size)                                                                                                       \
+  X(H5Tget_order)                                                                                                      \
+  X(H5Tequal)                                                                                                          \
+  X(H5Tcopy)                                                                                                           \
+  X(H5Tset_order)                                                                                                      \
+  X(H5Tclose)                                                                                                          \
+  X(H5Pget_chunk)                                                                                                      \
+  X(H5Pget_nfilters)                                                                                                   \
+  X(H5Pget_filter2)                                                                                                    \
+  X(H5Pget_filter_by_id2)                                                                                              \
+  X(H5Pmodify_filter)                                                                                                  \
+  X(H5Pfill_value_defined)                                                                                             \
+  X(H5Pget_fill_value)                                                                                                 \
+  X(H5Pget_fill_time)                                                                                                  \
   X(H5free_memory)
-#define H5FZ_HDF5_VARS(X)                                                                      \
-  X(H5E_ERR_CLS_g)                                                                             \
-  X(H5E_PLINE_g)                                                                               \
-  X(H5E_CANAPPLY_g)                                                                            \
-  X(H5E_SETLOCAL_g)                                                                            \
-  X(H5E_CANTFILTER_g)                                                                          \
-  X(H5T_IEEE_F32LE_g)                                                                          \
+#define H5FZ_HDF5_VARS(X)                                                                                              \
+  X(H5E_ERR_CLS_g)                                                                                                     \
+  X(H5E_PLINE_g)                                                                                                       \
+  X(H5E_CANAPPLY_g)                                                                                                    \
+  X(H5E_SETLOCAL_g)                                                                                                    \
+  X(H5E_CANTFILTER_g)                                                                                                  \
+  X(H5T_IEEE_F32LE_g)                                                                                                  \
   X(H5T_IEEE_F64LE_g)
 #define H5FZ_HDF5_SYMBOLS(X) H5FZ_HDF5_FUNCS(X) H5FZ_HDF5_VARS(X)
 
@@ -98,23 +98,19 @@ typedef struct h5fz_hdf5_api {
 } h5fz_hdf5_api;
 
 static h5fz_hdf5_api g_api;
-static int g_bound;               /* set once, with release order, after g_api */
-static const void *g_bound_base;  /* dli_fbase of the bound libhdf5 */
+static int g_bound;              /* set once, with release order, after g_api */
+static const void *g_bound_base; /* dli_fbase of the bound libhdf5 */
 static pthread_mutex_t g_bind_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The bound API, or NULL when no libhdf5 is bound yet. */
-static const h5fz_hdf5_api *api(void)
-{
-  return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL;
-}
+static const h5fz_hdf5_api *api(void) { return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL; }
 
 /* Base address of the object that defines H5open in handle, or NULL. */
 static const void *h5open_base(void *handle)
 {
   void *sym = dlsym(handle, "H5open");
   Dl_info info;
-  if (!sym || !dladdr(sym, &info))
-    return NULL;
+  if (!sym || !dladdr(sym, &info)) return NULL;
   return info.dli_fbase;
 }
 
@@ -142,8 +138,8 @@ static const char *const k_var_names[] = {H5FZ_HDF5_VARS(H5FZ_VAR_NAME)};
 
 #if defined(H5FZ_R_GLOB_DAT) && __SIZEOF_POINTER__ == 8
 typedef struct got_query {
-  uintptr_t inside;          /* an address in the libhdf5 (its H5open) */
-  void *addr[H5FZ_NVARS];    /* out: the address of each global libhdf5 uses */
+  uintptr_t inside;       /* an address in the libhdf5 (its H5open) */
+  void *addr[H5FZ_NVARS]; /* out: the address of each global libhdf5 uses */
 } got_query;
 
 static int got_scan(struct dl_phdr_info *info, size_t size, void *data)
@@ -160,10 +156,8 @@ static int got_scan(struct dl_phdr_info *info, size_t size, void *data)
     else if (ph->p_type == PT_DYNAMIC)
       dyn = (const ElfW(Dyn) *)lo;
   }
-  if (!inside)
-    return 0;
-  if (!dyn)
-    return 1;
+  if (!inside) return 0;
+  if (!dyn) return 1;
   uintptr_t symtab = 0, strtab = 0, rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0;
   uintptr_t relaent = sizeof(ElfW(Rela));
   for (; dyn->d_tag != DT_NULL; dyn++) {
@@ -186,16 +180,13 @@ static int got_scan(struct dl_phdr_info *info, size_t size, void *data)
   rela = H5FZ_ABS(rela);
   jmprel = H5FZ_ABS(jmprel);
 #undef H5FZ_ABS
-  if (!symtab || !strtab || relaent < sizeof(ElfW(Rela)))
-    return 1;
+  if (!symtab || !strtab || relaent < sizeof(ElfW(Rela))) return 1;
   const uintptr_t tables[2][2] = {{rela, relasz}, {jmprel, pltrelsz}};
   for (int t = 0; t < 2; t++) {
-    if (!tables[t][0])
-      continue;
+    if (!tables[t][0]) continue;
     for (uintptr_t off = 0; off + relaent <= tables[t][1]; off += relaent) {
       const ElfW(Rela) *r = (const ElfW(Rela) *)(tables[t][0] + off);
-      if (ELF64_R_TYPE(r->r_info) != H5FZ_R_GLOB_DAT)
-        continue;
+      if (ELF64_R_TYPE(r->r_info) != H5FZ_R_GLOB_DAT) continue;
       const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + ELF64_R_SYM(r->r_info);
       const char *name = (const char *)strtab + sym->st_name;
       for (size_t k = 0; k < H5FZ_NVARS; k++)
@@ -229,16 +220,14 @@ static void globals_from_got(const void *inside, void *addr[H5FZ_NVARS])
  * already bound to that library, -1 failed or bound to another one. */
 static int bind_handle_locked(void *handle, const void *base)
 {
-  if (g_bound)
-    return base == g_bound_base ? 0 : -1;
+  if (g_bound) return base == g_bound_base ? 0 : -1;
   h5fz_hdf5_api a;
   memset(&a, 0, sizeof a);
-#define H5FZ_BIND(name)                                                                        \
-  {                                                                                            \
-    void *p = dlsym(handle, #name);                                                            \
-    if (!p)                                                                                    \
-      return -1;                                                                               \
-    memcpy(&a.name, &p, sizeof p);                                                             \
+#define H5FZ_BIND(name)                                                                                                \
+  {                                                                                                                    \
+    void *p = dlsym(handle, #name);                                                                                    \
+    if (!p) return -1;                                                                                                 \
+    memcpy(&a.name, &p, sizeof p);                                                                                     \
   }
   H5FZ_HDF5_SYMBOLS(H5FZ_BIND)
 #undef H5FZ_BIND
@@ -247,9 +236,8 @@ static int bind_handle_locked(void *handle, const void *base)
   memcpy(&h5open_addr, &a.H5open, sizeof h5open_addr);
   globals_from_got(h5open_addr, got);
   size_t k = 0;
-#define H5FZ_FROM_GOT(name)                                                                    \
-  if (got[k])                                                                                  \
-    memcpy(&a.name, &got[k], sizeof got[k]);                                                   \
+#define H5FZ_FROM_GOT(name)                                                                                            \
+  if (got[k]) memcpy(&a.name, &got[k], sizeof got[k]);                                                                 \
   k++;
   H5FZ_HDF5_VARS(H5FZ_FROM_GOT)
 #undef H5FZ_FROM_GOT
@@ -265,19 +253,14 @@ static int bind_handle_locked(void *handle, const void *base)
 static int bind_to_caller(const void *addr)
 {
   Dl_info info;
-  if (!addr || !dladdr(addr, &info) || !info.dli_fbase)
-    return 0;
+  if (!addr || !dladdr(addr, &info) || !info.dli_fbase) return 0;
   if (__atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) && info.dli_fbase == g_bound_base)
     return 1; /* the common case: the same libhdf5 calls again */
   /* dli_fname of the main program may not be a usable path: then try the
    * global scope, which starts with the main program. */
-  void *handle = info.dli_fname && info.dli_fname[0]
-                     ? dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)
-                     : NULL;
-  if (!handle)
-    handle = dlopen(NULL, RTLD_NOW);
-  if (!handle)
-    return 0;
+  void *handle = info.dli_fname && info.dli_fname[0] ? dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD) : NULL;
+  if (!handle) handle = dlopen(NULL, RTLD_NOW);
+  if (!handle) return 0;
   int rc = 0;
   /* A libhdf5 is an object that itself defines H5open (not merely one whose
    * dependencies do). */
@@ -286,8 +269,7 @@ static int bind_to_caller(const void *addr)
     int b = bind_handle_locked(handle, info.dli_fbase);
     pthread_mutex_unlock(&g_bind_lock);
     rc = b < 0 ? -1 : 1;
-    if (b == 1)
-      return 1; /* a bound handle stays open for the life of the process */
+    if (b == 1) return 1; /* a bound handle stays open for the life of the process */
   }
   dlclose(handle);
   return rc;
@@ -297,11 +279,9 @@ static int bind_to_caller(const void *addr)
  * linked to it, or one loaded RTLD_GLOBAL). */
 static void bind_from_global_scope(void)
 {
-  if (api())
-    return;
+  if (api()) return;
   const void *base = h5open_base(RTLD_DEFAULT);
-  if (!base)
-    return;
+  if (!base) return;
   pthread_mutex_lock(&g_bind_lock);
   (void)bind_handle_locked(RTLD_DEFAULT, base);
   pthread_mutex_unlock(&g_bind_lock);
@@ -313,10 +293,8 @@ static void bind_from_global_scope(void)
 static int bind_entry(const void *caller)
 {
   int rc = bind_to_caller(caller);
-  if (rc < 0)
-    return -1;
-  if (rc == 0)
-    bind_from_global_scope();
+  if (rc < 0) return -1;
+  if (rc == 0) bind_from_global_scope();
   return 0;
 }
 
@@ -327,11 +305,9 @@ static int bind_entry(const void *caller)
  * libhdf5, or another libhdf5 is bound already. */
 H5FZ_EXPORT int init_filter(const char *libhdf5_path)
 {
-  if (!libhdf5_path || !libhdf5_path[0])
-    return -1;
+  if (!libhdf5_path || !libhdf5_path[0]) return -1;
   void *handle = dlopen(libhdf5_path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    return -1;
+  if (!handle) return -1;
   const void *base = h5open_base(handle);
   Dl_info info;
   int b = -1;
@@ -339,35 +315,29 @@ H5FZ_EXPORT int init_filter(const char *libhdf5_path)
   if (base && dladdr(dlsym(handle, "H5open"), &info) && info.dli_fbase == base) {
     void *self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
     int is_itself = self != NULL && h5open_base(self) == base;
-    if (self)
-      dlclose(self);
+    if (self) dlclose(self);
     if (is_itself) {
       pthread_mutex_lock(&g_bind_lock);
       b = bind_handle_locked(handle, base);
       pthread_mutex_unlock(&g_bind_lock);
     }
   }
-  if (b != 1)
-    dlclose(handle); /* a bound handle stays open for the life of the process */
+  if (b != 1) dlclose(handle); /* a bound handle stays open for the life of the process */
   return b < 0 ? -1 : 0;
 }
 
 /* H5Epush2's message is a format string: pass our text as an argument so a
  * '%' in a codec message cannot be read as a conversion. The globals are
  * read at call time, after H5open, as HDF5's own H5E_* macros do. */
-static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func,
-                       unsigned line, const char *text)
+static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func, unsigned line, const char *text)
 {
-  if (h->H5open() < 0)
-    return;
-  h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g,
-              "%s", text);
+  if (h->H5open() < 0) return;
+  h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g, "%s", text);
 }
 /* minor: H5E_CANAPPLY_g, H5E_SETLOCAL_g or H5E_CANTFILTER_g. */
-#define H5FZ_PUSH(h, minor, text)                                                              \
-  do {                                                                                         \
-    if (h)                                                                                     \
-      push_error((h), (h)->minor, __func__, __LINE__, (text));                                 \
+#define H5FZ_PUSH(h, minor, text)                                                                                      \
+  do {                                                                                                                 \
+    if (h) push_error((h), (h)->minor, __func__, __LINE__, (text));                                                    \
   } while (0)
 
 static const char *type_class_name(H5T_class_t cls)
@@ -396,11 +366,9 @@ static htri_t is_ieee_layout(const h5fz_hdf5_api *h, hid_t type, size_t size, in
   if (h->H5open() < 0) /* what the H5T_IEEE_* macros do before reading the global */
     return -1;
   hid_t ieee = size == 4 ? *h->H5T_IEEE_F32LE_g : *h->H5T_IEEE_F64LE_g;
-  if (!big_endian)
-    return h->H5Tequal(type, ieee);
+  if (!big_endian) return h->H5Tequal(type, ieee);
   hid_t le = h->H5Tcopy(type);
-  if (le < 0)
-    return -1;
+  if (le < 0) return -1;
   htri_t same = h->H5Tset_order(le, H5T_ORDER_LE) < 0 ? -1 : h->H5Tequal(le, ieee);
   h->H5Tclose(le);
   return same;
@@ -419,17 +387,14 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
   *dtype = H5FZ_DTYPE_UNKNOWN;
   *big_endian = 0;
   H5T_class_t cls = h->H5Tget_class(type);
-  if (cls == H5T_NO_CLASS)
-    return -1;
+  if (cls == H5T_NO_CLASS) return -1;
   if (cls != H5T_FLOAT) {
-    snprintf(why, why_len,
-             "h5fz: dataset type is not IEEE float32/float64 (%s); h5fz is a lossy float compressor",
+    snprintf(why, why_len, "h5fz: dataset type is not IEEE float32/float64 (%s); h5fz is a lossy float compressor",
              type_class_name(cls));
     return 0;
   }
   size_t size = h->H5Tget_size(type);
-  if (size == 0)
-    return -1;
+  if (size == 0) return -1;
   if (size != 4 && size != 8) {
     snprintf(why, why_len,
              "h5fz: dataset type is a %zu-byte float, not IEEE float32/float64; h5fz is a "
@@ -438,8 +403,7 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
     return 0;
   }
   H5T_order_t order = h->H5Tget_order(type);
-  if (order == H5T_ORDER_ERROR)
-    return -1;
+  if (order == H5T_ORDER_ERROR) return -1;
   if (order != H5T_ORDER_LE && order != H5T_ORDER_BE) {
     snprintf(why, why_len,
              "h5fz: dataset type is a float%zu of mixed (VAX) byte order; h5fz needs little- or "
@@ -448,8 +412,7 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
     return 0;
   }
   htri_t same = is_ieee_layout(h, type, size, order == H5T_ORDER_BE);
-  if (same < 0)
-    return -1;
+  if (same < 0) return -1;
   if (!same) {
     snprintf(why, why_len,
              "h5fz: dataset type is a %zu-byte float with a non-IEEE layout (precision, offset "
@@ -471,8 +434,7 @@ static htri_t h5fz_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
   (void)dcpl_id;
   (void)space_id;
   const h5fz_hdf5_api *h = api();
-  if (!h)
-    return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
+  if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char why[H5FZ_FILTER_MSG_LEN];
   h5fz_dtype dtype;
   int big_endian;
@@ -499,8 +461,7 @@ static int chunk_dims(const h5fz_hdf5_api *h, hid_t dcpl_id, uint32_t *rank, uin
     return -1;
   }
   uint64_t dims64[H5S_MAX_RANK];
-  for (int i = 0; i < hrank; i++)
-    dims64[i] = (uint64_t)hdims[i];
+  for (int i = 0; i < hrank; i++) dims64[i] = (uint64_t)hdims[i];
   if (h5fz_filter_fold_dims((size_t)hrank, dims64, rank, dims, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
@@ -562,14 +523,12 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
     unsigned flags = 0, filter_config = 0;
     size_t n_cd = 0;
     char name[64] = "";
-    H5Z_filter_t id =
-        h->H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &n_cd, NULL, sizeof name, name, &filter_config);
+    H5Z_filter_t id = h->H5Pget_filter2(dcpl_id, (unsigned)i, &flags, &n_cd, NULL, sizeof name, name, &filter_config);
     if (id < 0) {
       H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's filter pipeline");
       return -1;
     }
-    if (id == H5FZ_FILTER_ID)
-      return 0;
+    if (id == H5FZ_FILTER_ID) return 0;
     char msg[H5FZ_FILTER_MSG_LEN];
     snprintf(msg, sizeof msg,
              "h5fz: filter '%s' (id %d) comes before h5fz in the pipeline; h5fz is lossy, so "
@@ -592,8 +551,7 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)space_id;
   const h5fz_hdf5_api *h = api();
-  if (!h)
-    return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
+  if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char msg[H5FZ_FILTER_MSG_LEN];
   unsigned flags = 0;
   size_t n = H5FZ_PLUGIN_CD_CAP;
@@ -618,16 +576,14 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
     return -1;
   }
   uint32_t rank = 0, dims[H5FZ_MAX_RANK] = {0};
-  if (ok == 1 && (check_first_in_pipeline(h, dcpl_id) < 0 || chunk_dims(h, dcpl_id, &rank, dims) < 0))
-    return -1;
+  if (ok == 1 && (check_first_in_pipeline(h, dcpl_id) < 0 || chunk_dims(h, dcpl_id, &rank, dims) < 0)) return -1;
   int has_fill = 0, padding_known = 1;
   double fill = 0.0;
-  if (ok == 1 && fill_value(h, dcpl_id, dtype, &has_fill, &fill, &padding_known) < 0)
-    return -1;
+  if (ok == 1 && fill_value(h, dcpl_id, dtype, &has_fill, &fill, &padding_known) < 0) return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;
-  if (h5fz_filter_local_cd_values(cd, n, dtype, big_endian, rank, dims, has_fill, fill, padding_known, out,
-                                  H5FZ_CD_MAX, &n_out, msg, sizeof msg) != H5FZ_OK) {
+  if (h5fz_filter_local_cd_values(cd, n, dtype, big_endian, rank, dims, has_fill, fill, padding_known, out, H5FZ_CD_MAX,
+                                  &n_out, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }
@@ -636,8 +592,7 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
    * only on memory exhaustion or an internal error, so an error is the
    * honest outcome; a refused type keeps the user's flag so an optional
    * filter can still pass over integer datasets. */
-  if (ok == 1)
-    flags &= ~(unsigned)H5Z_FLAG_OPTIONAL;
+  if (ok == 1) flags &= ~(unsigned)H5Z_FLAG_OPTIONAL;
   /* a bad H5FZ_DEVICE, or a GPU asked for and missing, fails H5Dcreate
    * here: at the first write HDF5 may have cached the chunk and report
    * nothing until a flush or close (h5py then only warns) */
@@ -658,18 +613,16 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
  * codec's malloc'd result, *buf_size its size, and the byte count is
  * returned; HDF5 later frees it with H5MM_xfree, which is free() in release
  * builds. On failure *buf is untouched and 0 is returned. */
-static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
-                          size_t nbytes, size_t *buf_size, void **buf)
+static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes, size_t *buf_size,
+                          void **buf)
 {
   const h5fz_hdf5_api *h = api();
-  if (!h)
-    return 0; /* no libhdf5 bound: cannot free HDF5's buffer nor report */
+  if (!h) return 0; /* no libhdf5 bound: cannot free HDF5's buffer nor report */
   char msg[H5FZ_FILTER_MSG_LEN];
   void *out = NULL;
   size_t out_bytes = 0;
   int reverse = (flags & H5Z_FLAG_REVERSE) != 0;
-  if (h5fz_filter_run(reverse, cd_values, cd_nelmts, *buf, nbytes, &out, &out_bytes, msg,
-                      sizeof msg) != H5FZ_OK) {
+  if (h5fz_filter_run(reverse, cd_values, cd_nelmts, *buf, nbytes, &out, &out_bytes, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_CANTFILTER_g, msg);
     return 0;
   }
@@ -713,8 +666,7 @@ static void say_unbound_once(void)
 {
   static int said;
   const char *quiet = getenv("H5FZ_QUIET");
-  if (__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL) || (quiet && *quiet && *quiet != '0'))
-    return;
+  if (__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL) || (quiet && *quiet && *quiet != '0')) return;
   fprintf(stderr, "h5fz: the plugin cannot find the HDF5 library that loaded it (a libhdf5 linked statically "
                   "into the program exports no symbols), so the h5fz filter cannot run: link HDF5 as a shared "
                   "library (h5cc/h5fc -shlib, or CMake's HDF5 shared targets), or the program with -rdynamic "
@@ -723,10 +675,8 @@ static void say_unbound_once(void)
 
 H5FZ_EXPORT const void *H5PLget_plugin_info(void)
 {
-  if (bind_entry(__builtin_return_address(0)) < 0)
-    return NULL;
-  if (!api())
-    say_unbound_once();
+  if (bind_entry(__builtin_return_address(0)) < 0) return NULL;
+  if (!api()) say_unbound_once();
   return &H5FZ_CLASS;
 }
 
@@ -735,7 +685,4 @@ H5FZ_EXPORT const void *H5PLget_plugin_info(void)
  * Exported so a packager or a support question can ask a plugin file for
  * its version without HDF5: dlopen + dlsym("h5fz_plugin_version"), or
  * `strings`/`nm -D`. Static storage; needs no HDF5 binding. */
-H5FZ_EXPORT const char *h5fz_plugin_version(void)
-{
-  return h5fz_version();
-}
+H5FZ_EXPORT const char *h5fz_plugin_version(void) { return h5fz_version(); }

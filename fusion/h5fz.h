@@ -42,13 +42,13 @@ const char *h5fz_status_name(int status);
 const char *h5fz_last_error(void);
 
 /* ---- the spec ------------------------------------------------------------ */
-#define H5FZ_MAX_OPS 10          /* one map + up to 8 transforms + one coder */
+#define H5FZ_MAX_OPS 10 /* one map + up to 8 transforms + one coder */
 #define H5FZ_MAX_TRANSFORMS 8
-#define H5FZ_MAX_RANK 4          /* chunk dims kept (slowest dims folded) */
-#define H5FZ_CD_VERSION 1        /* first word of the user cd_values */
-#define H5FZ_CD_USER_MAX 20      /* h5repack's limit on user words */
+#define H5FZ_MAX_RANK 4                  /* chunk dims kept (slowest dims folded) */
+#define H5FZ_CD_VERSION 1                /* first word of the user cd_values */
+#define H5FZ_CD_USER_MAX 20              /* h5repack's limit on user words */
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
-#define H5FZ_CD_BIG_ENDIAN 0x100u /* in the dataset part's type word: big-endian values */
+#define H5FZ_CD_BIG_ENDIAN 0x100u        /* in the dataset part's type word: big-endian values */
 #define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
 #define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* bytes of one chunk, format v1 (u32 offsets inside it) */
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
@@ -88,18 +88,18 @@ typedef enum {
 typedef struct {
   /* user part (travels in the user cd_values) */
   h5fz_mode mode;
-  double bound;               /* ABS: absolute; REL: fraction of the range;
+  double bound;              /* ABS: absolute; REL: fraction of the range;
                                  PW_REL: fraction of |x|; LOSSLESS: 0 */
-  uint32_t subchunk_bytes;    /* bytes of input per sub-chunk (thread block) */
-  uint32_t n_ops;             /* map, transforms, coder, in order */
-  uint8_t ops[H5FZ_MAX_OPS];  /* h5fz_op_id values */
+  uint32_t subchunk_bytes;   /* bytes of input per sub-chunk (thread block) */
+  uint32_t n_ops;            /* map, transforms, coder, in order */
+  uint8_t ops[H5FZ_MAX_OPS]; /* h5fz_op_id values */
   /* dataset part (filled by set_local; 0 when unknown) */
   h5fz_dtype dtype;
-  uint32_t rank;              /* 0..H5FZ_MAX_RANK */
+  uint32_t rank;                /* 0..H5FZ_MAX_RANK */
   uint32_t dims[H5FZ_MAX_RANK]; /* chunk dims, slowest first, in elements */
-  int has_fill;               /* 1: the dataset's fill value is known */
-  double fill;                /* it; REL ranges leave it out (edge-chunk padding) */
-  int big_endian;             /* 1: the dataset's values are big-endian IEEE: the
+  int has_fill;                 /* 1: the dataset's fill value is known */
+  double fill;                  /* it; REL ranges leave it out (edge-chunk padding) */
+  int big_endian;               /* 1: the dataset's values are big-endian IEEE: the
                                  bytes the codec takes and gives back (the
                                  container codes them little-endian and records
                                  the order, docs/format.md §3) */
@@ -134,15 +134,13 @@ int h5fz_spec_validate(const h5fz_spec *spec);
  * *n_out receives the number of words. The bound (a double) is stored as two
  * words, low 32 bits first. Returns H5FZ_OK, H5FZ_ERR_ARG (cap too small),
  * or H5FZ_ERR_SPEC (invalid spec). */
-int h5fz_spec_to_cd_values(const h5fz_spec *spec, int include_local,
-                           unsigned *cd, size_t cap, size_t *n_out);
+int h5fz_spec_to_cd_values(const h5fz_spec *spec, int include_local, unsigned *cd, size_t cap, size_t *n_out);
 
 /* Decode cd_values (n words; n = 0 gives the defaults). Missing trailing user
  * words take their defaults; a dataset part is recognised by its marker.
  * *user_words receives the length of the user part (may be NULL).
  * Returns H5FZ_OK or H5FZ_ERR_SPEC with the reason. */
-int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *spec,
-                             size_t *user_words);
+int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *spec, size_t *user_words);
 
 /* Size of one element of dtype in bytes (4 or 8), 0 if unknown. */
 size_t h5fz_dtype_size(h5fz_dtype dtype);
@@ -159,8 +157,7 @@ size_t h5fz_dtype_size(h5fz_dtype dtype);
  * *out_bytes bytes. Returns H5FZ_OK, H5FZ_ERR_ARG, H5FZ_ERR_SPEC,
  * H5FZ_ERR_NOMEM. Never fails because of the data: values that cannot be
  * quantized within the bound (NaN, Inf, -0.0, huge) are stored exactly. */
-int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes,
-                      void **out, size_t *out_bytes);
+int h5fz_chunk_encode(const h5fz_spec *spec, const void *in, size_t in_bytes, void **out, size_t *out_bytes);
 
 /* Decode one chunk container of in_bytes bytes. On success *out is a
  * malloc'd buffer (caller frees) of *out_bytes bytes, equal to the in_bytes
@@ -179,6 +176,11 @@ int h5fz_chunk_decode(const void *in, size_t in_bytes, void **out, size_t *out_b
  * one would be read past its end). Same codes otherwise. */
 int h5fz_chunk_decode_as(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
                          size_t *out_bytes);
+
+/* Bytes of one chunk of the dataset spec describes (its dataset part:
+ * dtype x chunk dims), saturated at UINT64_MAX; 0 when it does not say (no
+ * dtype, no chunk dims, or a zero dim). Never fails; spec must not be NULL. */
+uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec);
 
 /* The chunk dims h5fz records for an HDF5 chunk of rank dims[] (slowest
  * first, in elements): at most H5FZ_MAX_RANK, the slowest dims multiplied
@@ -219,20 +221,20 @@ typedef struct {
   uint32_t format_version;
   h5fz_dtype dtype;
   h5fz_mode mode;
-  double abs_bound;        /* the absolute bound actually applied */
-  uint64_t input_bytes;    /* bytes the chunk decodes to */
+  double abs_bound;     /* the absolute bound actually applied */
+  uint64_t input_bytes; /* bytes the chunk decodes to */
   uint64_t n_elements;
   uint32_t subchunk_elems;
   uint32_t n_subchunks;
   uint32_t n_raw_subchunks;
   uint32_t n_outliers;
-  int stored_raw;          /* whole chunk stored verbatim */
+  int stored_raw; /* whole chunk stored verbatim */
   uint32_t n_ops;
   uint8_t ops[H5FZ_MAX_OPS];
-  uint32_t predictor;      /* lorenzo_nd: the dimension of its predictor (1..3); 0 without it */
-  uint32_t rank;           /* the chunk shape the encoder recorded (set_local's folded dims); 0: none */
+  uint32_t predictor; /* lorenzo_nd: the dimension of its predictor (1..3); 0 without it */
+  uint32_t rank;      /* the chunk shape the encoder recorded (set_local's folded dims); 0: none */
   uint32_t dims[H5FZ_MAX_RANK];
-  int big_endian;          /* 1: the chunk decodes to big-endian values (format version 2) */
+  int big_endian; /* 1: the chunk decodes to big-endian values (format version 2) */
 } h5fz_chunk_info;
 
 /* Parse and check the header (and checksum) of a container without decoding

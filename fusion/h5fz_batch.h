@@ -21,15 +21,15 @@ extern "C" {
 #define H5FZ_ARRAY_MAX_RANK 8
 
 typedef struct {
-  uint32_t rank;                      /* 1..H5FZ_ARRAY_MAX_RANK */
-  uint64_t dims[H5FZ_ARRAY_MAX_RANK]; /* array extent, elements */
-  uint64_t chunk[H5FZ_ARRAY_MAX_RANK];/* chunk dims, elements, each >= 1 */
-  int exact_fill;                     /* 1: fill_bits (not the spec's or the decode
+  uint32_t rank;                       /* 1..H5FZ_ARRAY_MAX_RANK */
+  uint64_t dims[H5FZ_ARRAY_MAX_RANK];  /* array extent, elements */
+  uint64_t chunk[H5FZ_ARRAY_MAX_RANK]; /* chunk dims, elements, each >= 1 */
+  int exact_fill;                      /* 1: fill_bits (not the spec's or the decode
                                          call's double) pads edge chunks and fills
                                          missing ones: HDF5 pads with the exact
                                          bits (a signalling NaN stays one), and
                                          with 0 when the fill time is NEVER */
-  uint64_t fill_bits;                 /* the value's bits (low 4 bytes for float32) */
+  uint64_t fill_bits;                  /* the value's bits (low 4 bytes for float32) */
 } h5fz_array_geom;
 
 /* The chunk shape the containers of g's chunks record (g's chunk dims
@@ -47,10 +47,10 @@ void h5fz_array_chunk_origin(const h5fz_array_geom *g, uint64_t index, uint64_t 
 /* One encoded chunk as a sink receives it; container and info are valid
  * during the call only. */
 typedef struct {
-  uint64_t index;            /* row-major over the chunk grid */
-  const void *container;     /* the chunk container (docs/format.md) */
+  uint64_t index;        /* row-major over the chunk grid */
+  const void *container; /* the chunk container (docs/format.md) */
   size_t bytes;
-  h5fz_chunk_info info;      /* its header, as h5fz_chunk_inspect gives it */
+  h5fz_chunk_info info; /* its header, as h5fz_chunk_inspect gives it */
 } h5fz_encoded_chunk;
 
 /* Called once per chunk in increasing index order on the calling thread.
@@ -66,8 +66,8 @@ typedef int (*h5fz_chunk_source)(void *ctx, uint64_t index, void **container, si
 /* Which executor ran. */
 typedef struct {
   int on_gpu;
-  char kernel_class[64];   /* "cpu" on the CPU */
-  uint64_t plan_digest;    /* 0 on the CPU */
+  char kernel_class[64]; /* "cpu" on the CPU */
+  uint64_t plan_digest;  /* 0 on the CPU */
 } h5fz_array_exec;
 
 /* Encode the array data (rank/dims of g, row-major, spec->dtype values) in

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 
-#include "h5fz_internal.h"
+#include "h5fz_error.h"
 
 static _Thread_local char last_error[512];
 

@@ -5,31 +5,8 @@
 #define H5FZ_INTERNAL_H
 
 #include "h5fz.h"
-
-/* Record a failure for h5fz_last_error() and return `status`. printf-style. */
-int h5fz_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Print a warning to stderr once per process (later calls are silent), so
- * a fallback is visible without flooding; H5FZ_QUIET=1 silences it. */
-void h5fz_log_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The integer environment variable name: its value when it is a whole
- * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt
- * when it is unset or empty; any other value is ignored (dflt) with one
- * warning per variable on stderr unless H5FZ_QUIET is set. */
-long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt);
-
-/* The same for a power of two in [lo, hi] (lo >= 1): any other value is
- * ignored with the warning. */
-long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
-
-/* Bytes of one chunk of the dataset spec describes (its dataset part:
- * dtype x chunk dims), saturated at UINT64_MAX; 0 when it does not say (no
- * dtype, no chunk dims, or a zero dim). */
-uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec);
-
-/* Clear the thread's last error (called at the start of public entry points). */
-void h5fz_clear_error(void);
+#include "h5fz_error.h"
+#include "h5fz_settings.h"
 
 /* ---- the op table: one place that maps id <-> name <-> kind ------------- */
 typedef enum {
@@ -46,12 +23,12 @@ typedef enum {
 
 typedef struct {
   h5fz_op_id id;
-  const char *name;        /* text form and generated code */
+  const char *name; /* text form and generated code */
   h5fz_op_kind kind;
-  h5fz_stream input;       /* what the op consumes (coders: WORDS or BYTES) */
+  h5fz_stream input; /* what the op consumes (coders: WORDS or BYTES) */
   h5fz_stream output;
-  unsigned param_words;    /* cd_values words after the id (0 for all of v1) */
-  const char *device_fn;   /* base name in device_ops/: <fn>_encode_32 ... */
+  unsigned param_words;  /* cd_values words after the id (0 for all of v1) */
+  const char *device_fn; /* base name in device_ops/: <fn>_encode_32 ... */
   const char *summary;
 } h5fz_op_info;
 

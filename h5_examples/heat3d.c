@@ -58,28 +58,29 @@ static const size_t n_elems = (size_t)NZ * NY * NX;
 static size_t at(int z, int y, int x) { return ((size_t)z * NY + (size_t)y) * NX + (size_t)x; }
 
 /* 20 everywhere, plus a large hot blob and a smaller, hotter one. */
-static void initial_field(float *t) {
+static void initial_field(float *t)
+{
   for (int z = 0; z < NZ; z++)
     for (int y = 0; y < NY; y++)
       for (int x = 0; x < NX; x++) {
         double d1 = (z - 24.0) * (z - 24.0) + (y - 40.0) * (y - 40.0) + (x - 44.0) * (x - 44.0);
         double d2 = (z - 42.0) * (z - 42.0) + (y - 62.0) * (y - 62.0) + (x - 90.0) * (x - 90.0);
         int wall = z == 0 || y == 0 || x == 0 || z == NZ - 1 || y == NY - 1 || x == NX - 1;
-        t[at(z, y, x)] = wall ? WALL
-                              : (float)(WALL + 60.0 * exp(-d1 / (2 * 10.0 * 10.0)) +
-                                        80.0 * exp(-d2 / (2 * 6.0 * 6.0)));
+        t[at(z, y, x)] =
+            wall ? WALL : (float)(WALL + 60.0 * exp(-d1 / (2 * 10.0 * 10.0)) + 80.0 * exp(-d2 / (2 * 6.0 * 6.0)));
       }
 }
 
 /* One explicit step: next = t + R * laplacian(t) inside, walls unchanged. */
-static void diffuse(const float *t, float *next) {
+static void diffuse(const float *t, float *next)
+{
   memcpy(next, t, n_elems * sizeof *t);
   for (int z = 1; z < NZ - 1; z++)
     for (int y = 1; y < NY - 1; y++)
       for (int x = 1; x < NX - 1; x++) {
         size_t i = at(z, y, x);
-        float lap = t[i - 1] + t[i + 1] + t[i - NX] + t[i + NX] + t[i - (size_t)NX * NY] +
-                    t[i + (size_t)NX * NY] - 6.0f * t[i];
+        float lap =
+            t[i - 1] + t[i + 1] + t[i - NX] + t[i + NX] + t[i - (size_t)NX * NY] + t[i + (size_t)NX * NY] - 6.0f * t[i];
         next[i] = t[i] + R * lap;
       }
 }
@@ -89,8 +90,8 @@ static void diffuse(const float *t, float *next) {
 /* Elements of back outside the spec's bound around orig; *max_err gets the
  * largest error (absolute for abs=, relative to |x| for pw_rel=, the number
  * of differing values for lossless). */
-static size_t out_of_bound(const float *orig, const float *back, const h5fz_spec *spec,
-                           double *max_err) {
+static size_t out_of_bound(const float *orig, const float *back, const h5fz_spec *spec, double *max_err)
+{
   size_t bad = 0;
   *max_err = 0;
   for (size_t i = 0; i < n_elems; i++) {
@@ -106,8 +107,7 @@ static size_t out_of_bound(const float *orig, const float *back, const h5fz_spec
       if (!(e <= *max_err)) *max_err = e;
     }
     if (!ok) {
-      if (bad < 3)
-        fprintf(stderr, "heat3d:   element %zu: %.9g read back as %.9g\n", i, x, y);
+      if (bad < 3) fprintf(stderr, "heat3d:   element %zu: %.9g read back as %.9g\n", i, x, y);
       bad++;
     }
   }
@@ -117,7 +117,8 @@ static size_t out_of_bound(const float *orig, const float *back, const h5fz_spec
 /* Compare every stored chunk of datasets a and b: same size, same filter
  * mask, same bytes. Returns the number of chunks that differ, -1 on error;
  * *n_chunks gets the chunks compared. */
-static long compare_chunks(hid_t a, hid_t b, size_t *n_chunks) {
+static long compare_chunks(hid_t a, hid_t b, size_t *n_chunks)
+{
   long differ = 0;
   *n_chunks = 0;
   for (hsize_t z = 0; z < dims[0]; z += chunk[0])
@@ -126,15 +127,13 @@ static long compare_chunks(hid_t a, hid_t b, size_t *n_chunks) {
         hsize_t off[3] = {z, y, x}, size_a = 0, size_b = 0;
         uint32_t mask_a = 0, mask_b = 0;
         void *buf_a, *buf_b;
-        if (H5Dget_chunk_storage_size(a, off, &size_a) < 0 ||
-            H5Dget_chunk_storage_size(b, off, &size_b) < 0)
-          return -1;
+        if (H5Dget_chunk_storage_size(a, off, &size_a) < 0 || H5Dget_chunk_storage_size(b, off, &size_b) < 0) return -1;
         (*n_chunks)++;
         if (size_a != size_b || size_a == 0) {
           if (differ < 3)
-            fprintf(stderr, "heat3d:   chunk [%llu,%llu,%llu]: %llu bytes vs %llu\n",
-                    (unsigned long long)z, (unsigned long long)y, (unsigned long long)x,
-                    (unsigned long long)size_a, (unsigned long long)size_b);
+            fprintf(stderr, "heat3d:   chunk [%llu,%llu,%llu]: %llu bytes vs %llu\n", (unsigned long long)z,
+                    (unsigned long long)y, (unsigned long long)x, (unsigned long long)size_a,
+                    (unsigned long long)size_b);
           differ++;
           continue;
         }
@@ -148,8 +147,8 @@ static long compare_chunks(hid_t a, hid_t b, size_t *n_chunks) {
         }
         if (mask_a != mask_b || memcmp(buf_a, buf_b, size_a) != 0) {
           if (differ < 3)
-            fprintf(stderr, "heat3d:   chunk [%llu,%llu,%llu]: the stored bytes differ\n",
-                    (unsigned long long)z, (unsigned long long)y, (unsigned long long)x);
+            fprintf(stderr, "heat3d:   chunk [%llu,%llu,%llu]: the stored bytes differ\n", (unsigned long long)z,
+                    (unsigned long long)y, (unsigned long long)x);
           differ++;
         }
         free(buf_a);
@@ -161,8 +160,8 @@ static long compare_chunks(hid_t a, hid_t b, size_t *n_chunks) {
 /* ---- writing ---------------------------------------------------------------- */
 
 /* (a) The filter through plain HDF5 calls, as any C program would. */
-static hid_t write_with_filter(hid_t group, const char *name, const float *t, const unsigned *cd,
-                               size_t n_cd) {
+static hid_t write_with_filter(hid_t group, const char *name, const float *t, const unsigned *cd, size_t n_cd)
+{
   hid_t space = H5Screate_simple(3, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
   if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 3, chunk) >= 0 &&
       H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) >= 0)
@@ -178,7 +177,8 @@ static hid_t write_with_filter(hid_t group, const char *name, const float *t, co
 
 /* (b) The dataset API: the whole array in one call. */
 static hid_t write_with_api(hid_t group, const char *name, const float *t, const char *spec_text,
-                            h5fz_dataset_report *report) {
+                            h5fz_dataset_report *report)
+{
   hid_t d = -1;
   int st = h5fz_dataset_create(group, name, H5T_NATIVE_FLOAT, 3, dims, chunk, spec_text, &d);
   if (st == H5FZ_OK) st = h5fz_dataset_write(d, t, H5FZ_MEM_HOST, report);
@@ -190,15 +190,17 @@ static hid_t write_with_api(hid_t group, const char *name, const float *t, const
   return d;
 }
 
-static double ratio_of(hid_t d) {
+static double ratio_of(hid_t d)
+{
   hsize_t stored = H5Dget_storage_size(d);
   return stored ? (double)(n_elems * sizeof(float)) / (double)stored : 0.0;
 }
 
 /* Read d both ways into by_hdf5 and by_api, check both against t and
  * against each other. Returns the number of failed checks, -1 on error. */
-static int read_and_check(hid_t d, const char *what, const float *t, const h5fz_spec *spec,
-                          float *by_hdf5, float *by_api, double *max_err) {
+static int read_and_check(hid_t d, const char *what, const float *t, const h5fz_spec *spec, float *by_hdf5,
+                          float *by_api, double *max_err)
+{
   int failed = 0;
   double e1 = 0, e2 = 0;
   if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, by_hdf5) < 0) {
@@ -212,8 +214,7 @@ static int read_and_check(hid_t d, const char *what, const float *t, const h5fz_
   {
     int st = h5fz_dataset_read(d, by_api, H5FZ_MEM_HOST, NULL);
     if (st != H5FZ_OK) {
-      fprintf(stderr, "heat3d: %s: h5fz_dataset_read: %s (%s)\n", what, h5fz_last_error(),
-              h5fz_status_name(st));
+      fprintf(stderr, "heat3d: %s: h5fz_dataset_read: %s (%s)\n", what, h5fz_last_error(), h5fz_status_name(st));
       return -1;
     }
   }
@@ -229,7 +230,8 @@ static int read_and_check(hid_t d, const char *what, const float *t, const h5fz_
   return failed;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   const char *out = argc > 1 ? argv[1] : "heat3d.h5";
   const char *spec_text = argc > 2 ? argv[2] : "abs=1e-3";
   unsigned cd[H5FZ_CD_MAX];
@@ -256,8 +258,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (H5Zfilter_avail(H5FZ_FILTER_ID) <= 0) {
-    fprintf(stderr, "heat3d: the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH to "
-                    "the folder of libh5fz.so (build/plugin)\n", H5FZ_FILTER_ID);
+    fprintf(stderr,
+            "heat3d: the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH to "
+            "the folder of libh5fz.so (build/plugin)\n",
+            H5FZ_FILTER_ID);
     return 2;
   }
   t = malloc(n_elems * sizeof *t);
@@ -271,9 +275,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "heat3d: cannot create %s (or out of memory)\n", out);
     goto done;
   }
-  printf("heat3d: %dx%dx%d float32, chunk %llux%llux%llu, %d steps, r = %g, spec %s -> %s\n", NZ,
-         NY, NX, (unsigned long long)chunk[0], (unsigned long long)chunk[1],
-         (unsigned long long)chunk[2], STEPS, (double)R, spec_text, out);
+  printf("heat3d: %dx%dx%d float32, chunk %llux%llux%llu, %d steps, r = %g, spec %s -> %s\n", NZ, NY, NX,
+         (unsigned long long)chunk[0], (unsigned long long)chunk[1], (unsigned long long)chunk[2], STEPS, (double)R,
+         spec_text, out);
 
   initial_field(t);
   for (int step = 0; step <= STEPS; step++) {
@@ -295,8 +299,8 @@ int main(int argc, char **argv) {
         goto done;
       }
       if (step == 0)
-        printf("heat3d: dataset API on %s (kernel class %s)\n",
-               report.on_gpu ? "the GPU" : "the CPU", report.kernel_class);
+        printf("heat3d: dataset API on %s (kernel class %s)\n", report.on_gpu ? "the GPU" : "the CPU",
+               report.kernel_class);
       /* Reopen both before reading: the dataset H5Dwrite just wrote keeps
        * chunks in HDF5's chunk cache *uncompressed*, and H5Dread on that
        * handle would return them from there, never running the decoder. */

@@ -159,7 +159,8 @@ static void save(hid_t file, const char *name, const float *slab, int z0, int nz
   snprintf(path, sizeof path, "/api/%s", name);
   hsize_t start[3] = {(hsize_t)z0, 0, 0}, count[3] = {(hsize_t)nz, NY, NX};
   if (h5fz_dataset_create_mpi(file, path, H5T_NATIVE_FLOAT, 3, dims, chunk, spec, &d)) fail("h5fz_dataset_create_mpi");
-  if (h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, slab, H5FZ_MEM_HOST, NULL)) fail("h5fz_dataset_write_part");
+  if (h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, slab, H5FZ_MEM_HOST, NULL))
+    fail("h5fz_dataset_write_part");
   H5Dclose(d);
 }
 
@@ -204,7 +205,8 @@ static long compare_chunks(const char *out, const char *name)
   char pa[64], pb[64];
   snprintf(pa, sizeof pa, "/filter/%s", name);
   snprintf(pb, sizeof pb, "/api/%s", name);
-  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT), da = H5Dopen2(f, pa, H5P_DEFAULT), db = H5Dopen2(f, pb, H5P_DEFAULT);
+  hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT), da = H5Dopen2(f, pa, H5P_DEFAULT),
+        db = H5Dopen2(f, pb, H5P_DEFAULT);
   long differ = 0;
   for (hsize_t z = 0; z < NZ; z += chunk[0]) {
     hsize_t off[3] = {z, 0, 0}, sa = 0, sb = 0;

@@ -8,13 +8,15 @@
 
 #include "planner_internal.h"
 
-int h5fz_planner_cache_dir(char *out, size_t out_len) {
-  const char *d = getenv("H5FZ_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"),
-             *h = getenv("HOME");
+int h5fz_planner_cache_dir(char *out, size_t out_len)
+{
+  const char *d = getenv("H5FZ_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
   int n;
   if (out == NULL || out_len == 0) return H5FZ_PLAN_ERR_ARG;
-  if (d != NULL && d[0] != '\0') n = snprintf(out, out_len, "%s", d);
-  else if (x != NULL && x[0] != '\0') n = snprintf(out, out_len, "%s/h5fz", x);
+  if (d != NULL && d[0] != '\0')
+    n = snprintf(out, out_len, "%s", d);
+  else if (x != NULL && x[0] != '\0')
+    n = snprintf(out, out_len, "%s/h5fz", x);
   else if (h != NULL && h[0] != '\0')
     n = snprintf(out, out_len, "%s/.cache/h5fz", h);
   else {
@@ -24,7 +26,8 @@ int h5fz_planner_cache_dir(char *out, size_t out_len) {
   return n > 0 && (size_t)n < out_len ? H5FZ_PLAN_OK : H5FZ_PLAN_ERR_ARG;
 }
 
-static char *trim(char *s) {
+static char *trim(char *s)
+{
   char *e;
   while (*s == ' ' || *s == '\t' || *s == '\r') s++;
   e = s + strlen(s);
@@ -33,7 +36,8 @@ static char *trim(char *s) {
 }
 
 /* Split "a | b | rest" into three trimmed fields (in place). */
-static int split3(char *s, char **a, char **b, char **rest) {
+static int split3(char *s, char **a, char **b, char **rest)
+{
   char *p1 = strchr(s, '|'), *p2;
   if (p1 == NULL || (p2 = strchr(p1 + 1, '|')) == NULL) return -1;
   *p1 = *p2 = '\0';
@@ -44,30 +48,36 @@ static int split3(char *s, char **a, char **b, char **rest) {
 }
 
 /* "kernel_GBps=3000 overhead_us=25 cpu_GBps=2" into cal. */
-static int apply_fields(char *rest, h5fz_calibration *cal) {
+static int apply_fields(char *rest, h5fz_calibration *cal)
+{
   char *tok, *save = NULL;
-  for (tok = strtok_r(rest, " \t", &save); tok;
-       tok = strtok_r(NULL, " \t", &save)) {
+  for (tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
     char *eq = strchr(tok, '=');
     double v;
     if (eq == NULL) return -1;
     *eq = '\0';
     if (pl_parse_double(eq + 1, &v) != 0 || v <= 0.0) return -1;
-    if (strcmp(tok, "kernel_GBps") == 0) cal->kernel_GBps = v;
-    else if (strcmp(tok, "overhead_us") == 0) cal->overhead_us = v;
-    else if (strcmp(tok, "cpu_GBps") == 0) cal->cpu_GBps = v;
-    else return -1;
+    if (strcmp(tok, "kernel_GBps") == 0)
+      cal->kernel_GBps = v;
+    else if (strcmp(tok, "overhead_us") == 0)
+      cal->overhead_us = v;
+    else if (strcmp(tok, "cpu_GBps") == 0)
+      cal->cpu_GBps = v;
+    else
+      return -1;
   }
   return 0;
 }
 
-static int matches(const char *pattern, const char *name) {
+static int matches(const char *pattern, const char *name)
+{
   return strcmp(pattern, "*") == 0 || strcmp(pattern, name) == 0;
 }
 
 /* Next line of text into line[cap] without its comment; 0 at the end,
  * -1 if too long. */
-static int next_line(const char **p, char *line, size_t cap) {
+static int next_line(const char **p, char *line, size_t cap)
+{
   const char *b = *p, *e, *hash;
   if (*b == '\0') return 0;
   e = strchr(b, '\n');
@@ -81,9 +91,9 @@ static int next_line(const char **p, char *line, size_t cap) {
   return 1;
 }
 
-static int lookup_text(const char *text, const char *path, const char *dev,
-                       const char *klass, h5fz_calibration *cal, char *err,
-                       size_t err_len) {
+static int lookup_text(const char *text, const char *path, const char *dev, const char *klass, h5fz_calibration *cal,
+                       char *err, size_t err_len)
+{
   const char *p = text;
   char line[1024], *a, *b, *rest;
   int r, n = 0;
@@ -93,8 +103,7 @@ static int lookup_text(const char *text, const char *path, const char *dev,
     n++;
     if (r > 0 && trim(line)[0] == '\0') continue;
     if (r < 0 || split3(line, &a, &b, &rest) != 0) {
-      pl_msg(err, err_len, "%s:%d: expected 'device | class | key=value ...'",
-             path, n);
+      pl_msg(err, err_len, "%s:%d: expected 'device | class | key=value ...'", path, n);
       return H5FZ_PLAN_ERR_PARSE;
     }
     hit = matches(a, dev) && matches(b, klass);
@@ -114,13 +123,12 @@ static int lookup_text(const char *text, const char *path, const char *dev,
   return H5FZ_PLAN_OK;
 }
 
-int h5fz_calibration_lookup(const char *path, const char *device_name,
-                            const char *class_name, h5fz_calibration *cal,
-                            char *err, size_t err_len) {
+int h5fz_calibration_lookup(const char *path, const char *device_name, const char *class_name, h5fz_calibration *cal,
+                            char *err, size_t err_len)
+{
   char dir[H5FZ_PLAN_PATH_MAX], def[H5FZ_PLAN_PATH_MAX + 32], *text;
   int r;
-  if (cal == NULL || device_name == NULL || class_name == NULL)
-    return H5FZ_PLAN_ERR_ARG;
+  if (cal == NULL || device_name == NULL || class_name == NULL) return H5FZ_PLAN_ERR_ARG;
   memset(cal, 0, sizeof *cal);
   cal->kernel_GBps = cal->overhead_us = cal->cpu_GBps = -1.0;
   if (path == NULL) {

@@ -35,22 +35,22 @@ extern "C" {
 /* ---- status codes (values match h5fz_status where the meaning is shared) */
 typedef enum {
   H5FZ_PLAN_OK = 0,
-  H5FZ_PLAN_ERR_ARG = -1,       /* invalid argument (NULL, bad size) */
-  H5FZ_PLAN_ERR_NOMEM = -2,     /* allocation failed */
-  H5FZ_PLAN_ERR_PARSE = -3,     /* malformed description/registry/calibration */
-  H5FZ_PLAN_ERR_IO = -4,        /* file cannot be opened or read */
-  H5FZ_PLAN_ERR_NODEVICE = -9,  /* no usable GPU, driver or NVRTC (see why) */
-  H5FZ_PLAN_ERR_NOCLASS = -10   /* no class of the chain is available */
+  H5FZ_PLAN_ERR_ARG = -1,      /* invalid argument (NULL, bad size) */
+  H5FZ_PLAN_ERR_NOMEM = -2,    /* allocation failed */
+  H5FZ_PLAN_ERR_PARSE = -3,    /* malformed description/registry/calibration */
+  H5FZ_PLAN_ERR_IO = -4,       /* file cannot be opened or read */
+  H5FZ_PLAN_ERR_NODEVICE = -9, /* no usable GPU, driver or NVRTC (see why) */
+  H5FZ_PLAN_ERR_NOCLASS = -10  /* no class of the chain is available */
 } h5fz_planner_status;
 
 /* ---- limits --------------------------------------------------------------- */
-#define H5FZ_PLAN_NAME_MAX 64       /* class, device and arch names, with NUL */
-#define H5FZ_PLAN_REASON_MAX 192    /* one refusal reason, with NUL */
-#define H5FZ_PLAN_PATH_MAX 512      /* file paths kept in structs, with NUL */
-#define H5FZ_PLAN_NOTE_MAX 256      /* assumptions made, with NUL */
-#define H5FZ_PLAN_MAX_ARCHS 32      /* NVRTC archs, archs of one class */
-#define H5FZ_PLAN_MAX_CLASSES 16    /* classes in a registry */
-#define H5FZ_PLAN_MAX_OPS 32        /* op ids listed by one class */
+#define H5FZ_PLAN_NAME_MAX 64    /* class, device and arch names, with NUL */
+#define H5FZ_PLAN_REASON_MAX 192 /* one refusal reason, with NUL */
+#define H5FZ_PLAN_PATH_MAX 512   /* file paths kept in structs, with NUL */
+#define H5FZ_PLAN_NOTE_MAX 256   /* assumptions made, with NUL */
+#define H5FZ_PLAN_MAX_ARCHS 32   /* NVRTC archs, archs of one class */
+#define H5FZ_PLAN_MAX_CLASSES 16 /* classes in a registry */
+#define H5FZ_PLAN_MAX_OPS 32     /* op ids listed by one class */
 
 /* ---- device description --------------------------------------------------- */
 /* Where a PCIe figure came from. */
@@ -64,71 +64,52 @@ typedef enum {
  * All sizes in bytes, clocks in kHz, versions as the CUDA API writes them
  * (driver 12.8 -> 12080). A field that is unknown is 0. */
 typedef struct {
-  int present;                  /* 1: a GPU; 0: no GPU (see absent_reason) */
+  int present;                              /* 1: a GPU; 0: no GPU (see absent_reason) */
   char absent_reason[H5FZ_PLAN_REASON_MAX]; /* why there is no GPU */
-  char name[H5FZ_PLAN_NAME_MAX];/* "NVIDIA H200", "none" */
-  char source[H5FZ_PLAN_PATH_MAX]; /* "driver" or the description file path */
-  int cc_major, cc_minor;       /* compute capability, e.g. 9, 0 */
-  int sm_count;                 /* streaming multiprocessors */
-  int max_threads_per_block;    /* e.g. 1024 */
-  int max_threads_per_sm;       /* resident threads per SM, e.g. 2048 */
-  int smem_per_block;           /* default shared memory per block (48 KiB) */
-  int smem_per_block_optin;     /* opt-in maximum shared memory per block */
-  int smem_per_sm;              /* shared memory per SM */
-  int regs_per_block;           /* 32-bit registers per block */
-  int regs_per_sm;              /* 32-bit registers per SM */
-  int64_t mem_clock_khz;        /* peak memory clock as the driver reports it */
-  int mem_bus_bits;             /* global memory bus width in bits */
-  int64_t l2_bytes;             /* L2 cache size */
-  int64_t total_mem_bytes;      /* device memory */
-  int pcie_gen;                 /* 1..6 (0 = unknown) */
-  int pcie_width;               /* lanes, e.g. 16 (0 = unknown) */
-  h5fz_pcie_source pcie_source; /* where pcie_gen/width came from */
-  int driver_version;           /* cuDriverGetVersion, e.g. 12080; 0 unknown */
+  char name[H5FZ_PLAN_NAME_MAX];            /* "NVIDIA H200", "none" */
+  char source[H5FZ_PLAN_PATH_MAX];          /* "driver" or the description file path */
+  int cc_major, cc_minor;                   /* compute capability, e.g. 9, 0 */
+  int sm_count;                             /* streaming multiprocessors */
+  int max_threads_per_block;                /* e.g. 1024 */
+  int max_threads_per_sm;                   /* resident threads per SM, e.g. 2048 */
+  int smem_per_block;                       /* default shared memory per block (48 KiB) */
+  int smem_per_block_optin;                 /* opt-in maximum shared memory per block */
+  int smem_per_sm;                          /* shared memory per SM */
+  int regs_per_block;                       /* 32-bit registers per block */
+  int regs_per_sm;                          /* 32-bit registers per SM */
+  int64_t mem_clock_khz;                    /* peak memory clock as the driver reports it */
+  int mem_bus_bits;                         /* global memory bus width in bits */
+  int64_t l2_bytes;                         /* L2 cache size */
+  int64_t total_mem_bytes;                  /* device memory */
+  int pcie_gen;                             /* 1..6 (0 = unknown) */
+  int pcie_width;                           /* lanes, e.g. 16 (0 = unknown) */
+  h5fz_pcie_source pcie_source;             /* where pcie_gen/width came from */
+  int driver_version;                       /* cuDriverGetVersion, e.g. 12080; 0 unknown */
   /* NVRTC of this host (or of the described host): */
-  int nvrtc_known;              /* 1: fields below are valid */
+  int nvrtc_known;                      /* 1: fields below are valid */
   char nvrtc_why[H5FZ_PLAN_REASON_MAX]; /* why not known (nvrtc_known == 0) */
-  int nvrtc_major, nvrtc_minor; /* nvrtcVersion, e.g. 13, 0 */
-  int n_nvrtc_archs;            /* entries of nvrtc_archs */
+  int nvrtc_major, nvrtc_minor;         /* nvrtcVersion, e.g. 13, 0 */
+  int n_nvrtc_archs;                    /* entries of nvrtc_archs */
   int nvrtc_archs[H5FZ_PLAN_MAX_ARCHS]; /* e.g. 75 80 86 ... 120, ascending */
-  char note[H5FZ_PLAN_NOTE_MAX];/* assumptions made while describing */
+  char note[H5FZ_PLAN_NOTE_MAX];        /* assumptions made while describing */
 } h5fz_device_desc;
 
 /* Fill *out with the "none" device (present = 0) and the given reason
  * (NULL = "no GPU"). NVRTC fields are left unknown. Never fails. */
 void h5fz_device_none(h5fz_device_desc *out, const char *reason);
 
-/* Detect GPU number `ordinal` (0 = first) through the Driver API, opened at
- * run time from libcuda.so.1, and the host's NVRTC (h5fz_nvrtc_query).
- * On success returns H5FZ_PLAN_OK and *out describes the device.
- * Without a driver or device returns H5FZ_PLAN_ERR_NODEVICE, *out is the
- * "none" device and why holds the reason, e.g.
- * "libcuda.so.1 not found: no NVIDIA driver". NVRTC is queried in both cases
- * (failure to find it is recorded in out->nvrtc_why, not an error).
- * The PCIe link is read from sysfs when it can be; otherwise gen 4 x16 is
- * assumed and out->note says so. why may be NULL when why_len is 0. */
-int h5fz_device_detect(int ordinal, h5fz_device_desc *out, char *why,
-                       size_t why_len);
-
-/* Query the host's NVRTC (libnvrtc.so.13, libnvrtc.so, then
- * /usr/local/cuda/lib64/libnvrtc.so, opened with dlopen) for its version and
- * supported architectures (nvrtcGetSupportedArchs) and store them in the
- * nvrtc_* fields of *dev (other fields untouched). Returns H5FZ_PLAN_OK, or
- * H5FZ_PLAN_ERR_NODEVICE with dev->nvrtc_known = 0 and the reason in
- * dev->nvrtc_why and in why. */
-int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len);
+/* A real device is described by h5fz_device_detect and h5fz_nvrtc_query
+ * (fusion/gpu/h5fz_device_query.h): the planner never loads CUDA itself. */
 
 /* Read a device description file (key = value lines, '#' comments; format
  * in docs/planner.md and planner/devices/) into *out. Unknown keys and
  * malformed values are errors. Returns H5FZ_PLAN_OK, H5FZ_PLAN_ERR_IO
  * (cannot open) or H5FZ_PLAN_ERR_PARSE; err gets "file:line: reason". */
-int h5fz_device_load(const char *path, h5fz_device_desc *out, char *err,
-                     size_t err_len);
+int h5fz_device_load(const char *path, h5fz_device_desc *out, char *err, size_t err_len);
 
 /* As h5fz_device_load, from text in memory (NUL-terminated). `origin` names
  * the text in messages and in out->source (NULL = "<text>"). */
-int h5fz_device_parse(const char *text, const char *origin,
-                      h5fz_device_desc *out, char *err, size_t err_len);
+int h5fz_device_parse(const char *text, const char *origin, h5fz_device_desc *out, char *err, size_t err_len);
 
 /* Peak HBM/DRAM bandwidth of the device in GB/s (1e9 bytes/s):
  * 2 (double data rate) * mem_clock_khz * 1e3 * mem_bus_bits / 8 / 1e9.
@@ -149,11 +130,11 @@ typedef enum {
 } h5fz_target;
 
 /* Feature flags a class uses (bit mask). Each needs a minimum arch. */
-#define H5FZ_FEAT_SHFL 0x01u     /* warp shuffles (sm_30+) */
-#define H5FZ_FEAT_LDG128 0x02u   /* 128-bit vector loads (sm_30+) */
-#define H5FZ_FEAT_CP_ASYNC 0x04u /* cp.async global->shared copies (sm_80+) */
-#define H5FZ_FEAT_TMA 0x08u      /* tensor memory accelerator (sm_90+) */
-#define H5FZ_FEAT_CLUSTER 0x10u  /* thread block clusters (sm_90+) */
+#define H5FZ_FEAT_SHFL 0x01u          /* warp shuffles (sm_30+) */
+#define H5FZ_FEAT_LDG128 0x02u        /* 128-bit vector loads (sm_30+) */
+#define H5FZ_FEAT_CP_ASYNC 0x04u      /* cp.async global->shared copies (sm_80+) */
+#define H5FZ_FEAT_TMA 0x08u           /* tensor memory accelerator (sm_90+) */
+#define H5FZ_FEAT_CLUSTER 0x10u       /* thread block clusters (sm_90+) */
 #define H5FZ_FEAT_PADDED_PLANES 0x20u /* bitshuffle through padded shared-memory planes (+16.5 KiB/block) */
 #define H5FZ_FEAT_WARP_FUSED 0x40u    /* warp-fused kernels for the default float32 chain (sm_80+: warp reductions) */
 
@@ -161,33 +142,33 @@ typedef enum {
  * subchunk_bytes == threads_per_block * loads_per_thread * load_bytes for GPU
  * classes (checked when the registry is loaded). */
 typedef struct {
-  int threads_per_block;   /* threads of one block (one block per sub-chunk);
+  int threads_per_block; /* threads of one block (one block per sub-chunk);
                               0 for the CPU */
-  int subchunk_bytes;      /* input bytes per sub-chunk */
-  int loads_per_thread;    /* global loads each thread issues per sub-chunk */
-  int load_bytes;          /* bytes per load: 4, 8 or 16 */
-  int regs_per_thread;     /* register cap (__launch_bounds__/maxrregcount) */
-  int smem_per_block;      /* shared memory the kernel uses per block, bytes */
-  unsigned features;       /* H5FZ_FEAT_* */
+  int subchunk_bytes;    /* input bytes per sub-chunk */
+  int loads_per_thread;  /* global loads each thread issues per sub-chunk */
+  int load_bytes;        /* bytes per load: 4, 8 or 16 */
+  int regs_per_thread;   /* register cap (__launch_bounds__/maxrregcount) */
+  int smem_per_block;    /* shared memory the kernel uses per block, bytes */
+  unsigned features;     /* H5FZ_FEAT_* */
 } h5fz_tuning;
 
 typedef struct {
-  char name[H5FZ_PLAN_NAME_MAX];     /* "hopper" */
+  char name[H5FZ_PLAN_NAME_MAX]; /* "hopper" */
   h5fz_target target;
-  int n_archs;                       /* cubin: archs built for (e.g. 90) */
-  int archs[H5FZ_PLAN_MAX_ARCHS];    /* arch numbers: sm_90 -> 90 */
-  int min_arch;                      /* ptx: lowest device/virtual arch */
-  int min_driver;                    /* lowest driver version, e.g. 12080 */
+  int n_archs;                    /* cubin: archs built for (e.g. 90) */
+  int archs[H5FZ_PLAN_MAX_ARCHS]; /* arch numbers: sm_90 -> 90 */
+  int min_arch;                   /* ptx: lowest device/virtual arch */
+  int min_driver;                 /* lowest driver version, e.g. 12080 */
   h5fz_tuning tuning;
-  int all_ops;                       /* 1: supports every op id */
+  int all_ops; /* 1: supports every op id */
   int n_ops;
   uint8_t ops[H5FZ_PLAN_MAX_OPS];    /* supported op ids when !all_ops */
   char fallback[H5FZ_PLAN_NAME_MAX]; /* next class of the chain; "" = end */
 } h5fz_kernel_class;
 
 typedef struct {
-  char source[H5FZ_PLAN_PATH_MAX];   /* "embedded" or the file path */
-  char start[H5FZ_PLAN_NAME_MAX];    /* first class of the chain */
+  char source[H5FZ_PLAN_PATH_MAX]; /* "embedded" or the file path */
+  char start[H5FZ_PLAN_NAME_MAX];  /* first class of the chain */
   int n_classes;
   h5fz_kernel_class classes[H5FZ_PLAN_MAX_CLASSES];
 } h5fz_registry;
@@ -203,29 +184,26 @@ int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len);
 
 /* Load a registry file. H5FZ_PLAN_ERR_IO if it cannot be read, else as
  * h5fz_registry_parse. */
-int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err,
-                            size_t err_len);
+int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err, size_t err_len);
 
 /* Parse registry text (format in docs/planner.md). Checks: known keys,
  * fallback names exist, the chain from `start` has no cycle and ends in a
  * cpu class, tuning is consistent. H5FZ_PLAN_ERR_PARSE with
  * "origin:line: reason" in err on failure. origin may be NULL. */
-int h5fz_registry_parse(const char *text, const char *origin,
-                        h5fz_registry *out, char *err, size_t err_len);
+int h5fz_registry_parse(const char *text, const char *origin, h5fz_registry *out, char *err, size_t err_len);
 
 /* Class by name, or NULL. The pointer is into *reg. */
-const h5fz_kernel_class *h5fz_registry_find(const h5fz_registry *reg,
-                                            const char *name);
+const h5fz_kernel_class *h5fz_registry_find(const h5fz_registry *reg, const char *name);
 
 /* ---- calibration ------------------------------------------------------------ */
 /* Measured figures for one (device, class); a field < 0 is not set. */
 typedef struct {
-  int found;              /* 1: a line matched */
+  int found; /* 1: a line matched */
   char path[H5FZ_PLAN_PATH_MAX];
-  int line;               /* line of the last match */
-  double kernel_GBps;     /* measured kernel throughput (input bytes/s/1e9) */
-  double overhead_us;     /* measured fixed launch + sync cost per chunk */
-  double cpu_GBps;        /* measured CPU executor throughput */
+  int line;           /* line of the last match */
+  double kernel_GBps; /* measured kernel throughput (input bytes/s/1e9) */
+  double overhead_us; /* measured fixed launch + sync cost per chunk */
+  double cpu_GBps;    /* measured CPU executor throughput */
 } h5fz_calibration;
 
 /* The cache folder: $H5FZ_CACHE_DIR, else $XDG_CACHE_HOME/h5fz, else
@@ -238,8 +216,7 @@ int h5fz_planner_cache_dir(char *out, size_t out_len);
  * wins field by field). path NULL = <cache dir>/calibration.txt.
  * Returns H5FZ_PLAN_OK (cal->found tells whether a line matched; a missing
  * file is not an error), or H5FZ_PLAN_ERR_PARSE with "path:line: reason". */
-int h5fz_calibration_lookup(const char *path, const char *device_name,
-                            const char *class_name, h5fz_calibration *cal,
+int h5fz_calibration_lookup(const char *path, const char *device_name, const char *class_name, h5fz_calibration *cal,
                             char *err, size_t err_len);
 
 /* ---- the plan --------------------------------------------------------------- */
@@ -279,20 +256,20 @@ typedef struct {
   /* the choice */
   char klass[H5FZ_PLAN_NAME_MAX]; /* chosen class, e.g. "hopper" or "cpu" */
   h5fz_target target;
-  int arch;                       /* 90 for sm_90/compute_90; 0 for cpu */
-  char arch_name[24];             /* NVRTC --gpu-architecture: "sm_90",
+  int arch;           /* 90 for sm_90/compute_90; 0 for cpu */
+  char arch_name[24]; /* NVRTC --gpu-architecture: "sm_90",
                                      "compute_75"; "" for cpu */
   h5fz_tuning tuning;
   int n_refused;
   h5fz_refusal refused[H5FZ_PLAN_MAX_CLASSES]; /* in chain order */
   /* model */
-  h5fz_plan_options options;      /* as used (calibration_path not kept) */
+  h5fz_plan_options options; /* as used (calibration_path not kept) */
   h5fz_roofline roofline;
-  int calibrated;                 /* 1: calibration overrode the roofline */
+  int calibrated; /* 1: calibration overrode the roofline */
   char calibration_note[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_NOTE_MAX];
-  uint64_t crossover_bytes;       /* chunks >= this go to the GPU;
+  uint64_t crossover_bytes; /* chunks >= this go to the GPU;
                                      UINT64_MAX: never (GPU never pays off) */
-  uint64_t digest;                /* FNV-1a 64 of the code-affecting part */
+  uint64_t digest;          /* FNV-1a 64 of the code-affecting part */
   char digest_hex[17];
 } h5fz_plan;
 
@@ -306,30 +283,25 @@ void h5fz_plan_options_default(h5fz_plan_options *opts);
  * Returns H5FZ_PLAN_OK, H5FZ_PLAN_ERR_ARG, H5FZ_PLAN_ERR_PARSE (bad
  * calibration file) or H5FZ_PLAN_ERR_NOCLASS (only with a registry whose
  * cpu class does not support the ops). *out is always fully written. */
-int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg,
-                   const uint8_t *op_ids, size_t n_ops,
+int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const uint8_t *op_ids, size_t n_ops,
                    const h5fz_plan_options *opts, h5fz_plan *out);
 
 /* Route of one chunk of chunk_bytes input bytes: H5FZ_EXEC_GPU when the plan
  * chose a GPU class and chunk_bytes >= plan->crossover_bytes, else CPU. */
-h5fz_exec_route h5fz_plan_route_for_chunk(const h5fz_plan *plan,
-                                          uint64_t chunk_bytes);
+h5fz_exec_route h5fz_plan_route_for_chunk(const h5fz_plan *plan, uint64_t chunk_bytes);
 
 /* Predicted throughputs (GB/s of input) for one chunk size: kernel only and
  * end to end (overhead + PCIe in + kernel + PCIe out of compressed bytes).
  * Either pointer may be NULL. For a cpu plan both are the CPU figure. */
-void h5fz_plan_predict(const h5fz_plan *plan, uint64_t chunk_bytes,
-                       double *kernel_GBps, double *e2e_GBps);
+void h5fz_plan_predict(const h5fz_plan *plan, uint64_t chunk_bytes, double *kernel_GBps, double *e2e_GBps);
 
 /* Human-readable plan into buf (snprintf semantics: returns the length the
  * full text needs, excluding NUL; the text is cut if >= buf_len). Negative
  * on a NULL plan. chunk_bytes > 0 adds a line with its route and prediction. */
-int h5fz_plan_format_text(const h5fz_plan *plan, uint64_t chunk_bytes,
-                          char *buf, size_t buf_len);
+int h5fz_plan_format_text(const h5fz_plan *plan, uint64_t chunk_bytes, char *buf, size_t buf_len);
 
 /* The plan as one JSON object, same conventions as h5fz_plan_format_text. */
-int h5fz_plan_format_json(const h5fz_plan *plan, uint64_t chunk_bytes,
-                          char *buf, size_t buf_len);
+int h5fz_plan_format_json(const h5fz_plan *plan, uint64_t chunk_bytes, char *buf, size_t buf_len);
 
 /* Canonical text the digest is computed over: class, target, arch, tuning
  * (what changes the generated code; not the route). Same conventions. */

@@ -7,7 +7,8 @@
 
 #include "planner_internal.h"
 
-static void features_list(pl_out *o, unsigned features, const char *sep) {
+static void features_list(pl_out *o, unsigned features, const char *sep)
+{
   unsigned f;
   int first = 1;
   for (f = 1; f != 0 && f <= features; f <<= 1) {
@@ -19,7 +20,8 @@ static void features_list(pl_out *o, unsigned features, const char *sep) {
   if (first) pl_out_printf(o, "none");
 }
 
-int h5fz_plan_canonical_text(const h5fz_plan *p, char *buf, size_t len) {
+int h5fz_plan_canonical_text(const h5fz_plan *p, char *buf, size_t len)
+{
   pl_out o;
   const h5fz_tuning *t;
   if (p == NULL) return H5FZ_PLAN_ERR_ARG;
@@ -30,51 +32,51 @@ int h5fz_plan_canonical_text(const h5fz_plan *p, char *buf, size_t len) {
                 "threads_per_block=%d\nsubchunk_bytes=%d\nloads_per_thread=%d\n"
                 "load_bytes=%d\nregs_per_thread=%d\nsmem_per_block=%d\n"
                 "features=",
-                p->klass, h5fz_target_name(p->target), p->arch_name,
-                t->threads_per_block, t->subchunk_bytes, t->loads_per_thread,
-                t->load_bytes, t->regs_per_thread, t->smem_per_block);
+                p->klass, h5fz_target_name(p->target), p->arch_name, t->threads_per_block, t->subchunk_bytes,
+                t->loads_per_thread, t->load_bytes, t->regs_per_thread, t->smem_per_block);
   features_list(&o, t->features, ",");
   pl_out_printf(&o, "\n");
   return (int)o.used;
 }
 
 /* "1.5 MiB" style size; UINT64_MAX is "never". */
-static void size_str(char *buf, size_t len, uint64_t b) {
-  if (b == UINT64_MAX) snprintf(buf, len, "never");
-  else if (b >= (1u << 20)) snprintf(buf, len, "%.2f MiB", (double)b / 1048576.0);
-  else if (b >= 1024) snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-  else snprintf(buf, len, "%llu B", (unsigned long long)b);
+static void size_str(char *buf, size_t len, uint64_t b)
+{
+  if (b == UINT64_MAX)
+    snprintf(buf, len, "never");
+  else if (b >= (1u << 20))
+    snprintf(buf, len, "%.2f MiB", (double)b / 1048576.0);
+  else if (b >= 1024)
+    snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+  else
+    snprintf(buf, len, "%llu B", (unsigned long long)b);
 }
 
-static const char *pcie_source_name(h5fz_pcie_source s) {
-  return s == H5FZ_PCIE_SYSFS ? "sysfs" : s == H5FZ_PCIE_DESCRIBED ? "described"
-                                                                   : "assumed";
+static const char *pcie_source_name(h5fz_pcie_source s)
+{
+  return s == H5FZ_PCIE_SYSFS ? "sysfs" : s == H5FZ_PCIE_DESCRIBED ? "described" : "assumed";
 }
 
-static void text_device(pl_out *o, const h5fz_plan *p) {
+static void text_device(pl_out *o, const h5fz_plan *p)
+{
   const h5fz_device_desc *d = &p->device;
   int i;
   if (!d->present) {
     pl_out_printf(o, "device     none: %s\n", d->absent_reason);
   } else {
-    pl_out_printf(o, "device     %s (sm_%d%d, %d SMs, %.1f GB", d->name,
-                  d->cc_major, d->cc_minor, d->sm_count,
+    pl_out_printf(o, "device     %s (sm_%d%d, %d SMs, %.1f GB", d->name, d->cc_major, d->cc_minor, d->sm_count,
                   (double)d->total_mem_bytes / 1e9);
     if (d->driver_version)
-      pl_out_printf(o, ", driver %d.%d", d->driver_version / 1000,
-                    (d->driver_version % 1000) / 10);
-    pl_out_printf(o, ")\n  memory   %lld kHz x %d bit -> %.1f GB/s peak\n",
-                  (long long)d->mem_clock_khz, d->mem_bus_bits,
-                  p->roofline.hbm_GBps);
-    pl_out_printf(o, "  PCIe     gen %d x%d (%s) -> %.1f GB/s per direction\n",
-                  d->pcie_gen, d->pcie_width, pcie_source_name(d->pcie_source),
-                  p->roofline.pcie_GBps);
+      pl_out_printf(o, ", driver %d.%d", d->driver_version / 1000, (d->driver_version % 1000) / 10);
+    pl_out_printf(o, ")\n  memory   %lld kHz x %d bit -> %.1f GB/s peak\n", (long long)d->mem_clock_khz,
+                  d->mem_bus_bits, p->roofline.hbm_GBps);
+    pl_out_printf(o, "  PCIe     gen %d x%d (%s) -> %.1f GB/s per direction\n", d->pcie_gen, d->pcie_width,
+                  pcie_source_name(d->pcie_source), p->roofline.pcie_GBps);
   }
   pl_out_printf(o, "  source   %s\n", d->source[0] ? d->source : "-");
   if (d->nvrtc_known) {
     pl_out_printf(o, "  NVRTC    %d.%d:", d->nvrtc_major, d->nvrtc_minor);
-    for (i = 0; i < d->n_nvrtc_archs; i++)
-      pl_out_printf(o, " %d", d->nvrtc_archs[i]);
+    for (i = 0; i < d->n_nvrtc_archs; i++) pl_out_printf(o, " %d", d->nvrtc_archs[i]);
     pl_out_printf(o, "\n");
   } else {
     pl_out_printf(o, "  NVRTC    unavailable: %s\n", d->nvrtc_why);
@@ -82,31 +84,30 @@ static void text_device(pl_out *o, const h5fz_plan *p) {
   if (d->note[0]) pl_out_printf(o, "  note     %s\n", d->note);
 }
 
-static void text_choice(pl_out *o, const h5fz_plan *p) {
+static void text_choice(pl_out *o, const h5fz_plan *p)
+{
   const h5fz_tuning *t = &p->tuning;
   int i;
   pl_out_printf(o, "registry   %s\n", p->registry_source);
   if (p->target == H5FZ_TARGET_CPU)
-    pl_out_printf(o, "chosen     %s (CPU executor, %d B sub-chunks)\n",
-                  p->klass, t->subchunk_bytes);
+    pl_out_printf(o, "chosen     %s (CPU executor, %d B sub-chunks)\n", p->klass, t->subchunk_bytes);
   else
     pl_out_printf(o,
                   "chosen     %s (%s %s)\n  tuning   %d threads/block, %d B "
                   "sub-chunks, %d x %d B loads/thread, %d regs/thread, %d B "
                   "smem/block, features ",
-                  p->klass, h5fz_target_name(p->target), p->arch_name,
-                  t->threads_per_block, t->subchunk_bytes, t->loads_per_thread,
-                  t->load_bytes, t->regs_per_thread, t->smem_per_block);
+                  p->klass, h5fz_target_name(p->target), p->arch_name, t->threads_per_block, t->subchunk_bytes,
+                  t->loads_per_thread, t->load_bytes, t->regs_per_thread, t->smem_per_block);
   if (p->target != H5FZ_TARGET_CPU) {
     features_list(o, t->features, ",");
     pl_out_printf(o, "\n");
   }
   for (i = 0; i < p->n_refused; i++)
-    pl_out_printf(o, "refused    %-10s %s\n", p->refused[i].klass,
-                  p->refused[i].reason);
+    pl_out_printf(o, "refused    %-10s %s\n", p->refused[i].klass, p->refused[i].reason);
 }
 
-static void text_model(pl_out *o, const h5fz_plan *p, uint64_t chunk) {
+static void text_model(pl_out *o, const h5fz_plan *p, uint64_t chunk)
+{
   const h5fz_roofline *r = &p->roofline;
   const h5fz_plan_options *op = &p->options;
   char cross[32];
@@ -116,15 +117,13 @@ static void text_model(pl_out *o, const h5fz_plan *p, uint64_t chunk) {
                   "assumed), %d blocks/SM\n  e2e      1 MiB %.2f GB/s, 4 MiB "
                   "%.2f GB/s, 16 MiB %.2f GB/s (PCIe x %.2f, overhead %.1f "
                   "us)\n",
-                  r->predicted_kernel_GBps, r->hbm_GBps, op->hbm_efficiency,
-                  op->assumed_ratio, r->blocks_per_sm, r->predicted_e2e_GBps[0],
-                  r->predicted_e2e_GBps[1], r->predicted_e2e_GBps[2],
-                  op->pcie_efficiency, op->overhead_us);
+                  r->predicted_kernel_GBps, r->hbm_GBps, op->hbm_efficiency, op->assumed_ratio, r->blocks_per_sm,
+                  r->predicted_e2e_GBps[0], r->predicted_e2e_GBps[1], r->predicted_e2e_GBps[2], op->pcie_efficiency,
+                  op->overhead_us);
   }
   size_str(cross, sizeof cross, p->crossover_bytes);
   if (p->crossover_bytes == UINT64_MAX)
-    pl_out_printf(o, "route      every chunk -> cpu (CPU %.2f GB/s)\n",
-                  op->cpu_GBps);
+    pl_out_printf(o, "route      every chunk -> cpu (CPU %.2f GB/s)\n", op->cpu_GBps);
   else
     pl_out_printf(o,
                   "route      chunks >= %llu B (%s) -> gpu, smaller -> cpu "
@@ -134,15 +133,14 @@ static void text_model(pl_out *o, const h5fz_plan *p, uint64_t chunk) {
   if (chunk > 0) {
     double k, e;
     h5fz_plan_predict(p, chunk, &k, &e);
-    pl_out_printf(o, "chunk      %llu B -> %s, kernel %.2f GB/s, e2e %.2f GB/s\n",
-                  (unsigned long long)chunk,
+    pl_out_printf(o, "chunk      %llu B -> %s, kernel %.2f GB/s, e2e %.2f GB/s\n", (unsigned long long)chunk,
                   h5fz_route_name(h5fz_plan_route_for_chunk(p, chunk)), k, e);
   }
   pl_out_printf(o, "digest     %s\n", p->digest_hex);
 }
 
-int h5fz_plan_format_text(const h5fz_plan *p, uint64_t chunk_bytes, char *buf,
-                          size_t buf_len) {
+int h5fz_plan_format_text(const h5fz_plan *p, uint64_t chunk_bytes, char *buf, size_t buf_len)
+{
   pl_out o;
   if (p == NULL) return H5FZ_PLAN_ERR_ARG;
   pl_out_init(&o, buf, buf_len);
@@ -154,13 +152,15 @@ int h5fz_plan_format_text(const h5fz_plan *p, uint64_t chunk_bytes, char *buf,
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_kv_str(pl_out *o, const char *k, const char *v, int comma) {
+static void json_kv_str(pl_out *o, const char *k, const char *v, int comma)
+{
   pl_out_printf(o, "\"%s\": ", k);
   pl_out_json_string(o, v);
   if (comma) pl_out_printf(o, ", ");
 }
 
-static void json_device(pl_out *o, const h5fz_plan *p) {
+static void json_device(pl_out *o, const h5fz_plan *p)
+{
   const h5fz_device_desc *d = &p->device;
   int i;
   pl_out_printf(o, "\"device\": {\"present\": %s, ", d->present ? "true" : "false");
@@ -174,16 +174,12 @@ static void json_device(pl_out *o, const h5fz_plan *p) {
                 "\"smem_per_block_optin\": %d, \"pcie_gen\": %d, "
                 "\"pcie_width\": %d, \"pcie_source\": \"%s\", "
                 "\"driver_version\": %d, ",
-                d->cc_major, d->cc_minor, d->sm_count,
-                (long long)d->mem_clock_khz, d->mem_bus_bits,
-                (long long)d->l2_bytes, (long long)d->total_mem_bytes,
-                d->smem_per_block_optin, d->pcie_gen, d->pcie_width,
-                pcie_source_name(d->pcie_source), d->driver_version);
+                d->cc_major, d->cc_minor, d->sm_count, (long long)d->mem_clock_khz, d->mem_bus_bits,
+                (long long)d->l2_bytes, (long long)d->total_mem_bytes, d->smem_per_block_optin, d->pcie_gen,
+                d->pcie_width, pcie_source_name(d->pcie_source), d->driver_version);
   if (d->nvrtc_known) {
-    pl_out_printf(o, "\"nvrtc\": {\"version\": \"%d.%d\", \"archs\": [",
-                  d->nvrtc_major, d->nvrtc_minor);
-    for (i = 0; i < d->n_nvrtc_archs; i++)
-      pl_out_printf(o, "%s%d", i ? ", " : "", d->nvrtc_archs[i]);
+    pl_out_printf(o, "\"nvrtc\": {\"version\": \"%d.%d\", \"archs\": [", d->nvrtc_major, d->nvrtc_minor);
+    for (i = 0; i < d->n_nvrtc_archs; i++) pl_out_printf(o, "%s%d", i ? ", " : "", d->nvrtc_archs[i]);
     pl_out_printf(o, "]}, ");
   } else {
     pl_out_printf(o, "\"nvrtc\": null, ");
@@ -193,7 +189,8 @@ static void json_device(pl_out *o, const h5fz_plan *p) {
   pl_out_printf(o, "}, ");
 }
 
-static void json_choice(pl_out *o, const h5fz_plan *p) {
+static void json_choice(pl_out *o, const h5fz_plan *p)
+{
   const h5fz_tuning *t = &p->tuning;
   int i;
   json_kv_str(o, "registry", p->registry_source, 1);
@@ -205,8 +202,8 @@ static void json_choice(pl_out *o, const h5fz_plan *p) {
                 "%d, \"loads_per_thread\": %d, \"load_bytes\": %d, "
                 "\"regs_per_thread\": %d, \"smem_per_block\": %d, "
                 "\"features\": \"",
-                t->threads_per_block, t->subchunk_bytes, t->loads_per_thread,
-                t->load_bytes, t->regs_per_thread, t->smem_per_block);
+                t->threads_per_block, t->subchunk_bytes, t->loads_per_thread, t->load_bytes, t->regs_per_thread,
+                t->smem_per_block);
   features_list(o, t->features, ",");
   pl_out_printf(o, "\"}, \"refused\": [");
   for (i = 0; i < p->n_refused; i++) {
@@ -218,7 +215,8 @@ static void json_choice(pl_out *o, const h5fz_plan *p) {
   pl_out_printf(o, "], ");
 }
 
-static void json_model(pl_out *o, const h5fz_plan *p, uint64_t chunk) {
+static void json_model(pl_out *o, const h5fz_plan *p, uint64_t chunk)
+{
   const h5fz_roofline *r = &p->roofline;
   const h5fz_plan_options *op = &p->options;
   pl_out_printf(o,
@@ -226,35 +224,34 @@ static void json_model(pl_out *o, const h5fz_plan *p, uint64_t chunk) {
                 "\"predicted_kernel_GBps\": %.3f, \"predicted_e2e_GBps\": "
                 "{\"1MiB\": %.3f, \"4MiB\": %.3f, \"16MiB\": %.3f}, "
                 "\"blocks_per_sm\": %d}, ",
-                r->hbm_GBps, r->pcie_GBps, r->predicted_kernel_GBps,
-                r->predicted_e2e_GBps[0], r->predicted_e2e_GBps[1],
+                r->hbm_GBps, r->pcie_GBps, r->predicted_kernel_GBps, r->predicted_e2e_GBps[0], r->predicted_e2e_GBps[1],
                 r->predicted_e2e_GBps[2], r->blocks_per_sm);
   pl_out_printf(o,
                 "\"model\": {\"cpu_GBps\": %.3f, \"overhead_us\": %.3f, "
                 "\"hbm_efficiency\": %.3f, \"pcie_efficiency\": %.3f, "
                 "\"assumed_ratio\": %.3f, \"calibrated\": %s, ",
-                op->cpu_GBps, op->overhead_us, op->hbm_efficiency,
-                op->pcie_efficiency, op->assumed_ratio,
+                op->cpu_GBps, op->overhead_us, op->hbm_efficiency, op->pcie_efficiency, op->assumed_ratio,
                 p->calibrated ? "true" : "false");
   json_kv_str(o, "note", p->calibration_note, 0);
   pl_out_printf(o, "}, \"route\": {\"crossover_bytes\": ");
-  if (p->crossover_bytes == UINT64_MAX) pl_out_printf(o, "null");
-  else pl_out_printf(o, "%llu", (unsigned long long)p->crossover_bytes);
+  if (p->crossover_bytes == UINT64_MAX)
+    pl_out_printf(o, "null");
+  else
+    pl_out_printf(o, "%llu", (unsigned long long)p->crossover_bytes);
   if (chunk > 0) {
     double k, e;
     h5fz_plan_predict(p, chunk, &k, &e);
     pl_out_printf(o,
                   ", \"chunk_bytes\": %llu, \"chunk_route\": \"%s\", "
                   "\"chunk_kernel_GBps\": %.3f, \"chunk_e2e_GBps\": %.3f",
-                  (unsigned long long)chunk,
-                  h5fz_route_name(h5fz_plan_route_for_chunk(p, chunk)), k, e);
+                  (unsigned long long)chunk, h5fz_route_name(h5fz_plan_route_for_chunk(p, chunk)), k, e);
   }
   pl_out_printf(o, "}, ");
   json_kv_str(o, "digest", p->digest_hex, 0);
 }
 
-int h5fz_plan_format_json(const h5fz_plan *p, uint64_t chunk_bytes, char *buf,
-                          size_t buf_len) {
+int h5fz_plan_format_json(const h5fz_plan *p, uint64_t chunk_bytes, char *buf, size_t buf_len)
+{
   pl_out o;
   if (p == NULL) return H5FZ_PLAN_ERR_ARG;
   pl_out_init(&o, buf, buf_len);

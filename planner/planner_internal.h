@@ -10,18 +10,17 @@
 #include "h5fz_planner.h"
 
 /* printf into a reason buffer; no-op when buf is NULL or len is 0. */
-void pl_msg(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void pl_msg(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Copy src into dst[len], cut and NUL-terminated. */
 void pl_copy(char *dst, size_t len, const char *src);
 
 /* One "key = value" line of a text file. */
 typedef struct {
-  int line;        /* 1-based line number */
-  char key[64];    /* trimmed, lower case as written */
-  char value[1024];/* trimmed, comment removed */
-  int has_eq;      /* 1 when the line had '=' */
+  int line;         /* 1-based line number */
+  char key[64];     /* trimmed, lower case as written */
+  char value[1024]; /* trimmed, comment removed */
+  int has_eq;       /* 1 when the line had '=' */
 } pl_kv;
 
 /* Iterator over the lines of a NUL-terminated text. pl_next_line skips blank
@@ -57,8 +56,7 @@ typedef struct {
   size_t used; /* characters the full text needs so far */
 } pl_out;
 void pl_out_init(pl_out *o, char *buf, size_t len);
-void pl_out_printf(pl_out *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void pl_out_printf(pl_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s as a JSON string literal (with quotes). */
 void pl_out_json_string(pl_out *o, const char *s);
 

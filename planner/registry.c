@@ -11,9 +11,7 @@
 /* Generated at build time from planner/registry/kernel_classes.txt. */
 extern const char h5fz_planner_registry_text[];
 
-const char *h5fz_registry_default_text(void) {
-  return h5fz_planner_registry_text;
-}
+const char *h5fz_registry_default_text(void) { return h5fz_planner_registry_text; }
 
 /* Feature names and the lowest arch that has them. */
 static const struct {
@@ -21,14 +19,18 @@ static const struct {
   unsigned flag;
   int min_arch;
 } k_features[] = {
-    {"shfl", H5FZ_FEAT_SHFL, 30},         {"ldg128", H5FZ_FEAT_LDG128, 30},
-    {"cp_async", H5FZ_FEAT_CP_ASYNC, 80}, {"tma", H5FZ_FEAT_TMA, 90},
-    {"cluster", H5FZ_FEAT_CLUSTER, 90}, {"padded_planes", H5FZ_FEAT_PADDED_PLANES, 30},
+    {"shfl", H5FZ_FEAT_SHFL, 30},
+    {"ldg128", H5FZ_FEAT_LDG128, 30},
+    {"cp_async", H5FZ_FEAT_CP_ASYNC, 80},
+    {"tma", H5FZ_FEAT_TMA, 90},
+    {"cluster", H5FZ_FEAT_CLUSTER, 90},
+    {"padded_planes", H5FZ_FEAT_PADDED_PLANES, 30},
     {"warp_fused", H5FZ_FEAT_WARP_FUSED, 80},
 };
 #define N_FEATURES (sizeof k_features / sizeof k_features[0])
 
-const char *pl_feature_name(unsigned flag, int *min_arch) {
+const char *pl_feature_name(unsigned flag, int *min_arch)
+{
   size_t i;
   for (i = 0; i < N_FEATURES; i++)
     if (k_features[i].flag == flag) {
@@ -38,12 +40,12 @@ const char *pl_feature_name(unsigned flag, int *min_arch) {
   return NULL;
 }
 
-static int parse_features(const char *v, unsigned *out) {
+static int parse_features(const char *v, unsigned *out)
+{
   char tmp[1024], *tok, *save = NULL;
   *out = 0;
   pl_copy(tmp, sizeof tmp, v);
-  for (tok = strtok_r(tmp, " ,\t", &save); tok;
-       tok = strtok_r(NULL, " ,\t", &save)) {
+  for (tok = strtok_r(tmp, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
     size_t i;
     for (i = 0; i < N_FEATURES; i++)
       if (strcmp(tok, k_features[i].name) == 0) break;
@@ -54,12 +56,12 @@ static int parse_features(const char *v, unsigned *out) {
   return 0;
 }
 
-static int parse_archs(const char *v, h5fz_kernel_class *c) {
+static int parse_archs(const char *v, h5fz_kernel_class *c)
+{
   char tmp[1024], *tok, *save = NULL;
   pl_copy(tmp, sizeof tmp, v);
   c->n_archs = 0;
-  for (tok = strtok_r(tmp, " ,\t", &save); tok;
-       tok = strtok_r(NULL, " ,\t", &save)) {
+  for (tok = strtok_r(tmp, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
     if (c->n_archs == H5FZ_PLAN_MAX_ARCHS) return -1;
     if (pl_parse_arch(tok, &c->archs[c->n_archs]) != 0) return -1;
     c->n_archs++;
@@ -67,7 +69,8 @@ static int parse_archs(const char *v, h5fz_kernel_class *c) {
   return c->n_archs > 0 ? 0 : -1;
 }
 
-static int parse_ops(const char *v, h5fz_kernel_class *c) {
+static int parse_ops(const char *v, h5fz_kernel_class *c)
+{
   char tmp[1024], *tok, *save = NULL;
   if (strcmp(v, "all") == 0) {
     c->all_ops = 1;
@@ -75,8 +78,7 @@ static int parse_ops(const char *v, h5fz_kernel_class *c) {
   }
   pl_copy(tmp, sizeof tmp, v);
   c->n_ops = 0;
-  for (tok = strtok_r(tmp, " ,\t", &save); tok;
-       tok = strtok_r(NULL, " ,\t", &save)) {
+  for (tok = strtok_r(tmp, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
     long long id;
     if (c->n_ops == H5FZ_PLAN_MAX_OPS) return -1;
     if (pl_parse_int(tok, 1, 255, &id) != 0) return -1;
@@ -85,15 +87,21 @@ static int parse_ops(const char *v, h5fz_kernel_class *c) {
   return c->n_ops > 0 ? 0 : -1;
 }
 
-static int parse_target(const char *v, h5fz_target *t) {
-  if (strcmp(v, "cubin") == 0) *t = H5FZ_TARGET_CUBIN;
-  else if (strcmp(v, "ptx") == 0) *t = H5FZ_TARGET_PTX;
-  else if (strcmp(v, "cpu") == 0) *t = H5FZ_TARGET_CPU;
-  else return -1;
+static int parse_target(const char *v, h5fz_target *t)
+{
+  if (strcmp(v, "cubin") == 0)
+    *t = H5FZ_TARGET_CUBIN;
+  else if (strcmp(v, "ptx") == 0)
+    *t = H5FZ_TARGET_PTX;
+  else if (strcmp(v, "cpu") == 0)
+    *t = H5FZ_TARGET_CPU;
+  else
+    return -1;
   return 0;
 }
 
-static int parse_int_into(const char *v, long long lo, long long hi, int *out) {
+static int parse_int_into(const char *v, long long lo, long long hi, int *out)
+{
   long long x;
   if (pl_parse_int(v, lo, hi, &x) != 0) return -1;
   *out = (int)x;
@@ -101,8 +109,8 @@ static int parse_int_into(const char *v, long long lo, long long hi, int *out) {
 }
 
 /* One "key = value" line inside a [class] section. 1 = unknown key. */
-static int set_class_key(h5fz_kernel_class *c, const pl_kv *kv,
-                         int *have_target) {
+static int set_class_key(h5fz_kernel_class *c, const pl_kv *kv, int *have_target)
+{
   const char *k = kv->key, *v = kv->value;
   h5fz_tuning *t = &c->tuning;
   int a, b;
@@ -117,18 +125,12 @@ static int set_class_key(h5fz_kernel_class *c, const pl_kv *kv,
     c->min_driver = a * 1000 + b * 10;
     return 0;
   }
-  if (strcmp(k, "threads_per_block") == 0)
-    return parse_int_into(v, 0, 1024, &t->threads_per_block);
-  if (strcmp(k, "subchunk_bytes") == 0)
-    return parse_int_into(v, 512, 65536, &t->subchunk_bytes);
-  if (strcmp(k, "loads_per_thread") == 0)
-    return parse_int_into(v, 0, 1024, &t->loads_per_thread);
-  if (strcmp(k, "load_bytes") == 0)
-    return parse_int_into(v, 0, 16, &t->load_bytes);
-  if (strcmp(k, "regs_per_thread") == 0)
-    return parse_int_into(v, 0, 255, &t->regs_per_thread);
-  if (strcmp(k, "smem_per_block") == 0)
-    return parse_int_into(v, 0, 1 << 24, &t->smem_per_block);
+  if (strcmp(k, "threads_per_block") == 0) return parse_int_into(v, 0, 1024, &t->threads_per_block);
+  if (strcmp(k, "subchunk_bytes") == 0) return parse_int_into(v, 512, 65536, &t->subchunk_bytes);
+  if (strcmp(k, "loads_per_thread") == 0) return parse_int_into(v, 0, 1024, &t->loads_per_thread);
+  if (strcmp(k, "load_bytes") == 0) return parse_int_into(v, 0, 16, &t->load_bytes);
+  if (strcmp(k, "regs_per_thread") == 0) return parse_int_into(v, 0, 255, &t->regs_per_thread);
+  if (strcmp(k, "smem_per_block") == 0) return parse_int_into(v, 0, 1 << 24, &t->smem_per_block);
   if (strcmp(k, "features") == 0) return parse_features(v, &t->features);
   if (strcmp(k, "ops") == 0) return parse_ops(v, c);
   if (strcmp(k, "fallback") == 0) {
@@ -140,31 +142,27 @@ static int set_class_key(h5fz_kernel_class *c, const pl_kv *kv,
 }
 
 /* Consistency of one class; returns a reason or NULL. */
-static const char *check_class(const h5fz_kernel_class *c) {
+static const char *check_class(const h5fz_kernel_class *c)
+{
   const h5fz_tuning *t = &c->tuning;
   if (c->target == H5FZ_TARGET_CPU) return NULL;
-  if (c->target == H5FZ_TARGET_CUBIN && c->n_archs == 0)
-    return "a cubin class needs 'archs'";
-  if (c->target == H5FZ_TARGET_PTX && c->min_arch == 0)
-    return "a ptx class needs 'min_arch'";
+  if (c->target == H5FZ_TARGET_CUBIN && c->n_archs == 0) return "a cubin class needs 'archs'";
+  if (c->target == H5FZ_TARGET_PTX && c->min_arch == 0) return "a ptx class needs 'min_arch'";
   if (t->threads_per_block < 32 || t->threads_per_block % 32 != 0)
     return "threads_per_block must be a multiple of 32 in 32..1024";
-  if (t->load_bytes != 4 && t->load_bytes != 8 && t->load_bytes != 16)
-    return "load_bytes must be 4, 8 or 16";
+  if (t->load_bytes != 4 && t->load_bytes != 8 && t->load_bytes != 16) return "load_bytes must be 4, 8 or 16";
   if (t->loads_per_thread < 1) return "loads_per_thread must be >= 1";
-  if ((long)t->subchunk_bytes !=
-      (long)t->threads_per_block * t->loads_per_thread * t->load_bytes)
+  if ((long)t->subchunk_bytes != (long)t->threads_per_block * t->loads_per_thread * t->load_bytes)
     return "subchunk_bytes must equal threads_per_block * loads_per_thread "
            "* load_bytes";
   if (t->regs_per_thread < 16) return "regs_per_thread must be >= 16";
-  if (t->smem_per_block < t->subchunk_bytes)
-    return "smem_per_block must hold at least one sub-chunk";
+  if (t->smem_per_block < t->subchunk_bytes) return "smem_per_block must hold at least one sub-chunk";
   return NULL;
 }
 
 /* Parse all lines into out->classes; section checks only. */
-static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
-                       char *err, size_t err_len) {
+static int parse_lines(const char *text, const char *origin, h5fz_registry *out, char *err, size_t err_len)
+{
   pl_lines it;
   pl_kv kv;
   int r, have_target = 0, start_line = 0;
@@ -177,15 +175,12 @@ static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
       if (n < 3 || kv.value[0] != '[' || kv.value[n - 1] != ']') goto bad_line;
       if (c != NULL && !have_target) goto no_target;
       if (out->n_classes == H5FZ_PLAN_MAX_CLASSES) {
-        pl_msg(err, err_len, "%s:%d: more than %d classes", origin, kv.line,
-               H5FZ_PLAN_MAX_CLASSES);
+        pl_msg(err, err_len, "%s:%d: more than %d classes", origin, kv.line, H5FZ_PLAN_MAX_CLASSES);
         return H5FZ_PLAN_ERR_PARSE;
       }
       kv.value[n - 1] = '\0';
-      if (n - 2 >= H5FZ_PLAN_NAME_MAX ||
-          h5fz_registry_find(out, kv.value + 1) != NULL) {
-        pl_msg(err, err_len, "%s:%d: class name '%s' too long or repeated",
-               origin, kv.line, kv.value + 1);
+      if (n - 2 >= H5FZ_PLAN_NAME_MAX || h5fz_registry_find(out, kv.value + 1) != NULL) {
+        pl_msg(err, err_len, "%s:%d: class name '%s' too long or repeated", origin, kv.line, kv.value + 1);
         return H5FZ_PLAN_ERR_PARSE;
       }
       c = &out->classes[out->n_classes++];
@@ -203,43 +198,38 @@ static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
     r = set_class_key(c, &kv, &have_target);
     if (r == 1) goto bad_key;
     if (r != 0) {
-      pl_msg(err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line,
-             kv.key, kv.value);
+      pl_msg(err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key, kv.value);
       return H5FZ_PLAN_ERR_PARSE;
     }
   }
   if (c != NULL && !have_target) goto no_target;
   return H5FZ_PLAN_OK;
 bad_line:
-  pl_msg(err, err_len, "%s:%d: expected '[class]' or 'key = value'", origin,
-         kv.line);
+  pl_msg(err, err_len, "%s:%d: expected '[class]' or 'key = value'", origin, kv.line);
   return H5FZ_PLAN_ERR_PARSE;
 bad_key:
   pl_msg(err, err_len, "%s:%d: unknown key '%s'%s", origin, kv.line, kv.key,
          c == NULL ? " (only 'start' before the first [class])" : "");
   return H5FZ_PLAN_ERR_PARSE;
 no_target:
-  pl_msg(err, err_len, "%s:%d: class '%s' has no 'target'", origin, start_line,
-         c->name);
+  pl_msg(err, err_len, "%s:%d: class '%s' has no 'target'", origin, start_line, c->name);
   return H5FZ_PLAN_ERR_PARSE;
 }
 
 /* The chain from start must name existing classes, not loop, end at cpu. */
-static int check_chain(const h5fz_registry *reg, const char *origin, char *err,
-                       size_t err_len) {
+static int check_chain(const h5fz_registry *reg, const char *origin, char *err, size_t err_len)
+{
   const h5fz_kernel_class *c;
   int i, steps = 0;
   for (i = 0; i < reg->n_classes; i++) {
     const char *why = check_class(&reg->classes[i]);
     if (why != NULL) {
-      pl_msg(err, err_len, "%s: class '%s': %s", origin, reg->classes[i].name,
-             why);
+      pl_msg(err, err_len, "%s: class '%s': %s", origin, reg->classes[i].name, why);
       return H5FZ_PLAN_ERR_PARSE;
     }
-    if (reg->classes[i].fallback[0] != '\0' &&
-        h5fz_registry_find(reg, reg->classes[i].fallback) == NULL) {
-      pl_msg(err, err_len, "%s: class '%s' falls back to unknown class '%s'",
-             origin, reg->classes[i].name, reg->classes[i].fallback);
+    if (reg->classes[i].fallback[0] != '\0' && h5fz_registry_find(reg, reg->classes[i].fallback) == NULL) {
+      pl_msg(err, err_len, "%s: class '%s' falls back to unknown class '%s'", origin, reg->classes[i].name,
+             reg->classes[i].fallback);
       return H5FZ_PLAN_ERR_PARSE;
     }
   }
@@ -258,8 +248,8 @@ static int check_chain(const h5fz_registry *reg, const char *origin, char *err,
   return H5FZ_PLAN_OK;
 }
 
-int h5fz_registry_parse(const char *text, const char *origin,
-                        h5fz_registry *out, char *err, size_t err_len) {
+int h5fz_registry_parse(const char *text, const char *origin, h5fz_registry *out, char *err, size_t err_len)
+{
   int r;
   if (text == NULL || out == NULL) {
     pl_msg(err, err_len, "NULL argument");
@@ -273,8 +263,8 @@ int h5fz_registry_parse(const char *text, const char *origin,
   return r;
 }
 
-int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err,
-                            size_t err_len) {
+int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err, size_t err_len)
+{
   char *text;
   int r;
   if (path == NULL || out == NULL) {
@@ -288,16 +278,15 @@ int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err,
   return r;
 }
 
-int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len) {
+int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len)
+{
   const char *env = getenv("H5FZ_REGISTRY");
-  if (env != NULL && env[0] != '\0')
-    return h5fz_registry_load_file(env, out, err, err_len);
-  return h5fz_registry_parse(h5fz_planner_registry_text, "embedded", out, err,
-                             err_len);
+  if (env != NULL && env[0] != '\0') return h5fz_registry_load_file(env, out, err, err_len);
+  return h5fz_registry_parse(h5fz_planner_registry_text, "embedded", out, err, err_len);
 }
 
-const h5fz_kernel_class *h5fz_registry_find(const h5fz_registry *reg,
-                                            const char *name) {
+const h5fz_kernel_class *h5fz_registry_find(const h5fz_registry *reg, const char *name)
+{
   int i;
   if (reg == NULL || name == NULL) return NULL;
   for (i = 0; i < reg->n_classes; i++)

@@ -10,7 +10,8 @@
 
 /* Resident blocks per SM of the tuning: limited by threads, shared memory
  * (plus the 1 KiB the runtime reserves per block on sm_80+) and registers. */
-static int blocks_per_sm(const h5fz_tuning *t, const h5fz_device_desc *d) {
+static int blocks_per_sm(const h5fz_tuning *t, const h5fz_device_desc *d)
+{
   int by_threads, by_smem, by_regs, b;
   if (t->threads_per_block <= 0) return 0;
   by_threads = d->max_threads_per_sm / t->threads_per_block;
@@ -21,7 +22,8 @@ static int blocks_per_sm(const h5fz_tuning *t, const h5fz_device_desc *d) {
   return b < 1 ? 1 : b;
 }
 
-void pl_roofline_fill(h5fz_plan *p) {
+void pl_roofline_fill(h5fz_plan *p)
+{
   const h5fz_device_desc *d = &p->device;
   const h5fz_plan_options *o = &p->options;
   h5fz_roofline *r = &p->roofline;
@@ -33,14 +35,14 @@ void pl_roofline_fill(h5fz_plan *p) {
   } else {
     r->blocks_per_sm = blocks_per_sm(&p->tuning, d);
     /* the kernel reads the chunk once and writes 1/ratio of it */
-    r->predicted_kernel_GBps =
-        r->hbm_GBps * o->hbm_efficiency / (1.0 + 1.0 / o->assumed_ratio);
+    r->predicted_kernel_GBps = r->hbm_GBps * o->hbm_efficiency / (1.0 + 1.0 / o->assumed_ratio);
   }
 }
 
 /* Fraction of the device a chunk keeps busy: one block per sub-chunk,
  * sm_count * blocks_per_sm blocks resident at once. */
-static double fill(const h5fz_plan *p, double chunk) {
+static double fill(const h5fz_plan *p, double chunk)
+{
   double blocks = ceil(chunk / (double)p->tuning.subchunk_bytes);
   double resident = (double)p->device.sm_count * p->roofline.blocks_per_sm;
   double f = resident > 0.0 ? blocks / resident : 1.0;
@@ -48,21 +50,19 @@ static double fill(const h5fz_plan *p, double chunk) {
 }
 
 /* Seconds the GPU route needs for one chunk of `chunk` bytes. */
-static double gpu_seconds(const h5fz_plan *p, double chunk, double *kernel_s) {
+static double gpu_seconds(const h5fz_plan *p, double chunk, double *kernel_s)
+{
   const h5fz_plan_options *o = &p->options;
   double pcie = p->roofline.pcie_GBps * o->pcie_efficiency * 1e9;
   double k = chunk / (p->roofline.predicted_kernel_GBps * 1e9 * fill(p, chunk));
   if (kernel_s) *kernel_s = k;
-  return o->overhead_us * 1e-6 + chunk / pcie + k +
-         chunk / o->assumed_ratio / pcie;
+  return o->overhead_us * 1e-6 + chunk / pcie + k + chunk / o->assumed_ratio / pcie;
 }
 
-static double cpu_seconds(const h5fz_plan *p, double chunk) {
-  return chunk / (p->options.cpu_GBps * 1e9);
-}
+static double cpu_seconds(const h5fz_plan *p, double chunk) { return chunk / (p->options.cpu_GBps * 1e9); }
 
-void pl_predict(const h5fz_plan *p, uint64_t chunk_bytes, double *kernel_GBps,
-                double *e2e_GBps) {
+void pl_predict(const h5fz_plan *p, uint64_t chunk_bytes, double *kernel_GBps, double *e2e_GBps)
+{
   double c = (double)chunk_bytes, k = 0.0, t;
   if (p->target == H5FZ_TARGET_CPU || chunk_bytes == 0) {
     if (kernel_GBps) *kernel_GBps = p->options.cpu_GBps;
@@ -74,7 +74,8 @@ void pl_predict(const h5fz_plan *p, uint64_t chunk_bytes, double *kernel_GBps,
   if (e2e_GBps) *e2e_GBps = c / t / 1e9;
 }
 
-uint64_t pl_crossover(const h5fz_plan *p) {
+uint64_t pl_crossover(const h5fz_plan *p)
+{
   const double top = 1099511627776.0; /* 1 TiB: beyond any chunk */
   double lo = 1.0, hi = top;
   int i;
@@ -84,8 +85,10 @@ uint64_t pl_crossover(const h5fz_plan *p) {
   /* invariant: the CPU wins at lo, the GPU at hi */
   for (i = 0; i < 200 && hi - lo > 1.0; i++) {
     double mid = floor((lo + hi) / 2.0);
-    if (gpu_seconds(p, mid, NULL) < cpu_seconds(p, mid)) hi = mid;
-    else lo = mid;
+    if (gpu_seconds(p, mid, NULL) < cpu_seconds(p, mid))
+      hi = mid;
+    else
+      lo = mid;
   }
   return (uint64_t)hi;
 }

@@ -9,8 +9,7 @@
 void pl_roofline_fill(h5fz_plan *p);
 
 /* Kernel and end-to-end GB/s for one chunk (see h5fz_plan_predict). */
-void pl_predict(const h5fz_plan *p, uint64_t chunk_bytes, double *kernel_GBps,
-                double *e2e_GBps);
+void pl_predict(const h5fz_plan *p, uint64_t chunk_bytes, double *kernel_GBps, double *e2e_GBps);
 
 /* Smallest chunk (bytes) for which the GPU route is faster than the CPU;
  * UINT64_MAX when it never is (or the plan is cpu). */

@@ -11,7 +11,8 @@
 
 #include "planner_internal.h"
 
-void pl_msg(char *buf, size_t len, const char *fmt, ...) {
+void pl_msg(char *buf, size_t len, const char *fmt, ...)
+{
   va_list ap;
   if (buf == NULL || len == 0) return;
   va_start(ap, fmt);
@@ -19,18 +20,21 @@ void pl_msg(char *buf, size_t len, const char *fmt, ...) {
   va_end(ap);
 }
 
-void pl_copy(char *dst, size_t len, const char *src) {
+void pl_copy(char *dst, size_t len, const char *src)
+{
   if (dst == NULL || len == 0) return;
   snprintf(dst, len, "%s", src ? src : "");
 }
 
-void pl_lines_init(pl_lines *it, const char *text) {
+void pl_lines_init(pl_lines *it, const char *text)
+{
   it->p = text ? text : "";
   it->line = 0;
 }
 
 /* Copy [b, e) trimmed into dst[cap]; -1 if it does not fit. */
-static int copy_trimmed(char *dst, size_t cap, const char *b, const char *e) {
+static int copy_trimmed(char *dst, size_t cap, const char *b, const char *e)
+{
   while (b < e && isspace((unsigned char)*b)) b++;
   while (e > b && isspace((unsigned char)e[-1])) e--;
   if ((size_t)(e - b) >= cap) return -1;
@@ -39,7 +43,8 @@ static int copy_trimmed(char *dst, size_t cap, const char *b, const char *e) {
   return 0;
 }
 
-int pl_next_line(pl_lines *it, pl_kv *kv) {
+int pl_next_line(pl_lines *it, pl_kv *kv)
+{
   while (*it->p != '\0') {
     const char *b = it->p, *e = strchr(b, '\n'), *hash, *eq;
     if (e == NULL) e = b + strlen(b);
@@ -64,7 +69,8 @@ int pl_next_line(pl_lines *it, pl_kv *kv) {
   return 0;
 }
 
-int pl_parse_int(const char *s, long long lo, long long hi, long long *out) {
+int pl_parse_int(const char *s, long long lo, long long hi, long long *out)
+{
   char *end;
   long long v;
   if (s == NULL || *s == '\0') return -1;
@@ -75,7 +81,8 @@ int pl_parse_int(const char *s, long long lo, long long hi, long long *out) {
   return 0;
 }
 
-int pl_parse_double(const char *s, double *out) {
+int pl_parse_double(const char *s, double *out)
+{
   char *end;
   double v;
   if (s == NULL || *s == '\0') return -1;
@@ -86,7 +93,8 @@ int pl_parse_double(const char *s, double *out) {
   return 0;
 }
 
-int pl_parse_version(const char *s, int *major, int *minor) {
+int pl_parse_version(const char *s, int *major, int *minor)
+{
   char tmp[32];
   char *dot;
   long long a, b = 0;
@@ -103,17 +111,21 @@ int pl_parse_version(const char *s, int *major, int *minor) {
   return 0;
 }
 
-int pl_parse_arch(const char *s, int *arch) {
+int pl_parse_arch(const char *s, int *arch)
+{
   long long v;
-  if (strncmp(s, "sm_", 3) == 0) s += 3;
-  else if (strncmp(s, "compute_", 8) == 0) s += 8;
+  if (strncmp(s, "sm_", 3) == 0)
+    s += 3;
+  else if (strncmp(s, "compute_", 8) == 0)
+    s += 8;
   /* arch-specific suffixes (sm_90a) are not planned for */
   if (pl_parse_int(s, 10, 999, &v) != 0) return -1;
   *arch = (int)v;
   return 0;
 }
 
-int pl_read_file(const char *path, char **out, char *err, size_t err_len) {
+int pl_read_file(const char *path, char **out, char *err, size_t err_len)
+{
   FILE *f;
   char *buf = NULL;
   size_t cap = 0, n = 0;
@@ -158,7 +170,8 @@ int pl_read_file(const char *path, char **out, char *err, size_t err_len) {
   return H5FZ_PLAN_OK;
 }
 
-uint64_t pl_fnv1a64(const void *data, size_t n) {
+uint64_t pl_fnv1a64(const void *data, size_t n)
+{
   const unsigned char *p = data;
   uint64_t h = 0xcbf29ce484222325ull;
   size_t i;
@@ -169,14 +182,16 @@ uint64_t pl_fnv1a64(const void *data, size_t n) {
   return h;
 }
 
-void pl_out_init(pl_out *o, char *buf, size_t len) {
+void pl_out_init(pl_out *o, char *buf, size_t len)
+{
   o->buf = buf;
   o->len = buf ? len : 0;
   o->used = 0;
   if (o->len > 0) o->buf[0] = '\0';
 }
 
-void pl_out_printf(pl_out *o, const char *fmt, ...) {
+void pl_out_printf(pl_out *o, const char *fmt, ...)
+{
   va_list ap;
   int n;
   char *dst = NULL;
@@ -191,15 +206,21 @@ void pl_out_printf(pl_out *o, const char *fmt, ...) {
   if (n > 0) o->used += (size_t)n;
 }
 
-void pl_out_json_string(pl_out *o, const char *s) {
+void pl_out_json_string(pl_out *o, const char *s)
+{
   pl_out_printf(o, "\"");
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') pl_out_printf(o, "\\%c", c);
-    else if (c == '\n') pl_out_printf(o, "\\n");
-    else if (c == '\t') pl_out_printf(o, "\\t");
-    else if (c < 0x20) pl_out_printf(o, "\\u%04x", c);
-    else pl_out_printf(o, "%c", c);
+    if (c == '"' || c == '\\')
+      pl_out_printf(o, "\\%c", c);
+    else if (c == '\n')
+      pl_out_printf(o, "\\n");
+    else if (c == '\t')
+      pl_out_printf(o, "\\t");
+    else if (c < 0x20)
+      pl_out_printf(o, "\\u%04x", c);
+    else
+      pl_out_printf(o, "%c", c);
   }
   pl_out_printf(o, "\"");
 }

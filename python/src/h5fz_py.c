@@ -182,8 +182,8 @@ static int fetch_chunk(void *ctx, uint64_t index, void **container, size_t *byte
   return H5FZ_OK;
 }
 
-int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *geom, h5fzpy_source source, void *ctx,
-                  void *data, int on_device, h5fzpy_exec *ex)
+int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *geom, h5fzpy_source source, void *ctx, void *data,
+                  int on_device, h5fzpy_exec *ex)
 {
   g_error[0] = '\0';
   h5fz_spec spec;

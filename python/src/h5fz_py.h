@@ -43,25 +43,24 @@ H5FZPY_EXPORT int h5fzpy_spec_cd_values(const char *text, unsigned *cd, size_t c
  * dataset's, as set_local stored them) mean, into canon; *dtype (may be
  * NULL) receives its dataset part's element type (1 float32, 2 float64, 0
  * none: set_local did not run). H5FZ_ERR_SPEC / H5FZ_ERR_ARG. */
-H5FZPY_EXPORT int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size_t canon_cap,
-                                            int *dtype);
+H5FZPY_EXPORT int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size_t canon_cap, int *dtype);
 
 /* An array and its chunk grid, as the dataset holds it. */
 typedef struct {
-  uint32_t rank;           /* 1..8 */
-  uint64_t dims[8];        /* array extent */
-  uint64_t chunk[8];       /* chunk dims, each >= 1 */
-  int exact_fill;          /* 1: fill_bits pads edge chunks and fills missing ones */
-  uint64_t fill_bits;      /* the fill value's bits (low 4 bytes for float32) */
-  double fill;             /* the fill value as a double (decode of missing chunks without exact_fill) */
+  uint32_t rank;      /* 1..8 */
+  uint64_t dims[8];   /* array extent */
+  uint64_t chunk[8];  /* chunk dims, each >= 1 */
+  int exact_fill;     /* 1: fill_bits pads edge chunks and fills missing ones */
+  uint64_t fill_bits; /* the fill value's bits (low 4 bytes for float32) */
+  double fill;        /* the fill value as a double (decode of missing chunks without exact_fill) */
 } h5fzpy_geom;
 
 /* One chunk container as the sink gets it (valid during the call only). */
 typedef struct {
-  uint64_t index;          /* row-major over the chunk grid of the geom */
+  uint64_t index; /* row-major over the chunk grid of the geom */
   const void *container;
   size_t bytes;
-  double abs_bound;        /* the absolute bound applied */
+  double abs_bound; /* the absolute bound applied */
   uint32_t n_outliers;
   int stored_raw;
 } h5fzpy_chunk;
@@ -78,8 +77,8 @@ typedef int (*h5fzpy_source)(void *ctx, uint64_t index, const void **container, 
 /* Which executor ran a call. */
 typedef struct {
   int on_gpu;
-  char kernel_class[64];   /* "cpu" on the CPU */
-  uint64_t plan_digest;    /* 0 on the CPU */
+  char kernel_class[64]; /* "cpu" on the CPU */
+  uint64_t plan_digest;  /* 0 on the CPU */
 } h5fzpy_exec;
 
 /* Encode data (g's dims, row-major, of the element type of cd's dataset
@@ -99,7 +98,7 @@ H5FZPY_EXPORT int h5fzpy_encode(const unsigned *cd, size_t n_cd, const h5fzpy_ge
  * dataset (type, size, shape, bound). Returns H5FZ_OK, the codec's decode
  * statuses (the message names the chunk), H5FZ_ERR_ARG, H5FZ_ERR_SPEC,
  * H5FZ_ERR_NOMEM, H5FZ_ERR_DEVICE, or the source's value. */
-H5FZPY_EXPORT int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *g, h5fzpy_source source,
-                                void *ctx, void *data, int on_device, h5fzpy_exec *ex);
+H5FZPY_EXPORT int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *g, h5fzpy_source source, void *ctx,
+                                void *data, int on_device, h5fzpy_exec *ex);
 
 #endif /* H5FZ_PY_H */

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "h5fz.h"
+#include "h5fz_device_query.h"
 #include "h5fz_planner.h"
 #include "h5fz_py_config.h"
 
@@ -19,9 +20,12 @@ static size_t put_json_string(char *buf, size_t cap, size_t len, const char *tex
   len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "\"");
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     char esc[8];
-    if (*p == '"' || *p == '\\') snprintf(esc, sizeof esc, "\\%c", *p);
-    else if (*p < 0x20) snprintf(esc, sizeof esc, "\\u%04x", *p);
-    else snprintf(esc, sizeof esc, "%c", *p);
+    if (*p == '"' || *p == '\\')
+      snprintf(esc, sizeof esc, "\\%c", *p);
+    else if (*p < 0x20)
+      snprintf(esc, sizeof esc, "\\u%04x", *p);
+    else
+      snprintf(esc, sizeof esc, "%c", *p);
     len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "%s", esc);
   }
   return len + (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "\"");
@@ -66,8 +70,7 @@ int h5fzpy_config_json(char *buf, size_t cap)
   len = put_json_string(buf, cap, len, nvrtc);
   len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"kernel_class\": ");
   len = put_json_string(buf, cap, len, klass);
-  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"executor\": \"%s\"}",
-                          executor);
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"executor\": \"%s\"}", executor);
   free(reg);
   free(plan);
   return len < cap ? H5FZ_OK : H5FZ_ERR_ARG;

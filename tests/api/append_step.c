@@ -35,7 +35,10 @@
 
 /* The value every step writes at (row, col): a smooth field plus a ripple,
  * so the chunks really compress and a misplaced row shows. */
-static float value(hsize_t row, hsize_t col) { return (float)(10.0 * sin(0.05 * (double)(row * COLS + col)) + 0.01 * (double)row); }
+static float value(hsize_t row, hsize_t col)
+{
+  return (float)(10.0 * sin(0.05 * (double)(row * COLS + col)) + 0.01 * (double)row);
+}
 
 static int fail(const char *what)
 {
@@ -75,7 +78,8 @@ static hid_t make_dataset(hid_t file, const char *name, hsize_t rows, hsize_t ma
   if (h5fz_spec_parse("abs=1e-3", &spec) || h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd)) return -1;
   hsize_t dims[2] = {rows, COLS}, max[2] = {max_rows, COLS}, chunk[2] = {2, COLS};
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(2, dims, max), dset = -1;
-  if (dcpl >= 0 && space >= 0 && H5Pset_chunk(dcpl, 2, chunk) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0 &&
+  if (dcpl >= 0 && space >= 0 && H5Pset_chunk(dcpl, 2, chunk) >= 0 &&
+      H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0 &&
       H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) >= 0)
     dset = H5Dcreate2(file, name, H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (dcpl >= 0) H5Pclose(dcpl);
@@ -139,7 +143,8 @@ static int check_dataset(hid_t dset, const char *name, int is_full, int newchunk
     unsigned mask = 0;
     haddr_t addr;
     hsize_t size;
-    if (H5Dget_chunk_info(dset, space, k, off, &mask, &addr, &size) < 0) rc = fail("H5Dget_chunk_info failed");
+    if (H5Dget_chunk_info(dset, space, k, off, &mask, &addr, &size) < 0)
+      rc = fail("H5Dget_chunk_info failed");
     else if (mask) {
       fprintf(stderr, "append_step: %s chunk at row %llu was stored without the filter (mask %u)\n", name,
               (unsigned long long)off[0], mask);
@@ -147,15 +152,17 @@ static int check_dataset(hid_t dset, const char *name, int is_full, int newchunk
     }
   }
   if (space >= 0) H5Sclose(space);
-  if (!rc) printf("%s: %llu rows, %llu chunks, all filtered and within %g\n", name, (unsigned long long)rows,
-                  (unsigned long long)n_chunks, BOUND);
+  if (!rc)
+    printf("%s: %llu rows, %llu chunks, all filtered and within %g\n", name, (unsigned long long)rows,
+           (unsigned long long)n_chunks, BOUND);
   return rc;
 }
 
 int main(int argc, char **argv)
 {
   if (argc < 3) {
-    fprintf(stderr, "usage: append_step create|extend|newchunks|shrink|swmr FILE [reg] | check FILE [newchunks-done]\n");
+    fprintf(stderr,
+            "usage: append_step create|extend|newchunks|shrink|swmr FILE [reg] | check FILE [newchunks-done]\n");
     return 2;
   }
   const char *mode = argv[1], *path = argv[2];

@@ -23,14 +23,14 @@
 
 typedef struct {
   const char *name;
-  const char *spec;        /* text spec (bound as a fraction of the range when rel_to_range) */
+  const char *spec; /* text spec (bound as a fraction of the range when rel_to_range) */
   int f64;
   int rank;
   hsize_t dims[4], chunk[4];
-  int inject_specials;     /* NaN, Inf, -0.0 and huge values at known places */
-  int user_fill;           /* 1: fill value -999 (REL edge chunks); 2: -999 with fill time NEVER
+  int inject_specials; /* NaN, Inf, -0.0 and huge values at known places */
+  int user_fill;       /* 1: fill value -999 (REL edge chunks); 2: -999 with fill time NEVER
                               (HDF5 pads with 0); 3: a signalling NaN (exact bits) */
-  int big_endian;          /* the datasets' type is H5T_IEEE_F*BE (created with H5Dcreate2;
+  int big_endian;      /* the datasets' type is H5T_IEEE_F*BE (created with H5Dcreate2;
                               the caller's values stay native) */
 } api_case;
 
@@ -130,8 +130,9 @@ static void compare_chunks(hid_t a, hid_t b, const api_case *c)
     H5Dget_chunk_storage_size(a, off, &sa);
     H5Dget_chunk_storage_size(b, off, &sb);
     if (sa != sb || !sa) {
-      if (!differ++) FT_CHECK(0, "%s: chunk %zu: %llu bytes via the API, %llu via the filter", c->name, k,
-                              (unsigned long long)sa, (unsigned long long)sb);
+      if (!differ++)
+        FT_CHECK(0, "%s: chunk %zu: %llu bytes via the API, %llu via the filter", c->name, k, (unsigned long long)sa,
+                 (unsigned long long)sb);
       continue;
     }
     uint8_t *ba = malloc(sa), *bb = malloc(sb);
@@ -151,9 +152,9 @@ static void compare_chunks(hid_t a, hid_t b, const api_case *c)
  * absolute bounds (malloc'd). */
 static double *check_attributes(hid_t d, const api_case *c, const h5fz_dataset_report *rep, const void *data)
 {
-  const char *scalars[] = {"h5fz_version", "h5fz_spec", "h5fz_mode", "h5fz_bound", "h5fz_kernel_class",
-                           "h5fz_plan_digest", "h5fz_ratio", "h5fz_stored_bytes", "h5fz_chunk_abs_bound",
-                           "h5fz_chunk_outliers"};
+  const char *scalars[] = {"h5fz_version",         "h5fz_spec",          "h5fz_mode",  "h5fz_bound",
+                           "h5fz_kernel_class",    "h5fz_plan_digest",   "h5fz_ratio", "h5fz_stored_bytes",
+                           "h5fz_chunk_abs_bound", "h5fz_chunk_outliers"};
   for (size_t i = 0; i < sizeof scalars / sizeof *scalars; i++)
     FT_CHECK(H5Aexists(d, scalars[i]) > 0, "%s: attribute %s missing", c->name, scalars[i]);
   size_t n_chunks = rep->n_chunks;
@@ -187,8 +188,8 @@ static double *check_attributes(hid_t d, const api_case *c, const h5fz_dataset_r
              "%s: read outlier lists", c->name);
     size_t wrong = 0;
     for (hssize_t i = 0; i < n; i++)
-      if (pos[i] >= elems(c) || memcmp(val + (size_t)i * (c->f64 ? 8 : 4),
-                                       (const uint8_t *)data + pos[i] * (c->f64 ? 8 : 4), c->f64 ? 8 : 4))
+      if (pos[i] >= elems(c) ||
+          memcmp(val + (size_t)i * (c->f64 ? 8 : 4), (const uint8_t *)data + pos[i] * (c->f64 ? 8 : 4), c->f64 ? 8 : 4))
         wrong++;
     FT_CHECK(wrong == 0, "%s: %zu of %lld listed outliers do not match the data", c->name, wrong, (long long)n);
     if (c->inject_specials) FT_CHECK(n >= 4, "%s: the injected NaN/Inf are not listed (%lld)", c->name, (long long)n);
@@ -198,8 +199,7 @@ static double *check_attributes(hid_t d, const api_case *c, const h5fz_dataset_r
     H5Aclose(ap);
     H5Aclose(av);
   } else {
-    FT_CHECK(H5Aexists(d, "h5fz_outliers_omitted") > 0, "%s: neither outlier lists nor h5fz_outliers_omitted",
-             c->name);
+    FT_CHECK(H5Aexists(d, "h5fz_outliers_omitted") > 0, "%s: neither outlier lists nor h5fz_outliers_omitted", c->name);
   }
   free(cnt);
   return eb;
@@ -305,8 +305,10 @@ static void run_edges(hid_t file, const float *field)
   for (size_t y = 0; y < 100; y++)
     for (size_t x = 0; x < 100; x++) {
       float v = back[y * 100 + x];
-      if (y < 32 && x < 48) bad += fabsf(v - field[y * 48 + x]) > 1e-3f;
-      else bad += v != 0.0f;
+      if (y < 32 && x < 48)
+        bad += fabsf(v - field[y * 48 + x]) > 1e-3f;
+      else
+        bad += v != 0.0f;
     }
   FT_CHECK(bad == 0, "sparse: %zu elements wrong (unwritten chunks must read as the fill value 0)", bad);
   /* a corrupt chunk: the read fails and names it */

@@ -18,16 +18,16 @@
 
 static int failures;
 static long checks;
-#define CHECK(cond, ...)                                       \
-  do {                                                         \
-    checks++;                                                  \
-    if (!(cond)) {                                             \
-      if (failures++ < CORE_MAX_PRINTED) {                     \
-        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);   \
-        fprintf(stderr, __VA_ARGS__);                          \
-        fprintf(stderr, "\n");                                 \
-      }                                                        \
-    }                                                          \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    checks++;                                                                                                          \
+    if (!(cond)) {                                                                                                     \
+      if (failures++ < CORE_MAX_PRINTED) {                                                                             \
+        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                           \
+        fprintf(stderr, __VA_ARGS__);                                                                                  \
+        fprintf(stderr, "\n");                                                                                         \
+      }                                                                                                                \
+    }                                                                                                                  \
   } while (0)
 
 static uint64_t rng = CORE_RNG_SEED;

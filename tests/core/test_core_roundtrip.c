@@ -12,18 +12,18 @@
 #include <zlib.h>
 
 #include "h5fz.h"
-#include "h5fz_exec.h"
 #include "h5fz_internal.h"
+#include "h5fz_rel_bound.h"
 
 static int failures;
-#define CHECK(cond, ...)                                      \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      failures++;                                             \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);    \
-      fprintf(stderr, __VA_ARGS__);                           \
-      fprintf(stderr, "\n");                                  \
-    }                                                         \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      failures++;                                                                                                      \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fprintf(stderr, "\n");                                                                                           \
+    }                                                                                                                  \
   } while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -43,7 +43,10 @@ static void fill(double *v, size_t n, gen_kind g)
   for (size_t i = 0; i < n; i++) {
     switch (g) {
     case GEN_SMOOTH: v[i] = 20.0 + 0.07 * sin(i * 0.01) + 1e-3 * uniform(); break;
-    case GEN_RANDOM_BITS: { uint64_t b = next_u64(); memcpy(&v[i], &b, 8); } break;
+    case GEN_RANDOM_BITS: {
+      uint64_t b = next_u64();
+      memcpy(&v[i], &b, 8);
+    } break;
     case GEN_CONSTANT: v[i] = 3.25; break;
     case GEN_HUGE_TINY: v[i] = (i & 1) ? 1e30 * uniform() : 1e-30 * uniform(); break;
     case GEN_SPECIALS: {
@@ -63,8 +66,10 @@ static void check_values(const void *orig, const void *back, size_t n, int f64, 
     double x = f64 ? ((const double *)orig)[i] : ((const float *)orig)[i];
     double y = f64 ? ((const double *)back)[i] : ((const float *)back)[i];
     int ok;
-    if (isfinite(x) && !(x == 0 && signbit(x))) ok = fabs(x - y) <= eb;
-    else ok = !memcmp((const char *)orig + i * (f64 ? 8 : 4), (const char *)back + i * (f64 ? 8 : 4), f64 ? 8 : 4);
+    if (isfinite(x) && !(x == 0 && signbit(x)))
+      ok = fabs(x - y) <= eb;
+    else
+      ok = !memcmp((const char *)orig + i * (f64 ? 8 : 4), (const char *)back + i * (f64 ? 8 : 4), f64 ? 8 : 4);
     if (!ok && bad++ < 3) fprintf(stderr, "  %s: element %zu: %.17g -> %.17g (eb %g)\n", what, i, x, y, eb);
   }
   CHECK(bad == 0, "%s: %zu of %zu elements out of bound", what, bad, n);
@@ -103,8 +108,12 @@ static void roundtrip_mode(const char *mode_text, int mode, double eb, int f64, 
   size_t es = f64 ? 8 : 4;
   unsigned char *in = malloc(n * es + 1);
   for (size_t i = 0; i < n; i++) {
-    if (f64) memcpy(in + i * 8, &d[i], 8);
-    else { float f = (float)d[i]; memcpy(in + i * 4, &f, 4); }
+    if (f64)
+      memcpy(in + i * 8, &d[i], 8);
+    else {
+      float f = (float)d[i];
+      memcpy(in + i * 4, &f, 4);
+    }
   }
   void *enc = NULL, *dec = NULL;
   size_t en = 0, dn = 0;
@@ -116,7 +125,10 @@ static void roundtrip_mode(const char *mode_text, int mode, double eb, int f64, 
   } else {
     CHECK(0, "%s: decode: %s", what, h5fz_last_error());
   }
-  free(enc); free(dec); free(in); free(d);
+  free(enc);
+  free(dec);
+  free(in);
+  free(d);
 }
 
 static void roundtrip(const char *chain, int f64, size_t n, gen_kind g, double eb, size_t extra_bytes)
@@ -133,8 +145,12 @@ static void roundtrip(const char *chain, int f64, size_t n, gen_kind g, double e
   size_t esize = f64 ? 8 : 4, bytes = n * esize + extra_bytes;
   unsigned char *in = malloc(bytes + 1);
   for (size_t i = 0; i < n; i++) {
-    if (f64) memcpy(in + i * 8, &d[i], 8);
-    else { float f = (float)d[i]; memcpy(in + i * 4, &f, 4); }
+    if (f64)
+      memcpy(in + i * 8, &d[i], 8);
+    else {
+      float f = (float)d[i];
+      memcpy(in + i * 4, &f, 4);
+    }
   }
   for (size_t i = 0; i < extra_bytes; i++) in[n * esize + i] = (unsigned char)(0xA0 + i);
   void *enc = NULL, *dec = NULL;
@@ -152,7 +168,10 @@ static void roundtrip(const char *chain, int f64, size_t n, gen_kind g, double e
         CHECK(enc_n * 3 < bytes * 2, "%s: smooth data compressed only to %zu of %zu bytes", what, enc_n, bytes);
     }
   }
-  free(enc); free(dec); free(in); free(d);
+  free(enc);
+  free(dec);
+  free(in);
+  free(d);
 }
 
 static void test_spec_forms(void)
@@ -162,7 +181,11 @@ static void test_spec_forms(void)
   CHECK(s.mode == H5FZ_MODE_ABS && s.bound == 1e-3 && s.n_ops == 5, "abs alone = default chain");
   unsigned cd[H5FZ_CD_MAX];
   size_t n;
-  s.dtype = H5FZ_DTYPE_F64; s.rank = 3; s.dims[0] = 5; s.dims[1] = 6; s.dims[2] = 7;
+  s.dtype = H5FZ_DTYPE_F64;
+  s.rank = 3;
+  s.dims[0] = 5;
+  s.dims[1] = 6;
+  s.dims[2] = 7;
   CHECK(h5fz_spec_to_cd_values(&s, 0, cd, H5FZ_CD_MAX, &n) == 0 && n <= H5FZ_CD_USER_MAX, "user words");
   CHECK(cd[0] == 1 && cd[2] == 0xd2f1a9fcu && cd[3] == 0x3f50624du, "bound words low first: %08x %08x", cd[2], cd[3]);
   CHECK(h5fz_spec_to_cd_values(&s, 1, cd, H5FZ_CD_MAX, &n) == 0, "local words");
@@ -192,7 +215,8 @@ static void test_spec_forms(void)
   CHECK(h5fz_spec_parse("abs=1e-3 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192", &t) == 0,
         "arrow form: %s", h5fz_last_error());
   char buf[256];
-  CHECK(h5fz_spec_format(&t, buf, sizeof buf) == 0 && !strcmp(buf, "abs=0.001 quant delta negabinary bitshuffle rze subchunk=8192"),
+  CHECK(h5fz_spec_format(&t, buf, sizeof buf) == 0 &&
+            !strcmp(buf, "abs=0.001 quant delta negabinary bitshuffle rze subchunk=8192"),
         "format: %s", buf);
 }
 
@@ -211,7 +235,10 @@ static void test_corruption(void)
     memcpy(c, enc, enc_n);
     c[i] ^= 0x5a;
     int rc = h5fz_chunk_decode(c, enc_n, &dec, &dec_n);
-    if (rc == 0) { undetected++; free(dec); }
+    if (rc == 0) {
+      undetected++;
+      free(dec);
+    }
   }
   CHECK(undetected == 0, "%zu of %zu byte flips decoded without error", undetected, enc_n);
   for (size_t len = 0; len < enc_n; len++) {
@@ -240,8 +267,7 @@ static void test_decode_for(void)
   size_t enc_n, dec_n;
   CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &enc_n) == 0, "encode: %s", h5fz_last_error());
   ds = s;
-  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == 0 && dec_n == sizeof v, "same: %s",
-        h5fz_last_error());
+  CHECK(h5fz_chunk_decode_for(enc, enc_n, &ds, &dec, &dec_n) == 0 && dec_n == sizeof v, "same: %s", h5fz_last_error());
   check_values(v, dec, 200, 0, 1e-3, "decode_for");
   free(dec);
   static const struct {
@@ -261,8 +287,8 @@ static void test_decode_for(void)
     CHECK(strstr(h5fz_last_error(), refused[k].why) != NULL, "%s: message %s", refused[k].dataset, h5fz_last_error());
   }
   /* a tighter bound, and a REL bound its values' range allows (abs 1e-3 <= 2e-5 x 99.5) */
-  static const char *const accepted[] = {"abs=1e-2 dtype=f32 dims=10x20", "rel=2e-5 dtype=f32 dims=10x20",
-                                         "abs=1e-3", "abs=1e-2"};
+  static const char *const accepted[] = {"abs=1e-2 dtype=f32 dims=10x20", "rel=2e-5 dtype=f32 dims=10x20", "abs=1e-3",
+                                         "abs=1e-2"};
   for (size_t k = 0; k < sizeof accepted / sizeof *accepted; k++) {
     h5fz_spec_parse(accepted[k], &ds);
     dec = NULL;
@@ -285,7 +311,8 @@ static void test_decode_for(void)
   static const struct {
     const char *dataset;
     int status;
-  } rel_cases[] = {{"rel=1e-3 dtype=f32 dims=10x20", 0}, {"rel=1e-2 dtype=f32 dims=10x20", 0},
+  } rel_cases[] = {{"rel=1e-3 dtype=f32 dims=10x20", 0},
+                   {"rel=1e-2 dtype=f32 dims=10x20", 0},
                    {"rel=1e-4 dtype=f32 dims=10x20", H5FZ_ERR_CORRUPT}};
   for (size_t k = 0; k < 3; k++) {
     h5fz_spec_parse(rel_cases[k].dataset, &ds);
@@ -330,7 +357,8 @@ static void test_env_int(void)
     setenv("H5FZ_TEST_INT", junk[i], 1);
     CHECK(h5fz_env_int("H5FZ_TEST_INT", 1, 1024, 1, 5) == 5, "'%s' must give the default", junk[i]);
   }
-  static const char *const pow2[][2] = {{"4", "4"}, {"1", "1"}, {"8", "8"}, {"3", "0"}, {"6", "0"}, {"16", "0"}, {"x", "0"}};
+  static const char *const pow2[][2] = {{"4", "4"}, {"1", "1"},  {"8", "8"}, {"3", "0"},
+                                        {"6", "0"}, {"16", "0"}, {"x", "0"}};
   for (size_t i = 0; i < sizeof pow2 / sizeof *pow2; i++) { /* H5FZ_GPU_WF_WARPS's kind */
     setenv("H5FZ_TEST_INT", pow2[i][0], 1);
     CHECK(h5fz_env_pow2("H5FZ_TEST_INT", 1, 8, 0) == atoll(pow2[i][1]), "power of two '%s'", pow2[i][0]);
@@ -355,7 +383,8 @@ static void test_rel_ignores_fill(void)
   size_t n, user;
   h5fz_spec t;
   CHECK(h5fz_spec_to_cd_values(&s, 1, cd, H5FZ_CD_MAX, &n) == 0 && h5fz_spec_from_cd_values(cd, n, &t, &user) == 0 &&
-        t.has_fill && t.fill == 0.0, "fill through cd_values: %s", h5fz_last_error());
+            t.has_fill && t.fill == 0.0,
+        "fill through cd_values: %s", h5fz_last_error());
   void *enc, *dec;
   size_t en, dn;
   CHECK(h5fz_chunk_encode(&s, v, sizeof v, &enc, &en) == 0, "encode");
@@ -411,8 +440,8 @@ static void test_fill_exact(void)
           double want = f64 ? d[i] : (double)f[i];
           double got = f64 ? ((double *)dec)[i] : (double)((float *)dec)[i];
           int same = f64 ? !memcmp(&d[i], (double *)dec + i, 8) : !memcmp(&f[i], (float *)dec + i, 4);
-          int is_fill = has_fill && (f64 ? d[i] == fill || (isnan(fill) && isnan(d[i])) : f[i] == (float)fill ||
-                                                                                          (isnan(fill) && isnan(f[i])));
+          int is_fill = has_fill && (f64 ? d[i] == fill || (isnan(fill) && isnan(d[i]))
+                                         : f[i] == (float)fill || (isnan(fill) && isnan(f[i])));
           n_fill += is_fill;
           fill_kept += is_fill && same;
           if (isnan(want) || is_fill) continue;
@@ -479,8 +508,10 @@ static void test_fill_near(void)
         d[i] = x;
         f[i] = (float)x;
         if (i % 50u == 29u) { /* the fill's neighbours in the element type */
-          if (f64) d[i] = nextafter(fill, (i / 50u) % 2u ? 1e300 : -1e300);
-          else f[i] = nextafterf((float)fill, (i / 50u) % 2u ? 1e30f : -1e30f);
+          if (f64)
+            d[i] = nextafter(fill, (i / 50u) % 2u ? 1e300 : -1e300);
+          else
+            f[i] = nextafterf((float)fill, (i / 50u) % 2u ? 1e30f : -1e30f);
         }
       }
       const void *in = f64 ? (const void *)d : (const void *)f;
@@ -511,8 +542,8 @@ static void test_fill_near(void)
       }
       CHECK(bad == 0, "%s: %zu values out of bound", text, bad);
       CHECK(fills_kept == fills && fills > 0, "%s: %zu of %zu fill values exact", text, fills_kept, fills);
-      CHECK(masked == 0, "%s: %zu real values read back as the fill (%zu lie within %g of it)", text, masked,
-            real_near, cases[k].near);
+      CHECK(masked == 0, "%s: %zu real values read back as the fill (%zu lie within %g of it)", text, masked, real_near,
+            cases[k].near);
       free(enc), free(dec), free(d), free(f);
     }
 }
@@ -530,9 +561,12 @@ static float *lnd_field(int kind, uint32_t Z, uint32_t Y, uint32_t X)
       double row = 1000.0 * uniform(), plane = 1000.0 * (z % 7);
       for (uint32_t x = 0; x < X; x++) {
         double f;
-        if (kind == 1) f = row + 0.01 * x;
-        else if (kind == 2) f = plane + 3.0 * sin(0.05 * x + 0.07 * y) + 0.002 * x * y;
-        else f = (100.0 + 10.0 * z) * sin(0.1 * x) * sin(0.1 * y) + 0.3 * x;
+        if (kind == 1)
+          f = row + 0.01 * x;
+        else if (kind == 2)
+          f = plane + 3.0 * sin(0.05 * x + 0.07 * y) + 0.002 * x * y;
+        else
+          f = (100.0 + 10.0 * z) * sin(0.1 * x) * sin(0.1 * y) + 0.3 * x;
         size_t i = ((size_t)z * Y + y) * X + x;
         uint64_t r = next_u64() % 500u;
         v[i] = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -0.0f : r == 3 ? 3e38f : (float)f;
@@ -593,7 +627,8 @@ static void test_lorenzo_nd(void)
   CHECK(h5fz_spec_parse("abs=1e-3 lorenzo_nd lorenzo_nd rze", &t) == H5FZ_ERR_SPEC, "lorenzo_nd twice");
   CHECK(h5fz_spec_parse("abs=1e-3 delta lorenzo_nd rze", &t) == H5FZ_ERR_SPEC, "lorenzo_nd after delta");
   CHECK(h5fz_spec_parse("abs=1e-3 lorenzo_nd bitshuffle rze", &t) == 0 && t.ops[1] == H5FZ_OP_LORENZO_ND &&
-            !strcmp(h5fz_op_name(15), "lorenzo_nd"), "lorenzo_nd parses: %s", h5fz_last_error());
+            !strcmp(h5fz_op_name(15), "lorenzo_nd"),
+        "lorenzo_nd parses: %s", h5fz_last_error());
   /* each predictor is chosen where it wins, and every value comes back */
   static const uint32_t Z = 12, Y = 40, X = 50;
   for (int kind = 1; kind <= 3; kind++) {
@@ -601,8 +636,8 @@ static void test_lorenzo_nd(void)
     size_t bytes = (size_t)Z * Y * X * sizeof *v;
     double eb = kind == 3 ? 1e-3 : 1e-2;
     char text[200], what[240];
-    snprintf(text, sizeof text, "abs=%g lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u subchunk=1024", eb,
-             Z, Y, X);
+    snprintf(text, sizeof text, "abs=%g lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u subchunk=1024", eb, Z,
+             Y, X);
     snprintf(what, sizeof what, "[%s field %d]", text, kind);
     void *enc = NULL, *enc1 = NULL, *dec = NULL;
     size_t en = 0, en1 = 0, dn = 0;
@@ -655,10 +690,11 @@ static void test_lorenzo_nd(void)
     float *v = lnd_field(3, Z, Y, X);
     size_t bytes = (size_t)Z * Y * X * sizeof *v;
     for (size_t i = 0; i < bytes / 4; i++)
-      if (isfinite(v[i]) && fabsf(v[i]) > 1e6f) v[i] = 1.0f; /* keep NaN, Inf, -0.0; no huge range */
+      if (isfinite(v[i]) && fabsf(v[i]) > 1e6f) v[i] = 1.0f;    /* keep NaN, Inf, -0.0; no huge range */
     for (size_t i = 0; i < (size_t)Y * X; i++) v[i] = -9999.0f; /* a plane of fill */
     char text[160];
-    snprintf(text, sizeof text, "rel=1e-5 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u fill=-9999", Z, Y, X);
+    snprintf(text, sizeof text, "rel=1e-5 lorenzo_nd zigzag bitshuffle rze dtype=f32 dims=%ux%ux%u fill=-9999", Z, Y,
+             X);
     void *e = NULL, *dd = NULL;
     size_t en2 = 0, dn2 = 0;
     h5fz_chunk_info info;
@@ -669,7 +705,8 @@ static void test_lorenzo_nd(void)
         if (v[i] > hi) hi = v[i];
       }
     CHECK(lnd_encode(text, v, bytes, &e, &en2) == 0 && h5fz_chunk_inspect(e, en2, &info) == 0 &&
-              info.abs_bound == h5fz_rel_abs_bound(1e-5, lo, hi, H5FZ_DTYPE_F32) && h5fz_chunk_decode(e, en2, &dd, &dn2) == 0,
+              info.abs_bound == h5fz_rel_abs_bound(1e-5, lo, hi, H5FZ_DTYPE_F32) &&
+              h5fz_chunk_decode(e, en2, &dd, &dn2) == 0,
           "%s: %s (bound %g, range %g)", text, h5fz_last_error(), info.abs_bound, hi - lo);
     if (dd) check_values(v, dd, bytes / 4, 0, info.abs_bound, text);
     free(e);
@@ -705,17 +742,17 @@ static void test_lorenzo_nd(void)
 
 int main(void)
 {
-  static const char *chains[] = {"", "delta zigzag bitshuffle rze", "delta negabinary bitshuffle rze",
-                                 "zigzag rze", "bitshuffle rze", "delta zigzag raw", "raw",
-                                 "delta delta zigzag bitshuffle rze", "delta zigzag bitpack", "bitpack", "lorenzo zigzag bitshuffle rze",
-                                 "lorenzo negabinary bitshuffle rze dims=7x13", "lorenzo zigzag rze dims=3x100",
-                                 "lorenzo zigzag bitshuffle rze dims=5x4x4096",
-                                 /* lorenzo_nd: rank 0 and 1 (1-D), 2, 3, 4; dims that do not match the
+  static const char *chains[] = {
+      "", "delta zigzag bitshuffle rze", "delta negabinary bitshuffle rze", "zigzag rze", "bitshuffle rze",
+      "delta zigzag raw", "raw", "delta delta zigzag bitshuffle rze", "delta zigzag bitpack", "bitpack",
+      "lorenzo zigzag bitshuffle rze", "lorenzo negabinary bitshuffle rze dims=7x13", "lorenzo zigzag rze dims=3x100",
+      "lorenzo zigzag bitshuffle rze dims=5x4x4096",
+      /* lorenzo_nd: rank 0 and 1 (1-D), 2, 3, 4; dims that do not match the
                                   * element count or the sub-chunk */
-                                 "lorenzo_nd zigzag bitshuffle rze", "lorenzo_nd zigzag bitshuffle rze dims=100000",
-                                 "lorenzo_nd negabinary bitshuffle rze dims=7x13", "lorenzo_nd zigzag rze dims=3x100",
-                                 "lorenzo_nd zigzag bitshuffle rze dims=5x4x4096", "lorenzo_nd zigzag bitpack dims=9x11x13",
-                                 "lorenzo_nd zigzag bitshuffle rze dims=2x3x5x7 subchunk=512", "lorenzo_nd raw dims=4x4x4"};
+      "lorenzo_nd zigzag bitshuffle rze", "lorenzo_nd zigzag bitshuffle rze dims=100000",
+      "lorenzo_nd negabinary bitshuffle rze dims=7x13", "lorenzo_nd zigzag rze dims=3x100",
+      "lorenzo_nd zigzag bitshuffle rze dims=5x4x4096", "lorenzo_nd zigzag bitpack dims=9x11x13",
+      "lorenzo_nd zigzag bitshuffle rze dims=2x3x5x7 subchunk=512", "lorenzo_nd raw dims=4x4x4"};
   static const size_t sizes[] = {1, 63, 64, 65, 4095, 4096, 4097, 100000};
   test_spec_forms();
   for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
@@ -747,7 +784,9 @@ int main(void)
       }
   test_lorenzo_nd();
   test_raw_entry_size();
-  if (failures) fprintf(stderr, "%d checks failed\n", failures);
-  else printf("all core checks passed\n");
+  if (failures)
+    fprintf(stderr, "%d checks failed\n", failures);
+  else
+    printf("all core checks passed\n");
   return failures ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 /*
- * test_cpu_fast.c - the CPU-specialised ops (fusion/h5fz_cpu_fast.c) write
+ * test_cpu_fast.c - the CPU-specialised ops (fusion/cpu/h5fz_cpu_fast.c) write
  * exactly the bytes of the reference ops of device_ops/ run with the
  * one-thread block, on random and structured inputs of many sizes:
  * bitshuffle (32/64), RZE encode (including the NOT_SMALLER decision and
@@ -15,6 +15,7 @@
 #include "../../device_ops/h5fz_ops.h"
 #include "h5fz.h"
 #include "h5fz_cpu_fast.h"
+#include "h5fz_cpu_fast_bits.h"
 
 static const h5fz_blk blk = {0u, 1u, NULL};
 #define CORE_RNG_SEED 0x243f6a8885a308d3ull
@@ -63,8 +64,10 @@ static void test_bitshuffle(void)
       for (unsigned wide = 0; wide < 2; wide++) {
         uint32_t n = sizes[s], bytes = n * (wide ? 8u : 4u);
         for (uint32_t i = 0; i < n; i++) {
-          if (wide) ((uint64_t *)words)[i] = pattern_word(pat, i, 64);
-          else ((uint32_t *)words)[i] = (uint32_t)pattern_word(pat, i, 32);
+          if (wide)
+            ((uint64_t *)words)[i] = pattern_word(pat, i, 64);
+          else
+            ((uint32_t *)words)[i] = (uint32_t)pattern_word(pat, i, 32);
         }
         memset(ref, 0xa5, bytes);
         memset(got, 0x5a, bytes);
@@ -75,8 +78,7 @@ static void test_bitshuffle(void)
           h5fz_bitshuffle_encode_32(&blk, (const uint32_t *)words, ref, n);
           h5fz_fast_bitshuffle_encode_32((const uint32_t *)words, got, n);
         }
-        CHECK(!memcmp(ref, got, bytes), "bitshuffle encode_%u n=%u %s", wide ? 64 : 32, n,
-              pat_name[pat]);
+        CHECK(!memcmp(ref, got, bytes), "bitshuffle encode_%u n=%u %s", wide ? 64 : 32, n, pat_name[pat]);
         /* decode of arbitrary planes too: use random bytes half the time */
         if (pat == PAT_RANDOM)
           for (uint32_t i = 0; i < bytes; i++) ref[i] = (uint8_t)rnd();
@@ -89,10 +91,13 @@ static void test_bitshuffle(void)
           h5fz_bitshuffle_decode_32(&blk, ref, (uint32_t *)back_ref, n);
           h5fz_fast_bitshuffle_decode_32(ref, (uint32_t *)back_got, n);
         }
-        CHECK(!memcmp(back_ref, back_got, bytes), "bitshuffle decode_%u n=%u %s",
-              wide ? 64 : 32, n, pat_name[pat]);
+        CHECK(!memcmp(back_ref, back_got, bytes), "bitshuffle decode_%u n=%u %s", wide ? 64 : 32, n, pat_name[pat]);
       }
-  free(words); free(ref); free(got); free(back_ref); free(back_got);
+  free(words);
+  free(ref);
+  free(got);
+  free(back_ref);
+  free(back_got);
 }
 
 /* RZE on in[0..L): encode with both, compare; decode the stream with both,
@@ -113,8 +118,8 @@ static void rze_case(const uint8_t *in, uint32_t L, const char *what)
     CHECK(r1 == r2, "rze encode %s L=%u cap=%u: size %u vs %u", what, L, cap, r1, r2);
     if (r1 != r2 || r1 == H5FZ_RZE_NOT_SMALLER) continue;
     CHECK(!memcmp(e1, e2, r1), "rze encode %s L=%u cap=%u: bytes differ", what, L, cap);
-    CHECK(!memcmp(e1 + r1, e2 + r1, cap_full - r1) || r1 + 64u > cap_full,
-          "rze encode %s L=%u: wrote past the size", what, L);
+    CHECK(!memcmp(e1 + r1, e2 + r1, cap_full - r1) || r1 + 64u > cap_full, "rze encode %s L=%u: wrote past the size",
+          what, L);
   }
   uint32_t size = h5fz_rze_encode(&blk, in, L, e1, L + 64u, s1);
   if (size == H5FZ_RZE_NOT_SMALLER) { /* force a stream anyway: all data kept */
@@ -123,8 +128,7 @@ static void rze_case(const uint8_t *in, uint32_t L, const char *what)
   if (size) {
     int a = h5fz_rze_decode(&blk, e1, size, d1, L, s1);
     int b = h5fz_fast_rze_decode(e1, size, d2, L, s2);
-    CHECK(a == 0 && b == 0 && !memcmp(d1, d2, L) && !memcmp(d1, in, L),
-          "rze decode %s L=%u: rc %d/%d", what, L, a, b);
+    CHECK(a == 0 && b == 0 && !memcmp(d1, d2, L) && !memcmp(d1, in, L), "rze decode %s L=%u: rc %d/%d", what, L, a, b);
     /* corrupt streams: flipped bytes, truncated, extended */
     for (int t = 0; t < 24; t++) {
       uint32_t bsize = size;
@@ -161,7 +165,13 @@ static void rze_case(const uint8_t *in, uint32_t L, const char *what)
     CHECK(ra == rb, "rze garbage decode %s L=%u size=%u: rc %d vs %d", what, L, gsize, ra, rb);
     if (ra == 0 && rb == 0) CHECK(!memcmp(d1, d2, L), "rze garbage decode %s L=%u: bytes", what, L);
   }
-  free(s1); free(s2); free(e1); free(e2); free(d1); free(d2); free(bad);
+  free(s1);
+  free(s2);
+  free(e1);
+  free(e2);
+  free(d1);
+  free(d2);
+  free(bad);
 }
 
 static void test_rze(void)
@@ -175,11 +185,15 @@ static void test_rze(void)
       for (unsigned wide = 0; wide < 2; wide++) {
         uint32_t n = sizes[s], bytes = n * (wide ? 8u : 4u);
         for (uint32_t i = 0; i < n; i++) {
-          if (wide) ((uint64_t *)words)[i] = pattern_word(pat, i, 64);
-          else ((uint32_t *)words)[i] = (uint32_t)pattern_word(pat, i, 32);
+          if (wide)
+            ((uint64_t *)words)[i] = pattern_word(pat, i, 64);
+          else
+            ((uint32_t *)words)[i] = (uint32_t)pattern_word(pat, i, 32);
         }
-        if (wide) h5fz_bitshuffle_encode_64(&blk, (const uint64_t *)words, shuf, n);
-        else h5fz_bitshuffle_encode_32(&blk, (const uint32_t *)words, shuf, n);
+        if (wide)
+          h5fz_bitshuffle_encode_64(&blk, (const uint64_t *)words, shuf, n);
+        else
+          h5fz_bitshuffle_encode_32(&blk, (const uint32_t *)words, shuf, n);
         snprintf(what, sizeof what, "shuffled %s w%u", pat_name[pat], wide ? 64 : 32);
         rze_case(shuf, bytes, what);
         snprintf(what, sizeof what, "plain %s w%u", pat_name[pat], wide ? 64 : 32);
@@ -192,7 +206,8 @@ static void test_rze(void)
       snprintf(what, sizeof what, "bytes %s", pat_name[pat]);
       rze_case(words, L, what);
     }
-  free(words); free(shuf);
+  free(words);
+  free(shuf);
 }
 
 static double special(uint64_t r)
@@ -225,8 +240,10 @@ static void test_bin_f32(void)
     float x = (float)((double)(int64_t)(rnd() >> 11) * 0x1p-40);
     if (x == 0) continue;
     double k = (double)(int64_t)(rnd() % 2000001u) - 1000000.0, inv;
-    if (t % 2u) inv = (k + 0.5) / (double)x; /* a product near a half-integer */
-    else inv = ldexp(1.0 + (double)(rnd() >> 12) * 0x1p-52, (int)(rnd() % 40u) - 20);
+    if (t % 2u)
+      inv = (k + 0.5) / (double)x; /* a product near a half-integer */
+    else
+      inv = ldexp(1.0 + (double)(rnd() >> 12) * 0x1p-52, (int)(rnd() % 40u) - 20);
     double p = (double)x * inv, e = fma((double)x, inv, -p), want = rint(p);
     if (fabs(p) < 0x1p50 && p - floor(p) == 0.5) {
       ties++;
@@ -235,8 +252,9 @@ static void test_bin_f32(void)
         ties_moved += want != rint(p);
       }
     }
-    if (fabs(p) < 0x1p50) CHECK(h5fz_bin_f32((double)x, inv) == want, "bin of %.9g * %.17g: %.17g, want %.17g", x, inv,
-                                h5fz_bin_f32((double)x, inv), want);
+    if (fabs(p) < 0x1p50)
+      CHECK(h5fz_bin_f32((double)x, inv) == want, "bin of %.9g * %.17g: %.17g, want %.17g", x, inv,
+            h5fz_bin_f32((double)x, inv), want);
   }
   CHECK(ties_moved > 100, "only %u of %u half-integer products moved to the other bin: the test misses its case",
         ties_moved, ties);
@@ -262,9 +280,12 @@ static void test_quant(void)
         double phase = (double)(rnd() % 1000u);
         for (uint32_t i = 0; i < m; i++) {
           double x;
-          if (kind % 4 == 0) x = sin(0.01 * i + phase) * 100.0;
-          else if (kind % 4 == 1) x = ((double)(int64_t)rnd()) * 0x1p-40;
-          else x = (rnd() % 5u == 0) ? special(rnd()) : (double)(rnd() % 2000u) * 1e-4 - 0.1;
+          if (kind % 4 == 0)
+            x = sin(0.01 * i + phase) * 100.0;
+          else if (kind % 4 == 1)
+            x = ((double)(int64_t)rnd()) * 0x1p-40;
+          else
+            x = (rnd() % 5u == 0) ? special(rnd()) : (double)(rnd() % 2000u) * 1e-4 - 0.1;
           if (kind % 4 == 3 && i % 7u == 0) { /* exact bit patterns */
             uint64_t b = rnd();
             memcpy(&x, &b, 8);
@@ -280,10 +301,14 @@ static void test_quant(void)
           /* the fill word's value: the canonical NaN, a value of the data,
            * -0.0 (which escapes otherwise) */
           uint64_t fill;
-          if (e % 3u == 0) fill = wide ? 0x7ff8000000000000ull : 0x7fc00000u;
-          else if (e % 3u == 1 && wide) memcpy(&fill, &d[m / 2u], 8);
-          else if (e % 3u == 1) fill = h5fz_float_bits_32(f[m / 2u]);
-          else fill = wide ? 0x8000000000000000ull : 0x80000000u;
+          if (e % 3u == 0)
+            fill = wide ? 0x7ff8000000000000ull : 0x7fc00000u;
+          else if (e % 3u == 1 && wide)
+            memcpy(&fill, &d[m / 2u], 8);
+          else if (e % 3u == 1)
+            fill = h5fz_float_bits_32(f[m / 2u]);
+          else
+            fill = wide ? 0x8000000000000000ull : 0x80000000u;
           h5fz_quant_params q = h5fz_quant_params_make(mode, ebs[e], fill);
           memset(w1, 0x77, m_pad * 8u);
           memset(w2, 0x66, m_pad * 8u);
@@ -296,10 +321,10 @@ static void test_quant(void)
             c2 = h5fz_fast_quant_encode_32(f, m, m_pad, &q, (uint32_t *)w2, p2, (uint32_t *)v2);
           }
           uint32_t es = wide ? 8u : 4u;
-          CHECK(c1 == c2, "quant_%u encode m=%u eb=%g kind=%d: %u vs %u outliers", wide ? 64 : 32, m,
-                q.eb, kind, c1, c2);
-          CHECK(!memcmp(w1, w2, m_pad * es), "quant_%u encode m=%u eb=%g kind=%d: words", wide ? 64 : 32,
-                m, q.eb, kind);
+          CHECK(c1 == c2, "quant_%u encode m=%u eb=%g kind=%d: %u vs %u outliers", wide ? 64 : 32, m, q.eb, kind, c1,
+                c2);
+          CHECK(!memcmp(w1, w2, m_pad * es), "quant_%u encode m=%u eb=%g kind=%d: words", wide ? 64 : 32, m, q.eb,
+                kind);
           if (c1 == c2) {
             CHECK(!memcmp(p1, p2, c1 * 4u) && !memcmp(v1, v2, c1 * es),
                   "quant_%u encode m=%u eb=%g kind=%d: outlier list", wide ? 64 : 32, m, q.eb, kind);
@@ -316,11 +341,17 @@ static void test_quant(void)
             h5fz_quant_decode_32(&blk, (uint32_t *)w1, m, &q, (float *)v1);
             h5fz_fast_quant_decode_32((uint32_t *)w1, m, &q, (float *)v2);
           }
-          CHECK(!memcmp(v1, v2, m_pad * 8u), "quant_%u decode m=%u eb=%g kind=%d", wide ? 64 : 32, m,
-                q.eb, kind);
+          CHECK(!memcmp(v1, v2, m_pad * 8u), "quant_%u decode m=%u eb=%g kind=%d", wide ? 64 : 32, m, q.eb, kind);
         }
       }
-  free(f); free(d); free(w1); free(w2); free(p1); free(p2); free(v1); free(v2);
+  free(f);
+  free(d);
+  free(w1);
+  free(w2);
+  free(p1);
+  free(p2);
+  free(v1);
+  free(v2);
 }
 
 static void ref_transform(uint8_t op, int enc, unsigned wide, const void *in, void *out, uint32_t n)
@@ -344,36 +375,45 @@ static void test_transforms(void)
       for (unsigned wide = 0; wide < 2; wide++) {
         uint32_t n = sizes[s], bytes = n * (wide ? 8u : 4u);
         for (uint32_t i = 0; i < n; i++) {
-          if (wide) ((uint64_t *)in)[i] = pattern_word(pat, i, 64) - (pat == PAT_RAMP ? 500000u : 0u);
-          else ((uint32_t *)in)[i] = (uint32_t)pattern_word(pat, i, 32) - (pat == PAT_RAMP ? 500000u : 0u);
+          if (wide)
+            ((uint64_t *)in)[i] = pattern_word(pat, i, 64) - (pat == PAT_RAMP ? 500000u : 0u);
+          else
+            ((uint32_t *)in)[i] = (uint32_t)pattern_word(pat, i, 32) - (pat == PAT_RAMP ? 500000u : 0u);
         }
         for (int o = 0; o < 3; o++)
           for (int enc = 0; enc < 2; enc++) {
             ref_transform(ops[o], enc, wide, in, a, n);
-            if (wide) enc ? h5fz_fast_transform_encode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n)
-                          : h5fz_fast_transform_decode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
-            else enc ? h5fz_fast_transform_encode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n)
-                     : h5fz_fast_transform_decode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
-            CHECK(!memcmp(a, b, bytes), "transform op %u %s w%u n=%u %s", ops[o], enc ? "enc" : "dec",
-                  wide ? 64 : 32, n, pat_name[pat]);
+            if (wide)
+              enc ? h5fz_fast_transform_encode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n)
+                  : h5fz_fast_transform_decode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
+            else
+              enc ? h5fz_fast_transform_encode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n)
+                  : h5fz_fast_transform_decode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
+            CHECK(!memcmp(a, b, bytes), "transform op %u %s w%u n=%u %s", ops[o], enc ? "enc" : "dec", wide ? 64 : 32,
+                  n, pat_name[pat]);
           }
         for (int o = 1; o < 3; o++) {
           /* fused delta + op2 = delta then op2 */
           ref_transform(H5FZ_OP_DELTA, 1, wide, in, t, n);
           ref_transform(ops[o], 1, wide, t, a, n);
-          if (wide) h5fz_fast_delta_then_encode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
-          else h5fz_fast_delta_then_encode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
-          CHECK(!memcmp(a, b, bytes), "fused delta+%u encode w%u n=%u %s", ops[o], wide ? 64 : 32, n,
-                pat_name[pat]);
+          if (wide)
+            h5fz_fast_delta_then_encode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
+          else
+            h5fz_fast_delta_then_encode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
+          CHECK(!memcmp(a, b, bytes), "fused delta+%u encode w%u n=%u %s", ops[o], wide ? 64 : 32, n, pat_name[pat]);
           ref_transform(ops[o], 0, wide, in, t, n);
           ref_transform(H5FZ_OP_DELTA, 0, wide, t, a, n);
-          if (wide) h5fz_fast_undo_then_delta_decode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
-          else h5fz_fast_undo_then_delta_decode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
-          CHECK(!memcmp(a, b, bytes), "fused %u+delta decode w%u n=%u %s", ops[o], wide ? 64 : 32, n,
-                pat_name[pat]);
+          if (wide)
+            h5fz_fast_undo_then_delta_decode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
+          else
+            h5fz_fast_undo_then_delta_decode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
+          CHECK(!memcmp(a, b, bytes), "fused %u+delta decode w%u n=%u %s", ops[o], wide ? 64 : 32, n, pat_name[pat]);
         }
       }
-  free(in); free(a); free(b); free(t);
+  free(in);
+  free(a);
+  free(b);
+  free(t);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /*
  * test_jit_cache.c - the JIT disk cache uses an entry only when it records
- * the SHA-256 of exactly the compile inputs at hand (fusion/h5fz_jit_cache.h):
+ * the SHA-256 of exactly the compile inputs at hand (fusion/gpu/h5fz_jit_cache.h):
  * an entry copied or forged under another compile's file name, one whose
  * recorded digest differs only past the 16 bytes the file name shows (a
  * file-name collision), an entry of the old H5FZJIT1 format, a truncated
@@ -14,18 +14,19 @@
 
 #include "h5fz_jit.h"
 #include "h5fz_jit_cache.h"
+#include "h5fz_jit_digest.h"
 #include "h5fz_sha256.h"
 
 static int failures;
 
-#define CHECK(c, ...)                             \
-  do {                                            \
-    if (!(c)) {                                   \
-      failures++;                                 \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-    }                                             \
+#define CHECK(c, ...)                                                                                                  \
+  do {                                                                                                                 \
+    if (!(c)) {                                                                                                        \
+      failures++;                                                                                                      \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 static void hex(const unsigned char *d, size_t n, char *out)
@@ -36,10 +37,9 @@ static void hex(const unsigned char *d, size_t n, char *out)
 static void sha256_vectors(void)
 {
   static const char *const msgs[] = {"", "abc", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"};
-  static const char *const want[] = {
-    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"};
+  static const char *const want[] = {"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                                     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                                     "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"};
   for (int k = 0; k < 3; k++) {
     h5fz_sha256 h;
     unsigned char d[H5FZ_SHA256_BYTES];

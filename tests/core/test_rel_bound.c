@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "h5fz.h"
-#include "h5fz_exec.h"
+#include "h5fz_rel_bound.h"
 #include "core_check.h"
 
 /* 3^k for k = -644 .. 646 (the normal powers), built as the function
@@ -26,7 +26,7 @@
 #define KMIN (-644)
 #define KMAX 646
 static double pow3[KMAX - KMIN + 1];
-#define P3(k) pow3[(k) - KMIN]
+#define P3(k) pow3[(k)-KMIN]
 
 static void make_table(void)
 {
@@ -43,8 +43,10 @@ static int index_in(const double *table, double eb)
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     if (table[mid - KMIN] == eb) return mid;
-    if (table[mid - KMIN] < eb) lo = mid + 1;
-    else hi = mid - 1;
+    if (table[mid - KMIN] < eb)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return KMIN - 1;
 }
@@ -57,7 +59,7 @@ static double of_target(double t) { return h5fz_pow3_floor(t); }
 /* REL's grid C x 3^k, C = 1/sqrt(2) in binary64, as h5fz_codec.c builds it */
 #define GRID_C 0.70710678118654757
 static double grid[KMAX - KMIN + 1];
-#define PC(k) grid[(k) - KMIN]
+#define PC(k) grid[(k)-KMIN]
 
 static void make_grid(void)
 {
@@ -76,8 +78,8 @@ static void test_grid(void)
     if (g < DBL_MIN) continue;
     CHECK(h5fz_rel_grid_floor(g) == g, "C x 3^%d = %.17g gives %.17g", k, g, h5fz_rel_grid_floor(g));
     double below = nextafter(g, 0.0), want = PC(k - 1) >= DBL_MIN ? PC(k - 1) : 0.0;
-    CHECK(h5fz_rel_grid_floor(below) == want, "just below C x 3^%d: %.17g, want %.17g", k,
-          h5fz_rel_grid_floor(below), want);
+    CHECK(h5fz_rel_grid_floor(below) == want, "just below C x 3^%d: %.17g, want %.17g", k, h5fz_rel_grid_floor(below),
+          want);
   }
   for (int i = 0; i < 200000; i++) {
     double t = ldexp(1.0 + (double)(rnd() >> 11) * 0x1p-53, (int)(rnd() % 2000) - 1000), eb = h5fz_rel_grid_floor(t);
@@ -117,8 +119,8 @@ static void whole_numbers(void)
       CHECK(worst <= info.abs_bound, "%s: max error %.9g over eb %.9g", text, worst, info.abs_bound);
       CHECK(info.n_outliers <= N / 100, "%s: %u of %d whole numbers escaped (eb %.9g)", text, info.n_outliers, N,
             info.abs_bound);
-      printf("  whole numbers, %s: eb %.6g, %u of %d escaped, ratio %.2f\n", text, info.abs_bound, info.n_outliers,
-             N, (double)(N * sizeof *v) / (double)en);
+      printf("  whole numbers, %s: eb %.6g, %u of %d escaped, ratio %.2f\n", text, info.abs_bound, info.n_outliers, N,
+             (double)(N * sizeof *v) / (double)en);
     }
     free(enc);
     free(dec);
@@ -231,10 +233,14 @@ static void test_special_inputs(void)
   CHECK(h5fz_rel_abs_bound(1e-4, 5.0, 5.0, H5FZ_DTYPE_F64) == 0.0, "range 0 gives 0");
   CHECK(h5fz_rel_abs_bound(1e-4, INFINITY, -INFINITY, H5FZ_DTYPE_F64) == 0.0, "no finite value (lo > hi) gives 0");
   CHECK(h5fz_rel_abs_bound(1e-4, 2.0, 1.0, H5FZ_DTYPE_F64) == 0.0, "lo > hi gives 0");
-  CHECK(h5fz_rel_abs_bound(1e-4, NAN, 1.0, H5FZ_DTYPE_F64) == 0.0 && h5fz_rel_abs_bound(1e-4, 0.0, NAN, H5FZ_DTYPE_F64) == 0.0, "NaN ends give 0");
-  CHECK(h5fz_rel_abs_bound(NAN, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0 && h5fz_rel_abs_bound(INFINITY, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0,
+  CHECK(h5fz_rel_abs_bound(1e-4, NAN, 1.0, H5FZ_DTYPE_F64) == 0.0 &&
+            h5fz_rel_abs_bound(1e-4, 0.0, NAN, H5FZ_DTYPE_F64) == 0.0,
+        "NaN ends give 0");
+  CHECK(h5fz_rel_abs_bound(NAN, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0 &&
+            h5fz_rel_abs_bound(INFINITY, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0,
         "a NaN or infinite bound gives 0");
-  CHECK(h5fz_rel_abs_bound(0.0, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0 && h5fz_rel_abs_bound(-1e-4, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0,
+  CHECK(h5fz_rel_abs_bound(0.0, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0 &&
+            h5fz_rel_abs_bound(-1e-4, 0.0, 1.0, H5FZ_DTYPE_F64) == 0.0,
         "a zero or negative bound gives 0");
   CHECK(h5fz_rel_abs_bound(1e-4, -DBL_MAX, DBL_MAX, H5FZ_DTYPE_F64) == 0.0, "a range that overflows gives 0");
   /* bound / (1 + 2 bound) < 1/2: even 1e300 x DBL_MAX does not overflow */
@@ -264,8 +270,10 @@ static int write_step(const h5fz_spec *spec, const char *text, void *cur, const 
   size_t es = f64 ? 8 : 4;
   for (size_t i = 0; i < plane; i++) {
     size_t j = (size_t)s * plane + i;
-    if (f64) ((double *)cur)[j] = orig[j];
-    else ((float *)cur)[j] = (float)orig[j];
+    if (f64)
+      ((double *)cur)[j] = orig[j];
+    else
+      ((float *)cur)[j] = (float)orig[j];
   }
   void *enc = NULL, *dec = NULL;
   size_t en = 0, dn = 0;
@@ -332,10 +340,7 @@ static void written_in_parts_at(int f64, double rel, int reversed, double base, 
   free(cur);
 }
 
-static void written_in_parts(int f64, double rel, int reversed)
-{
-  written_in_parts_at(f64, rel, reversed, 20.0, 1.0);
-}
+static void written_in_parts(int f64, double rel, int reversed) { written_in_parts_at(f64, rel, reversed, 20.0, 1.0); }
 
 /* A decoded chunk spans up to 2 eb more than its original values: percent
  * values 0 .. 99.9999 at rel=1e-2 get eb = 1/3 (1 would exceed 0.999999),
@@ -358,8 +363,10 @@ static void percent_written_in_parts(int f64)
   orig[0] = 0.0;
   orig[1] = f64 ? 99.9999 : (double)99.9999f;
   for (size_t i = 0; i < n; i++) {
-    if (f64) ((double *)cur)[i] = -1.0;
-    else ((float *)cur)[i] = -1.0f;
+    if (f64)
+      ((double *)cur)[i] = -1.0;
+    else
+      ((float *)cur)[i] = -1.0f;
   }
   char text[96];
   snprintf(text, sizeof text, "rel=1e-2 dtype=%s dims=%dx%d fill=-1", f64 ? "f64" : "f32", STEPS, PLANE);
@@ -370,8 +377,8 @@ static void percent_written_in_parts(int f64)
     h5fz_chunk_info info;
     if (write_step(&spec, text, cur, orig, s, PLANE, f64, n, &info)) break;
     last_eb = info.abs_bound;
-    CHECK(info.abs_bound <= bound, "%s step %d: eb %.17g > 1e-2 x the original range %.17g", text, s,
-          info.abs_bound, bound);
+    CHECK(info.abs_bound <= bound, "%s step %d: eb %.17g > 1e-2 x the original range %.17g", text, s, info.abs_bound,
+          bound);
   }
   for (size_t j = 0; j < n; j++) {
     double y = f64 ? ((double *)cur)[j] : ((float *)cur)[j];

@@ -22,14 +22,12 @@
 extern int ft_failures;
 
 /* Record a failed check (file:line and a printf message) unless cond. */
-#define FT_CHECK(cond, ...)                                                                  \
-  do {                                                                                       \
-    if (!(cond))                                                                             \
-      ft_fail(__FILE__, __LINE__, __VA_ARGS__);                                              \
+#define FT_CHECK(cond, ...)                                                                                            \
+  do {                                                                                                                 \
+    if (!(cond)) ft_fail(__FILE__, __LINE__, __VA_ARGS__);                                                             \
   } while (0)
 
-void ft_fail(const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void ft_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Silence HDF5's automatic error printing (tests read the stack instead)
  * and check that the plugin loads. Returns 0, or -1 after reporting. */
@@ -62,8 +60,7 @@ hid_t ft_create_file(const char *tag);
 
 /* A DCPL with chunk dims (rank, chunk) and the h5fz filter (flags, cd[0..n)),
  * optionally with Fletcher32 before (fletcher = -1) or after (+1) it. */
-hid_t ft_dcpl(int rank, const hsize_t *chunk, unsigned flags, size_t n, const unsigned *cd,
-              int fletcher);
+hid_t ft_dcpl(int rank, const hsize_t *chunk, unsigned flags, size_t n, const unsigned *cd, int fletcher);
 
 /* The h5fz cd_values stored in a dataset's DCPL (after set_local).
  * Returns the word count (may exceed cap: then only cap are copied), -1 on

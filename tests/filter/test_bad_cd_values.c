@@ -59,8 +59,7 @@ static void expect_refused(hid_t f, const char *what, const words *w, const char
   FT_CHECK(ft_contains(stack, "h5fz:"), "%s: no h5fz message: %s", what, stack);
   FT_CHECK(ft_contains(stack, expect), "%s: message lacks \"%s\": %s", what, expect, stack);
   printf("%-24s -> %s\n", what, ft_ours(stack));
-  if (d >= 0)
-    H5Dclose(d);
+  if (d >= 0) H5Dclose(d);
   H5Pclose(dcpl);
   H5Sclose(space);
 }
@@ -74,16 +73,14 @@ static void expect_accepted(hid_t f, const char *what, const words *w)
   char stack[4096];
   ft_error_stack(stack, sizeof stack);
   FT_CHECK(d >= 0, "%s: H5Dcreate2 failed: %s", what, stack);
-  if (d >= 0)
-    H5Dclose(d);
+  if (d >= 0) H5Dclose(d);
   H5Pclose(dcpl);
   H5Sclose(space);
 }
 
 int main(void)
 {
-  if (ft_begin("filter_bad_cd_values") < 0)
-    return ft_finish();
+  if (ft_begin("filter_bad_cd_values") < 0) return ft_finish();
   hid_t f = ft_create_file("bad_cd_values");
   words w = base();
   expect_accepted(f, "control", &w);
@@ -139,14 +136,12 @@ int main(void)
   expect_refused(f, "op count past the end", &w, "ops");
 
   w = base();
-  for (size_t i = w.n; i < 30; i++)
-    w.cd[i] = 5;
+  for (size_t i = w.n; i < 30; i++) w.cd[i] = 5;
   w.n = 30;
   expect_refused(f, "30 words", &w, "unexpected");
 
   w = base();
-  for (size_t i = w.n; i < 100; i++)
-    w.cd[i] = 0;
+  for (size_t i = w.n; i < 100; i++) w.cd[i] = 0;
   w.n = 100;
   expect_refused(f, "100 words", &w, "words");
 

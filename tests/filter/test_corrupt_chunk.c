@@ -38,21 +38,15 @@ static int setup(fixture *fx)
   H5Pclose(dapl);
   H5Pclose(dcpl);
   H5Sclose(space);
-  if (fx->d < 0)
-    return -1;
-  for (int i = 0; i < N; i++)
-    fx->want[i] = (float)(sin(0.1 * i) * 3.0 + (i == 17 ? NAN : 0.0));
-  if (H5Dwrite(fx->d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, fx->want) < 0 ||
-      H5Dflush(fx->d) < 0)
-    return -1;
+  if (fx->d < 0) return -1;
+  for (int i = 0; i < N; i++) fx->want[i] = (float)(sin(0.1 * i) * 3.0 + (i == 17 ? NAN : 0.0));
+  if (H5Dwrite(fx->d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, fx->want) < 0 || H5Dflush(fx->d) < 0) return -1;
   hsize_t off[1] = {0}, sz = 0;
   uint32_t mask = 0;
-  if (H5Dget_chunk_storage_size(fx->d, off, &sz) < 0 || sz == 0)
-    return -1;
+  if (H5Dget_chunk_storage_size(fx->d, off, &sz) < 0 || sz == 0) return -1;
   fx->chunk_len = (size_t)sz;
   fx->chunk = malloc(fx->chunk_len);
-  if (H5Dread_chunk(fx->d, H5P_DEFAULT, off, &mask, fx->chunk) < 0 || mask != 0)
-    return -1;
+  if (H5Dread_chunk(fx->d, H5P_DEFAULT, off, &mask, fx->chunk) < 0 || mask != 0) return -1;
   return 0;
 }
 
@@ -60,8 +54,7 @@ static int setup(fixture *fx)
 static int within_bound(const fixture *fx, const float *got)
 {
   for (int i = 0; i < N; i++) {
-    if (isnan(fx->want[i]) ? !isnan(got[i]) : !(fabs((double)fx->want[i] - got[i]) <= BOUND))
-      return 0;
+    if (isnan(fx->want[i]) ? !isnan(got[i]) : !(fabs((double)fx->want[i] - got[i]) <= BOUND)) return 0;
   }
   return 1;
 }
@@ -70,8 +63,7 @@ typedef enum { READ_FAILED, READ_OK_IN_BOUND, READ_OK_WRONG, WRITE_REFUSED } out
 
 /* Store bytes as the chunk, read the dataset, classify what happened;
  * stack receives the error stack of a failed read. */
-static outcome try_chunk(const fixture *fx, const unsigned char *bytes, size_t len, char *stack,
-                         size_t stack_len)
+static outcome try_chunk(const fixture *fx, const unsigned char *bytes, size_t len, char *stack, size_t stack_len)
 {
   hsize_t off[1] = {0};
   stack[0] = '\0';
@@ -103,12 +95,11 @@ static void flip_every_byte(const fixture *fx)
     silent += o == READ_OK_IN_BOUND;
     if (o == READ_FAILED) {
       ours += ft_contains(stack, "h5fz:");
-      FT_CHECK(ft_contains(stack, "h5fz:"), "flip byte %zu: error lacks our message: %s", i,
-               stack);
+      FT_CHECK(ft_contains(stack, "h5fz:"), "flip byte %zu: error lacks our message: %s", i, stack);
     }
   }
-  printf("byte flips: %zu bytes, %zu reads failed (%zu with an h5fz message), %zu in bound\n",
-         fx->chunk_len, failed, ours, silent);
+  printf("byte flips: %zu bytes, %zu reads failed (%zu with an h5fz message), %zu in bound\n", fx->chunk_len, failed,
+         ours, silent);
   free(b);
 }
 
@@ -118,16 +109,13 @@ static void truncate_every_length(const fixture *fx)
   char stack[4096];
   for (size_t len = 0; len < fx->chunk_len; len++) {
     outcome o = try_chunk(fx, fx->chunk, len, stack, sizeof stack);
-    FT_CHECK(o == READ_FAILED || o == WRITE_REFUSED, "truncated to %zu bytes: read succeeded",
-             len);
+    FT_CHECK(o == READ_FAILED || o == WRITE_REFUSED, "truncated to %zu bytes: read succeeded", len);
     if (o == READ_FAILED)
-      FT_CHECK(ft_contains(stack, "h5fz:"), "truncated to %zu: error lacks our message: %s", len,
-               stack);
+      FT_CHECK(ft_contains(stack, "h5fz:"), "truncated to %zu: error lacks our message: %s", len, stack);
     failed += o == READ_FAILED;
     refused += o == WRITE_REFUSED;
   }
-  printf("truncations: %zu lengths, %zu reads failed, %zu writes refused by HDF5\n",
-         fx->chunk_len, failed, refused);
+  printf("truncations: %zu lengths, %zu reads failed, %zu writes refused by HDF5\n", fx->chunk_len, failed, refused);
 }
 
 static void future_version(const fixture *fx)
@@ -146,8 +134,7 @@ static void future_version(const fixture *fx)
 
 int main(void)
 {
-  if (ft_begin("filter_corrupt_chunk") < 0)
-    return ft_finish();
+  if (ft_begin("filter_corrupt_chunk") < 0) return ft_finish();
   fixture fx = {0};
   if (setup(&fx) < 0) {
     char stack[4096];

@@ -35,8 +35,7 @@ static void refused_mandatory(hid_t f, const char *name, hid_t type, const char 
   FT_CHECK(ft_contains(stack, "h5fz:"), "%s: error stack lacks our message: %s", name, stack);
   FT_CHECK(ft_contains(stack, expect), "%s: error stack lacks \"%s\": %s", name, expect, stack);
   printf("%s refused: %s\n", name, ft_ours(stack));
-  if (d >= 0)
-    H5Dclose(d);
+  if (d >= 0) H5Dclose(d);
   H5Pclose(dcpl);
   H5Sclose(space);
 }
@@ -54,19 +53,16 @@ static void int_optional(hid_t f)
   char stack[4096];
   ft_error_stack(stack, sizeof stack);
   FT_CHECK(d >= 0, "int_optional: H5Dcreate2 failed: %s", stack);
-  if (d < 0)
-    return;
+  if (d < 0) return;
   int32_t *w = malloc(N * sizeof *w), *r = malloc(N * sizeof *r);
-  for (int i = 0; i < N; i++)
-    w[i] = i * 7919 - 123456;
+  for (int i = 0; i < N; i++) w[i] = i * 7919 - 123456;
   herr_t wr = H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, w);
   FT_CHECK(wr >= 0, "int_optional: H5Dwrite failed");
   FT_CHECK(H5Dflush(d) >= 0, "int_optional: H5Dflush failed");
   herr_t rd = H5Dread(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, r);
   FT_CHECK(rd >= 0, "int_optional: H5Dread failed");
   int diff = 0;
-  for (int i = 0; i < N; i++)
-    diff += w[i] != r[i];
+  for (int i = 0; i < N; i++) diff += w[i] != r[i];
   FT_CHECK(diff == 0, "int_optional: %d integers changed", diff);
   hsize_t off[1] = {0};
   uint32_t mask = 0;
@@ -75,8 +71,7 @@ static void int_optional(hid_t f)
   FT_CHECK(mask & 1u, "int_optional: chunk filter mask 0x%x, expected h5fz skipped", mask);
   unsigned flags = 0, got[64];
   long n = ft_dataset_cd(d, got, 64, &flags);
-  FT_CHECK(n == (long)ncd, "int_optional: %ld cd_values stored, expected the %zu user words", n,
-           ncd);
+  FT_CHECK(n == (long)ncd, "int_optional: %ld cd_values stored, expected the %zu user words", n, ncd);
   FT_CHECK(flags & H5Z_FLAG_OPTIONAL, "int_optional: filter flags 0x%x lost optional", flags);
   printf("int_optional: written unfiltered (mask 0x%x), %ld cd_values\n", mask, n);
   free(w);
@@ -92,15 +87,13 @@ static void float_forced_mandatory(hid_t f)
   hsize_t dims[1] = {N}, chunk[1] = {CHUNK};
   hid_t space = H5Screate_simple(1, dims, NULL);
   hid_t dcpl = ft_dcpl(1, chunk, H5Z_FLAG_OPTIONAL, 0, NULL, 0);
-  hid_t d = H5Dcreate2(f, "float_optional", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl,
-                       H5P_DEFAULT);
+  hid_t d = H5Dcreate2(f, "float_optional", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   FT_CHECK(d >= 0, "float_optional: H5Dcreate2 failed");
   if (d >= 0) {
     unsigned flags = 0, got[64];
     long n = ft_dataset_cd(d, got, 64, &flags);
     FT_CHECK(n > 0, "float_optional: no cd_values");
-    FT_CHECK((flags & H5Z_FLAG_OPTIONAL) == 0, "float_optional: flags 0x%x still optional",
-             flags);
+    FT_CHECK((flags & H5Z_FLAG_OPTIONAL) == 0, "float_optional: flags 0x%x still optional", flags);
     H5Dclose(d);
   }
   H5Pclose(dcpl);
@@ -125,16 +118,14 @@ static void filter_before(hid_t f, const char *name, int which)
   FT_CHECK(d < 0, "%s: H5Dcreate2 with a filter before h5fz succeeded", name);
   FT_CHECK(ft_contains(stack, "comes before h5fz"), "%s: message: %s", name, stack);
   printf("%s refused: %s\n", name, ft_ours(stack));
-  if (d >= 0)
-    H5Dclose(d);
+  if (d >= 0) H5Dclose(d);
   H5Pclose(dcpl);
   H5Sclose(space);
 }
 
 int main(void)
 {
-  if (ft_begin("filter_refuse_type") < 0)
-    return ft_finish();
+  if (ft_begin("filter_refuse_type") < 0) return ft_finish();
   hid_t f = ft_create_file("refuse_type");
   refused_mandatory(f, "int32", H5T_STD_I32LE, "(integer); h5fz is a lossy float compressor");
   refused_mandatory(f, "uint8", H5T_STD_U8LE, "integer");

@@ -36,30 +36,60 @@ static const rt_case CASES[] = {
     {"f32_2d_defaults", H5FZ_DTYPE_F32, 2, {90, 90}, {40, 40}, NULL, 0, 0, 0, 0},
     {"f32_2d_rel", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3", 0, 1, 0, 0},
     {"f64_5d_fold", H5FZ_DTYPE_F64, 5, {3, 4, 5, 6, 7}, {2, 2, 3, 4, 5}, "abs=1e-5", 0, 1, 0, 0},
-    {"f32_1d_negabinary", H5FZ_DTYPE_F32, 1, {10000}, {4096},
-     "abs=1e-3 delta negabinary bitshuffle rze", 1, 1, 0, 0},
+    {"f32_1d_negabinary", H5FZ_DTYPE_F32, 1, {10000}, {4096}, "abs=1e-3 delta negabinary bitshuffle rze", 1, 1, 0, 0},
     {"f64_1d_raw_coder", H5FZ_DTYPE_F64, 1, {5000}, {1024}, "abs=1e-3 raw", 0, 1, 1, 0},
     /* lorenzo_nd: its geometry from set_local's chunk dims, edge chunks padded */
-    {"f32_3d_lorenzo_nd", H5FZ_DTYPE_F32, 3, {19, 70, 90}, {8, 64, 80},
-     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze", 0, 1, 0, 0},
-    {"f64_5d_lorenzo_nd_fold", H5FZ_DTYPE_F64, 5, {3, 4, 5, 6, 7}, {2, 2, 3, 4, 5},
-     "abs=1e-4 lorenzo_nd negabinary bitpack subchunk=1024", 1, 1, 1, 0}, /* chunks of 240: no gain */
-    {"f32_2d_lorenzo_nd_rel", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3 lorenzo_nd zigzag bitshuffle rze", 0,
-     1, 0, 0},
+    {"f32_3d_lorenzo_nd",
+     H5FZ_DTYPE_F32,
+     3,
+     {19, 70, 90},
+     {8, 64, 80},
+     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze",
+     0,
+     1,
+     0,
+     0},
+    {"f64_5d_lorenzo_nd_fold",
+     H5FZ_DTYPE_F64,
+     5,
+     {3, 4, 5, 6, 7},
+     {2, 2, 3, 4, 5},
+     "abs=1e-4 lorenzo_nd negabinary bitpack subchunk=1024",
+     1,
+     1,
+     1,
+     0}, /* chunks of 240: no gain */
+    {"f32_2d_lorenzo_nd_rel",
+     H5FZ_DTYPE_F32,
+     2,
+     {70, 130},
+     {32, 64},
+     "rel=1e-3 lorenzo_nd zigzag bitshuffle rze",
+     0,
+     1,
+     0,
+     0},
     /* big-endian datasets: compressed like little-endian ones */
     {"f32_2d_abs_specials_be", H5FZ_DTYPE_F32, 2, {100, 77}, {32, 20}, "abs=1e-3", 0, 1, 0, 1},
     {"f64_3d_abs_fletcher_be", H5FZ_DTYPE_F64, 3, {20, 33, 17}, {8, 16, 8}, "abs=1e-6", 1, 1, 0, 1},
     {"f32_2d_rel_be", H5FZ_DTYPE_F32, 2, {70, 130}, {32, 64}, "rel=1e-3", 0, 1, 0, 1},
-    {"f64_3d_lorenzo_nd_be", H5FZ_DTYPE_F64, 3, {19, 70, 90}, {8, 64, 80},
-     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze", 0, 1, 0, 1},
+    {"f64_3d_lorenzo_nd_be",
+     H5FZ_DTYPE_F64,
+     3,
+     {19, 70, 90},
+     {8, 64, 80},
+     "abs=1e-4 lorenzo_nd zigzag bitshuffle rze",
+     0,
+     1,
+     0,
+     1},
     {"f32_1d_raw_coder_be", H5FZ_DTYPE_F32, 1, {5000}, {1024}, "abs=1e-3 raw", 0, 1, 1, 1}, /* stored raw */
 };
 
 static size_t n_elems(int rank, const hsize_t *dims)
 {
   size_t n = 1;
-  for (int d = 0; d < rank; d++)
-    n *= (size_t)dims[d];
+  for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
   return n;
 }
 
@@ -80,8 +110,7 @@ static void make_data(const rt_case *tc, size_t n, double *v)
     hsize_t c[RT_MAX_RANK] = {0};
     coords(tc->rank, tc->dims, i, c);
     double x = 0.0;
-    for (int d = 0; d < tc->rank; d++)
-      x += sin(0.05 * (double)c[d] * (d + 1) + 0.3 * d);
+    for (int d = 0; d < tc->rank; d++) x += sin(0.05 * (double)c[d] * (d + 1) + 0.3 * d);
     v[i] = 10.0 * x + 0.25 * cos(0.013 * (double)i);
   }
   if (tc->specials) {
@@ -89,18 +118,13 @@ static void make_data(const rt_case *tc, size_t n, double *v)
     double tiny = tc->dtype == H5FZ_DTYPE_F32 ? 1e-40 : 1e-310;
     const double special[] = {NAN, INFINITY, -INFINITY, -0.0, huge, -huge, tiny, 0.0};
     const size_t ns = sizeof special / sizeof special[0];
-    for (size_t k = 0; k * 37 + 3 < n && k < 64; k++)
-      v[k * 37 + 3] = special[k % ns];
+    for (size_t k = 0; k * 37 + 3 < n && k < 64; k++) v[k * 37 + 3] = special[k % ns];
   }
   if (tc->dtype == H5FZ_DTYPE_F32)
-    for (size_t i = 0; i < n; i++)
-      v[i] = (double)(float)v[i];
+    for (size_t i = 0; i < n; i++) v[i] = (double)(float)v[i];
 }
 
-static hid_t mem_type(h5fz_dtype t)
-{
-  return t == H5FZ_DTYPE_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-}
+static hid_t mem_type(h5fz_dtype t) { return t == H5FZ_DTYPE_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE; }
 
 static hid_t file_type(const rt_case *tc)
 {
@@ -130,8 +154,7 @@ static int write_case(const rt_case *tc, const double *v, size_t n)
     ok = (H5Dclose(d) >= 0) && ok;
   }
   char stack[2048] = "";
-  if (!ok)
-    ft_error_stack(stack, sizeof stack);
+  if (!ok) ft_error_stack(stack, sizeof stack);
   H5Pclose(dcpl);
   H5Sclose(space);
   ok = (H5Fclose(f) >= 0) && ok;
@@ -144,13 +167,11 @@ static int write_case(const rt_case *tc, const double *v, size_t n)
 static int chunk_bounds(const rt_case *tc, hid_t d, double *bounds, size_t n_chunks)
 {
   hsize_t grid[RT_MAX_RANK];
-  for (int k = 0; k < tc->rank; k++)
-    grid[k] = (tc->dims[k] + tc->chunk[k] - 1) / tc->chunk[k];
+  for (int k = 0; k < tc->rank; k++) grid[k] = (tc->dims[k] + tc->chunk[k] - 1) / tc->chunk[k];
   for (size_t ci = 0; ci < n_chunks; ci++) {
     hsize_t g[RT_MAX_RANK], off[RT_MAX_RANK];
     coords(tc->rank, grid, ci, g);
-    for (int k = 0; k < tc->rank; k++)
-      off[k] = g[k] * tc->chunk[k];
+    for (int k = 0; k < tc->rank; k++) off[k] = g[k] * tc->chunk[k];
     hsize_t sz = 0;
     if (H5Dget_chunk_storage_size(d, off, &sz) < 0 || sz == 0) {
       FT_CHECK(0, "%s: chunk %zu has no storage", tc->name, ci);
@@ -163,8 +184,7 @@ static int chunk_bounds(const rt_case *tc, hid_t d, double *bounds, size_t n_chu
       free(raw);
       return -1;
     }
-    FT_CHECK(mask == 0, "%s: chunk %zu stored with filter mask 0x%x (a filter was skipped)",
-             tc->name, ci, mask);
+    FT_CHECK(mask == 0, "%s: chunk %zu stored with filter mask 0x%x (a filter was skipped)", tc->name, ci, mask);
     /* Fletcher32 after h5fz appends its 4-byte checksum to our container. */
     size_t len = (size_t)sz - (tc->fletcher > 0 ? 4 : 0);
     h5fz_chunk_info info;
@@ -194,8 +214,7 @@ static size_t chunk_of(const rt_case *tc, size_t i)
   return ci;
 }
 
-static void check_values(const rt_case *tc, const double *want, const double *got, size_t n,
-                         const double *bounds)
+static void check_values(const rt_case *tc, const double *want, const double *got, size_t n, const double *bounds)
 {
   size_t bad = 0;
   double worst = 0.0;
@@ -211,12 +230,11 @@ static void check_values(const rt_case *tc, const double *want, const double *go
     else {
       double err = fabs(x - y);
       ok = err <= bounds[chunk_of(tc, i)];
-      if (err > worst && ok)
-        worst = err;
+      if (err > worst && ok) worst = err;
     }
     if (!ok && bad++ < 5)
-      FT_CHECK(0, "%s: element %zu: wrote %.17g read %.17g (chunk bound %.17g)", tc->name, i, x,
-               y, bounds[chunk_of(tc, i)]);
+      FT_CHECK(0, "%s: element %zu: wrote %.17g read %.17g (chunk bound %.17g)", tc->name, i, x, y,
+               bounds[chunk_of(tc, i)]);
   }
   FT_CHECK(bad == 0, "%s: %zu of %zu elements outside the bound", tc->name, bad, n);
   printf("%s: %zu elements checked, max error %.3g\n", tc->name, n, worst);
@@ -231,10 +249,9 @@ static void check_bounds(const rt_case *tc, const double *bounds, size_t n_chunk
     h5fz_spec_default(&spec);
   for (size_t ci = 0; ci < n_chunks; ci++) {
     if (spec.mode == H5FZ_MODE_ABS)
-      FT_CHECK(bounds[ci] <= spec.bound, "%s: chunk %zu bound %.17g exceeds abs=%.17g",
-               tc->name, ci, bounds[ci], spec.bound);
-    FT_CHECK(bounds[ci] >= 0.0 && isfinite(bounds[ci]), "%s: chunk %zu has bound %g", tc->name,
-             ci, bounds[ci]);
+      FT_CHECK(bounds[ci] <= spec.bound, "%s: chunk %zu bound %.17g exceeds abs=%.17g", tc->name, ci, bounds[ci],
+               spec.bound);
+    FT_CHECK(bounds[ci] >= 0.0 && isfinite(bounds[ci]), "%s: chunk %zu has bound %g", tc->name, ci, bounds[ci]);
   }
 }
 
@@ -248,26 +265,24 @@ static void read_and_check(const rt_case *tc, const double *want, size_t n)
   void *buf = malloc(n * esz);
   herr_t r = H5Dread(d, mem_type(tc->dtype), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   char stack[2048] = "";
-  if (r < 0)
-    ft_error_stack(stack, sizeof stack);
+  if (r < 0) ft_error_stack(stack, sizeof stack);
   FT_CHECK(r >= 0, "%s: H5Dread failed: %s", tc->name, stack);
   if (r >= 0) {
     double *got = malloc(n * sizeof *got);
     for (size_t i = 0; i < n; i++)
       got[i] = tc->dtype == H5FZ_DTYPE_F32 ? (double)((float *)buf)[i] : ((double *)buf)[i];
     hsize_t grid_n = 1;
-    for (int k = 0; k < tc->rank; k++)
-      grid_n *= (tc->dims[k] + tc->chunk[k] - 1) / tc->chunk[k];
+    for (int k = 0; k < tc->rank; k++) grid_n *= (tc->dims[k] + tc->chunk[k] - 1) / tc->chunk[k];
     double *bounds = calloc((size_t)grid_n, sizeof *bounds);
     if (chunk_bounds(tc, d, bounds, (size_t)grid_n) == 0) {
       check_bounds(tc, bounds, (size_t)grid_n);
       check_values(tc, want, got, n, bounds);
     }
     hsize_t stored = H5Dget_storage_size(d);
-    FT_CHECK(stored > 0 && (tc->no_gain || stored < n * esz), "%s: stored %llu bytes, raw %zu",
-             tc->name, (unsigned long long)stored, n * esz);
-    printf("%s: stored %llu of %zu raw bytes (ratio %.2f)\n", tc->name,
-           (unsigned long long)stored, n * esz, stored ? (double)(n * esz) / (double)stored : 0.0);
+    FT_CHECK(stored > 0 && (tc->no_gain || stored < n * esz), "%s: stored %llu bytes, raw %zu", tc->name,
+             (unsigned long long)stored, n * esz);
+    printf("%s: stored %llu of %zu raw bytes (ratio %.2f)\n", tc->name, (unsigned long long)stored, n * esz,
+           stored ? (double)(n * esz) / (double)stored : 0.0);
     free(bounds);
     free(got);
   }
@@ -278,15 +293,13 @@ static void read_and_check(const rt_case *tc, const double *want, size_t n)
 
 int main(void)
 {
-  if (ft_begin("filter_roundtrip") < 0)
-    return ft_finish();
+  if (ft_begin("filter_roundtrip") < 0) return ft_finish();
   for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
     const rt_case *tc = &CASES[k];
     size_t n = n_elems(tc->rank, tc->dims);
     double *want = malloc(n * sizeof *want);
     make_data(tc, n, want);
-    if (write_case(tc, want, n) == 0)
-      read_and_check(tc, want, n);
+    if (write_case(tc, want, n) == 0) read_and_check(tc, want, n);
     free(want);
   }
   return ft_finish();

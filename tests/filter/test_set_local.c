@@ -15,46 +15,40 @@
 static size_t count_markers(const unsigned *cd, size_t n)
 {
   size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    k += cd[i] == H5FZ_CD_LOCAL_MARKER;
+  for (size_t i = 0; i < n; i++) k += cd[i] == H5FZ_CD_LOCAL_MARKER;
   return k;
 }
 
 /* Check a dataset's cd_values: user part equal to user[0..n_user), one
  * dataset part with dtype and dims[0..rank). */
-static void check_dataset(hid_t d, const char *what, const unsigned *user, size_t n_user,
-                          h5fz_dtype dtype, uint32_t rank, const uint32_t *dims)
+static void check_dataset(hid_t d, const char *what, const unsigned *user, size_t n_user, h5fz_dtype dtype,
+                          uint32_t rank, const uint32_t *dims)
 {
   unsigned cd[CD_CAP];
   long n = ft_dataset_cd(d, cd, CD_CAP, NULL);
   FT_CHECK(n > 0 && n <= CD_CAP, "%s: %ld cd_values", what, n);
-  if (n <= 0 || n > CD_CAP)
-    return;
-  FT_CHECK(count_markers(cd, (size_t)n) == 1, "%s: %zu dataset parts in %ld words", what,
-           count_markers(cd, (size_t)n), n);
+  if (n <= 0 || n > CD_CAP) return;
+  FT_CHECK(count_markers(cd, (size_t)n) == 1, "%s: %zu dataset parts in %ld words", what, count_markers(cd, (size_t)n),
+           n);
   h5fz_spec spec;
   size_t uw = 0;
   int st = h5fz_spec_from_cd_values(cd, (size_t)n, &spec, &uw);
   FT_CHECK(st == H5FZ_OK, "%s: stored cd_values do not parse: %s", what, h5fz_last_error());
-  if (st != H5FZ_OK)
-    return;
+  if (st != H5FZ_OK) return;
   FT_CHECK(uw == n_user && memcmp(cd, user, n_user * sizeof *cd) == 0,
            "%s: user part changed (%zu words, expected %zu)", what, uw, n_user);
   FT_CHECK(spec.dtype == dtype, "%s: dtype %d, expected %d", what, (int)spec.dtype, (int)dtype);
   FT_CHECK(spec.rank == rank, "%s: rank %u, expected %u", what, spec.rank, rank);
   for (uint32_t i = 0; i < rank && i < spec.rank; i++)
-    FT_CHECK(spec.dims[i] == dims[i], "%s: dim %u is %u, expected %u", what, i, spec.dims[i],
-             dims[i]);
+    FT_CHECK(spec.dims[i] == dims[i], "%s: dim %u is %u, expected %u", what, i, spec.dims[i], dims[i]);
   printf("%s: %ld words, user %zu, dims", what, n, uw);
-  for (uint32_t i = 0; i < spec.rank; i++)
-    printf(" %u", spec.dims[i]);
+  for (uint32_t i = 0; i < spec.rank; i++) printf(" %u", spec.dims[i]);
   printf("\n");
 }
 
 int main(void)
 {
-  if (ft_begin("filter_set_local") < 0)
-    return ft_finish();
+  if (ft_begin("filter_set_local") < 0) return ft_finish();
   hid_t f = ft_create_file("set_local");
   unsigned user[H5FZ_CD_MAX];
   size_t n_user = ft_cd_from_text("abs=1e-3 delta zigzag bitshuffle rze", user);
@@ -95,8 +89,8 @@ int main(void)
   hid_t big_space = H5Screate_simple(1, big_dims, NULL);
   for (int k = 0; k < 2; k++) {
     hid_t big_dcpl = ft_dcpl(1, &sizes[k], H5Z_FLAG_MANDATORY, n_user, user, 0);
-    hid_t big = H5Dcreate2(f, k ? "at_limit" : "over_limit", H5T_IEEE_F32LE, big_space, H5P_DEFAULT, big_dcpl,
-                           H5P_DEFAULT);
+    hid_t big =
+        H5Dcreate2(f, k ? "at_limit" : "over_limit", H5T_IEEE_F32LE, big_space, H5P_DEFAULT, big_dcpl, H5P_DEFAULT);
     char stack[4096];
     ft_error_stack(stack, sizeof stack);
     if (k == 0) {

@@ -27,7 +27,7 @@ CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -ffp-contract=off -fno-fast-math
 # rebuilt when any source or header is newer than the object
 objs=()
 pids=()
-newest_hdr="$(ls -t "$root"/fusion/*.h "$root"/device_ops/*.h "$root"/planner/*.h "$0" | head -1)"
+newest_hdr="$(ls -t "$root"/fusion/*.h "$root"/fusion/*/*.h "$root"/device_ops/*.h "$root"/planner/*.h "$0" | head -1)"
 for s in "${H5FZ_FUZZ_SRCS[@]}"; do
   o="$out/obj/$(basename "${s%.c}").o"
   objs+=("$o")

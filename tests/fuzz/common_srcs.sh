@@ -6,24 +6,26 @@ h5fz_fuzz_gen_sources() {
   mkdir -p "$gen"
   local hdrs="" h
   for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h op_quant.h op_delta.h op_lorenzo.h op_lorenzo_nd.h op_zigzag.h \
-           op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h h5fz_gpu_tail.h; do
+           op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h; do
     hdrs="${hdrs:+$hdrs|}$root/device_ops/$h"
   done
+  hdrs="$hdrs|$root/fusion/gpu/h5fz_gpu_tail.h"
   cmake -DOUTPUT="$gen/h5fz_embedded_ops.c" "-DHEADERS=$hdrs" -P "$root/device_ops/embed_ops.cmake"
   cmake -DINPUT="$root/planner/registry/kernel_classes.txt" -DOUTPUT="$gen/registry_text.c" \
         -DSYMBOL=h5fz_planner_registry_text -P "$root/planner/embed_text.cmake"
   # the sources the add_library() of fusion/ and planner/ CMakeLists.txt
   # list, read from there so this list cannot fall behind them
   local f lib_srcs=()
-  for f in $(sed -n '/^add_library(h5fz_core/,/)/p' "$root/fusion/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
+  for f in $(sed -n '/^add_library(h5fz_core/,/)/p' "$root/fusion/CMakeLists.txt" | grep -oE '[a-z0-9_/]+\.c'); do
     lib_srcs+=("$root/fusion/$f")
   done
   for f in $(sed -n '/^add_library(h5fz_planner/,/)/p' "$root/planner/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
     lib_srcs+=("$root/planner/$f")
   done
   # the fuzzers need no GPU kernels: the empty table of embedded modules
-  H5FZ_FUZZ_SRCS=( "${lib_srcs[@]}" "$root/fusion/h5fz_jit_embedded_none.c" "$gen/h5fz_embedded_ops.c"
+  H5FZ_FUZZ_SRCS=( "${lib_srcs[@]}" "$root/fusion/gpu/h5fz_jit_embedded_none.c" "$gen/h5fz_embedded_ops.c"
                    "$gen/registry_text.c" )
-  H5FZ_FUZZ_INC="-I$root/fusion -I$root/planner -I$root/device_ops -I$root"
+  H5FZ_FUZZ_INC="-I$root/fusion -I$root/fusion/format -I$root/fusion/cpu -I$root/fusion/gpu -I$root/planner"
+  H5FZ_FUZZ_INC="$H5FZ_FUZZ_INC -I$root/device_ops -I$root"
   H5FZ_FUZZ_DEFS="-D_GNU_SOURCE -DH5FZ_FILTER_ID=32770 -DH5FZ_VERSION_STRING=\"fuzz\""
 }

@@ -16,7 +16,8 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   fuzz_setup_env();
   return 0;
 }

@@ -36,21 +36,29 @@ static uint32_t get_u32(const uint8_t *p)
 static uint64_t get_u64(const uint8_t *p) { return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32; }
 static void put_u32(uint8_t *p, uint32_t v)
 {
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
 }
-static void put_u64(uint8_t *p, uint64_t v) { put_u32(p, (uint32_t)v); put_u32(p + 4, (uint32_t)(v >> 32)); }
+static void put_u64(uint8_t *p, uint64_t v)
+{
+  put_u32(p, (uint32_t)v);
+  put_u32(p + 4, (uint32_t)(v >> 32));
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   fuzz_setup_env();
   return 0;
 }
 
 static int known_decode_status(int rc)
 {
-  return rc == H5FZ_ERR_TRUNCATED || rc == H5FZ_ERR_CORRUPT || rc == H5FZ_ERR_CHECKSUM ||
-         rc == H5FZ_ERR_VERSION || rc == H5FZ_ERR_UNSUPPORTED || rc == H5FZ_ERR_NOMEM;
+  return rc == H5FZ_ERR_TRUNCATED || rc == H5FZ_ERR_CORRUPT || rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_VERSION ||
+         rc == H5FZ_ERR_UNSUPPORTED || rc == H5FZ_ERR_NOMEM;
 }
 
 /* Encode what was decoded with the header's chain and absolute bound, decode
@@ -86,16 +94,18 @@ static void reencode_check(const h5fz_chunk_info *info, const uint8_t *vals, siz
     double x, y;
     if (es == 4) {
       float fx, fy;
-      memcpy(&fx, a + 4 * i, 4); memcpy(&fy, b + 4 * i, 4);
-      x = fx; y = fy;
+      memcpy(&fx, a + 4 * i, 4);
+      memcpy(&fy, b + 4 * i, 4);
+      x = fx;
+      y = fy;
     } else {
-      memcpy(&x, a + 8 * i, 8); memcpy(&y, b + 8 * i, 8);
+      memcpy(&x, a + 8 * i, 8);
+      memcpy(&y, b + 8 * i, 8);
     }
     if (isnan(x) || isinf(x) || (x == 0 && signbit(x))) {
       FUZZ_CHECK(!memcmp(a + es * i, b + es * i, es), "element %zu (not quantizable) not kept exactly", i);
     } else {
-      FUZZ_CHECK(fabs(x - y) <= info->abs_bound, "element %zu: %.17g -> %.17g, bound %.17g", i, x, y,
-                 info->abs_bound);
+      FUZZ_CHECK(fabs(x - y) <= info->abs_bound, "element %zu: %.17g -> %.17g, bound %.17g", i, x, y, info->abs_bound);
     }
   }
   FUZZ_CHECK(!memcmp(a + n * es, b + n * es, n_bytes - n * es), "trailing bytes differ");

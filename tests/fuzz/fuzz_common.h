@@ -18,14 +18,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* An invariant of the library does not hold: report and abort, so that the
  * fuzzer records the input (and the replay test fails). */
-#define FUZZ_CHECK(cond, ...)                                                   \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "fuzz invariant failed at %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fputc('\n', stderr);                                                      \
-      abort();                                                                  \
-    }                                                                           \
+#define FUZZ_CHECK(cond, ...)                                                                                          \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "fuzz invariant failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+      abort();                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 /* The environment every target runs in: CPU executor, one thread (no GPU,

@@ -15,7 +15,8 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   fuzz_setup_env();
   return 0;
 }
@@ -29,8 +30,7 @@ static int same_double(double a, double b)
 static void same_spec(const h5fz_spec *a, const h5fz_spec *b, const char *what, const char *text)
 {
   FUZZ_CHECK(a->mode == b->mode, "%s [%s]: mode", what, text);
-  FUZZ_CHECK(same_double(a->bound, b->bound), "%s [%s]: bound %.17g != %.17g", what, text, a->bound,
-             b->bound);
+  FUZZ_CHECK(same_double(a->bound, b->bound), "%s [%s]: bound %.17g != %.17g", what, text, a->bound, b->bound);
   FUZZ_CHECK(a->subchunk_bytes == b->subchunk_bytes, "%s [%s]: subchunk", what, text);
   FUZZ_CHECK(a->n_ops == b->n_ops && !memcmp(a->ops, b->ops, H5FZ_MAX_OPS), "%s [%s]: chain", what, text);
   FUZZ_CHECK(a->dtype == b->dtype, "%s [%s]: dtype", what, text);
@@ -77,7 +77,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
   rc = h5fz_spec_from_cd_values(cd, n, &s3, NULL);
   FUZZ_CHECK(rc == H5FZ_OK, "from_cd_values failed: %s", h5fz_last_error());
   FUZZ_CHECK(s3.mode == s.mode && same_double(s3.bound, s.bound) && s3.subchunk_bytes == s.subchunk_bytes &&
-             s3.n_ops == s.n_ops && !memcmp(s3.ops, s.ops, H5FZ_MAX_OPS), "cd_values user round trip [%s]", text);
+                 s3.n_ops == s.n_ops && !memcmp(s3.ops, s.ops, H5FZ_MAX_OPS),
+             "cd_values user round trip [%s]", text);
   if (s.dtype != H5FZ_DTYPE_UNKNOWN) {
     rc = h5fz_spec_to_cd_values(&s, 1, cd, H5FZ_CD_MAX, &n);
     FUZZ_CHECK(rc == H5FZ_OK, "to_cd_values (local) failed: %s", h5fz_last_error());

@@ -28,7 +28,10 @@ static void write_file(const char *sub, const char *name, const void *a, size_t 
   char path[1024];
   snprintf(path, sizeof path, "%s/%s/%s", dir, sub, name);
   FILE *f = fopen(path, "wb");
-  if (!f) { perror(path); exit(1); }
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
   if (an) fwrite(a, 1, an, f);
   if (bn) fwrite(b, 1, bn, f);
   fclose(f);
@@ -36,7 +39,11 @@ static void write_file(const char *sub, const char *name, const void *a, size_t 
 }
 
 static uint32_t rng = 12345;
-static double urand(void) { rng = rng * 1664525u + 1013904223u; return (rng >> 8) / 16777216.0; }
+static double urand(void)
+{
+  rng = rng * 1664525u + 1013904223u;
+  return (rng >> 8) / 16777216.0;
+}
 
 /* kind: 0 smooth, 1 smooth + outliers, 2 random bits, 3 zeros, 4 steps,
  * 5 smooth in 3-D (rows of 30, planes of 5 rows), 6 = 5 + outliers,
@@ -49,13 +56,20 @@ static void *make_values(int f64, size_t n, int kind)
     double x = sin(i * 0.05) * 10 + 0.01 * urand();
     if (kind == 3) x = 0;
     if (kind == 4) x = (double)(i / 37);
-    if (kind == 7) x = 10.0 * sin(0.2 * (double)(i % 30) + 0.15 * (double)(i / 30)) + 0.05 * (double)(i % 30) * (double)(i / 30);
-    if (kind == 5 || kind == 6) x = 10.0 * sin(0.2 * (double)(i % 30)) * sin(0.5 * (double)(i / 30 % 5)) * (1.0 + (double)(i / 150));
+    if (kind == 7)
+      x = 10.0 * sin(0.2 * (double)(i % 30) + 0.15 * (double)(i / 30)) + 0.05 * (double)(i % 30) * (double)(i / 30);
+    if (kind == 5 || kind == 6)
+      x = 10.0 * sin(0.2 * (double)(i % 30)) * sin(0.5 * (double)(i / 30 % 5)) * (1.0 + (double)(i / 150));
     if ((kind == 1 || kind >= 6) && i % 23 == 5) x = (i % 3 == 0) ? NAN : (i % 3 == 1) ? INFINITY : 1e30;
     if ((kind == 1 || kind >= 6) && i % 41 == 7) x = -0.0;
-    if (f64) memcpy(v + 8 * i, &x, 8);
-    else { float f = (float)x; memcpy(v + 4 * i, &f, 4); }
-    if (kind == 2) for (size_t b = 0; b < es; b++) v[es * i + b] = (uint8_t)(urand() * 256);
+    if (f64)
+      memcpy(v + 8 * i, &x, 8);
+    else {
+      float f = (float)x;
+      memcpy(v + 4 * i, &f, 4);
+    }
+    if (kind == 2)
+      for (size_t b = 0; b < es; b++) v[es * i + b] = (uint8_t)(urand() * 256);
   }
   return v;
 }
@@ -63,13 +77,18 @@ static void *make_values(int f64, size_t n, int kind)
 static void chunk_seed(const char *name, const char *spec_text, int f64, size_t n, int kind, size_t trailing)
 {
   h5fz_spec s;
-  if (h5fz_spec_parse(spec_text, &s)) { fprintf(stderr, "%s: %s\n", spec_text, h5fz_last_error()); exit(1); }
+  if (h5fz_spec_parse(spec_text, &s)) {
+    fprintf(stderr, "%s: %s\n", spec_text, h5fz_last_error());
+    exit(1);
+  }
   s.dtype = f64 ? H5FZ_DTYPE_F64 : H5FZ_DTYPE_F32;
   size_t es = f64 ? 8 : 4;
   uint8_t *v = make_values(f64, n + 2, kind);
-  void *out; size_t out_n;
+  void *out;
+  size_t out_n;
   if (h5fz_chunk_encode(&s, v, n * es + trailing, &out, &out_n)) {
-    fprintf(stderr, "encode %s: %s\n", name, h5fz_last_error()); exit(1);
+    fprintf(stderr, "encode %s: %s\n", name, h5fz_last_error());
+    exit(1);
   }
   /* mode 1: recompute the CRC (reaches the body checks); also one mode-0
    * copy of the first seeds so the checksum path has real inputs */
@@ -82,18 +101,28 @@ static void chunk_seed(const char *name, const char *spec_text, int f64, size_t 
 static void cd_seed(const char *name, const char *spec_text, int local)
 {
   h5fz_spec s;
-  if (h5fz_spec_parse(spec_text, &s)) { fprintf(stderr, "%s: %s\n", spec_text, h5fz_last_error()); exit(1); }
+  if (h5fz_spec_parse(spec_text, &s)) {
+    fprintf(stderr, "%s: %s\n", spec_text, h5fz_last_error());
+    exit(1);
+  }
   unsigned cd[H5FZ_CD_MAX];
   size_t n;
-  if (h5fz_spec_to_cd_values(&s, local, cd, H5FZ_CD_MAX, &n)) { fprintf(stderr, "cd %s\n", h5fz_last_error()); exit(1); }
+  if (h5fz_spec_to_cd_values(&s, local, cd, H5FZ_CD_MAX, &n)) {
+    fprintf(stderr, "cd %s\n", h5fz_last_error());
+    exit(1);
+  }
   uint8_t b[4 * H5FZ_CD_MAX];
-  for (size_t i = 0; i < n; i++) for (int k = 0; k < 4; k++) b[4 * i + k] = (uint8_t)(cd[i] >> (8 * k));
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 4; k++) b[4 * i + k] = (uint8_t)(cd[i] >> (8 * k));
   write_file("cd_values", name, b, 4 * n, NULL, 0);
 }
 
 int main(int argc, char **argv)
 {
-  if (argc != 2) { fprintf(stderr, "usage: gen_seeds CORPUS_DIR\n"); return 2; }
+  if (argc != 2) {
+    fprintf(stderr, "usage: gen_seeds CORPUS_DIR\n");
+    return 2;
+  }
   dir = argv[1];
   setenv("H5FZ_DEVICE", "cpu", 1);
   /* chunk_decode: n elements kept small (a few sub-chunks of 512 bytes) */
@@ -109,7 +138,8 @@ int main(int argc, char **argv)
   chunk_seed("f64_trailing_outliers", "abs=1e-3 zigzag rze subchunk=512", 1, 130, 1, 5);
   chunk_seed("f32_empty", "abs=1e-3", 0, 0, 0, 0);
   chunk_seed("f32_only_trailing", "abs=1e-3", 0, 0, 0, 3);
-  chunk_seed("f32_steps_delta_zigzag_delta", "abs=0.5 delta zigzag delta zigzag bitshuffle rze subchunk=512", 0, 400, 4, 0);
+  chunk_seed("f32_steps_delta_zigzag_delta", "abs=0.5 delta zigzag delta zigzag bitshuffle rze subchunk=512", 0, 400, 4,
+             0);
   chunk_seed("f64_lossless_eb0_like", "abs=1e-300 subchunk=512", 1, 100, 0, 0);
   chunk_seed("f32_mixed_raw_subchunks", "abs=1e-7 delta zigzag rze subchunk=512", 0, 512, 0, 0);
   chunk_seed("f32_rel", "rel=1e-3 subchunk=1024", 0, 600, 1, 0);
@@ -119,7 +149,9 @@ int main(int argc, char **argv)
   chunk_seed("f64_lossless_outliers", "lossless delta zigzag bitshuffle rze subchunk=512", 1, 150, 1, 0);
   /* mode 0 (checksum as is) and mode 3 copies of two seeds */
   {
-    h5fz_spec s; void *out; size_t out_n;
+    h5fz_spec s;
+    void *out;
+    size_t out_n;
     h5fz_spec_parse("abs=1e-2 subchunk=512", &s);
     s.dtype = H5FZ_DTYPE_F32;
     void *v = make_values(0, 100, 1);
@@ -128,7 +160,8 @@ int main(int argc, char **argv)
     write_file("chunk_decode", "f32_outliers_mode0", &m, 1, out, out_n);
     m = 3;
     write_file("chunk_decode", "f32_outliers_mode3", &m, 1, out, out_n);
-    free(out); free(v);
+    free(out);
+    free(v);
   }
   /* lorenzo (2-D over rows of the last dim, 3-D, 1-D without dims) and
    * the bitpack coder; written after the seeds above so that their bytes
@@ -146,7 +179,8 @@ int main(int argc, char **argv)
   chunk_seed("f64_lorenzo_bitpack_3d", "abs=1e-4 lorenzo zigzag bitpack dims=3x4x20 subchunk=1024", 1, 240, 4, 0);
   chunk_seed("f32_pw_rel_lorenzo_bitpack", "pw_rel=1e-3 lorenzo zigzag bitpack dims=10x30 subchunk=512", 0, 300, 1, 0);
   chunk_seed("f64_lossless_lorenzo_bitpack", "lossless lorenzo zigzag bitpack dims=8x20 subchunk=512", 1, 160, 0, 0);
-  chunk_seed("f32_lossless_lorenzo_rze", "lossless lorenzo zigzag bitshuffle rze dims=10x30 subchunk=512", 0, 300, 1, 0);
+  chunk_seed("f32_lossless_lorenzo_rze", "lossless lorenzo zigzag bitshuffle rze dims=10x30 subchunk=512", 0, 300, 1,
+             0);
   /* mode 3 (n_elements and n_subchunks rewritten) copies of a lorenzo and a
    * bitpack chunk */
   {
@@ -154,14 +188,23 @@ int main(int argc, char **argv)
                                    "abs=1e-3 lorenzo zigzag bitshuffle rze dims=2x4x20 subchunk=512"};
     static const char *names[2] = {"f32_lorenzo_bitpack_mode3", "f32_lorenzo_rze_mode3"};
     for (int i = 0; i < 2; i++) {
-      h5fz_spec s; void *out; size_t out_n;
-      if (h5fz_spec_parse(specs[i], &s)) { fprintf(stderr, "%s\n", h5fz_last_error()); return 1; }
+      h5fz_spec s;
+      void *out;
+      size_t out_n;
+      if (h5fz_spec_parse(specs[i], &s)) {
+        fprintf(stderr, "%s\n", h5fz_last_error());
+        return 1;
+      }
       s.dtype = H5FZ_DTYPE_F32;
       void *v = make_values(0, 160, 0);
-      if (h5fz_chunk_encode(&s, v, 640, &out, &out_n)) { fprintf(stderr, "%s\n", h5fz_last_error()); return 1; }
+      if (h5fz_chunk_encode(&s, v, 640, &out, &out_n)) {
+        fprintf(stderr, "%s\n", h5fz_last_error());
+        return 1;
+      }
       unsigned char m = 3;
       write_file("chunk_decode", names[i], &m, 1, out, out_n);
-      free(out); free(v);
+      free(out);
+      free(v);
     }
   }
   /* lorenzo_nd (1-D, 2-D, 3-D predictors; header byte 35), after the seeds
@@ -175,14 +218,20 @@ int main(int argc, char **argv)
   chunk_seed("f64_lossless_lorenzo_nd", "lossless lorenzo_nd zigzag bitshuffle rze dims=2x5x30 subchunk=512", 1, 300, 5,
              0);
   {
-    h5fz_spec s; void *out; size_t out_n;
+    h5fz_spec s;
+    void *out;
+    size_t out_n;
     if (h5fz_spec_parse("abs=1e-3 lorenzo_nd zigzag bitshuffle rze dims=4x5x30 subchunk=512", &s)) return 1;
     s.dtype = H5FZ_DTYPE_F32;
     void *v = make_values(0, 600, 5);
-    if (h5fz_chunk_encode(&s, v, 2400, &out, &out_n)) { fprintf(stderr, "%s\n", h5fz_last_error()); return 1; }
+    if (h5fz_chunk_encode(&s, v, 2400, &out, &out_n)) {
+      fprintf(stderr, "%s\n", h5fz_last_error());
+      return 1;
+    }
     unsigned char m = 3;
     write_file("chunk_decode", "f32_lorenzo_nd_mode3", &m, 1, out, out_n);
-    free(out); free(v);
+    free(out);
+    free(v);
   }
   /* format version 2: big-endian values (flag bit 1), coded and stored
    * raw; after the seeds above for the same reason */
@@ -206,14 +255,22 @@ int main(int argc, char **argv)
   }
   /* spec_parse */
   static const char *texts[] = {
-    "abs=1e-3", "rel=1e-4 delta zigzag bitshuffle rze",
-    "abs=0.5 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192",
-    "rel=1e-2, quant, delta, zigzag, rze, dtype=f32, dims=50x100x100, fill=-9999",
-    "abs=1 raw subchunk=512 dtype=f64 fill=nan", "quant delta zigzag delta zigzag delta zigzag delta zigzag bitshuffle rze",
-    "", "rel=1e300 subchunk=65536", "abs=0x1p-20 dims=1x1x1x1 fill=inf",
-    "pw_rel=0.01 delta zigzag rze", "lossless bitshuffle rze dtype=f64", "abs=1e-310 fill=-1e-315",
-    "abs=1e-3 lorenzo zigzag bitshuffle rze dtype=f32 dims=7x100", "abs=1e-3 delta zigzag bitpack dtype=f64 dims=4x5x6",
-    "rel=1e-4 lorenzo_nd zigzag bitshuffle rze dims=2x3x4x5", "abs=1 zigzag lorenzo_nd rze",
+      "abs=1e-3",
+      "rel=1e-4 delta zigzag bitshuffle rze",
+      "abs=0.5 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192",
+      "rel=1e-2, quant, delta, zigzag, rze, dtype=f32, dims=50x100x100, fill=-9999",
+      "abs=1 raw subchunk=512 dtype=f64 fill=nan",
+      "quant delta zigzag delta zigzag delta zigzag delta zigzag bitshuffle rze",
+      "",
+      "rel=1e300 subchunk=65536",
+      "abs=0x1p-20 dims=1x1x1x1 fill=inf",
+      "pw_rel=0.01 delta zigzag rze",
+      "lossless bitshuffle rze dtype=f64",
+      "abs=1e-310 fill=-1e-315",
+      "abs=1e-3 lorenzo zigzag bitshuffle rze dtype=f32 dims=7x100",
+      "abs=1e-3 delta zigzag bitpack dtype=f64 dims=4x5x6",
+      "rel=1e-4 lorenzo_nd zigzag bitshuffle rze dims=2x3x4x5",
+      "abs=1 zigzag lorenzo_nd rze",
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     char name[32];

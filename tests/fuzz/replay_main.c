@@ -17,11 +17,20 @@
 static int run_file(const char *path)
 {
   FILE *f = fopen(path, "rb");
-  if (!f) { perror(path); return -1; }
-  if (fseek(f, 0, SEEK_END)) { fclose(f); return -1; }
+  if (!f) {
+    perror(path);
+    return -1;
+  }
+  if (fseek(f, 0, SEEK_END)) {
+    fclose(f);
+    return -1;
+  }
   long n = ftell(f);
   rewind(f);
-  if (n < 0) { fclose(f); return -1; }
+  if (n < 0) {
+    fclose(f);
+    return -1;
+  }
   /* exactly n bytes, so a sanitizer sees a read past the input */
   unsigned char *buf = malloc(n ? (size_t)n : 1u);
   if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
@@ -42,7 +51,10 @@ static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const
 static int run_dir(const char *dir, int *count)
 {
   DIR *d = opendir(dir);
-  if (!d) { perror(dir); return -1; }
+  if (!d) {
+    perror(dir);
+    return -1;
+  }
   char **names = NULL;
   size_t n = 0, cap = 0;
   struct dirent *e;
@@ -51,12 +63,18 @@ static int run_dir(const char *dir, int *count)
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
       char **nn = realloc(names, cap * sizeof *names);
-      if (!nn) { closedir(d); return -1; }
+      if (!nn) {
+        closedir(d);
+        return -1;
+      }
       names = nn;
     }
     size_t len = strlen(dir) + strlen(e->d_name) + 2;
     names[n] = malloc(len);
-    if (!names[n]) { closedir(d); return -1; }
+    if (!names[n]) {
+      closedir(d);
+      return -1;
+    }
     snprintf(names[n++], len, "%s/%s", dir, e->d_name);
   }
   closedir(d);
@@ -65,8 +83,10 @@ static int run_dir(const char *dir, int *count)
   for (size_t i = 0; i < n; i++) {
     struct stat st;
     if (!stat(names[i], &st) && S_ISREG(st.st_mode)) {
-      if (run_file(names[i])) rc = -1;
-      else (*count)++;
+      if (run_file(names[i]))
+        rc = -1;
+      else
+        (*count)++;
     }
     free(names[i]);
   }
@@ -80,7 +100,11 @@ int main(int argc, char **argv)
   int count = 0, rc = 0;
   for (int i = 1; i < argc; i++) {
     struct stat st;
-    if (stat(argv[i], &st)) { perror(argv[i]); rc = 1; continue; }
+    if (stat(argv[i], &st)) {
+      perror(argv[i]);
+      rc = 1;
+      continue;
+    }
     if (S_ISDIR(st.st_mode)) {
       if (run_dir(argv[i], &count)) rc = 1;
     } else if (run_file(argv[i])) {

@@ -122,7 +122,8 @@ int emu_barrier(int pred)
   unsigned gen = bar_gen;
   bar_or |= pred;
   progress++;
-  if (++bar_arrived == bar_live) release_barrier();
+  if (++bar_arrived == bar_live)
+    release_barrier();
   else
     while (bar_gen == gen) yield();
   int r = bar_res;

@@ -52,8 +52,10 @@ int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, fl
   uint8_t *planes = malloc(16384u), *scratch = malloc(h5fz_rze_scratch_bytes(16384u) + 64u);
   int bad = !words || !planes || !scratch;
   if (!bad && (entry & 0x80000000u)) {
-    if (size != L) bad = 1; /* as the CPU executor and the size-table check */
-    else memcpy(planes, src, L);
+    if (size != L)
+      bad = 1; /* as the CPU executor and the size-table check */
+    else
+      memcpy(planes, src, L);
   } else if (!bad && h5fz_rze_decode(&one_thread, src, size, planes, L, scratch)) {
     bad = 1;
   }
@@ -69,10 +71,18 @@ int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, fl
 
 static double uniform(void) { return emu_random() / 4294967296.0; }
 
-static const char *const kind_names[] = {
-    "smooth", "noise", "zeros", "constant", "alternating bins near 2^30", "random bits",
-    "escapes (NaN, Inf, -0.0, huge, subnormal)", "dense and flat halves", "sparse spikes", "ramps", "wide range",
-    "bins over the whole range (raw at abs=0.3)"};
+static const char *const kind_names[] = {"smooth",
+                                         "noise",
+                                         "zeros",
+                                         "constant",
+                                         "alternating bins near 2^30",
+                                         "random bits",
+                                         "escapes (NaN, Inf, -0.0, huge, subnormal)",
+                                         "dense and flat halves",
+                                         "sparse spikes",
+                                         "ramps",
+                                         "wide range",
+                                         "bins over the whole range (raw at abs=0.3)"};
 
 void emu_input(unsigned kind, float *x, uint32_t n)
 {
@@ -116,7 +126,7 @@ int emu_summary(unsigned cases, unsigned raw, unsigned changed, int failures)
     printf("FAIL: the emulator saw %d error(s) (divergent collectives, partial masks or deadlocks; see stderr)\n", emu);
     failures++;
   }
-  printf("%u sub-chunks (%u raw), %u changed streams: %s (%d failed)\n", cases, raw, changed, failures ? "FAIL" : "PASS",
-         failures);
+  printf("%u sub-chunks (%u raw), %u changed streams: %s (%d failed)\n", cases, raw, changed,
+         failures ? "FAIL" : "PASS", failures);
   return failures ? 1 : 0;
 }

@@ -14,13 +14,21 @@
 #include "../../planner/h5fz_planner.h"
 #include "h5fz.h"
 #include "h5fz_codegen.h"
+#include "h5fz_device_query.h"
 #include "h5fz_cuda.h"
 #include "h5fz_jit.h"
 
-static const char *const chains[] = {"", "delta negabinary bitshuffle rze", "zigzag bitshuffle rze",
-                                     "delta zigzag rze", "delta zigzag raw", "delta zigzag bitpack",
-                                     "lorenzo zigzag bitshuffle rze", "lorenzo_nd zigzag bitshuffle rze",
-                                     "lorenzo_nd negabinary rze", "lorenzo_nd zigzag bitpack", "lorenzo_nd raw"};
+static const char *const chains[] = {"",
+                                     "delta negabinary bitshuffle rze",
+                                     "zigzag bitshuffle rze",
+                                     "delta zigzag rze",
+                                     "delta zigzag raw",
+                                     "delta zigzag bitpack",
+                                     "lorenzo zigzag bitshuffle rze",
+                                     "lorenzo_nd zigzag bitshuffle rze",
+                                     "lorenzo_nd negabinary rze",
+                                     "lorenzo_nd zigzag bitpack",
+                                     "lorenzo_nd raw"};
 
 static int nvrtc_supports(const h5fz_device_desc *d, int arch)
 {
@@ -72,8 +80,8 @@ int main(void)
     if (k->target == H5FZ_TARGET_CUBIN)
       for (int a = 0; a < k->n_archs && n_archs < 64; a++) {
         if (!nvrtc_supports(&host, k->archs[a])) {
-          printf("skip sm_%d (class %s): this NVRTC %d.%d cannot target it\n", k->archs[a], k->name,
-                 host.nvrtc_major, host.nvrtc_minor);
+          printf("skip sm_%d (class %s): this NVRTC %d.%d cannot target it\n", k->archs[a], k->name, host.nvrtc_major,
+                 host.nvrtc_minor);
           continue;
         }
         snprintf(archs[n_archs++], 24, "sm_%d", k->archs[a]);
@@ -87,28 +95,28 @@ int main(void)
   int passed = 0, failed = 0;
   /* flags 1: the padded-planes form (hopper, blackwell), for the chains with bitshuffle */
   for (unsigned flags = 0; flags < 2u; flags++)
-  for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
-    for (int f64 = 0; f64 < 2; f64++) {
-      char text[256];
-      if (flags && c != 0 && !strstr(chains[c], "bitshuffle")) continue; /* chain 0: the default, with it */
-      snprintf(text, sizeof text, "abs=1e-3 %s dtype=%s", chains[c], f64 ? "f64" : "f32");
-      h5fz_spec s;
-      char *src = NULL;
-      size_t smem = 0;
-      if (h5fz_spec_parse(text, &s) || h5fz_codegen(&s, 512, flags, &src, &smem)) {
-        printf("FAIL %s: %s\n", text, h5fz_last_error());
-        failed++;
-        continue;
+    for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
+      for (int f64 = 0; f64 < 2; f64++) {
+        char text[256];
+        if (flags && c != 0 && !strstr(chains[c], "bitshuffle")) continue; /* chain 0: the default, with it */
+        snprintf(text, sizeof text, "abs=1e-3 %s dtype=%s", chains[c], f64 ? "f64" : "f32");
+        h5fz_spec s;
+        char *src = NULL;
+        size_t smem = 0;
+        if (h5fz_spec_parse(text, &s) || h5fz_codegen(&s, 512, flags, &src, &smem)) {
+          printf("FAIL %s: %s\n", text, h5fz_last_error());
+          failed++;
+          continue;
+        }
+        /* the default chain and lorenzo_nd (which adds chunk-level kernels) for every arch */
+        int every_arch = !flags && (c == 0 || !strcmp(chains[c], "lorenzo_nd zigzag bitshuffle rze"));
+        for (int a = 0; a < (every_arch ? n_archs : 1); a++) {
+          char what[2048];
+          snprintf(what, sizeof what, "%-40s %-12s%s", text, archs[a], flags ? " padded" : "");
+          compile_one(src, archs[a], what, &passed, &failed);
+        }
+        free(src);
       }
-      /* the default chain and lorenzo_nd (which adds chunk-level kernels) for every arch */
-      int every_arch = !flags && (c == 0 || !strcmp(chains[c], "lorenzo_nd zigzag bitshuffle rze"));
-      for (int a = 0; a < (every_arch ? n_archs : 1); a++) {
-        char what[2048];
-        snprintf(what, sizeof what, "%-40s %-12s%s", text, archs[a], flags ? " padded" : "");
-        compile_one(src, archs[a], what, &passed, &failed);
-      }
-      free(src);
-    }
   /* each GPU class's own configuration, as the executor compiles it: its
    * threads per block, register cap (as blocks per 64K-register SM) and
    * features, for each cubin arch it builds for (hopper: 256 threads,

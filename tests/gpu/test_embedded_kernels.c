@@ -20,20 +20,22 @@
 #include "../../planner/h5fz_planner.h"
 #include "h5fz.h"
 #include "h5fz_codegen.h"
+#include "h5fz_device_query.h"
 #include "h5fz_cuda.h"
 #include "h5fz_jit.h"
+#include "h5fz_jit_digest.h"
 #include "h5fz_jit_embedded.h"
 #include "h5fz_kernel_source.h"
 
 static int failures;
 
-#define CHECK(cond, ...)              \
-  do {                                \
-    if (!(cond)) {                    \
-      printf("FAIL: " __VA_ARGS__);   \
-      printf("\n");                   \
-      failures++;                     \
-    }                                 \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      printf("FAIL: " __VA_ARGS__);                                                                                    \
+      printf("\n");                                                                                                    \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 static const char *const devices[] = {"h200", "h100", "a100", "b200", "rtx4090", "t4"};
@@ -119,8 +121,14 @@ int main(int argc, char **argv)
           printf("  %s: no GPU plan on this NVRTC (%s), nothing to look up\n", devices[d], text);
           continue;
         }
-        h5fz_kernel_config kc = {s.ops, (int)s.n_ops, s.dtype, s.subchunk_bytes, plan.tuning.threads_per_block,
-                                 plan.tuning.regs_per_thread, (int)H5FZ_CODEGEN_WF_WARPS_OF(0u), dev.regs_per_sm};
+        h5fz_kernel_config kc = {s.ops,
+                                 (int)s.n_ops,
+                                 s.dtype,
+                                 s.subchunk_bytes,
+                                 plan.tuning.threads_per_block,
+                                 plan.tuning.regs_per_thread,
+                                 (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
+                                 dev.regs_per_sm};
         char *src = NULL;
         size_t smem = 0, size = 0;
         if (h5fz_kernel_source(&plan, &kc, &src, &smem)) {

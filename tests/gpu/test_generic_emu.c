@@ -57,13 +57,15 @@ static void encode_thread(void *arg)
   const uint32_t m = j->m, m_pad = (m + 63u) & ~63u, L = m_pad * 4u;
   h5fz_blk_copy(&blk, j->in, buf1(), m * 4u);
   __syncthreads();
-  const uint32_t n_out = h5fz_quant_encode_32(&blk, (const float *)buf1(), m, m_pad, &j->q, (uint32_t *)buf0(),
-                                              j->opos, j->oval);
+  const uint32_t n_out =
+      h5fz_quant_encode_32(&blk, (const float *)buf1(), m, m_pad, &j->q, (uint32_t *)buf0(), j->opos, j->oval);
   __syncthreads();
   h5fz_delta_zigzag_encode_32(&blk, (const uint32_t *)buf0(), (uint32_t *)buf1(), m_pad);
   __syncthreads();
-  if (j->padded) h5fz_bitshuffle_encode_padded_32(&blk, (const uint32_t *)buf1(), buf0(), m_pad, planes_pad());
-  else h5fz_bitshuffle_encode_32(&blk, (const uint32_t *)buf1(), buf0(), m_pad);
+  if (j->padded)
+    h5fz_bitshuffle_encode_padded_32(&blk, (const uint32_t *)buf1(), buf0(), m_pad, planes_pad());
+  else
+    h5fz_bitshuffle_encode_32(&blk, (const uint32_t *)buf1(), buf0(), m_pad);
   __syncthreads();
   uint32_t size = h5fz_rze_encode(&blk, buf0(), L, j->slot, L, scratch());
   if (size == H5FZ_RZE_NOT_SMALLER) {
@@ -91,8 +93,10 @@ static void decode_thread(void *arg)
     return;
   }
   __syncthreads();
-  if (j->padded) h5fz_bitshuffle_decode_padded_32(&blk, buf0(), (uint32_t *)buf1(), m_pad, planes_pad());
-  else h5fz_bitshuffle_decode_32(&blk, buf0(), (uint32_t *)buf1(), m_pad);
+  if (j->padded)
+    h5fz_bitshuffle_decode_padded_32(&blk, buf0(), (uint32_t *)buf1(), m_pad, planes_pad());
+  else
+    h5fz_bitshuffle_decode_32(&blk, buf0(), (uint32_t *)buf1(), m_pad);
   __syncthreads();
   h5fz_delta_decode_fused_32(&blk, (const uint32_t *)buf1(), m_pad, 1, (uint32_t *)0, &j->q, m, (float *)buf0());
   __syncthreads();

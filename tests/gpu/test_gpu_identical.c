@@ -18,25 +18,25 @@
 static const struct {
   const char *mode, *chain;
 } cases[] = {
-  {"abs=%.17g", ""}, /* default: delta zigzag bitshuffle rze */
-  {"abs=%.17g", "delta negabinary bitshuffle rze"},
-  {"abs=%.17g", "zigzag bitshuffle rze"},
-  {"abs=%.17g", "delta zigzag rze"},
-  {"abs=%.17g", "delta zigzag raw"},
-  {"abs=%.17g", "delta zigzag bitpack"}, /* the fast chain, after cuSZp */
-  {"abs=%.17g", "lorenzo zigzag bitshuffle rze"}, /* dims from the field's shape */
-  /* lorenzo_nd: the cost kernel, the fused encode quantizing neighbours again,
+    {"abs=%.17g", ""}, /* default: delta zigzag bitshuffle rze */
+    {"abs=%.17g", "delta negabinary bitshuffle rze"},
+    {"abs=%.17g", "zigzag bitshuffle rze"},
+    {"abs=%.17g", "delta zigzag rze"},
+    {"abs=%.17g", "delta zigzag raw"},
+    {"abs=%.17g", "delta zigzag bitpack"},          /* the fast chain, after cuSZp */
+    {"abs=%.17g", "lorenzo zigzag bitshuffle rze"}, /* dims from the field's shape */
+    /* lorenzo_nd: the cost kernel, the fused encode quantizing neighbours again,
    * the chunk-level decode kernels; dims from the field's shape, so a 4 MiB
    * slice of a larger field is a chunk whose element count does not match
    * its dims (allowed: format.md 5.3) */
-  {"abs=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
-  {"abs=%.17g", "lorenzo_nd zigzag bitpack"},
-  {"rel=%.17g", "lorenzo_nd negabinary bitshuffle rze"},
-  {"pw_rel=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
-  {"lossless", "lorenzo_nd zigzag bitshuffle rze"},
-  {"rel=%.17g", ""},
-  {"pw_rel=%.17g", ""},
-  {"lossless", ""},
+    {"abs=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
+    {"abs=%.17g", "lorenzo_nd zigzag bitpack"},
+    {"rel=%.17g", "lorenzo_nd negabinary bitshuffle rze"},
+    {"pw_rel=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
+    {"lossless", "lorenzo_nd zigzag bitshuffle rze"},
+    {"rel=%.17g", ""},
+    {"pw_rel=%.17g", ""},
+    {"lossless", ""},
 };
 
 static int encode_with(const char *device, const h5fz_spec *s, const void *in, size_t n, void **out, size_t *out_n)
@@ -106,9 +106,8 @@ static int big_chunk(const test_field *fields, int n_fields, int *n_cases)
       int ok = same && !bad && back_n == want;
       failures += !ok;
       (*n_cases)++;
-      printf("%s 160 MiB chunk, %-26s ratio=%8.2f %s%s%s\n", ok ? "ok  " : "FAIL", text,
-             (double)want / (double)cpu_n, ok ? "identical" : "MISMATCH/ERROR", err ? ": " : "",
-             err ? h5fz_last_error() : "");
+      printf("%s 160 MiB chunk, %-26s ratio=%8.2f %s%s%s\n", ok ? "ok  " : "FAIL", text, (double)want / (double)cpu_n,
+             ok ? "identical" : "MISMATCH/ERROR", err ? ": " : "", err ? h5fz_last_error() : "");
       if (!ok && !err) printf("     bytes %s, values out of bound %zu\n", same ? "same" : "differ", bad);
       free(gpu);
       free(back);
@@ -134,7 +133,8 @@ static void swap_copy(const unsigned char *in, unsigned char *out, size_t n, siz
  * the failures. */
 static int big_endian_chunks(const test_field *fields, int n_fields, int *n_cases)
 {
-  static const char *const modes[] = {"abs=%.17g", "rel=1e-4", "pw_rel=1e-4", "abs=%.17g lorenzo_nd zigzag bitshuffle rze"};
+  static const char *const modes[] = {"abs=%.17g", "rel=1e-4", "pw_rel=1e-4",
+                                      "abs=%.17g lorenzo_nd zigzag bitshuffle rze"};
   int failures = 0;
   for (int f = 0; f < n_fields; f++) {
     const test_field *t = &fields[f];
@@ -161,8 +161,9 @@ static int big_endian_chunks(const test_field *fields, int n_fields, int *n_case
       be_spec.big_endian = 1;
       void *cpu = NULL, *gpu = NULL, *le = NULL, *back = NULL;
       size_t cpu_n = 0, gpu_n = 0, le_n = 0, back_n = 0, bad = 0;
-      int err = encode_with("cpu", &be_spec, be, len, &cpu, &cpu_n) || encode_with("gpu", &be_spec, be, len, &gpu, &gpu_n) ||
-                encode_with("gpu", &le_spec, t->data, len, &le, &le_n) || decode_with("gpu", gpu, gpu_n, &back, &back_n);
+      int err =
+          encode_with("cpu", &be_spec, be, len, &cpu, &cpu_n) || encode_with("gpu", &be_spec, be, len, &gpu, &gpu_n) ||
+          encode_with("gpu", &le_spec, t->data, len, &le, &le_n) || decode_with("gpu", gpu, gpu_n, &back, &back_n);
       int same_cpu = !err && cpu_n == gpu_n && !memcmp(cpu, gpu, cpu_n);
       const unsigned char *g = gpu, *l = le;
       int same_le = !err && le_n == gpu_n && gpu_n > 88 && g[4] == 2 && l[4] == 1 && g[7] == (l[7] | 2u) &&
@@ -246,7 +247,10 @@ int main(int argc, char **argv)
               if (b1 != len || b2 != len || memcmp(back1, back2, len)) mism++;
             }
           }
-          free(cpu); free(gpu); free(back1); free(back2);
+          free(cpu);
+          free(gpu);
+          free(back1);
+          free(back2);
         }
         n_cases++;
         int ok = !mism && !bad && !errors;
@@ -254,8 +258,7 @@ int main(int argc, char **argv)
         printf("%s %-52s %-28s chain=%-32s ratio=%8.2f %s\n", ok ? "ok  " : "FAIL", t->name, mode,
                cases[c].chain[0] ? cases[c].chain : "(default)", (double)t->bytes / (double)total_cpu,
                ok ? "identical" : "MISMATCH/ERROR");
-        if (!ok)
-          printf("     byte mismatches %zu, values out of bound %zu, errors %zu\n", mism, bad, errors);
+        if (!ok) printf("     byte mismatches %zu, values out of bound %zu, errors %zu\n", mism, bad, errors);
         if (lossless) break; /* one bound is enough */
       }
     }

@@ -29,14 +29,14 @@ static float values[N];
 static char cache[256], expected_path[600];
 static int failures;
 
-#define CHECK(c, ...)                                  \
-  do {                                                 \
-    if (!(c)) {                                        \
-      failures++;                                      \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);      \
-      printf(__VA_ARGS__);                             \
-      printf("\n");                                    \
-    }                                                  \
+#define CHECK(c, ...)                                                                                                  \
+  do {                                                                                                                 \
+    if (!(c)) {                                                                                                        \
+      failures++;                                                                                                      \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 static int encode(const char *device, void **out, size_t *n)

@@ -247,7 +247,8 @@ int main(void)
   for (size_t k = 0; k < 3000; k++) x[next_u32() % N] = specials[next_u32() % 8u];
   failures += check_case("escapes at edges, an all-NaN sub-chunk", "abs=1e-3 dtype=f32", x, N, 1e-3);
   failures += check_case("escapes, rel", "rel=1e-3 dtype=f32", x, N, 1e-3 * finite_range(x, N));
-  failures += check_case("escapes, abs=1e-300 (every nonzero value escapes)", "abs=1e-300 dtype=f32", x, 8u * SUB, 1e-300);
+  failures +=
+      check_case("escapes, abs=1e-300 (every nonzero value escapes)", "abs=1e-300 dtype=f32", x, 8u * SUB, 1e-300);
 
   /* corrupt streams: smooth (RZE with all three levels busy) and noise
    * (raw and transposed) chunks */

@@ -1,6 +1,6 @@
 /*
  * test_tail_emu.c - the GPU executor's tail kernels after the fused encode
- * (device_ops/h5fz_gpu_tail.h: h5fz_tail_reduce, h5fz_tail_scan,
+ * (fusion/gpu/h5fz_gpu_tail.h: h5fz_tail_reduce, h5fz_tail_scan,
  * h5fz_tail_pack, h5fz_tail_gather) run on the CPU by cuda_emu, block by
  * block, on made-up batches of encoded sub-chunks, against a plain
  * reference: the sizes' and outlier counts' exclusive sums and totals,
@@ -122,8 +122,10 @@ static void make_batch(unsigned big)
     uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * B.esize, kind = emu_random() % 8u;
     /* sizes: small (so the packed offsets take every alignment), raw, any */
     B.entries[s] = kind == 0 ? (L | 0x80000000u) : kind < 4 ? emu_random() % 200u : emu_random() % L;
-    uint32_t n_out = sparse ? emu_random() % 3u % (m + 1u)
-                     : kind == 1 ? m : emu_random() % 3u ? 0u : emu_random() % (m + 1u);
+    uint32_t n_out = sparse              ? emu_random() % 3u % (m + 1u)
+                     : kind == 1         ? m
+                     : emu_random() % 3u ? 0u
+                                         : emu_random() % (m + 1u);
     B.ocount[s] = n_out;
     uint32_t *pos = B.opos + (size_t)(s / B.n_sub) * B.chunk_n + (size_t)local * B.sub_elems;
     for (uint32_t i = 0, p = 0; i < n_out; i++) { /* n_out of the m positions, increasing */
@@ -142,7 +144,8 @@ static void make_batch(unsigned big)
 
 static void free_batch(void)
 {
-  void *all[] = {B.slots, B.entries, B.ocount, B.opos, B.oval, B.parts, B.offsets, B.ooffsets, B.packed, B.gpos, B.gval};
+  void *all[] = {B.slots,   B.entries,  B.ocount, B.opos, B.oval, B.parts,
+                 B.offsets, B.ooffsets, B.packed, B.gpos, B.gval};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
 }
 

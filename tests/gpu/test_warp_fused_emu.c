@@ -156,10 +156,12 @@ int main(int argc, char **argv)
         memcpy(changed, ref_slot, s);
         switch (emu_random() % 5u) {
         case 0: changed[emu_random() % s] ^= (uint8_t)(1u + emu_random() % 255u); break; /* any byte */
-        case 1: changed[emu_random() % (s < 32u ? s : 32u)] ^= (uint8_t)(1u << (emu_random() % 8u)); break; /* top bitmap */
+        case 1:
+          changed[emu_random() % (s < 32u ? s : 32u)] ^= (uint8_t)(1u << (emu_random() % 8u));
+          break;                                                                                    /* top bitmap */
         case 2: entry = (entry & 0x80000000u) | (s - 1u - emu_random() % (s < 8u ? s : 8u)); break; /* shorter */
-        case 3: entry ^= 0x80000000u; break;  /* the raw bit */
-        default: { /* a run of zeros */
+        case 3: entry ^= 0x80000000u; break;                                                        /* the raw bit */
+        default: {                                                                                  /* a run of zeros */
           uint32_t at = emu_random() % s, len = 1u + emu_random() % 8u;
           memset(changed + at, 0, len < s - at ? len : s - at);
           break;

@@ -124,8 +124,8 @@ static size_t chunk_of(int rank, const hsize_t *dims, const hsize_t *chunk, cons
 
 /* Visit every element of the box start/count: coords in c, linear index in
  * the whole array and in the box. */
-#define FOR_BOX(rank, dims, start, count, c, lin, k)                                         \
-  for (size_t k = 0, total_ = box_elems(rank, count), lin = 0; k < total_; k++)              \
+#define FOR_BOX(rank, dims, start, count, c, lin, k)                                                                   \
+  for (size_t k = 0, total_ = box_elems(rank, count), lin = 0; k < total_; k++)                                        \
     if ((box_coords(rank, start, count, k, c), lin = linear(rank, dims, c), 1))
 
 static size_t box_elems(int rank, const hsize_t *count)
@@ -173,9 +173,9 @@ size_t mt_check_box(const void *orig, const void *back, int f64, int rank, const
   FOR_BOX(rank, dims, start, count, c, lin, k)
   {
     double x = at(orig, f64, lin), y = at(back, f64, k);
-    double b = mode == MT_ABS ? bound : mode == MT_REL ? bound * (hi[chunk_of(rank, dims, chunk, c)] -
-                                                                  lo[chunk_of(rank, dims, chunk, c)])
-                                                       : bound * fabs(x);
+    double b = mode == MT_ABS   ? bound
+               : mode == MT_REL ? bound * (hi[chunk_of(rank, dims, chunk, c)] - lo[chunk_of(rank, dims, chunk, c)])
+                                : bound * fabs(x);
     int ok = isnan(x) ? isnan(y) : fabs(x - y) <= b;
     if (!ok && !bad++)
       mt_fail(__FILE__, __LINE__, "%s: element %zu is %.9g, read back %.9g, bound %.3g", what, lin, x, y, b);
@@ -236,8 +236,9 @@ size_t mt_compare_chunks(const char *a, const char *b, const char *name, const c
     H5Dget_chunk_storage_size(db, off, &sb);
     n++;
     if (!sa || sa != sb) {
-      if (!bad++) mt_fail(__FILE__, __LINE__, "%s: chunk %zu stored %llu bytes here, %llu in the serial write", what, k,
-                          (unsigned long long)sa, (unsigned long long)sb);
+      if (!bad++)
+        mt_fail(__FILE__, __LINE__, "%s: chunk %zu stored %llu bytes here, %llu in the serial write", what, k,
+                (unsigned long long)sa, (unsigned long long)sb);
       continue;
     }
     unsigned char *ba = malloc(sa), *bb = malloc(sb);

@@ -14,9 +14,9 @@
 extern int mt_rank, mt_size, mt_failures;
 
 /* Record a failed check (rank, file:line, printf message) unless cond. */
-#define MT_CHECK(cond, ...)                                   \
-  do {                                                        \
-    if (!(cond)) mt_fail(__FILE__, __LINE__, __VA_ARGS__);    \
+#define MT_CHECK(cond, ...)                                                                                            \
+  do {                                                                                                                 \
+    if (!(cond)) mt_fail(__FILE__, __LINE__, __VA_ARGS__);                                                             \
   } while (0)
 void mt_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -38,7 +38,7 @@ typedef struct {
   int f64;
   hsize_t chunk[3];
   decomposition split;
-  int device;   /* 1: the parts from GPU memory (only with a visible GPU) */
+  int device;    /* 1: the parts from GPU memory (only with a visible GPU) */
   int gpu_limit; /* 1: H5FZ_GPU_MEMORY_LIMIT of 1 MiB, a GPU that runs out: the CPU takes over */
 } api_case;
 
@@ -95,8 +95,8 @@ static int gpu_ready(void)
   cu = h5fz_cuda_get(NULL);
   CUdevice dev;
   CUcontext ctx;
-  state = ordinal >= 0 && cu && !cu->cuInit(0) && !cu->cuDeviceGetCount(&n) && n > 0 && !cu->cuDeviceGet(&dev, ordinal) &&
-          !cu->cuDevicePrimaryCtxRetain(&ctx, dev) && !cu->cuCtxSetCurrent(ctx);
+  state = ordinal >= 0 && cu && !cu->cuInit(0) && !cu->cuDeviceGetCount(&n) && n > 0 &&
+          !cu->cuDeviceGet(&dev, ordinal) && !cu->cuDevicePrimaryCtxRetain(&ctx, dev) && !cu->cuCtxSetCurrent(ctx);
   int all = 0;
   MPI_Allreduce(&state, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return state = all;
@@ -121,9 +121,14 @@ static void from_device(void *host, const void *dev, size_t bytes)
 
 /* ---- attributes against a serial h5fz_dataset_write --------------------------------- */
 
-static const char *const compared_attrs[] = {"h5fz_spec", "h5fz_bound", "h5fz_ratio", "h5fz_stored_bytes",
-                                             "h5fz_chunk_abs_bound", "h5fz_chunk_outliers",
-                                             "h5fz_outlier_positions", "h5fz_outlier_values"};
+static const char *const compared_attrs[] = {"h5fz_spec",
+                                             "h5fz_bound",
+                                             "h5fz_ratio",
+                                             "h5fz_stored_bytes",
+                                             "h5fz_chunk_abs_bound",
+                                             "h5fz_chunk_outliers",
+                                             "h5fz_outlier_positions",
+                                             "h5fz_outlier_values"};
 
 /* Rank 0: the bytes of attribute name of dset (malloc'd, *n bytes), NULL if absent. */
 static void *attr_bytes(hid_t dset, const char *name, size_t *n)
@@ -147,9 +152,10 @@ static void compare_attributes(const api_case *c, const void *data)
   char serial[64];
   snprintf(serial, sizeof serial, "serial_api_%s.h5", c->name);
   hid_t f = H5Fcreate(serial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), d;
-  MT_CHECK(!h5fz_dataset_create(f, c->name, c->f64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, 3, dims, c->chunk, c->spec,
-                                &d) && !h5fz_dataset_write(d, data, H5FZ_MEM_HOST, NULL),
-           "%s: serial h5fz_dataset_write: %s", c->name, h5fz_last_error());
+  MT_CHECK(
+      !h5fz_dataset_create(f, c->name, c->f64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, 3, dims, c->chunk, c->spec, &d) &&
+          !h5fz_dataset_write(d, data, H5FZ_MEM_HOST, NULL),
+      "%s: serial h5fz_dataset_write: %s", c->name, h5fz_last_error());
   H5Dclose(d);
   H5Fclose(f);
   hid_t fa = H5Fopen("mpi_api.h5", H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(serial, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -284,8 +290,10 @@ static void read_case(hid_t file, const api_case *c, const void *data)
   /* another decomposition, off the chunk grid (host arrays; device arrays
    * read the written parts, which are on it) */
   hsize_t start[3] = {0, 0, 0}, count[3] = {dims[0], dims[1], dims[2]};
-  if (c->device) part_of(c, start, count);
-  else mt_slab(mt_size - 1 - mt_rank, mt_size, dims[0], &start[0], &count[0]);
+  if (c->device)
+    part_of(c, start, count);
+  else
+    mt_slab(mt_size - 1 - mt_rank, mt_size, dims[0], &start[0], &count[0]);
   size_t bytes = count[0] * count[1] * count[2] * esize;
   void *back = malloc(bytes ? bytes : 1), *dst = back;
   if (c->device) {
@@ -302,8 +310,10 @@ static void read_case(hid_t file, const api_case *c, const void *data)
   size_t bad = rc ? 1 : mt_check_box(data, back, c->f64, 3, dims, c->chunk, start, count, c->mode, c->bound, c->name);
   /* and through the filter: a collective H5Dread of the same box */
   hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, count, NULL), dxpl = mt_dxpl_collective();
-  if (count[0]) H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-  else H5Sselect_none(fs), H5Sselect_none(ms);
+  if (count[0])
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+  else
+    H5Sselect_none(fs), H5Sselect_none(ms);
   memset(back, 0, bytes);
   MT_CHECK(H5Dread(d, type, ms, fs, dxpl, back) >= 0, "%s: collective H5Dread", c->name);
   bad += mt_check_box(data, back, c->f64, 3, dims, c->chunk, start, count, c->mode, c->bound, c->name);

@@ -8,7 +8,8 @@
 
 #include "cmd_plan.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   if (argc < 2 || strcmp(argv[1], "plan") != 0) {
     fprintf(stderr, "usage: %s plan [options]\n", argv[0]);
     return 2;

@@ -28,18 +28,21 @@
 #define NX 56
 #define BOUND 1e-3
 
-static int fail(const char *what) {
+static int fail(const char *what)
+{
   fprintf(stderr, "consumer: FAIL: %s\n", what);
   return 1;
 }
 
 /* A smooth field with some structure, so the codec has real work. */
-static double field(int z, int y, int x) {
+static double field(int z, int y, int x)
+{
   return 280.0 + 5.0 * sin(0.2 * x) * cos(0.15 * y) + 0.3 * z + 0.01 * ((x * 7 + y * 13 + z) % 17);
 }
 
 /* The plugin in $HDF5_PLUGIN_PATH must say the version the library says. */
-static int check_plugin_version(const char *expected) {
+static int check_plugin_version(const char *expected)
+{
   const char *dir = getenv("HDF5_PLUGIN_PATH");
   char path[4096];
   void *lib;
@@ -51,8 +54,7 @@ static int check_plugin_version(const char *expected) {
   *(void **)&version = dlsym(lib, "h5fz_plugin_version");
   if (!version) return fail("the plugin does not export h5fz_plugin_version");
   if (strcmp(version(), expected) || strcmp(h5fz_version(), expected)) {
-    fprintf(stderr, "consumer: plugin %s, library %s, expected %s\n", version(), h5fz_version(),
-            expected);
+    fprintf(stderr, "consumer: plugin %s, library %s, expected %s\n", version(), h5fz_version(), expected);
     return 1;
   }
   printf("consumer: plugin and library version %s\n", expected);
@@ -62,7 +64,8 @@ static int check_plugin_version(const char *expected) {
 
 /* The float64 dataset through the filter: cd_values from the public spec
  * API, as `h5fz cd-values` prints them. */
-static int write_through_filter(hid_t file, const double *a, const hsize_t *dims) {
+static int write_through_filter(hid_t file, const double *a, const hsize_t *dims)
+{
   h5fz_spec spec;
   unsigned cd[H5FZ_CD_USER_MAX];
   size_t n = 0;
@@ -86,7 +89,8 @@ static int write_through_filter(hid_t file, const double *a, const hsize_t *dims
 
 /* Reads name back with H5Dread (the plugin decodes) and checks every
  * element; also that the stored bytes are fewer than the raw bytes. */
-static int check_dataset(hid_t file, const char *name, const double *a, size_t n, size_t elem) {
+static int check_dataset(hid_t file, const char *name, const double *a, size_t n, size_t elem)
+{
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
   double *b = malloc(n * sizeof *b), worst = 0.0;
   hsize_t stored;
@@ -109,7 +113,8 @@ static int check_dataset(hid_t file, const char *name, const double *a, size_t n
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   hsize_t dims[3] = {NZ, NY, NX}, chunk[3] = {8, NY, NX};
   size_t n = (size_t)NZ * NY * NX;
   float *f = malloc(n * sizeof *f);
@@ -132,8 +137,7 @@ int main(int argc, char **argv) {
       }
   file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0) return fail("H5Fcreate");
-  if (h5fz_dataset_create(file, "api_f32", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3", &dset) !=
-      H5FZ_OK)
+  if (h5fz_dataset_create(file, "api_f32", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3", &dset) != H5FZ_OK)
     return fail(h5fz_last_error());
   if (h5fz_dataset_write(dset, f, H5FZ_MEM_HOST, &report) != H5FZ_OK) return fail(h5fz_last_error());
   printf("consumer: api_f32 written by the %s executor (kernel class %s)\n", report.on_gpu ? "GPU" : "CPU",

@@ -1,0 +1,258 @@
+/*
+ * h5fz_cpu_chain.c - the CPU run of a chain on one sub-chunk: the ops in
+ * spec order, as the CPU-specialised versions of h5fz_cpu_fast.c, which
+ * write exactly the bytes of the device_ops/ ops run with a one-thread
+ * "block" (tests/core/test_cpu_fast.c); a delta directly followed by zigzag
+ * or negabinary runs as one fused pass.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_cpu_chain.h"
+#include "h5fz_cpu_fast.h"
+#include "h5fz_cpu_fast_bits.h"
+
+static const h5fz_blk one_thread = {0u, 1u, NULL};
+
+int h5fz_cpu_work_alloc(h5fz_cpu_work *w, uint32_t max_bytes)
+{
+  w->a = malloc(max_bytes);
+  w->b = malloc(max_bytes);
+  w->scratch = malloc(h5fz_rze_scratch_bytes(max_bytes) + 64u);
+  if (w->a && w->b && w->scratch) return H5FZ_OK;
+  h5fz_cpu_work_free(w);
+  return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %u bytes of sub-chunk work buffers", 3u * max_bytes);
+}
+
+void h5fz_cpu_work_free(h5fz_cpu_work *w)
+{
+  free(w->a);
+  free(w->b);
+  free(w->scratch);
+  w->a = w->b = w->scratch = NULL;
+}
+
+/* Does ops[i] (a delta) fuse with ops[i+1] (zigzag or negabinary)? */
+static int fuses(const h5fz_chunk_plan *p, uint32_t i)
+{
+  return p->ops[i] == H5FZ_OP_DELTA && i + 2 < p->n_ops &&
+         (p->ops[i + 1] == H5FZ_OP_ZIGZAG || p->ops[i + 1] == H5FZ_OP_NEGABINARY);
+}
+
+/* Forward transform op on n words of sub-chunk s (m values): in -> out. */
+static void transform_encode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, const void *in, void *out,
+                             uint32_t n, uint32_t m)
+{
+  if (op == H5FZ_OP_LORENZO_ND) { /* from the chunk's words (p->lnd_q), which in is part of */
+    uint32_t first = s * p->subchunk_elems;
+    (void)in;
+    if (wide)
+      h5fz_fast_lnd_encode_64(p->lnd_q, out, first, m, n, p->lnd);
+    else
+      h5fz_fast_lnd_encode_32(p->lnd_q, out, first, m, n, p->lnd);
+  } else if (op == H5FZ_OP_LORENZO) {
+    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
+    if (wide)
+      h5fz_lorenzo_encode_64(&one_thread, in, out, n, first, p->row);
+    else
+      h5fz_lorenzo_encode_32(&one_thread, in, out, n, first, p->row);
+  } else if (op == H5FZ_OP_BITSHUFFLE) {
+    if (wide)
+      h5fz_fast_bitshuffle_encode_64(in, out, n);
+    else
+      h5fz_fast_bitshuffle_encode_32(in, out, n);
+  } else if (wide) {
+    h5fz_fast_transform_encode_64(op, in, out, n);
+  } else {
+    h5fz_fast_transform_encode_32(op, in, out, n);
+  }
+}
+
+/* Inverse; may overwrite in (Lorenzo uses it as scratch). */
+static void transform_decode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, void *in, void *out,
+                             uint32_t n)
+{
+  if (op == H5FZ_OP_LORENZO) {
+    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
+    if (wide)
+      h5fz_lorenzo_decode_64(&one_thread, in, out, n, first, p->row);
+    else
+      h5fz_lorenzo_decode_32(&one_thread, in, out, n, first, p->row);
+  } else if (op == H5FZ_OP_BITSHUFFLE) {
+    if (wide)
+      h5fz_fast_bitshuffle_decode_64(in, out, n);
+    else
+      h5fz_fast_bitshuffle_decode_32(in, out, n);
+  } else if (wide) {
+    h5fz_fast_transform_decode_64(op, in, out, n);
+  } else {
+    h5fz_fast_transform_decode_32(op, in, out, n);
+  }
+}
+
+/* Run the coder on L bytes (n words); returns the size-table entry. */
+static uint32_t code(uint8_t coder, int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *slot,
+                     uint8_t *scratch)
+{
+  uint32_t size = H5FZ_RZE_NOT_SMALLER;
+  if (coder == H5FZ_OP_RZE)
+    size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
+  else if (coder == H5FZ_OP_BITPACK)
+    size = wide ? h5fz_bitpack_encode_64(&one_thread, (const uint64_t *)in, n, slot, L)
+                : h5fz_bitpack_encode_32(&one_thread, (const uint32_t *)in, n, slot, L);
+  if (size != H5FZ_RZE_NOT_SMALLER) return size;
+  memcpy(slot, in, L); /* raw coder, or the coder did not shrink it */
+  return L | H5FZ_SUB_RAW;
+}
+
+/* The map: m values -> m_pad words, the escapes listed (local positions). */
+static uint32_t quant_map(const h5fz_chunk_plan *p, const void *values, uint32_t m, uint32_t m_pad, void *words,
+                          uint32_t *out_pos, void *out_val)
+{
+  int wide = p->esize == 8;
+  if (p->quant.mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+    return wide ? h5fz_quant_encode_64(&one_thread, values, m, m_pad, &p->quant, words, out_pos, out_val)
+                : h5fz_quant_encode_32(&one_thread, values, m, m_pad, &p->quant, words, out_pos, out_val);
+  return wide ? h5fz_fast_quant_encode_64(values, m, m_pad, &p->quant, words, out_pos, out_val)
+              : h5fz_fast_quant_encode_32(values, m, m_pad, &p->quant, words, out_pos, out_val);
+}
+
+uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const void *values, uint32_t m,
+                                  h5fz_cpu_work *w, uint8_t *slot, uint32_t *out_pos, void *out_val, uint32_t *n_out)
+{
+  int wide = p->esize == 8;
+  uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize;
+  const uint8_t *cur = w->a;
+  if (p->lnd_q) { /* lorenzo_nd: the chunk's words and escapes are h5fz_cpu_lnd_quant_words' */
+    cur = (const uint8_t *)p->lnd_q + (size_t)s * p->subchunk_elems * p->esize;
+    *n_out = 0;
+  } else {
+    *n_out = quant_map(p, values, m, m_pad, w->a, out_pos, out_val);
+  }
+  for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
+    uint8_t *other = cur == w->a ? w->b : w->a;
+    if (fuses(p, i)) {
+      if (wide)
+        h5fz_fast_delta_then_encode_64(p->ops[i + 1], (const uint64_t *)cur, (uint64_t *)other, m_pad);
+      else
+        h5fz_fast_delta_then_encode_32(p->ops[i + 1], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      i++;
+    } else {
+      transform_encode(p, s, p->ops[i], wide, cur, other, m_pad, m);
+    }
+    cur = other;
+  }
+  return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch);
+}
+
+int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes, uint32_t m,
+                             h5fz_cpu_work *w, void *values, uint64_t *lnd_aux)
+{
+  int wide = p->esize == 8;
+  uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize, size = entry & H5FZ_SUB_SIZE_MASK;
+  uint8_t *cur = w->a, *other = w->b;
+  if (entry & H5FZ_SUB_RAW) {
+    if (size != L) return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
+    memcpy(cur, bytes, L);
+  } else if (p->ops[p->n_ops - 1] == H5FZ_OP_RZE) {
+    if (h5fz_fast_rze_decode(bytes, size, cur, L, w->scratch))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk RZE stream of %u bytes is inconsistent", size);
+  } else if (p->ops[p->n_ops - 1] == H5FZ_OP_BITPACK) {
+    if (wide ? h5fz_bitpack_decode_64(&one_thread, bytes, size, (uint64_t *)cur, m_pad)
+             : h5fz_bitpack_decode_32(&one_thread, bytes, size, (uint32_t *)cur, m_pad))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk bit-packed stream of %u bytes is inconsistent", size);
+  } else {
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
+  }
+  int lnd = h5fz_plan_has_lnd(p);
+  for (uint32_t i = p->n_ops - 1; i-- > (lnd ? 2u : 1u);) {
+    if (i >= 2 && fuses(p, i - 1)) {
+      if (wide)
+        h5fz_fast_undo_then_delta_decode_64(p->ops[i], (const uint64_t *)cur, (uint64_t *)other, m_pad);
+      else
+        h5fz_fast_undo_then_delta_decode_32(p->ops[i], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      i--;
+    } else {
+      transform_decode(p, s, p->ops[i], wide, cur, other, m_pad);
+    }
+    uint8_t *t = cur;
+    cur = other;
+    other = t;
+  }
+  if (lnd) { /* the chunk-wide rest of the inverse is h5fz_cpu_lnd_finish's */
+    uint32_t first = s * p->subchunk_elems;
+    if (wide)
+      h5fz_fast_lnd_xscan_64((uint64_t *)cur, m, first, p->lnd, lnd_aux);
+    else
+      h5fz_fast_lnd_xscan_32((uint32_t *)cur, m, first, p->lnd, lnd_aux);
+    memcpy(values, cur, (size_t)m * p->esize);
+    return H5FZ_OK;
+  }
+  if (p->quant.mode > H5FZ_QMODE_REL) {
+    if (wide)
+      h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
+    else
+      h5fz_quant_decode_32(&one_thread, (const uint32_t *)cur, m, &p->quant, values);
+  } else if (wide) {
+    h5fz_fast_quant_decode_64((const uint64_t *)cur, m, &p->quant, values);
+  } else {
+    h5fz_fast_quant_decode_32((const uint32_t *)cur, m, &p->quant, values);
+  }
+  return H5FZ_OK;
+}
+
+uint32_t h5fz_cpu_lnd_quant_words(const h5fz_chunk_plan *p, uint32_t s, const void *chunk, void *quant_words,
+                                  uint32_t *out_pos, void *out_val)
+{
+  size_t first = (size_t)s * p->subchunk_elems;
+  uint32_t m = h5fz_sub_elems(p, s);
+  return quant_map(p, (const uint8_t *)chunk + first * p->esize, m, h5fz_pad64(m),
+                   (uint8_t *)quant_words + first * p->esize, out_pos, out_val);
+}
+
+uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words)
+{
+  uint64_t k_lo, k_hi, T, cost[3];
+  h5fz_lnd_sample(p->lnd.n, 0, 1, &k_lo, &k_hi, &T);
+  if (p->esize == 8)
+    h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost);
+  else
+    h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost);
+  return h5fz_lnd_choose(cost, 1, p->lnd.dim);
+}
+
+void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
+{
+  const h5fz_lnd_geom g = p->lnd;
+  uint32_t ex, ey, n_sub = p->n_subchunks, wide = p->esize == 8;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  h5fz_lnd_carry(aux, n_sub);
+  for (uint32_t s = 0; s < n_sub; s++) {
+    size_t first = (size_t)s * p->subchunk_elems;
+    uint32_t m = h5fz_sub_elems(p, s);
+    if (wide)
+      h5fz_lnd_xfix_64(&one_thread, (uint64_t *)words + first, m, first, g, aux[2u * s]);
+    else
+      h5fz_lnd_xfix_32(&one_thread, (uint32_t *)words + first, m, first, g, aux[2u * s]);
+  }
+  /* y and z: row after row, plane after plane (one line at a time on the GPU) */
+  uint32_t planes = h5fz_lnd_ylines(&g) / ex;
+  for (uint32_t z = 0; z < planes; z++) {
+    if (wide)
+      h5fz_lnd_yscan_64(words, g, z, 0, ex);
+    else
+      h5fz_lnd_yscan_32(words, g, z, 0, ex);
+  }
+  uint32_t zl = h5fz_lnd_zlines(&g);
+  if (zl) {
+    if (wide)
+      h5fz_lnd_zscan_64(words, g, 0, zl);
+    else
+      h5fz_lnd_zscan_32(words, g, 0, zl);
+  }
+  /* the quantizer decode, in place (each word becomes its value) */
+  if (wide)
+    h5fz_fast_quant_decode_64(words, g.n, &p->quant, words);
+  else
+    h5fz_fast_quant_decode_32(words, g.n, &p->quant, words);
+}

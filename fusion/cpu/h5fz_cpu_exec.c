@@ -1,0 +1,284 @@
+/*
+ * h5fz_cpu_exec.c - the CPU executor: one chunk, sub-chunks spread over
+ * threads (a contiguous range of sub-chunks per thread, so each thread's
+ * outliers are already in index order and concatenate without sorting).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_chunk_read.h"
+#include "h5fz_cpu_chain.h"
+#include "h5fz_cpu_exec.h"
+#include "h5fz_parallel.h"
+
+typedef struct {
+  const h5fz_chunk_plan *p;
+  const uint8_t *in;
+  uint8_t *out;            /* encode: slot area (lorenzo_nd words: quantizer words); decode: values */
+  uint64_t *lnd_aux;       /* decode with lorenzo_nd: 2 words per sub-chunk */
+  const uint8_t *payload;  /* decode: payload base */
+  const uint64_t *offsets; /* decode: payload offset of each sub-chunk */
+  uint32_t *entries;
+  uint32_t s_begin, s_end;
+  uint32_t *opos; /* encode: this range's outliers, global positions */
+  uint8_t *ovals;
+  uint32_t ocount, ocap;
+  int rc;
+  char err[256];
+} cpu_task;
+
+static void task_fail(cpu_task *t, int rc)
+{
+  t->rc = rc;
+  strncpy(t->err, h5fz_last_error(), sizeof t->err - 1);
+}
+
+static int grow_outliers(cpu_task *t, uint32_t more, uint32_t esize)
+{
+  if (t->ocount + more <= t->ocap) return 0;
+  uint32_t cap = t->ocap ? t->ocap : 1024u;
+  while (cap < t->ocount + more) cap *= 2u;
+  uint32_t *pos = realloc(t->opos, (size_t)cap * 4u);
+  if (pos) t->opos = pos;
+  uint8_t *vals = realloc(t->ovals, (size_t)cap * esize);
+  if (vals) t->ovals = vals;
+  if (!pos || !vals) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot grow the outlier list to %u", cap);
+  t->ocap = cap;
+  return 0;
+}
+
+/* One sub-chunk of a task's range; returns 0 or the status that stops it. */
+typedef int (*subchunk_step)(cpu_task *t, uint32_t s, h5fz_cpu_work *w);
+
+static int encode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
+{
+  const h5fz_chunk_plan *p = t->p;
+  uint32_t full = p->subchunk_elems * p->esize, m = h5fz_sub_elems(p, s), n_out = 0;
+  if (grow_outliers(t, m, p->esize)) return H5FZ_ERR_NOMEM;
+  uint32_t *pos = t->opos + t->ocount;
+  t->entries[s] = h5fz_cpu_encode_subchunk(p, s, t->in + (size_t)s * full, m, w, t->out + (size_t)s * full, pos,
+                                           t->ovals + (size_t)t->ocount * p->esize, &n_out);
+  for (uint32_t i = 0; i < n_out; i++) pos[i] += s * p->subchunk_elems;
+  t->ocount += n_out;
+  return H5FZ_OK;
+}
+
+static int decode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
+{
+  const h5fz_chunk_plan *p = t->p;
+  uint32_t full = p->subchunk_elems * p->esize;
+  return h5fz_cpu_decode_subchunk(p, s, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s), w,
+                                  t->out + (size_t)s * full, t->lnd_aux ? t->lnd_aux + 2u * (size_t)s : NULL)
+             ? H5FZ_ERR_CORRUPT
+             : H5FZ_OK;
+}
+
+/* lorenzo_nd: the quantizer words of sub-chunk s into t->out, its escapes
+ * into the task's list (the encode steps that follow list none). */
+static int lnd_quant_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
+{
+  const h5fz_chunk_plan *p = t->p;
+  uint32_t m = h5fz_sub_elems(p, s);
+  (void)w;
+  if (grow_outliers(t, m, p->esize)) return H5FZ_ERR_NOMEM;
+  uint32_t *pos = t->opos + t->ocount;
+  uint32_t n_out = h5fz_cpu_lnd_quant_words(p, s, t->in, t->out, pos, t->ovals + (size_t)t->ocount * p->esize);
+  for (uint32_t i = 0; i < n_out; i++) pos[i] += s * p->subchunk_elems;
+  t->ocount += n_out;
+  return H5FZ_OK;
+}
+
+/* A task's range with one set of work buffers, stopping at the first error. */
+static void run_range(cpu_task *t, subchunk_step step)
+{
+  h5fz_cpu_work w;
+  if (h5fz_cpu_work_alloc(&w, t->p->subchunk_elems * t->p->esize)) {
+    task_fail(t, H5FZ_ERR_NOMEM);
+    return;
+  }
+  for (uint32_t s = t->s_begin; s < t->s_end; s++) {
+    int rc = step(t, s, &w);
+    if (rc) {
+      task_fail(t, rc);
+      break;
+    }
+  }
+  h5fz_cpu_work_free(&w);
+}
+
+static void *encode_range(void *arg)
+{
+  run_range(arg, encode_step);
+  return NULL;
+}
+
+static void *decode_range(void *arg)
+{
+  run_range(arg, decode_step);
+  return NULL;
+}
+
+static void *lnd_quant_range(void *arg)
+{
+  run_range(arg, lnd_quant_step);
+  return NULL;
+}
+
+/* Run fn over the sub-chunks split into contiguous ranges, one per thread.
+ * tasks[] (nthreads entries) must be zeroed except the shared fields. */
+static int run_tasks(cpu_task *tasks, unsigned nthreads, uint32_t n_sub, void *(*fn)(void *))
+{
+  pthread_t tid[H5FZ_MAX_HOST_THREADS];
+  unsigned started = 0;
+  for (unsigned i = 0; i < nthreads; i++) {
+    tasks[i].s_begin = (uint32_t)((uint64_t)n_sub * i / nthreads);
+    tasks[i].s_end = (uint32_t)((uint64_t)n_sub * (i + 1) / nthreads);
+  }
+  for (unsigned i = 1; i < nthreads; i++) {
+    if (pthread_create(&tid[i], NULL, fn, &tasks[i])) break;
+    started = i;
+  }
+  /* ranges whose thread could not start run here, in order */
+  fn(&tasks[0]);
+  for (unsigned i = started + 1; i < nthreads; i++) fn(&tasks[i]);
+  for (unsigned i = 1; i <= started; i++) pthread_join(tid[i], NULL);
+  for (unsigned i = 0; i < nthreads; i++)
+    if (tasks[i].rc) return h5fz_fail(tasks[i].rc, "%s", tasks[i].err);
+  return H5FZ_OK;
+}
+
+/* lorenzo_nd: the chunk's quantizer words into q and its escapes into the
+ * tasks' lists (the same ranges as the encode that follows), the predictor
+ * chosen from the words; *lp = p with the predictor and the words. */
+static int lnd_prepare(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, cpu_task *tasks, unsigned nthreads,
+                       uint8_t *q, h5fz_chunk_plan *lp)
+{
+  for (unsigned i = 0; i < nthreads; i++) {
+    tasks[i].p = p;
+    tasks[i].in = in;
+    tasks[i].out = q;
+  }
+  int rc = run_tasks(tasks, nthreads, p->n_subchunks, lnd_quant_range);
+  if (rc) return rc;
+  *lp = *p;
+  lp->lnd.dim = h5fz_cpu_lnd_choose(p, q);
+  lp->lnd_q = q;
+  h->predictor = (uint8_t)lp->lnd.dim;
+  return H5FZ_OK;
+}
+
+int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
+                          size_t *out_bytes)
+{
+  uint32_t full = p->subchunk_elems * p->esize, n_sub = p->n_subchunks;
+  unsigned nthreads = h5fz_cpu_threads(n_sub);
+  uint8_t *slots = malloc((size_t)n_sub * full + 1u);
+  uint32_t *entries = malloc((size_t)n_sub * 4u + 4u);
+  cpu_task *tasks = calloc(nthreads, sizeof *tasks);
+  uint8_t *lnd_q = NULL;
+  h5fz_chunk_plan lp;
+  int rc = H5FZ_OK;
+  if (!slots || !entries || !tasks) {
+    rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes of encode buffers", (size_t)n_sub * full);
+    goto done;
+  }
+  if (h5fz_plan_has_lnd(p)) {
+    lnd_q = malloc((size_t)n_sub * full + 1u);
+    if (!lnd_q) {
+      rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes of quantizer words", (size_t)n_sub * full);
+      goto done;
+    }
+    if ((rc = lnd_prepare(p, h, in, tasks, nthreads, lnd_q, &lp))) goto done;
+    p = &lp;
+  }
+  for (unsigned i = 0; i < nthreads; i++) {
+    tasks[i].p = p;
+    tasks[i].in = in;
+    tasks[i].out = slots;
+    tasks[i].entries = entries;
+  }
+  rc = run_tasks(tasks, nthreads, n_sub, encode_range);
+  if (rc) goto done;
+  /* concatenate the ranges' outlier lists: already in index order */
+  uint32_t total = 0;
+  for (unsigned i = 0; i < nthreads; i++) total += tasks[i].ocount;
+  uint32_t *pos = tasks[0].opos;
+  uint8_t *vals = tasks[0].ovals;
+  if (nthreads > 1 && total) {
+    pos = malloc((size_t)total * 4u);
+    vals = malloc((size_t)total * p->esize);
+    if (!pos || !vals) {
+      free(pos == tasks[0].opos ? NULL : pos);
+      free(vals == tasks[0].ovals ? NULL : vals);
+      rc = h5fz_fail(H5FZ_ERR_NOMEM, "cannot gather %u outliers", total);
+      goto done;
+    }
+    uint32_t k = 0;
+    for (unsigned i = 0; i < nthreads; i++) {
+      if (!tasks[i].ocount) continue; /* its buffers may be NULL */
+      memcpy(pos + k, tasks[i].opos, (size_t)tasks[i].ocount * 4u);
+      memcpy(vals + (size_t)k * p->esize, tasks[i].ovals, (size_t)tasks[i].ocount * p->esize);
+      k += tasks[i].ocount;
+    }
+  }
+  h->n_outliers = total;
+  h5fz_payload payload = {slots, full, entries};
+  rc = h5fz_container_write(h, &payload, pos, vals, in, in_bytes, out, out_bytes);
+  if (nthreads > 1 && total) {
+    free(pos);
+    free(vals);
+  }
+done:
+  if (tasks)
+    for (unsigned i = 0; i < nthreads; i++) {
+      free(tasks[i].opos);
+      free(tasks[i].ovals);
+    }
+  free(tasks);
+  free(slots);
+  free(entries);
+  free(lnd_q);
+  return rc;
+}
+
+int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
+                          const uint64_t *offsets, uint8_t *values)
+{
+  unsigned nthreads = h5fz_cpu_threads(p->n_subchunks);
+  cpu_task *tasks = calloc(nthreads, sizeof *tasks);
+  uint64_t *lnd_aux = h5fz_plan_has_lnd(p) ? malloc(((size_t)p->n_subchunks + 1u) * 16u) : NULL;
+  if (!tasks || (h5fz_plan_has_lnd(p) && !lnd_aux)) {
+    free(tasks);
+    free(lnd_aux);
+    return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tasks");
+  }
+  for (unsigned i = 0; i < nthreads; i++) {
+    tasks[i].p = p;
+    tasks[i].out = values;
+    tasks[i].lnd_aux = lnd_aux;
+    tasks[i].payload = payload;
+    tasks[i].offsets = offsets;
+    tasks[i].entries = (uint32_t *)entries;
+  }
+  int rc = run_tasks(tasks, nthreads, p->n_subchunks, decode_range);
+  if (!rc && lnd_aux) h5fz_cpu_lnd_finish(p, values, lnd_aux);
+  free(tasks);
+  free(lnd_aux);
+  return rc;
+}
+
+int h5fz_cpu_decode_container(const void *in, size_t in_bytes, h5fz_dtype dtype, size_t chunk_bytes, void **out,
+                              size_t *out_bytes)
+{
+  h5fz_clear_error();
+  if (!in || !out || !out_bytes) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_decode: NULL argument");
+  h5fz_chunk_read r;
+  int rc = h5fz_chunk_read_begin(in, in_bytes, dtype, chunk_bytes, NULL, &r);
+  if (rc) return rc;
+  if (!r.complete && r.h.n_subchunks && (rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values))) {
+    h5fz_chunk_read_free(&r);
+    return rc;
+  }
+  return h5fz_chunk_read_end(&r, NULL, out, out_bytes);
+}

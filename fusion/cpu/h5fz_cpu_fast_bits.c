@@ -1,0 +1,434 @@
+/*
+ * h5fz_cpu_fast_bits.c - CPU-specialised bitshuffle and RZE (see
+ * h5fz_cpu_fast_bits.h). Same bytes as device_ops/ with the one-thread
+ * block; only the way of computing them differs:
+ *  - bitshuffle: 8 words at a time, byte b of the 8 words packed into one
+ *    uint64 (an 8x8 bit matrix, row k = word k) and transposed, so that byte
+ *    q of the result is byte j of plane 8b+q;
+ *  - RZE: bitmaps built 8 input bytes at a time with a SWAR non-zero test
+ *    (level 0) or a SWAR "differs from the byte before" test (levels >= 1),
+ *    kept counts with popcounts, kept bytes copied by 64-byte runs where the
+ *    bitmap word is all ones and by set bits elsewhere.
+ * All multi-byte loads and stores go through little-endian helpers.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "h5fz_cpu_fast_bits.h"
+#include "h5fz_cpu_fast_util.h"
+
+/* ------------------------------------------------------------ bitshuffle */
+
+/* Bit planes 8b..8b+7 of one group of 8 words. */
+#define BS_STORE(x, b)                                                                                                 \
+  do {                                                                                                                 \
+    uint64_t y_ = transpose8(x);                                                                                       \
+    uint8_t *o_ = out + (size_t)(8u * (b)) * pb + j;                                                                   \
+    for (uint32_t q = 0; q < 8u; q++) o_[(size_t)q * pb] = (uint8_t)(y_ >> (8u * q));                                  \
+  } while (0)
+
+static void bs_encode_32_groups(const uint32_t *in, uint8_t *out, uint32_t n, uint32_t j0)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = j0; j < pb; j++) {
+    const uint32_t *w = in + 8u * j;
+    uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+    for (uint32_t k = 0; k < 8u; k++) {
+      uint64_t v = w[k];
+      x0 |= (v & 0xffu) << (8u * k);
+      x1 |= ((v >> 8) & 0xffu) << (8u * k);
+      x2 |= ((v >> 16) & 0xffu) << (8u * k);
+      x3 |= ((v >> 24) & 0xffu) << (8u * k);
+    }
+    BS_STORE(x0, 0u);
+    BS_STORE(x1, 1u);
+    BS_STORE(x2, 2u);
+    BS_STORE(x3, 3u);
+  }
+}
+
+static void bs_encode_64_groups(const uint64_t *in, uint8_t *out, uint32_t n, uint32_t j0)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = j0; j < pb; j++) {
+    const uint64_t *w = in + 8u * j;
+    uint64_t x[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (uint32_t k = 0; k < 8u; k++) {
+      uint64_t v = w[k];
+      for (uint32_t b = 0; b < 8u; b++) x[b] |= ((v >> (8u * b)) & 0xffu) << (8u * k);
+    }
+    for (uint32_t b = 0; b < 8u; b++) BS_STORE(x[b], b);
+  }
+}
+#undef BS_STORE
+
+/* Byte j of planes 8b..8b+7, transposed: byte k = byte b of word 8j+k. */
+static inline uint64_t bs_gather(const uint8_t *in, uint32_t pb, uint32_t j, uint32_t b)
+{
+  const uint8_t *s = in + (size_t)(8u * b) * pb + j;
+  uint64_t x = 0;
+  for (uint32_t q = 0; q < 8u; q++) x |= (uint64_t)s[(size_t)q * pb] << (8u * q);
+  return transpose8(x);
+}
+
+static void bs_decode_32_groups(const uint8_t *in, uint32_t *out, uint32_t n, uint32_t j0)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = j0; j < pb; j++) {
+    uint64_t x0 = bs_gather(in, pb, j, 0), x1 = bs_gather(in, pb, j, 1);
+    uint64_t x2 = bs_gather(in, pb, j, 2), x3 = bs_gather(in, pb, j, 3);
+    uint32_t *w = out + 8u * j;
+    for (uint32_t k = 0; k < 8u; k++)
+      w[k] = (uint32_t)((x0 >> (8u * k)) & 0xffu) | (uint32_t)((x1 >> (8u * k)) & 0xffu) << 8 |
+             (uint32_t)((x2 >> (8u * k)) & 0xffu) << 16 | (uint32_t)((x3 >> (8u * k)) & 0xffu) << 24;
+  }
+}
+
+static void bs_decode_64_groups(const uint8_t *in, uint64_t *out, uint32_t n, uint32_t j0)
+{
+  uint32_t pb = n / 8u;
+  for (uint32_t j = j0; j < pb; j++) {
+    uint64_t x[8];
+    for (uint32_t b = 0; b < 8u; b++) x[b] = bs_gather(in, pb, j, b);
+    uint64_t *w = out + 8u * j;
+    for (uint32_t k = 0; k < 8u; k++) {
+      uint64_t v = 0;
+      for (uint32_t b = 0; b < 8u; b++) v |= ((x[b] >> (8u * k)) & 0xffu) << (8u * b);
+      w[k] = v;
+    }
+  }
+}
+
+#if defined(__SSE2__) && !defined(H5FZ_NO_SSE2)
+/* SSE2 (the x86-64 baseline): 16 words at a time. */
+#include <emmintrin.h>
+
+/* Four vectors of 4 32-bit words (words 0..15) -> four vectors R_b, byte k
+ * of R_b = byte b of word k. */
+static inline void bytes_to_rows(__m128i a0, __m128i a1, __m128i a2, __m128i a3, __m128i r[4])
+{
+  __m128i u0 = _mm_unpacklo_epi8(a0, a1), u1 = _mm_unpackhi_epi8(a0, a1);
+  __m128i u2 = _mm_unpacklo_epi8(a2, a3), u3 = _mm_unpackhi_epi8(a2, a3);
+  __m128i v0 = _mm_unpacklo_epi8(u0, u1), v1 = _mm_unpackhi_epi8(u0, u1);
+  __m128i v2 = _mm_unpacklo_epi8(u2, u3), v3 = _mm_unpackhi_epi8(u2, u3);
+  __m128i x0 = _mm_unpacklo_epi8(v0, v1), x1 = _mm_unpackhi_epi8(v0, v1);
+  __m128i x2 = _mm_unpacklo_epi8(v2, v3), x3 = _mm_unpackhi_epi8(v2, v3);
+  r[0] = _mm_unpacklo_epi64(x0, x2);
+  r[1] = _mm_unpackhi_epi64(x0, x2);
+  r[2] = _mm_unpacklo_epi64(x1, x3);
+  r[3] = _mm_unpackhi_epi64(x1, x3);
+}
+
+/* Planes 8b..8b+7 of 16 words from their row R_b: 2 bytes each at byte j. */
+static inline void row_to_planes(__m128i r, uint8_t *out, uint32_t pb, uint32_t b, uint32_t j)
+{
+  for (uint32_t q = 8u; q-- > 0;) {
+    uint32_t mk = (uint32_t)_mm_movemask_epi8(r);
+    uint8_t *o = out + (size_t)(8u * b + q) * pb + j;
+    o[0] = (uint8_t)mk;
+    o[1] = (uint8_t)(mk >> 8);
+    r = _mm_add_epi8(r, r);
+  }
+}
+
+/* Inverse: row R_b of 16 words from 2 bytes of each of planes 8b..8b+7. */
+static inline __m128i planes_to_row(const uint8_t *in, uint32_t pb, uint32_t b, uint32_t j)
+{
+  __m128i v = _mm_setzero_si128(), t;
+  const uint8_t *s = in + (size_t)(8u * b) * pb + j;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 0);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 1);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 2);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 3);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 4);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 5);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 6);
+  s += pb;
+  v = _mm_insert_epi16(v, s[0] | s[1] << 8, 7);
+  /* lane 0: byte q = plane q's bits of words 0..7; lane 1: words 8..15 */
+  v = _mm_packus_epi16(_mm_and_si128(v, _mm_set1_epi16(0xff)), _mm_srli_epi16(v, 8));
+  /* 8x8 bit transpose of each 64-bit lane (transpose8) */
+  t = _mm_and_si128(_mm_xor_si128(v, _mm_srli_epi64(v, 7)), _mm_set1_epi64x(0x00AA00AA00AA00AAll));
+  v = _mm_xor_si128(v, _mm_xor_si128(t, _mm_slli_epi64(t, 7)));
+  t = _mm_and_si128(_mm_xor_si128(v, _mm_srli_epi64(v, 14)), _mm_set1_epi64x(0x0000CCCC0000CCCCll));
+  v = _mm_xor_si128(v, _mm_xor_si128(t, _mm_slli_epi64(t, 14)));
+  t = _mm_and_si128(_mm_xor_si128(v, _mm_srli_epi64(v, 28)), _mm_set1_epi64x(0x00000000F0F0F0F0ll));
+  v = _mm_xor_si128(v, _mm_xor_si128(t, _mm_slli_epi64(t, 28)));
+  return v;
+}
+
+/* Rows R_0..R_3 -> 16 32-bit words (4 vectors). */
+static inline void rows_to_words(const __m128i r[4], __m128i w[4])
+{
+  __m128i a = _mm_unpacklo_epi8(r[0], r[1]), b = _mm_unpackhi_epi8(r[0], r[1]);
+  __m128i c = _mm_unpacklo_epi8(r[2], r[3]), d = _mm_unpackhi_epi8(r[2], r[3]);
+  w[0] = _mm_unpacklo_epi16(a, c);
+  w[1] = _mm_unpackhi_epi16(a, c);
+  w[2] = _mm_unpacklo_epi16(b, d);
+  w[3] = _mm_unpackhi_epi16(b, d);
+}
+
+void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    const __m128i *v = (const __m128i *)(in + 16u * g);
+    __m128i r[4];
+    bytes_to_rows(_mm_loadu_si128(v), _mm_loadu_si128(v + 1), _mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3), r);
+    for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, b, 2u * g);
+  }
+  bs_encode_32_groups(in, out, n, 2u * r16);
+}
+
+void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    const __m128i *v = (const __m128i *)(in + 16u * g);
+    __m128i lo[4], hi[4], r[4];
+    for (uint32_t i = 0; i < 4u; i++) {
+      /* [w0lo w0hi w1lo w1hi] -> [w0lo w1lo w0hi w1hi] */
+      __m128i s0 = _mm_shuffle_epi32(_mm_loadu_si128(v + 2u * i), _MM_SHUFFLE(3, 1, 2, 0));
+      __m128i s1 = _mm_shuffle_epi32(_mm_loadu_si128(v + 2u * i + 1u), _MM_SHUFFLE(3, 1, 2, 0));
+      lo[i] = _mm_unpacklo_epi64(s0, s1);
+      hi[i] = _mm_unpackhi_epi64(s0, s1);
+    }
+    bytes_to_rows(lo[0], lo[1], lo[2], lo[3], r);
+    for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, b, 2u * g);
+    bytes_to_rows(hi[0], hi[1], hi[2], hi[3], r);
+    for (uint32_t b = 0; b < 4u; b++) row_to_planes(r[b], out, pb, 4u + b, 2u * g);
+  }
+  bs_encode_64_groups(in, out, n, 2u * r16);
+}
+
+void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    __m128i r[4], w[4];
+    for (uint32_t b = 0; b < 4u; b++) r[b] = planes_to_row(in, pb, b, 2u * g);
+    rows_to_words(r, w);
+    __m128i *o = (__m128i *)(out + 16u * g);
+    for (uint32_t i = 0; i < 4u; i++) _mm_storeu_si128(o + i, w[i]);
+  }
+  bs_decode_32_groups(in, out, n, 2u * r16);
+}
+
+void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n)
+{
+  uint32_t pb = n / 8u, g, r16 = n / 16u;
+  for (g = 0; g < r16; g++) {
+    __m128i r[4], lo[4], hi[4];
+    for (uint32_t b = 0; b < 4u; b++) r[b] = planes_to_row(in, pb, b, 2u * g);
+    rows_to_words(r, lo);
+    for (uint32_t b = 0; b < 4u; b++) r[b] = planes_to_row(in, pb, 4u + b, 2u * g);
+    rows_to_words(r, hi);
+    __m128i *o = (__m128i *)(out + 16u * g);
+    for (uint32_t i = 0; i < 4u; i++) {
+      _mm_storeu_si128(o + 2u * i, _mm_unpacklo_epi32(lo[i], hi[i]));
+      _mm_storeu_si128(o + 2u * i + 1u, _mm_unpackhi_epi32(lo[i], hi[i]));
+    }
+  }
+  bs_decode_64_groups(in, out, n, 2u * r16);
+}
+#else
+void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n)
+{
+  bs_encode_32_groups(in, out, n, 0);
+}
+void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n)
+{
+  bs_encode_64_groups(in, out, n, 0);
+}
+void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n)
+{
+  bs_decode_32_groups(in, out, n, 0);
+}
+void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n)
+{
+  bs_decode_64_groups(in, out, n, 0);
+}
+#endif
+
+/* ------------------------------------------------------------------- RZE */
+
+/* Bit k set iff byte k of t is non-zero. */
+static inline uint32_t nz_bits8(uint64_t t)
+{
+  const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+  uint64_t hi = (t | ((t & lo7) + lo7)) & 0x8080808080808080ull;
+  return (uint32_t)(((hi >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* Bitmap of level `level` over src[0..n) into bitmap[0..ceil(n/8)). */
+static void rze_bitmap(const uint8_t *src, uint32_t n, uint32_t level, uint8_t *bitmap)
+{
+  uint32_t full = n / 8u, j;
+  if (level == 0) {
+    for (j = 0; j < full; j++) bitmap[j] = (uint8_t)nz_bits8(ld64(src + 8u * j));
+  } else {
+    uint64_t before = 0; /* the byte before src[8j], in the low byte */
+    for (j = 0; j < full; j++) {
+      uint64_t v = ld64(src + 8u * j);
+      bitmap[j] = (uint8_t)nz_bits8(v ^ ((v << 8) | before));
+      before = v >> 56;
+    }
+  }
+  if (n & 7u) {
+    uint32_t byte = 0;
+    for (uint32_t b = 0; b < (n & 7u); b++) {
+      uint32_t i = 8u * full + b;
+      uint32_t keep = level == 0 ? src[i] != 0 : src[i] != (i ? src[i - 1u] : 0u);
+      byte |= keep << b;
+    }
+    bitmap[full] = (uint8_t)byte;
+  }
+}
+
+/* Population count of 64 bits (SWAR: the x86-64 baseline has no POPCNT
+ * and __builtin_popcountll would call libgcc). */
+static inline uint32_t pop64(uint64_t x)
+{
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+static uint64_t popcount_bytes(const uint8_t *p, uint32_t nb)
+{
+  uint64_t c = 0;
+  uint32_t i = 0;
+  for (; i + 8u <= nb; i += 8u) c += pop64(ld64(p + i));
+  for (; i < nb; i++) c += pop64(p[i]);
+  return c;
+}
+
+/* Appends the kept bytes of src[0..n) (bitmap map) at out + pos, where
+ * out[0..limit) may be written (limit: the encoded size). Returns the new pos. */
+static uint64_t rze_gather(const uint8_t *src, uint32_t n, const uint8_t *map, uint8_t *out, uint64_t pos,
+                           uint64_t limit)
+{
+  uint32_t words = n / 64u;
+  for (uint32_t t = 0; t < words; t++) {
+    uint64_t m = ld64(map + 8u * t);
+    const uint8_t *s = src + 64u * t;
+    if (m == ~0ull) {
+      memcpy(out + pos, s, 64);
+      pos += 64u;
+    } else if (m == 0) {
+      continue;
+    } else if (pos + 64u <= limit && pop64(m) > 16) {
+      /* dense: store every byte, advance past the kept ones (the others are
+       * overwritten by later kept bytes, all below limit) */
+      for (uint32_t b = 0; b < 64u; b++) {
+        out[pos] = s[b];
+        pos += (m >> b) & 1u;
+      }
+    } else {
+      while (m) {
+        out[pos++] = s[__builtin_ctzll(m)];
+        m &= m - 1u;
+      }
+    }
+  }
+  for (uint32_t i = 64u * words; i < n; i++)
+    if ((map[i / 8u] >> (i & 7u)) & 1u) out[pos++] = src[i];
+  return pos;
+}
+
+uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint32_t cap, uint8_t *scratch)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS + 1u];
+  uint64_t kept[H5FZ_RZE_MAX_LEVELS];
+  const uint8_t *src = in;
+  bitmap_off[0] = 0;
+  for (uint32_t k = 0; k < levels; k++) {
+    uint8_t *bitmap = scratch + bitmap_off[k];
+    rze_bitmap(src, len[k], k, bitmap);
+    kept[k] = popcount_bytes(bitmap, len[k + 1u]);
+    bitmap_off[k + 1u] = bitmap_off[k] + len[k + 1u];
+    src = bitmap;
+  }
+  uint64_t size = len[levels];
+  for (uint32_t k = 0; k < levels; k++) size += kept[k];
+  if (size >= L || size > cap) return H5FZ_RZE_NOT_SMALLER;
+  memcpy(out, scratch + bitmap_off[levels - 1u], len[levels]);
+  uint64_t offset = len[levels];
+  for (uint32_t kk = levels; kk-- > 0;) {
+    const uint8_t *lsrc = kk ? scratch + bitmap_off[kk - 1u] : in;
+    offset = rze_gather(lsrc, len[kk], scratch + bitmap_off[kk], out, offset, size);
+  }
+  return (uint32_t)size;
+}
+
+int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
+{
+  uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS];
+  if (len[levels] > size) return -1;
+  bitmap_off[0] = 0;
+  for (uint32_t k = 1; k < levels; k++) bitmap_off[k] = bitmap_off[k - 1u] + len[k];
+  uint64_t offset = len[levels];
+  const uint8_t *lmap = in; /* the top bitmap */
+  for (uint32_t kk = levels; kk-- > 0;) {
+    uint8_t *dst = kk ? scratch + bitmap_off[kk - 1u] : out;
+    uint32_t n = len[kk], nb = len[kk + 1u];
+    if ((n & 7u) && (lmap[nb - 1u] >> (n & 7u))) return -1;
+    uint64_t total = popcount_bytes(lmap, nb);
+    if (offset + total > size) return -1;
+    const uint8_t *kept = in + offset;
+    uint64_t rank = 0;
+    uint32_t words = n / 64u, i;
+    if (kk == 0) {
+      for (uint32_t t = 0; t < words; t++) {
+        uint64_t m = ld64(lmap + 8u * t);
+        uint8_t *d = dst + 64u * t;
+        if (m == ~0ull) {
+          memcpy(d, kept + rank, 64);
+          rank += 64u;
+        } else {
+          memset(d, 0, 64);
+          while (m) {
+            d[__builtin_ctzll(m)] = kept[rank++];
+            m &= m - 1u;
+          }
+        }
+      }
+      for (i = 64u * words; i < n; i++) dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+    } else {
+      /* a dropped byte repeats the one before it: the last kept byte */
+      uint8_t last = 0;
+      for (uint32_t t = 0; t < words; t++) {
+        uint64_t m = ld64(lmap + 8u * t);
+        uint8_t *d = dst + 64u * t;
+        if (m == 0) {
+          memset(d, last, 64);
+        } else if (m == ~0ull) {
+          memcpy(d, kept + rank, 64);
+          rank += 64u;
+          last = d[63];
+        } else {
+          for (uint32_t b = 0; b < 64u; b++) {
+            if ((m >> b) & 1u) last = kept[rank++];
+            d[b] = last;
+          }
+        }
+      }
+      for (i = 64u * words; i < n; i++) {
+        if ((lmap[i / 8u] >> (i & 7u)) & 1u) last = kept[rank++];
+        dst[i] = last;
+      }
+    }
+    offset += total;
+    lmap = dst;
+  }
+  return offset == size ? 0 : -1;
+}

@@ -1,0 +1,124 @@
+/*
+ * h5fz_chunk_check.c - does a chunk belong to a dataset and keep its
+ * promise: its recorded shape, its mode and bound, and (under REL) its
+ * bound against the range of its decoded values.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "h5fz_chunk_check.h"
+#include "h5fz_rel_bound.h"
+
+const char *h5fz_dtype_name(unsigned dtype)
+{
+  return dtype == H5FZ_DTYPE_F32 ? "float32" : dtype == H5FZ_DTYPE_F64 ? "float64" : "an unknown type";
+}
+
+/* "a x b x c" into buf. */
+static const char *shape_text(uint32_t rank, const uint32_t *dims, char *buf, size_t len)
+{
+  size_t n = 0;
+  buf[0] = '\0';
+  for (uint32_t d = 0; d < rank && n < len; d++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%u", d ? " x " : "", dims[d]);
+  return buf;
+}
+
+static int check_shape(uint32_t have_rank, const uint32_t *have_dims, uint32_t want_rank, const uint32_t *want_dims)
+{
+  if (!want_rank || !have_rank || have_rank > H5FZ_MAX_RANK ||
+      (have_rank == want_rank && !memcmp(have_dims, want_dims, want_rank * sizeof *want_dims)))
+    return H5FZ_OK;
+  char a[96], b[96];
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk is %s elements, the dataset's chunks are %s: its values would come "
+                   "back in another order",
+                   shape_text(have_rank, have_dims, a, sizeof a), shape_text(want_rank, want_dims, b, sizeof b));
+}
+
+static const char *mode_name(unsigned mode)
+{
+  static const char *const names[] = {"ABS", "REL", "PW_REL", "lossless"};
+  return mode < 4 ? names[mode] : "unknown";
+}
+
+/* A chunk keeps the dataset's promise when it is exact (stored raw,
+ * lossless) or was coded for a bound at least as tight in a mode that makes
+ * the same kind of promise: under an ABS bound, ABS and REL chunks whose
+ * absolute bound is no looser; under PW_REL, PW_REL chunks with no looser
+ * relative bound; under REL, ABS and REL chunks (the bound relative to the
+ * chunk's original range cannot be checked from the decoded values alone);
+ * a lossless dataset takes only exact chunks. */
+static int check_bound(unsigned have_mode, double have_bound, int stored_raw, const h5fz_spec *want)
+{
+  if (stored_raw || have_mode == H5FZ_MODE_LOSSLESS) return H5FZ_OK;
+  int ok;
+  switch (want->mode) {
+  case H5FZ_MODE_ABS:
+    ok = (have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL) && have_bound <= want->bound;
+    break;
+  case H5FZ_MODE_PW_REL: ok = have_mode == H5FZ_MODE_PW_REL && have_bound <= want->bound; break;
+  case H5FZ_MODE_REL: ok = have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL; break;
+  default: ok = 0; break;
+  }
+  if (ok) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk was coded %s with %sbound %.9g, looser than or unlike the dataset's "
+                   "%s %.9g: it would not keep the dataset's error bound",
+                   mode_name(have_mode), have_mode == H5FZ_MODE_REL ? "absolute " : "", have_bound,
+                   mode_name(want->mode), want->bound);
+}
+
+/* A chunk decodes to its recorded byte order; HDF5 reads those bytes as
+ * the dataset's type, so the two must agree (a spec without a dataset part
+ * names no order). */
+static int check_order(int have_big, const h5fz_spec *want)
+{
+  if (want->dtype == H5FZ_DTYPE_UNKNOWN || !have_big == !want->big_endian) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk holds %s-endian values, the dataset is %s-endian: its values would "
+                   "come back byte-swapped",
+                   have_big ? "big" : "little", want->big_endian ? "big" : "little");
+}
+
+int h5fz_header_check_spec(const h5fz_header *h, const h5fz_spec *want)
+{
+  int rc = check_shape(h->rank, h->dims, want->rank, want->dims);
+  if (!rc) rc = check_order((h->flags & H5FZ_FLAG_BIG_ENDIAN) != 0, want);
+  return rc ? rc : check_bound(h->mode, h->abs_bound, (h->flags & H5FZ_FLAG_STORED_RAW) != 0, want);
+}
+
+int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dataset)
+{
+  if (!info || !dataset) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_chunk_info_check_spec: NULL argument");
+  int rc = check_shape(info->rank, info->dims, dataset->rank, dataset->dims);
+  if (!rc) rc = check_order(info->big_endian, dataset);
+  return rc ? rc : check_bound(info->mode, info->abs_bound, info->stored_raw, dataset);
+}
+
+/* Under a REL dataset, a lossy chunk's absolute bound eb must be at most
+ * rel x the range r of its original finite non-fill values. Decoded values
+ * lie within eb of the originals, so r <= r' + 2 eb for the range r' of all
+ * finite decoded values:
+ * a chunk with eb > rel (r' + 2 eb) cannot have kept the promise (a legal
+ * chunk never fails this; a looser one can pass when r' is much larger). */
+int h5fz_rel_check_decoded(const h5fz_header *h, const h5fz_spec *want, const void *values)
+{
+  if (!want || want->mode != H5FZ_MODE_REL || (h->flags & H5FZ_FLAG_STORED_RAW) ||
+      (h->mode != H5FZ_MODE_ABS && h->mode != H5FZ_MODE_REL))
+    return H5FZ_OK;
+  h5fz_spec s = *want;
+  s.dtype = (h5fz_dtype)h->dtype;
+  /* every finite decoded value, the fill value's too: a value within eb of
+   * the fill can decode to it exactly, and leaving it out could make r' too
+   * small (a false refusal); counting fills only makes the test more lenient */
+  s.has_fill = 0;
+  double lo, hi, eb = h->abs_bound;
+  h5fz_rel_range(&s, values, h->n_elements, &lo, &hi);
+  double decoded = hi >= lo ? hi - lo : 0.0, limit = want->bound * (decoded + 2.0 * eb);
+  if (!(eb > limit * (1.0 + 1e-9))) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_CORRUPT,
+                   "the chunk was coded %s with absolute bound %.9g, more than the dataset's REL "
+                   "%.9g of its values' range (%.9g decoded) allows: it would not keep the dataset's error bound",
+                   mode_name(h->mode), eb, want->bound, decoded);
+}

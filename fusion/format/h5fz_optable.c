@@ -1,0 +1,66 @@
+/* h5fz_optable.c - the one table of ops: id, name, kind, stream types. */
+#include <string.h>
+
+#include "h5fz_internal.h"
+
+static const h5fz_op_info op_table[] = {
+    {H5FZ_OP_QUANT, "quant", H5FZ_KIND_MAP, H5FZ_STREAM_FLOAT, H5FZ_STREAM_WORDS, 0, "h5fz_quant",
+     "error-bounded quantizer; escapes values it cannot bound to the outlier list"},
+    {H5FZ_OP_DELTA, "delta", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_delta",
+     "1-D first difference within a sub-chunk"},
+    {H5FZ_OP_LORENZO, "lorenzo", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_lorenzo",
+     "2-D Lorenzo prediction over rows of the chunk's last dimension"},
+    {H5FZ_OP_LORENZO_ND, "lorenzo_nd", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_lnd",
+     "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
+     "chosen per chunk; right after quant"},
+    {H5FZ_OP_ZIGZAG, "zigzag", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_zigzag",
+     "signed -> unsigned, small magnitudes stay small"},
+    {H5FZ_OP_NEGABINARY, "negabinary", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_negabinary",
+     "two's complement -> base -2"},
+    {H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitshuffle",
+     "words -> bit planes"},
+    {H5FZ_OP_RZE, "rze", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, "h5fz_rze",
+     "repeated-zero elimination"},
+    {H5FZ_OP_RAW, "raw", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, NULL, "bytes as they are"},
+    {H5FZ_OP_BITPACK, "bitpack", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitpack",
+     "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes"},
+};
+
+const uint8_t h5fz_default_chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
+
+const h5fz_op_info *h5fz_op_lookup(unsigned id)
+{
+  for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+    if ((unsigned)op_table[i].id == id) return &op_table[i];
+  return NULL;
+}
+
+const h5fz_op_info *h5fz_op_by_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+    if (strcmp(op_table[i].name, name) == 0) return &op_table[i];
+  return NULL;
+}
+
+const h5fz_op_info *h5fz_op_table(size_t *count)
+{
+  *count = sizeof op_table / sizeof op_table[0];
+  return op_table;
+}
+
+const char *h5fz_op_name(unsigned id)
+{
+  const h5fz_op_info *op = h5fz_op_lookup(id);
+  return op ? op->name : NULL;
+}
+
+int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, const char **summary)
+{
+  static const char *const kinds[] = {"?", "map", "transform", "coder"};
+  if (i >= sizeof op_table / sizeof op_table[0]) return H5FZ_ERR_ARG;
+  if (id) *id = (unsigned)op_table[i].id;
+  if (name) *name = op_table[i].name;
+  if (kind) *kind = kinds[op_table[i].kind];
+  if (summary) *summary = op_table[i].summary;
+  return H5FZ_OK;
+}

@@ -1,0 +1,68 @@
+/*
+ * h5fz_codegen.h - a ChunkFusionSpec becomes CUDA source: one fused encode
+ * kernel and one fused decode kernel that call the ops of device_ops/ in
+ * chain order on a sub-chunk held in shared memory, one thread block per
+ * sub-chunk. Only this glue is generated; the ops are the embedded headers.
+ */
+#ifndef H5FZ_CODEGEN_H
+#define H5FZ_CODEGEN_H
+
+#include <stddef.h>
+
+#include "h5fz.h"
+
+/* Generated kernels' names. */
+#define H5FZ_KERNEL_ENCODE "h5fz_encode"
+#define H5FZ_KERNEL_DECODE "h5fz_decode"
+#define H5FZ_KERNEL_TAIL_SCAN "h5fz_tail_scan"
+#define H5FZ_KERNEL_TAIL_PACK "h5fz_tail_pack"
+#define H5FZ_KERNEL_TAIL_GATHER "h5fz_tail_gather"
+#define H5FZ_KERNEL_TAIL_REDUCE "h5fz_tail_reduce"
+/* Only with H5FZ_CODEGEN_WARP_FUSED and a chain it serves: the warp-fused
+ * kernels of full sub-chunks (device_ops/op_warp_fused.h). */
+#define H5FZ_KERNEL_ENCODE_WF "h5fz_encode_wf"
+#define H5FZ_KERNEL_DECODE_WF "h5fz_decode_wf"
+/* Only in the source of a chain with lorenzo_nd: its chunk-level kernels. */
+#define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
+#define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
+#define H5FZ_KERNEL_LND_XFIX "h5fz_lnd_xfix_kernel"
+#define H5FZ_KERNEL_LND_YSCAN "h5fz_lnd_yscan_kernel"
+#define H5FZ_KERNEL_LND_ZSCAN "h5fz_lnd_zscan_kernel"
+#define H5FZ_KERNEL_LND_DEQUANT "h5fz_lnd_dequant_kernel"
+
+/* Codegen flags. PADDED_PLANES: bitshuffle goes through planes padded by
+ * one word in shared memory (no bank conflicts; the kernel class's
+ * `padded_planes` feature): about 16.5 KiB more per block, worth it where
+ * two blocks per SM still fit (sm_90, sm_100: 228 KiB per SM). */
+#define H5FZ_CODEGEN_PADDED_PLANES 1u
+/* Resident blocks per SM the kernels' register use must allow (the
+ * __launch_bounds__ minimum; the compiler caps registers per thread to
+ * fit), 1..255; 0 = 1024 / threads_per_block (64 registers per thread). */
+#define H5FZ_CODEGEN_MIN_BLOCKS(n) (((unsigned)(n)&0xffu) << 8)
+
+/* WARP_FUSED: also emit h5fz_encode_wf / h5fz_decode_wf when the chain is
+ * one they serve (h5fz_codegen_warp_fused_chain), with WF_WARPS(n) warps
+ * (1, 2, 4 or 8; 0 = 4) per block of one sub-chunk; needs sm_80 or newer
+ * (warp reductions). The generic kernels then still serve the partial last
+ * sub-chunk of each chunk (their tail_only argument) and the modes the
+ * warp-fused ones do not (PW_REL, lossless). */
+#define H5FZ_CODEGEN_WARP_FUSED 2u
+#define H5FZ_CODEGEN_WF_WARPS(n) (((unsigned)(n)&0xfu) << 16)
+#define H5FZ_CODEGEN_WF_WARPS_OF(flags) (((flags) >> 16) & 0xfu ? ((flags) >> 16) & 0xfu : 4u)
+
+/* 1 when spec's chain is one the warp-fused kernels serve: float32,
+ * quant delta zigzag bitshuffle rze (the default chain), 16 KiB sub-chunks. */
+int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);
+
+/* Generate the source for spec (dtype must be known) with
+ * threads_per_block threads (a multiple of 32, 32..1024) and flags
+ * (H5FZ_CODEGEN_*). *src is a malloc'd NUL-terminated string (caller
+ * frees); *smem_bytes receives the dynamic shared memory a block of either
+ * kernel needs. Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
+int h5fz_codegen(const h5fz_spec *spec, int threads_per_block, unsigned flags, char **src, size_t *smem_bytes);
+
+/* The op headers embedded at build time, as NVRTC wants them: *count
+ * entries of names[] (include names) and sources[] (NUL-terminated). */
+void h5fz_embedded_headers(size_t *count, const char *const **names, const char *const **sources);
+
+#endif /* H5FZ_CODEGEN_H */

@@ -1,0 +1,22 @@
+/*
+ * h5fz_gpu_launch.h - launching a compiled chain's kernels on the GPU
+ * context's stream (h5fz_gpu_launch.c): the fused encode with its tail, the
+ * fused decode, and any kernel of the module.
+ */
+#ifndef H5FZ_GPU_LAUNCH_H
+#define H5FZ_GPU_LAUNCH_H
+
+#include "h5fz_gpu_chain.h"
+
+int h5fz_gpu_launch(CUfunction f, unsigned grid, unsigned block, unsigned smem, void **args, const char *what);
+int h5fz_gpu_sync_stream(const char *what);
+/* The fused encode, tail scan and tail pack of n_chunks equal chunks of
+ * plan p (p->n_elements values each) laid out back to back in g_gpu.in;
+ * qchunk: device array of n_chunks absolute bounds, or 0 for p's bound. */
+int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk);
+/* The fused decode of n_chunks chunks from g_gpu.packed (offsets and entries
+ * over all their sub-chunks) into out, chunks back to back. */
+int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk,
+                           CUdeviceptr out);
+
+#endif /* H5FZ_GPU_LAUNCH_H */

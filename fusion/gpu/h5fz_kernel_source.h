@@ -1,0 +1,35 @@
+/*
+ * h5fz_kernel_source.h - the generated CUDA source of one planned chain,
+ * exactly as the GPU executor compiles it. Shared by the executor and the
+ * build-time kernel embedder (tools/h5fz_embed_kernels.c), so an embedded
+ * module is compiled from the very source the executor would compile.
+ */
+#ifndef H5FZ_KERNEL_SOURCE_H
+#define H5FZ_KERNEL_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "h5fz_planner.h"
+#include "h5fz.h"
+
+/* What selects one compiled module besides the plan. */
+typedef struct {
+  const uint8_t *ops;      /* op ids of the chain, quant first */
+  int n_ops;               /* entries of ops, 2..H5FZ_MAX_OPS */
+  h5fz_dtype dtype;        /* H5FZ_DTYPE_F32 or H5FZ_DTYPE_F64 */
+  uint32_t subchunk_bytes; /* input bytes per sub-chunk */
+  int threads;             /* threads per block (the plan's unless overridden) */
+  int regs;                /* register cap per thread, 0 = none */
+  int wf_warps;            /* warps per block of the warp-fused kernels (1, 2, 4, 8) */
+  long regs_per_sm;        /* the device's 32-bit registers per SM (65536 on sm_70..sm_120) */
+} h5fz_kernel_config;
+
+/* Generate the source of cfg under plan (a GPU plan from h5fz_plan_make):
+ * codegen flags from the plan's features (padded planes, warp-fused) and
+ * the register cap as blocks per SM. *src is malloc'd (caller frees),
+ * *smem_bytes the dynamic shared memory a block needs. Returns H5FZ_OK or
+ * the error of h5fz_codegen (H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM). */
+int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, char **src, size_t *smem_bytes);
+
+#endif /* H5FZ_KERNEL_SOURCE_H */

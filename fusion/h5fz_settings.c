@@ -1,0 +1,81 @@
+/*
+ * h5fz_settings.c - the integer environment variables that tune h5fz
+ * (H5FZ_THREADS, H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL,
+ * H5FZ_GPU_MEMORY_LIMIT, H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED,
+ * H5FZ_GPU_WF_WARPS), read in one place into h5fz_settings, one way: a value that is
+ * not a whole number in range is ignored with one warning per variable on
+ * stderr (H5FZ_QUIET=1 silences it), never silently and never as a failed
+ * read or write, since these only tune speed or memory.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5fz_settings.h"
+
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *warned[16];
+
+static void warn_once(const char *name, const char *value, const char *want)
+{
+  const char *quiet = getenv("H5FZ_QUIET");
+  if (quiet && *quiet && *quiet != '0') return;
+  int first = 1;
+  pthread_mutex_lock(&warned_lock);
+  size_t i = 0;
+  for (; i < sizeof warned / sizeof *warned && warned[i]; i++)
+    if (!strcmp(warned[i], name)) first = 0;
+  if (first && i < sizeof warned / sizeof *warned) warned[i] = name;
+  pthread_mutex_unlock(&warned_lock);
+  if (first) fprintf(stderr, "h5fz: ignoring %s=%s (want %s); using the default\n", name, value, want);
+}
+
+long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (errno || end == v || *end || x < lo || x > hi || (multiple_of > 1 && x % multiple_of)) {
+    char want[128];
+    if (multiple_of > 1)
+      snprintf(want, sizeof want, "a multiple of %lld in %lld..%lld", multiple_of, lo, hi);
+    else
+      snprintf(want, sizeof want, "a whole number in %lld..%lld", lo, hi);
+    warn_once(name, v, want);
+    return dflt;
+  }
+  return x;
+}
+
+long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt)
+{
+  long long x = h5fz_env_int(name, lo, hi, 1, 0);
+  if (!x) return dflt; /* unset, or out of range (warned) */
+  if (x & (x - 1)) {
+    char want[128];
+    snprintf(want, sizeof want, "a power of two in %lld..%lld", lo, hi);
+    warn_once(name, getenv(name), want);
+    return dflt;
+  }
+  return x;
+}
+
+void h5fz_settings_read(h5fz_settings *s, unsigned groups)
+{
+  if (groups & H5FZ_SETTINGS_HOST) s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
+  if (groups & H5FZ_SETTINGS_GPU) {
+    s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+    long long limit = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);
+    s->gpu_memory_limit = limit ? (size_t)limit : SIZE_MAX;
+    s->gpu_threads = (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);
+    s->gpu_regs = (int)h5fz_env_int("H5FZ_GPU_REGS", 16, 255, 1, 0);
+    s->gpu_wf_warps = (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
+    s->gpu_warp_fused = (int)h5fz_env_int("H5FZ_GPU_WARP_FUSED", 0, 1, 1, 1);
+    s->batch_bytes = (unsigned long long)h5fz_env_int("H5FZ_BATCH_BYTES", 1, 0x7fffffffffffffffLL, 1, 512ll << 20);
+  }
+}

@@ -1,0 +1,48 @@
+/*
+ * h5fz_settings.h - the H5FZ_* environment variables that tune fusion/,
+ * read in one place (h5fz_settings.c) into one struct. A group is read
+ * once per call where it applies (the GPU group when the GPU executor
+ * takes a call, under its lock: h5fz_gpu_ensure_init), so a process that
+ * changes a variable between calls sees it at the next call, and a value
+ * that is not a whole number in range is ignored with one warning per
+ * variable (H5FZ_QUIET=1 silences it) only where the variable matters.
+ * H5FZ_DEVICE and H5FZ_DEVICE_STRICT are the codec's (h5fz_codec.h), the
+ * JIT cache's and the planner's files their own.
+ */
+#ifndef H5FZ_SETTINGS_H
+#define H5FZ_SETTINGS_H
+
+#include <stddef.h>
+
+/* What tunes the executors (0: the default, from the plan or the machine). */
+typedef struct {
+  /* host group */
+  unsigned host_threads; /* H5FZ_THREADS, 1..1024; 0: the cores */
+  /* GPU group */
+  int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023 (read when the GPU is first set up) */
+  size_t gpu_memory_limit;        /* H5FZ_GPU_MEMORY_LIMIT bytes; SIZE_MAX: unlimited */
+  int gpu_threads;                /* H5FZ_GPU_THREADS, a multiple of 32 in 64..1024; 0: the plan's */
+  int gpu_regs;                   /* H5FZ_GPU_REGS, 16..255; 0: the plan's */
+  int gpu_wf_warps;               /* H5FZ_GPU_WF_WARPS, 1, 2, 4 or 8; 0: codegen's */
+  int gpu_warp_fused;             /* H5FZ_GPU_WARP_FUSED: 0 keeps the warp-fused kernels out; default 1 */
+  unsigned long long batch_bytes; /* H5FZ_BATCH_BYTES of chunk data per batch; default 512 MiB */
+} h5fz_settings;
+
+#define H5FZ_SETTINGS_HOST 1u
+#define H5FZ_SETTINGS_GPU 2u
+
+/* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s; the other fields
+ * are left as they are. Never fails (a bad value: the default, warned). */
+void h5fz_settings_read(h5fz_settings *s, unsigned groups);
+
+/* The integer environment variable name: its value when it is a whole
+ * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt
+ * when it is unset or empty; any other value is ignored (dflt) with one
+ * warning per variable on stderr unless H5FZ_QUIET is set. */
+long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt);
+
+/* The same for a power of two in [lo, hi] (lo >= 1): any other value is
+ * ignored with the warning. */
+long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long dflt);
+
+#endif /* H5FZ_SETTINGS_H */

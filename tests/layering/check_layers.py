@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The layering rules of h5fz that a script can check (docs/design.md,
+"Layers"). Usage: check_layers.py SOURCE_DIR [LIBH5FZ_CORE.a]
+
+Reads the tracked C sources as text (and, given the core library, its
+symbol table through `nm`); prints every broken rule and exits 1, else
+prints what it checked and exits 0.
+"""
+import os
+import re
+import subprocess
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
+# the library layers: a line's folder says what it may touch
+BELOW_HDF5 = ("fusion", "planner", "device_ops")  # no HDF5 below filter/api/cli
+LIB_LAYERS = ("api", "filter", "cli", "bench", "planner", "device_ops", "h5_examples", "python")
+SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
+
+
+def sources(root):
+    """(relative path, text) of the C sources under root, build trees left out."""
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not d.startswith("build")]
+        for f in sorted(files):
+            if f.endswith(SOURCE_EXT):
+                path = os.path.join(top, f)
+                rel = os.path.relpath(path, root)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    yield rel, fh.read()
+
+
+def layer(rel):
+    return rel.split(os.sep, 1)[0]
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def check_sources(root, broken):
+    dlopen_cuda = []
+    for rel, text in sources(root):
+        code = strip_comments(text)
+        incs = INCLUDE.findall(code)
+        top = layer(rel)
+        for inc in incs:
+            base = os.path.basename(inc)
+            if top in BELOW_HDF5 and (base == "hdf5.h" or re.match(r"H5[A-Za-z]*\.h$", base)):
+                broken.append(f"{rel}: includes the HDF5 header {inc}; HDF5 stays in filter/, api/ and cli/")
+            if top in LIB_LAYERS and base == "h5fz_internal.h":
+                broken.append(f"{rel}: includes h5fz_internal.h, which is private to fusion/")
+            if top == "bench" and ("tests/" in inc or inc.startswith("../tests")):
+                broken.append(f"{rel}: includes {inc} from tests/; bench/ builds on the library alone")
+        if re.search(r'dlopen\s*\(\s*"libcuda', code) or re.search(r'"libcuda\.so[^"]*"', code) and "dlopen" in code:
+            dlopen_cuda.append(rel)
+    if len(dlopen_cuda) != 1:
+        broken.append("want exactly one file that dlopens libcuda (fusion's CUDA binding), found %d: %s"
+                      % (len(dlopen_cuda), ", ".join(dlopen_cuda) or "none"))
+    return dlopen_cuda
+
+
+def strongly_connected(graph):
+    """The strongly connected components of graph (node -> set of nodes)
+    with more than one node: the circles (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def fusion_stem(rel):
+    """fusion/gpu/h5fz_jit.c and fusion/gpu/h5fz_jit.h are one node: h5fz_jit."""
+    return os.path.splitext(os.path.basename(rel))[0]
+
+
+def check_include_circles(root, broken):
+    """No include circle among fusion/'s files: a file's .c and .h are one
+    node, and X -> Y when X.c or X.h includes Y.h (of fusion/)."""
+    files = {rel: text for rel, text in sources(root) if layer(rel) == "fusion"}
+    stems = {fusion_stem(rel) for rel in files}
+    graph = {}
+    for rel, text in files.items():
+        me = fusion_stem(rel)
+        for inc in INCLUDE.findall(strip_comments(text)):
+            other = os.path.splitext(os.path.basename(inc))[0]
+            if inc.endswith(".h") and other in stems and other != me and "device_ops" not in inc:
+                graph.setdefault(me, set()).add(other)
+        graph.setdefault(me, set())
+    for comp in strongly_connected(graph):
+        broken.append("include circle among fusion/ files: " + " <-> ".join(comp))
+
+
+MAX_FUNCTION_LINES = 100
+MAX_FILE_LINES = 600
+
+
+def strip_literals(text):
+    """Comments, string and character literals blanked (braces in them do not count)."""
+    text = strip_comments(text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"'(\\.|[^'\\\n])+'", "''", text)
+
+
+def function_lengths(text):
+    """(name, first line, lines) of each top-level function body: a '{' in
+    column 0 after its signature, to the matching '}'."""
+    lines = strip_literals(text).split("\n")
+    out, start, depth, name = [], None, 0, "?"
+    for i, line in enumerate(lines):
+        if start is None:
+            if line.startswith("{") and i > 0:
+                j, sig = i - 1, ""
+                while j >= 0 and lines[j].strip() and not lines[j].rstrip().endswith((";", "}")):
+                    sig = lines[j] + " " + sig
+                    j -= 1
+                names = re.findall(r"(\w+)\s*\(", sig)
+                name = names[0] if names else "?"
+                start, depth = i, line.count("{") - line.count("}")
+                if depth == 0:
+                    start = None
+        else:
+            depth += line.count("{") - line.count("}")
+            if depth <= 0:
+                out.append((name, start + 1, i - start + 1))
+                start = None
+    return out
+
+
+def check_sizes(root, broken):
+    """Short files with one job: no .c file of fusion/ over MAX_FILE_LINES
+    lines, no function in fusion/ over MAX_FUNCTION_LINES."""
+    for rel, text in sources(root):
+        if layer(rel) != "fusion" or not rel.endswith(".c"):
+            continue
+        n = text.count("\n")
+        if n > MAX_FILE_LINES:
+            broken.append("%s: %d lines, more than %d" % (rel, n, MAX_FILE_LINES))
+        for name, line, length in function_lengths(text):
+            if length > MAX_FUNCTION_LINES:
+                broken.append("%s:%d: %s is %d lines, more than %d" % (rel, line, name, length, MAX_FUNCTION_LINES))
+
+
+def check_call_circles(lib, broken):
+    """No call circle among the objects of the core library: X -> Y when X
+    uses a symbol Y defines (nm)."""
+    out = subprocess.run(["nm", "-A", lib], capture_output=True, text=True, check=True).stdout
+    defs, uses = {}, {}
+    for line in out.splitlines():
+        head, _, rest = line.rpartition(":")
+        parts = rest.split()
+        if len(parts) < 2:
+            continue
+        obj = os.path.basename(head.split(":")[-1]).replace(".c.o", "").replace(".o", "")
+        kind, sym = parts[-2], parts[-1]
+        if kind == "U":
+            uses.setdefault(obj, set()).add(sym)
+        elif kind in "TDBRCGSVW":
+            defs[sym] = obj
+    graph = {}
+    for obj, syms in uses.items():
+        graph[obj] = {defs[s] for s in syms if s in defs and defs[s] != obj}
+    for comp in strongly_connected(graph):
+        broken.append("call circle among %s's objects: %s" % (os.path.basename(lib), " <-> ".join(comp)))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    root = sys.argv[1]
+    broken = []
+    cuda = check_sources(root, broken)
+    check_include_circles(root, broken)
+    check_sizes(root, broken)
+    if len(sys.argv) > 2:
+        check_call_circles(sys.argv[2], broken)
+    for b in broken:
+        print("layering: " + b)
+    if broken:
+        return 1
+    print("layering: ok (no HDF5 below filter/api/cli, h5fz_internal.h private to fusion/, "
+          "bench/ free of tests/, libcuda opened by %s only, no include circle in fusion/, "
+          "fusion/'s .c files <= %d lines and functions <= %d%s)"
+          % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,
+             ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
