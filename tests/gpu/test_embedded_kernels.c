@@ -6,7 +6,7 @@
  * this build embeds nothing (no NVRTC, or H5FZ_EMBED_KERNELS=OFF).
  *
  * For each device description of planner/devices/ with a GPU, and each
- * chain of fusion/embedded_chains.txt, float32 and float64: plan it as the
+ * chain of fusion/gpu/embedded_chains.txt, float32 and float64: plan it as the
  * executor does (this host's NVRTC, driver not refusing), generate the
  * source as the executor does, and require a hit. Then: a changed source,
  * another plan digest, another arch and H5FZ_JIT_EMBEDDED=0 all miss; every
