@@ -49,16 +49,8 @@ if [ -n "$missing" ]; then
 fi
 layout=${layout:-mpi}
 echo "layout: $layout"
-if [ -z "${H5FZ_DATA_DIR:-}" ] && [ -d "$root/.devdata" ]; then
-  export H5FZ_DATA_DIR=/tmp/h5fz-devdata
-  mkdir -p "$H5FZ_DATA_DIR"
-  for f in "$root"/.devdata/*; do
-    case "$f" in
-      *.gz) gunzip -c "$f" > "$H5FZ_DATA_DIR/$(basename "${f%.gz}")" ;;
-      *) cp "$f" "$H5FZ_DATA_DIR/" ;;
-    esac
-  done
-fi
+. "$root/tests/gpu/devdata.sh"
+h5fz_use_devdata "$root"
 data=${H5FZ_DATA_DIR:-$root/../shared/data}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # containers often forbid the cross-process copies Open MPI's shared-memory transport tries first

@@ -17,16 +17,8 @@ if ls "$root"/.whl/*.whl > /dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$root"/.whl/*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
-if [ -z "${H5FZ_DATA_DIR:-}" ] && [ -d "$root/.devdata" ]; then
-  export H5FZ_DATA_DIR=/tmp/h5fz-devdata
-  mkdir -p "$H5FZ_DATA_DIR"
-  for f in "$root"/.devdata/*; do
-    case "$f" in
-      *.gz) gunzip -c "$f" > "$H5FZ_DATA_DIR/$(basename "${f%.gz}")" ;;
-      *) cp "$f" "$H5FZ_DATA_DIR/" ;;
-    esac
-  done
-fi
+. "$root/tests/gpu/devdata.sh"
+h5fz_use_devdata "$root"
 export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$H5FZ_BENCH_BUILD/jit-cache}
 export H5FZ_BENCH_PYTHON=${H5FZ_BENCH_PYTHON:-python3} H5FZ_BENCH_PARTS=$out/parts H5FZ_BENCH_NO_PLOTS=1
 export PYTHONUNBUFFERED=1

@@ -15,16 +15,8 @@ build=${H5FZ_BENCH_BUILD:-$root/build-peers-gpu}
 out=${OUT:-$build/out}
 mkdir -p "$out"
 exec > >(tee "$out/run.log") 2>&1
-if [ -z "${H5FZ_DATA_DIR:-}" ] && [ -d "$root/.devdata" ]; then
-  export H5FZ_DATA_DIR=/tmp/h5fz-devdata
-  mkdir -p "$H5FZ_DATA_DIR"
-  for f in "$root"/.devdata/*; do
-    case "$f" in
-      *.gz) gunzip -c "$f" > "$H5FZ_DATA_DIR/$(basename "${f%.gz}")" ;;
-      *) cp "$f" "$H5FZ_DATA_DIR/" ;;
-    esac
-  done
-fi
+. "$root/tests/gpu/devdata.sh"
+h5fz_use_devdata "$root"
 data=${H5FZ_DATA_DIR:-$root/../shared/data}
 export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache}
 status=0

@@ -19,20 +19,9 @@ out=${OUT:-$build/logs}
 py=${H5FZ_PYTHON:-python3}
 site=/tmp/h5fz-site
 mkdir -p "$out"
-if [ -z "${H5FZ_DATA_DIR:-}" ]; then
-  if [ -d "$root/.devdata" ]; then
-    H5FZ_DATA_DIR=/tmp/h5fz-devdata
-    mkdir -p "$H5FZ_DATA_DIR"
-    for f in "$root"/.devdata/*; do
-      case "$f" in
-        *.gz) gunzip -c "$f" > "$H5FZ_DATA_DIR/$(basename "${f%.gz}")" ;;
-        *) cp "$f" "$H5FZ_DATA_DIR/" ;;
-      esac
-    done
-  else
-    H5FZ_DATA_DIR=$root/../shared/data
-  fi
-fi
+. "$root/tests/gpu/devdata.sh"
+h5fz_use_devdata "$root"
+H5FZ_DATA_DIR=${H5FZ_DATA_DIR:-$root/../shared/data}
 export H5FZ_DATA_DIR
 export H5FZ_CACHE_DIR=${H5FZ_CACHE_DIR:-$build/jit-cache}
 unset HDF5_PLUGIN_PATH
