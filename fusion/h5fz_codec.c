@@ -48,10 +48,11 @@ int h5fz_chunk_device_mode(h5fz_device_mode *mode)
   return H5FZ_OK;
 }
 
-/* 1: run this chunk on the GPU; 0: on the CPU; <0 only under
- * H5FZ_DEVICE_STRICT: H5FZ_DEVICE=gpu asked for a GPU that is not usable, or
- * H5FZ_DEVICE holds no device name (the error says which). */
-static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
+/* 1: run this chunk on the GPU; 0: on the CPU; <0 only when strict (the
+ * safe places: h5fz_device_check, i.e. set_local at H5Dcreate; or
+ * H5FZ_DEVICE_STRICT): H5FZ_DEVICE=gpu asked for a GPU that is not usable,
+ * or H5FZ_DEVICE holds no device name (the error says which). */
+static int choose_gpu_as(const h5fz_chunk_plan *p, size_t chunk_bytes, int strict)
 {
   h5fz_device_mode mode = H5FZ_DEVICE_AUTO;
   int rc = h5fz_chunk_device_mode(&mode);
@@ -62,7 +63,7 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
   if (mode == H5FZ_DEVICE_GPU) {
     char why[400];
     snprintf(why, sizeof why, "%s", h5fz_last_error());
-    if (h5fz_device_strict())
+    if (strict || h5fz_device_strict())
       return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
     h5fz_log_once("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
                   "chunks",
@@ -71,6 +72,9 @@ static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes)
   }
   return 0;
 }
+
+/* A chunk call's choice: never fails for a device reason unless H5FZ_DEVICE_STRICT. */
+static int choose_gpu(const h5fz_chunk_plan *p, size_t chunk_bytes) { return choose_gpu_as(p, chunk_bytes, 0); }
 
 /* h5fz_spec_chunk_bytes as a size, 0 (does not say) past what a size holds. */
 static size_t spec_chunk_bytes(const h5fz_spec *spec)
@@ -93,7 +97,7 @@ int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes)
   /* the kernels depend on the chain, type and sub-chunk, not on the bound */
   rc = h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->bound, &p, &h);
   if (rc) return rc;
-  rc = choose_gpu(&p, chunk_bytes);
+  rc = choose_gpu_as(&p, chunk_bytes, 1); /* H5Dcreate can refuse cleanly: say it there */
   return rc < 0 ? rc : H5FZ_OK;
 }
 
