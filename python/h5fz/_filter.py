@@ -58,13 +58,18 @@ class Filter(Mapping):
             if chain is not None:
                 if isinstance(chain, str):
                     words.append(chain)
+                elif isinstance(chain, (list, tuple)) and all(isinstance(op, str) for op in chain):
+                    words.extend(chain)
                 else:
-                    words.extend(str(op) for op in chain)
+                    raise TypeError("h5fz.Filter: chain= takes op names as text (\"delta zigzag bitpack\") "
+                                    "or a list of them, not %r" % (chain,))
             if subchunk is not None:
                 if isinstance(subchunk, bool) or not isinstance(subchunk, numbers.Integral):
                     raise TypeError("h5fz.Filter: subchunk= takes a whole number of bytes")
                 words.append("subchunk=%d" % subchunk)
             text = " ".join(words)
+        if "\x00" in text:  # C would stop reading there and drop the rest without a word
+            raise ValueError("h5fz.Filter: the spec contains a NUL character: %r" % (text,))
         self.spec, self.cd_values, has_fill = _clib.spec_cd_values(text)
         if has_fill:
             raise ValueError("h5fz.Filter: fill= is not carried by cd_values; the filter takes the "

@@ -163,6 +163,15 @@ def test_bad_filter_arguments():
         h5fz.Filter(abs=0)
     with pytest.raises(ValueError, match="fill="):
         h5fz.Filter("abs=1e-3 fill=-999")
+    # the C parser would stop at a NUL and drop the rest (a fresh tester)
+    with pytest.raises(ValueError, match="NUL"):
+        h5fz.Filter(abs=1e-3, chain="delta zigzag bitshuffle rze\x00 lossless")
+    with pytest.raises(ValueError, match="NUL"):
+        h5fz.Filter("abs=1e-3\x00 rel=1")
+    with pytest.raises(TypeError, match="chain="):
+        h5fz.Filter(abs=1e-3, chain=5)
+    assert h5fz.Filter(abs=1e-3, chain=["delta", "zigzag", "bitpack"]).cd_values == \
+        h5fz.Filter(abs=1e-3, chain="delta zigzag bitpack").cd_values
 
 
 # ---- the filter path through h5py, per mode -----------------------------------------
