@@ -231,6 +231,16 @@ static int is_virtual(hid_t dset)
   return yes;
 }
 
+/* 1 when a dimension of space may grow past its current size (H5Dset_extent). */
+static int can_grow(hid_t space)
+{
+  hsize_t dims[H5S_MAX_RANK], max[H5S_MAX_RANK];
+  int rank = H5Sget_simple_extent_dims(space, dims, max);
+  for (int d = 0; d < rank; d++)
+    if (max[d] == H5S_UNLIMITED || max[d] > dims[d]) return 1;
+  return 0;
+}
+
 /* Why a dataset is copied unchanged rather than compressed (NULL: compress). */
 static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space, hssize_t n)
 {
@@ -241,7 +251,9 @@ static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid
   if (H5Tget_class(type) != H5T_FLOAT) return "not floating point";
   if (is_virtual(dset)) return "virtual dataset (its sources are copied where they are in this file)";
   if (H5Sget_simple_extent_type(space) != H5S_SIMPLE) return "scalar or empty";
-  if (n < 2) return "fewer than 2 elements";
+  /* an extendable dataset is compressed whatever it holds now: the rows
+   * appended later would otherwise be stored without the filter */
+  if (n < 2 && !can_grow(space)) return "fewer than 2 elements";
   if (!named && h5fz_cli_is_dimension_scale(dset))
     return "dimension scale (netCDF coordinate): kept exact; name it with --only to compress it";
   return NULL;

@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -284,3 +285,30 @@ def test_progress_bar_only_on_a_terminal(mixed, tmp_path):
     # not a terminal: nothing drawn
     q = lib.cli("compress", mixed, tmp_path / "pipe.h5", "abs=1e-3")
     assert q.stderr == ""
+
+
+def test_extendable_datasets_are_compressed_even_when_empty(tmp_path):
+    """An empty or one-row dataset that can grow (the start of a time series)
+    gets h5fz, so rows appended later are compressed, not stored raw (a fresh
+    tester found them raw); a fixed one-element dataset stays unchanged."""
+    src, out = tmp_path / "e.h5", tmp_path / "o.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("empty", shape=(0,), maxshape=(None,), dtype="f4", chunks=(1000,))
+        f.create_dataset("one", data=np.ones((1, 64)), maxshape=(None, 64), chunks=(4, 64))
+        f.create_dataset("tiny", data=np.float32([3.5]))
+    p = lib.cli("compress", src, out, "abs=1e-3")
+    assert re.search(r"^/empty: float32 0 +compressed", p.stdout, re.M), p.stdout
+    assert re.search(r"^/one: float64 1x64 +compressed", p.stdout, re.M), p.stdout
+    assert "/tiny: float32 1  copied unchanged (fewer than 2 elements)" in p.stdout, p.stdout
+    code = ("import h5py, numpy as np, sys\n"
+            "h5py.h5z.filter_avail(%d)\n"
+            "with h5py.File(sys.argv[1], 'r+') as f:\n"
+            "    d = f['empty']; d.resize((3000,)); d[:] = np.sin(np.arange(3000) / 9).astype('f4')\n"
+            % lib.FILTER_ID)
+    subprocess.run([sys.executable, "-c", code, str(out)],
+                   check=True)
+    with h5py.File(out, "r") as f:
+        d = f["empty"]
+        assert lib.filter_ids(d) == [lib.FILTER_ID]
+        assert all(d.id.get_chunk_info(k).filter_mask == 0 for k in range(d.id.get_num_chunks()))
+        assert np.abs(d[...].astype("f8") - np.sin(np.arange(3000) / 9).astype("f4")).max() <= 1e-3
