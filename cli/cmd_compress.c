@@ -235,6 +235,33 @@ static int check_paths(const compress_args *a)
 
 /* The copy into a temporary file beside OUT, its check, and the rename.
  * Returns the exit status. */
+
+/* 1 when path names an object of file (every link on the way exists and
+ * the last one resolves), checked link by link so that a missing group on
+ * the way is no HDF5 error. */
+static int object_exists(hid_t file, const char *path)
+{
+  char buf[4096];
+  if (strlen(path) >= sizeof buf) return 0;
+  if (!strcmp(path, "/") || !*path) return 1;
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || !*p) {
+      char c = *p;
+      *p = '\0';
+      htri_t e = 0, o = 0;
+      H5E_BEGIN_TRY {
+        e = H5Lexists(file, buf, H5P_DEFAULT);
+        if (e > 0) o = H5Oexists_by_name(file, buf, H5P_DEFAULT);
+      }
+      H5E_END_TRY;
+      if (e <= 0 || o <= 0) return 0;
+      if (!c) return 1;
+      *p = c;
+    }
+  }
+}
+
 static int run(const compress_args *a, h5fz_compress_options *o, const char *canonical)
 {
   char err[1024], why[400], *tmp = malloc(strlen(a->out) + 32);
@@ -259,6 +286,14 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
     free(tmp);
     return H5FZ_CLI_USAGE;
   }
+  for (size_t i = 0; i < a->only.n; i++)
+    if (!object_exists(in, a->only.names[i])) {
+      /* a mistyped --only would compress nothing and report success */
+      h5fz_cli_error(cmd, "--only %s: no such object in %s", a->only.names[i], a->in);
+      free(tmp);
+      H5Fclose(in);
+      return H5FZ_CLI_USAGE;
+    }
   fd = mkstemp(tmp);
   if (fd < 0) {
     h5fz_cli_error(cmd, "cannot create a file beside %s: %s", a->out, strerror(errno));

@@ -312,3 +312,12 @@ def test_extendable_datasets_are_compressed_even_when_empty(tmp_path):
         assert lib.filter_ids(d) == [lib.FILTER_ID]
         assert all(d.id.get_chunk_info(k).filter_mask == 0 for k in range(d.id.get_num_chunks()))
         assert np.abs(d[...].astype("f8") - np.sin(np.arange(3000) / 9).astype("f4")).max() <= 1e-3
+
+
+def test_only_naming_nothing_is_an_error(mixed, tmp_path):
+    """A mistyped --only would compress nothing and report success."""
+    for bad in ("/nope", "/sub/nope", "/temperature/below_a_dataset"):
+        p = lib.cli("compress", mixed, tmp_path / "o.h5", "abs=1e-3", "--only", bad, check=False)
+        assert p.returncode == 2 and ("--only %s: no such object" % bad) in p.stderr, p.stderr
+        assert "HDF5-DIAG" not in p.stderr
+        assert not (tmp_path / "o.h5").exists()
