@@ -132,5 +132,6 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x) { return h5fz_dbits(x); }
 
 #include "op_rze.h"
 #include "op_warp_fused.h" /* GPU only */
+#include "op_warp_fast.h"  /* GPU only */
 
 #endif /* H5FZ_OPS_H */

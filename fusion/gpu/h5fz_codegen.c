@@ -306,18 +306,23 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
 int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
 {
   static const uint8_t chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
-  return s->dtype == H5FZ_DTYPE_F32 && s->subchunk_bytes == 4u * H5FZ_WF_ELEMS && s->n_ops == 5 &&
-         !memcmp(s->ops, chain, 5);
+  static const uint8_t fast[4] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITPACK};
+  if (s->dtype != H5FZ_DTYPE_F32 || s->subchunk_bytes != 4u * H5FZ_WF_ELEMS) return 0;
+  if (s->n_ops == 5 && !memcmp(s->ops, chain, 5)) return H5FZ_WF_CHAIN_DEFAULT;
+  if (s->n_ops == 4 && !memcmp(s->ops, fast, 4)) return H5FZ_WF_CHAIN_FAST;
+  return 0;
 }
 
-/* The warp-fused kernels (device_ops/op_warp_fused.h): one block of
- * WF_THREADS per full sub-chunk, the same arguments as the generic ones;
- * a partial sub-chunk's block returns at once (the generic kernel takes it). */
-static void emit_warp_fused(strbuf *b)
+/* The warp-fused kernels (device_ops/op_warp_fused.h, or op_warp_fast.h
+ * for the fast chain: kind, H5FZ_WF_CHAIN_*): one block of WF_THREADS per
+ * full sub-chunk, the same arguments as the generic ones; a partial
+ * sub-chunk's block returns at once (the generic kernel takes it). */
+static void emit_warp_fused(strbuf *b, int kind)
 {
+  const char *fn = kind == H5FZ_WF_CHAIN_FAST ? "h5fz_wfp" : "h5fz_wf";
   /* both kernels: the block's chunk and sub-chunk, partial ones left to the generic kernel, the bound */
   static const char prologue[] =
-      "  __shared__ h5fz_wf_smem S;\n"
+      "  __shared__ %s_smem S;\n"
       "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
       "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
       "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
@@ -325,27 +330,32 @@ static void emit_warp_fused(strbuf *b)
       "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
       "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
   emit(b,
-       "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
+       "\n/* warp-fused kernels (%s): the whole chain with the words in registers,\n"
+       " * one block per full sub-chunk */\n"
        "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
        "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
        "unsigned long long fill,\n"
        "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
-       "               word_t *oval, uint32_t *ocount)\n{\n"
-       "%s"
-       "  h5fz_wf_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
+       "               word_t *oval, uint32_t *ocount)\n{\n",
+       kind == H5FZ_WF_CHAIN_FAST ? "quant delta zigzag bitpack, device_ops/op_warp_fast.h"
+                                  : "the default chain, device_ops/op_warp_fused.h");
+  emit(b, prologue, fn);
+  emit(b,
+       "  %s_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
        "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
-       prologue);
+       fn);
   emit(b,
        "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
        "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
        "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
        "fill, uint32_t n_sub,\n"
-       "               const double *qchunk, value_t *out, int *status)\n{\n"
-       "%s"
-       "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
+       "               const double *qchunk, value_t *out, int *status)\n{\n");
+  emit(b, prologue, fn);
+  emit(b,
+       "  if (%s_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
        "      threadIdx.x == 0)\n"
        "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
-       prologue);
+       fn);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
@@ -394,7 +404,8 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   emit_encode(&b, spec, w, padded);
   emit_decode(&b, spec, w, padded);
   if (spec->ops[1] == H5FZ_OP_LORENZO_ND) emit_lnd_kernels(&b, w);
-  if ((flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(spec)) emit_warp_fused(&b);
+  int wf_kind = h5fz_codegen_warp_fused_chain(spec);
+  if ((flags & H5FZ_CODEGEN_WARP_FUSED) && wf_kind) emit_warp_fused(&b, wf_kind);
   if (b.oom) {
     free(b.buf);
     return h5fz_fail(H5FZ_ERR_NOMEM, "codegen: out of memory");

@@ -19,7 +19,7 @@
 #define H5FZ_KERNEL_TAIL_GATHER "h5fz_tail_gather"
 #define H5FZ_KERNEL_TAIL_REDUCE "h5fz_tail_reduce"
 /* Only with H5FZ_CODEGEN_WARP_FUSED and a chain it serves: the warp-fused
- * kernels of full sub-chunks (device_ops/op_warp_fused.h). */
+ * kernels of full sub-chunks (device_ops/op_warp_fused.h, op_warp_fast.h). */
 #define H5FZ_KERNEL_ENCODE_WF "h5fz_encode_wf"
 #define H5FZ_KERNEL_DECODE_WF "h5fz_decode_wf"
 /* Only in the source of a chain with lorenzo_nd: its chunk-level kernels. */
@@ -50,8 +50,13 @@
 #define H5FZ_CODEGEN_WF_WARPS(n) (((unsigned)(n)&0xfu) << 16)
 #define H5FZ_CODEGEN_WF_WARPS_OF(flags) (((flags) >> 16) & 0xfu ? ((flags) >> 16) & 0xfu : 4u)
 
-/* 1 when spec's chain is one the warp-fused kernels serve: float32,
- * quant delta zigzag bitshuffle rze (the default chain), 16 KiB sub-chunks. */
+/* Which warp-fused kernels serve spec's chain (float32, 16 KiB
+ * sub-chunks): H5FZ_WF_CHAIN_DEFAULT for quant delta zigzag bitshuffle rze
+ * (device_ops/op_warp_fused.h), H5FZ_WF_CHAIN_FAST for quant delta zigzag
+ * bitpack (device_ops/op_warp_fast.h), 0 for none. Either has the same
+ * kernel names and arguments, so the host launches them alike. */
+#define H5FZ_WF_CHAIN_DEFAULT 1
+#define H5FZ_WF_CHAIN_FAST 2
 int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);
 
 /* Generate the source for spec (dtype must be known) with

@@ -69,6 +69,45 @@ int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, fl
   return bad;
 }
 
+uint32_t emu_ref_fast_encode(const float *in, uint32_t m, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval,
+                             uint32_t *ocount)
+{
+  const uint32_t m_pad = (m + 63u) & ~63u, L = 4u * m_pad;
+  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
+  uint32_t *words = malloc(4096u * 4u), *deltas = malloc(4096u * 4u), size = 0;
+  if (words && deltas) {
+    *ocount = h5fz_quant_encode_32(&one_thread, in, m, m_pad, &q, words, opos, oval);
+    h5fz_delta_zigzag_encode_32(&one_thread, words, deltas, m_pad);
+    size = h5fz_bitpack_encode_32(&one_thread, deltas, m_pad, slot, L);
+    if (size == H5FZ_RZE_NOT_SMALLER) {
+      memcpy(slot, deltas, L);
+      size = L | 0x80000000u;
+    }
+  }
+  free(words);
+  free(deltas);
+  return size;
+}
+
+int emu_ref_fast_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, float *out)
+{
+  const uint32_t m_pad = (m + 63u) & ~63u, L = 4u * m_pad;
+  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
+  uint32_t size = entry & 0x7fffffffu, *words = malloc(4096u * 4u);
+  int bad = !words;
+  if (!bad && (entry & 0x80000000u)) {
+    if (size != L)
+      bad = 1; /* as the CPU executor and the size-table check */
+    else
+      memcpy(words, src, L);
+  } else if (!bad && h5fz_bitpack_decode_32(&one_thread, src, size, words, m_pad)) {
+    bad = 1;
+  }
+  if (!bad) h5fz_delta_decode_fused_32(&one_thread, words, m_pad, 1, NULL, &q, m, out);
+  free(words);
+  return bad;
+}
+
 static double uniform(void) { return emu_random() / 4294967296.0; }
 
 static const char *const kind_names[] = {"smooth",

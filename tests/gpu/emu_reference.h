@@ -1,6 +1,7 @@
 /*
- * emu_reference.h - the plain (CPU) default chain on one float32 sub-chunk
- * of 4096 values, for test_warp_fused_emu. ABS bound eb.
+ * emu_reference.h - the plain (CPU) default chain and fast chain on one
+ * float32 sub-chunk of 4096 values, for test_warp_fused_emu and
+ * test_warp_fast_emu. ABS bound eb.
  */
 #ifndef EMU_REFERENCE_H
 #define EMU_REFERENCE_H
@@ -23,6 +24,12 @@ uint32_t emu_ref_encode(const float *in, uint32_t m, double eb, uint8_t *slot, u
  * (escaped values come back as bin 0's value): 0, or 1 when the stream is
  * refused (a raw entry must hold L bytes). */
 int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, float *out);
+
+/* The same for the fast chain (quant delta zigzag bitpack): entry =
+ * bitpack size, or L | 0x80000000 for the raw zigzag words. */
+uint32_t emu_ref_fast_encode(const float *in, uint32_t m, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval,
+                             uint32_t *ocount);
+int emu_ref_fast_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, float *out);
 
 /* Test inputs, each aimed at a branch of the kernels: kind 0 ..
  * EMU_INPUT_KINDS-1 into x[n] (random parts from emu_random). */

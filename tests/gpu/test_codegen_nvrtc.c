@@ -5,7 +5,8 @@
  * skips (77) when it is absent. Architectures this NVRTC cannot target are
  * listed and skipped (the planner refuses them the same way). The default
  * chain is compiled for every arch; the other chains (which differ only in
- * the generated glue) for the first arch, to keep CI fast.
+ * the generated glue) for the first arch, to keep CI fast. An argument
+ * keeps only the compiles whose line contains it (e.g. `warp-fused`).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,14 @@ static int nvrtc_supports(const h5fz_device_desc *d, int arch)
   return 0;
 }
 
+/* argv[1], when given: only the compiles whose line contains it */
+static const char *only;
+
 /* Compile src for arch, print one line (what, then the image size) and
- * count it; 1 when it compiled. */
+ * count it; 1 when it compiled (or was left out by `only`). */
 static int compile_one(const char *src, const char *arch, const char *what, int *passed, int *failed)
 {
+  if (only && !strstr(what, only)) return 1;
   void *img = NULL;
   size_t size = 0;
   char *log = NULL;
@@ -53,8 +58,9 @@ static int compile_one(const char *src, const char *arch, const char *what, int 
   return !rc;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+  only = argc > 1 ? argv[1] : NULL;
   const char *why;
   if (!h5fz_nvrtc_get(&why)) {
     printf("SKIP: %s\n", why);
@@ -120,7 +126,10 @@ int main(void)
   /* each GPU class's own configuration, as the executor compiles it: its
    * threads per block, register cap (as blocks per 64K-register SM) and
    * features, for each cubin arch it builds for (hopper: 256 threads,
-   * padded planes, sm_90) */
+   * padded planes, sm_90), for the default chain on both types and the
+   * fast chain on float32 (the chains with warp-fused kernels) */
+  static const char *const class_specs[] = {"abs=1e-3 dtype=f32", "abs=1e-3 dtype=f64",
+                                            "abs=1e-3 delta zigzag bitpack dtype=f32"};
   for (int c = 0; c < reg.n_classes; c++) {
     const h5fz_kernel_class *k = &reg.classes[c];
     if (k->target != H5FZ_TARGET_CUBIN) continue;
@@ -128,11 +137,11 @@ int main(void)
     unsigned flags = t->features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
     if (t->features & H5FZ_FEAT_WARP_FUSED) flags |= H5FZ_CODEGEN_WARP_FUSED;
     if (t->regs_per_thread > 0) flags |= H5FZ_CODEGEN_MIN_BLOCKS(65536 / (t->threads_per_block * t->regs_per_thread));
-    for (int f64 = 0; f64 < 2; f64++) {
+    for (int cs = 0; cs < 3; cs++) {
       h5fz_spec s;
       char *src = NULL;
       size_t smem = 0;
-      if (h5fz_spec_parse(f64 ? "abs=1e-3 dtype=f64" : "abs=1e-3 dtype=f32", &s) ||
+      if (h5fz_spec_parse(class_specs[cs], &s) ||
           h5fz_codegen(&s, t->threads_per_block, flags, &src, &smem)) {
         printf("FAIL class %s: %s\n", k->name, h5fz_last_error());
         failed++;
@@ -150,10 +159,10 @@ int main(void)
         char what[2048];
         int wf = (flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(&s);
         if (wf && !strstr(src, H5FZ_KERNEL_ENCODE_WF)) {
-          printf("FAIL class %s: no warp-fused kernels in the source of its default float32 chain\n", k->name);
+          printf("FAIL class %s: no warp-fused kernels in the source of %s\n", k->name, class_specs[cs]);
           failed++;
         }
-        snprintf(what, sizeof what, "class %-10s %s %-6s %d threads%s%s", k->name, arch, f64 ? "f64" : "f32",
+        snprintf(what, sizeof what, "class %-10s %s %-40s %d threads%s%s", k->name, arch, class_specs[cs],
                  t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", wf ? ", warp-fused" : "");
         compile_one(src, arch, what, &passed, &failed);
       }
