@@ -6,8 +6,10 @@
  * GB/s = 1e9 bytes of uncompressed input per second.
  * The headline is the realistic array (realistic_array.h: every float32
  * field scaled to its own range [0, 1], tiled whole to >= G GiB) at ABS
- * 1e-2, 1e-3, 1e-4, each encoded and decoded once more through the public
- * API on the GPU and checked element by element; the old tiled array (the
+ * 1e-2, 1e-3, 1e-4, with the default chain and the fast chain (quant delta
+ * zigzag bitpack, rows "realistic fast R=..."), each encoded and decoded
+ * once more through the public API on the GPU and checked element by
+ * element; the old tiled array (the
  * fields as they are, bound 1e-4 of the whole array's range) is the second
  * row. The JIT probes time the first chunk of a fresh process with an
  * empty cache, with the embedded kernels and without them, per chain.
@@ -222,34 +224,38 @@ static void realistic_section(const char *dir, double gib, int reps)
          "\"bytes\": %zu, \"fields\": %d, \"special_values\": %zu, \"kernel\": [\n",
          ra.repeats, bytes, ra.n_fields, ra.n_special);
   static const double rel[] = {1e-2, 1e-3, 1e-4};
-  for (int r = 0; r < 3; r++) {
-    char spec[128], name[64];
-    snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", rel[r]);
-    snprintf(name, sizeof name, "realistic R=%g", rel[r]);
-    kernel_row(name, spec, ra.values, bytes, reps, 1);
-    /* kernel_row ended the object; the check adds a second one for this R */
-    h5fz_spec s;
-    h5fz_spec_parse(spec, &s);
-    setenv("H5FZ_DEVICE", "gpu", 1);
-    void *enc = NULL, *out = NULL;
-    size_t en = 0, on = 0;
-    int rc = h5fz_chunk_encode(&s, ra.values, bytes, &enc, &en);
-    if (!rc) rc = h5fz_chunk_decode(enc, en, &out, &on);
-    int short_out = !rc && on != bytes;
-    printf("    ,{\"field\": \"%s check\", ", name);
-    if (rc || short_out) {
-      printf("\"error\": \"%s\"}%s\n", short_out ? "decoded size differs" : h5fz_last_error(), r == 2 ? "" : ",");
-    } else {
-      h5fz_realistic_check_result cr;
-      h5fz_realistic_check(ra.values, out, ra.n, rel[r], &cr);
-      printf("\"checked\": %zu, \"violations\": %zu, \"nan_lost\": %zu, \"max_error\": %.9g, "
-             "\"bound_held\": %s, \"container_ratio\": %.3f}%s\n",
-             cr.checked, cr.violations, cr.nan_lost, cr.max_error, cr.violations ? "false" : "true",
-             (double)bytes / (double)en, r == 2 ? "" : ",");
+  /* the default chain, then the fast chain (its rows "realistic fast R=...") */
+  static const char *const chains[2][2] = {{"", ""}, {" delta zigzag bitpack", "fast "}};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 2; c++) {
+      const char *sep = r == 2 && c == 1 ? "" : ",";
+      char spec[128], name[64];
+      snprintf(spec, sizeof spec, "abs=%.17g%s dtype=f32", rel[r], chains[c][0]);
+      snprintf(name, sizeof name, "realistic %sR=%g", chains[c][1], rel[r]);
+      kernel_row(name, spec, ra.values, bytes, reps, 1);
+      /* kernel_row ended the object; the check adds a second one for this R */
+      h5fz_spec s;
+      h5fz_spec_parse(spec, &s);
+      setenv("H5FZ_DEVICE", "gpu", 1);
+      void *enc = NULL, *out = NULL;
+      size_t en = 0, on = 0;
+      int rc = h5fz_chunk_encode(&s, ra.values, bytes, &enc, &en);
+      if (!rc) rc = h5fz_chunk_decode(enc, en, &out, &on);
+      int short_out = !rc && on != bytes;
+      printf("    ,{\"field\": \"%s check\", ", name);
+      if (rc || short_out) {
+        printf("\"error\": \"%s\"}%s\n", short_out ? "decoded size differs" : h5fz_last_error(), sep);
+      } else {
+        h5fz_realistic_check_result cr;
+        h5fz_realistic_check(ra.values, out, ra.n, rel[r], &cr);
+        printf("\"checked\": %zu, \"violations\": %zu, \"nan_lost\": %zu, \"max_error\": %.9g, "
+               "\"bound_held\": %s, \"container_ratio\": %.3f}%s\n",
+               cr.checked, cr.violations, cr.nan_lost, cr.max_error, cr.violations ? "false" : "true",
+               (double)bytes / (double)en, sep);
+      }
+      free(enc);
+      free(out);
     }
-    free(enc);
-    free(out);
-  }
   printf("  ]},\n");
   h5fz_realistic_free(&ra);
 }

@@ -142,7 +142,8 @@ def h5fz_rows(gpu_json, cpu_jsonl):
                 continue
             rel = float(name.split("R=")[1])
             c = checks.get(name, {})
-            rows.append({"peer": "h5fz", "where": "gpu", "variant": "default chain, kernels", "rel": rel,
+            variant = "fast chain (delta zigzag bitpack), kernels" if " fast " in name else "default chain, kernels"
+            rows.append({"peer": "h5fz", "where": "gpu", "variant": variant, "rel": rel,
                          "ratio": c.get("container_ratio", r.get("payload_ratio")),
                          "payload_ratio": r.get("payload_ratio"), "compress_GBps": r["encode_GBps"],
                          "decompress_GBps": r["decode_GBps"], "checked": c.get("checked", 0),

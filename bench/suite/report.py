@@ -176,7 +176,7 @@ if bw or bg or gpu_rows:
                 held = ("yes" if c.get("bound_held") else "**NO: %s values off**" % c.get("violations")) \
                     if "bound_held" in c else "not checked: %s" % c.get("error", "-")
                 md.append("| %s | %.1f | %.1f | %.2f | %s | %s (%s) |" % (
-                    r["field"].split("R=")[-1], r["encode_GBps"], r["decode_GBps"], r["payload_ratio"],
+                    ("fast chain " if " fast " in r["field"] else "") + r["field"].split("R=")[-1], r["encode_GBps"], r["decode_GBps"], r["payload_ratio"],
                     "%.2f" % c["container_ratio"] if "container_ratio" in c else "-", held, c.get("checked", 0)))
             md.append("")
         md += ["### h5fz kernels only (h5fz_bench_gpu; data on the GPU; bound 1e-4 x range)", "",

@@ -1,6 +1,7 @@
 /*
- * test_gpu_warp_fused.c - the warp-fused kernels (device_ops/op_warp_fused.h)
- * write the CPU executor's bytes and read them back as it does, on inputs
+ * test_gpu_warp_fused.c - the warp-fused kernels (device_ops/op_warp_fused.h
+ * for the default chain, op_warp_fast.h for the fast chain quant delta
+ * zigzag bitpack: every case runs for both) write the CPU executor's bytes and read them back as it does, on inputs
  * built to reach each of their branches: smooth data (ballot planes), noise
  * at a tight bound (transposed planes, raw sub-chunks), every kind of
  * escaped value at sub-chunk edges, constant and all-escaped sub-chunks,
@@ -51,7 +52,7 @@ static int decode_on(const char *device, const void *in, size_t n, void **out, s
 
 /* Same bytes both ways, each reads the other's, every value within eb
  * (escaped values exactly: NaN as NaN, -0.0 as -0.0). Returns failures. */
-static int check_case(const char *name, const char *spec_text, const float *x, size_t n, double eb)
+static int check_one(const char *name, const char *spec_text, const float *x, size_t n, double eb)
 {
   h5fz_spec s;
   if (h5fz_spec_parse(spec_text, &s)) {
@@ -128,6 +129,16 @@ out:
   return fail;
 }
 
+/* The case with the default chain (spec_text as given) and with the fast
+ * chain (its ops added). */
+static int check_case(const char *name, const char *spec_text, const float *x, size_t n, double eb)
+{
+  char fast_name[160], fast_spec[200];
+  snprintf(fast_name, sizeof fast_name, "%s [fast]", name);
+  snprintf(fast_spec, sizeof fast_spec, "%s delta zigzag bitpack", spec_text);
+  return check_one(name, spec_text, x, n, eb) + check_one(fast_name, fast_spec, x, n, eb);
+}
+
 /* max - min of the finite values (what REL bounds are relative to) */
 static double finite_range(const float *x, size_t n)
 {
@@ -148,7 +159,7 @@ static void mend_checksum(unsigned char *c, size_t n)
 
 /* Changed bytes in a valid chunk: the GPU and the CPU agree on refusing
  * it, and on its values when both read it. Returns failures. */
-static int check_corruptions(const char *name, const char *spec_text, const float *x, size_t n, int tries)
+static int check_corruptions_one(const char *name, const char *spec_text, const float *x, size_t n, int tries)
 {
   h5fz_spec s;
   void *enc = NULL;
@@ -184,6 +195,15 @@ static int check_corruptions(const char *name, const char *spec_text, const floa
   free(c);
   free(enc);
   return fail;
+}
+
+/* ... with the default chain and with the fast chain */
+static int check_corruptions(const char *name, const char *spec_text, const float *x, size_t n, int tries)
+{
+  char fast_name[160], fast_spec[200];
+  snprintf(fast_name, sizeof fast_name, "%s [fast]", name);
+  snprintf(fast_spec, sizeof fast_spec, "%s delta zigzag bitpack", spec_text);
+  return check_corruptions_one(name, spec_text, x, n, tries) + check_corruptions_one(fast_name, fast_spec, x, n, tries);
 }
 
 int main(void)
@@ -260,12 +280,13 @@ int main(void)
 
   /* a coded entry flipped to raw (checksum mended) is refused, by the
    * table check before the kernels and, behind it, by the warp-fused decode */
-  {
+  for (int fast = 0; fast < 2; fast++) {
     h5fz_spec zs;
     void *enc = NULL, *dec = NULL;
     size_t en = 0, dn = 0;
     memset(x, 0, 3u * SUB * sizeof(float));
-    if (h5fz_spec_parse("abs=1e-3 dtype=f32", &zs) || encode_on("gpu", &zs, x, 3u * SUB, &enc, &en)) {
+    if (h5fz_spec_parse(fast ? "abs=1e-3 dtype=f32 delta zigzag bitpack" : "abs=1e-3 dtype=f32", &zs) ||
+        encode_on("gpu", &zs, x, 3u * SUB, &enc, &en)) {
       printf("FAIL raw entry: encode: %s\n", h5fz_last_error());
       failures++;
     } else {
@@ -274,10 +295,10 @@ int main(void)
       mend_checksum(c, en);
       int rc = decode_on("gpu", c, en, &dec, &dn);
       if (rc == 0) {
-        printf("FAIL raw entry: a 32-byte sub-chunk marked raw was read\n");
+        printf("FAIL raw entry: a %s sub-chunk marked raw was read\n", fast ? "128-byte" : "32-byte");
         failures++;
       } else {
-        printf("ok   a coded entry marked raw is refused: %s\n", h5fz_last_error());
+        printf("ok   a coded entry marked raw is refused%s: %s\n", fast ? " [fast]" : "", h5fz_last_error());
       }
     }
     free(enc);
