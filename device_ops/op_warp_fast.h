@@ -67,18 +67,71 @@ H5FZ_FN uint32_t h5fz_wfp_ballot_bits(uint32_t v, uint32_t bit)
 #endif
 }
 
+/* The significant bits of a, 0..32 (bfind gives -1 for 0: one instruction
+ * and an add, where 32 - __clz(a) compiled to three). */
+H5FZ_FN uint32_t h5fz_wfp_width(uint32_t a)
+{
+#ifdef CUDA_EMU_H
+  return 32u - (uint32_t)__clz((int)a);
+#else
+  uint32_t b;
+  asm("bfind.u32 %0, %1;" : "=r"(b) : "r"(a));
+  return b + 1u;
+#endif
+}
+
+/* Inclusive warp prefix sum: each step a shuffle whose predicate says
+ * whether the source lane exists and an add under it (two instructions a
+ * step, where the C form's select made three). */
+H5FZ_FN uint32_t h5fz_wfp_inclusive(uint32_t v)
+{
+#ifdef CUDA_EMU_H
+  return h5fz_warp_inclusive(v);
+#else
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1)
+    asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\tshfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n\t"
+        "@p add.u32 %0, %0, t;\n\t}"
+        : "+r"(v)
+        : "r"(d));
+  return v;
+#endif
+}
+
+/* Stores of the plane words to shared memory. On the GPU through the
+ * word's 32-bit shared-window address, taken once (cvta, in PTX so that
+ * it stays in a register): in C the compiler rebuilt the address from the
+ * window base before every store, five instructions a ballot pair. The
+ * emulator keeps plain pointers. */
+#ifdef CUDA_EMU_H
+typedef uint32_t *h5fz_wfp_sptr;
+#define H5FZ_WFP_AT(sp, i) ((sp) + (i))
+H5FZ_FN h5fz_wfp_sptr h5fz_wfp_sptr_of(uint32_t *p) { return p; }
+H5FZ_FN void h5fz_wfp_sts(h5fz_wfp_sptr at, uint32_t v) { *at = v; }
+#else
+typedef uint32_t h5fz_wfp_sptr;
+#define H5FZ_WFP_AT(sp, i) ((sp) + 4u * (i))
+H5FZ_FN h5fz_wfp_sptr h5fz_wfp_sptr_of(uint32_t *p)
+{
+  uint32_t a;
+  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(a) : "l"(p));
+  return a;
+}
+H5FZ_FN void h5fz_wfp_sts(h5fz_wfp_sptr at, uint32_t v) { asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory"); }
+#endif
+
 /* The planes of the warp's zigzag words z (one group) to dst[0 .. width)
  * (a = their OR, width = its significant bits). Up to H5FZ_BALLOT_PLANES
  * bits: a ballot per plane, stored by lane 0, two planes per test of a;
  * dst[width] may get a zero word too (the next group's first word, or one
  * past the warp's words: never copied). More: the transpose, lane p
  * storing plane p. */
-H5FZ_FN void h5fz_wfp_store_planes(uint32_t *dst, uint32_t z, uint32_t a, uint32_t width, uint32_t lane)
+H5FZ_FN void h5fz_wfp_store_planes(h5fz_wfp_sptr dst, uint32_t z, uint32_t a, uint32_t width, uint32_t lane)
 {
   if (!a) return; /* width 0 (most groups of smooth data): nothing, one test */
   if (a >> H5FZ_BALLOT_PLANES) {
     uint32_t plane = h5fz_warp_transpose32(z);
-    if (lane < width) dst[lane] = plane;
+    if (lane < width) h5fz_wfp_sts(H5FZ_WFP_AT(dst, lane), plane);
     return;
   }
 #pragma unroll
@@ -86,8 +139,8 @@ H5FZ_FN void h5fz_wfp_store_planes(uint32_t *dst, uint32_t z, uint32_t a, uint32
     if (!(a >> p)) break;
     uint32_t lo = h5fz_wfp_ballot_bits(z, 1u << p), hi = h5fz_wfp_ballot_bits(z, 2u << p);
     if (lane == 0) { /* plane p + 1 may be past the last: its ballot is 0 and the word is not counted */
-      dst[p] = lo;
-      dst[p + 1u] = hi;
+      h5fz_wfp_sts(H5FZ_WFP_AT(dst, p), lo);
+      h5fz_wfp_sts(H5FZ_WFP_AT(dst, p + 1u), hi);
     }
   }
 }
@@ -147,17 +200,19 @@ H5FZ_FN void h5fz_wfp_outliers(const h5fz_wfp_smem *S, const float *in, uint32_t
 }
 
 /* Encode the 4096 values in[] of one sub-chunk (all threads of the block,
- * 1, 2, 4 or 8 warps). The bitpack stream, or the zigzag words raw when it
+ * nwarps = 1, 2, 4 or 8 warps: blockDim.x / 32, a constant in the generated
+ * kernels so that the loops are known). The bitpack stream, or the zigzag words raw when it
  * would not be smaller than 16384 bytes, goes to slot (16384 bytes, 4-byte
  * aligned), its size (raw: 16384 | 0x80000000) to *entry, the escaped
  * values' positions and bits to opos[]/oval[] in index order and their
  * count to *ocount. */
-H5FZ_FN void h5fz_wfp_encode(h5fz_wfp_smem *S, const float *in, const h5fz_quant_params *q, uint8_t *slot,
+H5FZ_FN void h5fz_wfp_encode(h5fz_wfp_smem *S, uint32_t nwarps, const float *in, const h5fz_quant_params *q, uint8_t *slot,
                              uint32_t *entry, uint32_t *ocount, uint32_t *opos, uint32_t *oval)
 {
-  const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, nwarps = blockDim.x >> 5;
+  const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5;
   const uint32_t per_warp = H5FZ_WFP_GROUPS / nwarps, g0 = warp * per_warp;
   uint32_t *const mine = S->words + 32u * g0;
+  const h5fz_wfp_sptr mine_s = h5fz_wfp_sptr_of(mine);
   /* lane l keeps the escape mask and width of the warp's group 32i + l
    * (i: the 32 groups in work) in registers, stored every 32 groups: a
    * select each instead of a single-lane branch to shared memory */
@@ -181,10 +236,10 @@ H5FZ_FN void h5fz_wfp_encode(h5fz_wfp_smem *S, const float *in, const h5fz_quant
       uint32_t w;
       uint32_t esc = __ballot_sync(H5FZ_WF_FULL, h5fz_wf_quant(x[j], q, &w));
       uint32_t z = h5fz_wfp_zigzag(w, &carry, lane);
-      uint32_t a = __reduce_or_sync(H5FZ_WF_FULL, z), width = 32u - (uint32_t)__clz((int)a);
+      uint32_t a = __reduce_or_sync(H5FZ_WF_FULL, z), width = h5fz_wfp_width(a);
       my_esc = rel == j ? esc : my_esc;
       my_width = rel == j ? width : my_width;
-      h5fz_wfp_store_planes(mine + at, z, a, width, lane);
+      h5fz_wfp_store_planes(H5FZ_WFP_AT(mine_s, at), z, a, width, lane);
       at += width;
     }
     if (((k + 4u) & 31u) == 0 || k + 4u >= per_warp) { /* 32 groups (or the warp's last) done */
@@ -240,10 +295,14 @@ H5FZ_FN uint32_t h5fz_wfp_group_sum(const uint32_t *planes, uint32_t width)
   return s;
 }
 
+/* Inclusive warp prefix sum of the zigzag-decoded words. */
+H5FZ_FN uint32_t h5fz_wfp_inclusive_unzz(uint32_t u) { return h5fz_wfp_inclusive(h5fz_unzigzag_word_32(u)); }
+
 /* Byte b (0..3) of v. */
 H5FZ_FN uint32_t h5fz_wfp_byte(uint32_t v, uint32_t b) { return (v >> (8u * b)) & 0xffu; }
 
-/* Decode one sub-chunk of 4096 float32 values from src (entry: its size,
+/* Decode one sub-chunk of 4096 float32 values (nwarps warps, as the
+ * encode) from src (entry: its size,
  * raw when the high bit is set; any byte alignment) into out[] (escaped
  * values come out as bin 0's value and are patched from the side section
  * on the host). Returns 1 (on every thread) when the stream is refused,
@@ -251,10 +310,10 @@ H5FZ_FN uint32_t h5fz_wfp_byte(uint32_t v, uint32_t b) { return (v >> (8u * b)) 
  * bytes, a width over 32, planes that do not use up the size exactly; and
  * here a size that is not 128 plus whole planes, which that check refuses
  * too), or when a raw entry's size is not 16384. */
-H5FZ_FN int h5fz_wfp_decode(h5fz_wfp_smem *S, const uint8_t *src, uint32_t entry, const h5fz_quant_params *q,
+H5FZ_FN int h5fz_wfp_decode(h5fz_wfp_smem *S, uint32_t nwarps, const uint8_t *src, uint32_t entry, const h5fz_quant_params *q,
                             float *out)
 {
-  const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, nwarps = blockDim.x >> 5;
+  const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5;
   const uint32_t per_warp = H5FZ_WFP_GROUPS / nwarps, g0 = warp * per_warp;
   const uint32_t size = entry & 0x7fffffffu, raw = entry >> 31;
   if (raw ? size != 4u * H5FZ_WFP_WORDS : (size < H5FZ_WFP_GROUPS || (size & 3u))) return 1;
@@ -296,17 +355,20 @@ H5FZ_FN int h5fz_wfp_decode(h5fz_wfp_smem *S, const uint8_t *src, uint32_t entry
    * dequantized: a group of 32 values per step */
   float *dst = out + 32u * g0 + lane;
   if (raw) {
-    for (uint32_t g = g0; g < g0 + per_warp; g++, dst += 32) {
-      uint32_t x = h5fz_wf_inclusive_unzz(S->words[32u * g + lane]);
+    const uint32_t *words = S->words + 32u * g0 + lane;
+#pragma unroll 4
+    for (uint32_t i = 0; i < per_warp; i++, dst += 32, words += 32) {
+      uint32_t x = h5fz_wfp_inclusive_unzz(*words);
       uint32_t w = carry + x;
       carry += __shfl_sync(H5FZ_WF_FULL, x, 31);
       __stcs(dst, h5fz_quant_recon_32((int32_t)w, q->step));
     }
     return 0;
   }
-  const uint8_t *widths = (const uint8_t *)S->words;
-  for (uint32_t g = g0; g < g0 + per_warp; g++, dst += 32) {
-    const uint32_t width = widths[g], *planes = S->words + off;
+  const uint8_t *widths = (const uint8_t *)S->words + g0;
+#pragma unroll 2
+  for (uint32_t i = 0; i < per_warp; i++, dst += 32) {
+    const uint32_t width = widths[i], *planes = S->words + off;
     off += width;
     uint32_t u = 0;
     if (width > H5FZ_WF_BROADCAST_PLANES) {
@@ -318,7 +380,7 @@ H5FZ_FN int h5fz_wfp_decode(h5fz_wfp_smem *S, const uint8_t *src, uint32_t entry
         u |= ((planes[p] >> lane) & 1u) << p;
       }
     }
-    uint32_t x = h5fz_wf_inclusive_unzz(u);
+    uint32_t x = h5fz_wfp_inclusive_unzz(u);
     uint32_t w = carry + x;
     carry += __shfl_sync(H5FZ_WF_FULL, x, 31);
     __stcs(dst, h5fz_quant_recon_32((int32_t)w, q->step));

@@ -319,7 +319,10 @@ int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
  * sub-chunk's block returns at once (the generic kernel takes it). */
 static void emit_warp_fused(strbuf *b, int kind)
 {
-  const char *fn = kind == H5FZ_WF_CHAIN_FAST ? "h5fz_wfp" : "h5fz_wf";
+  const int fast = kind == H5FZ_WF_CHAIN_FAST;
+  const char *fn = fast ? "h5fz_wfp" : "h5fz_wf";
+  /* the fast chain's kernels take the warps per block as a constant (their loops are then known) */
+  const char *nwarps = fast ? "WF_THREADS / 32u, " : "";
   /* both kernels: the block's chunk and sub-chunk, partial ones left to the generic kernel, the bound */
   static const char prologue[] =
       "  __shared__ %s_smem S;\n"
@@ -337,13 +340,13 @@ static void emit_warp_fused(strbuf *b, int kind)
        "unsigned long long fill,\n"
        "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
        "               word_t *oval, uint32_t *ocount)\n{\n",
-       kind == H5FZ_WF_CHAIN_FAST ? "quant delta zigzag bitpack, device_ops/op_warp_fast.h"
+       fast ? "quant delta zigzag bitpack, device_ops/op_warp_fast.h"
                                   : "the default chain, device_ops/op_warp_fused.h");
   emit(b, prologue, fn);
   emit(b,
-       "  %s_encode(&S, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
+       "  %s_encode(&S, %sin + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
        "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
-       fn);
+       fn, nwarps);
   emit(b,
        "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
        "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
@@ -352,10 +355,10 @@ static void emit_warp_fused(strbuf *b, int kind)
        "               const double *qchunk, value_t *out, int *status)\n{\n");
   emit(b, prologue, fn);
   emit(b,
-       "  if (%s_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
+       "  if (%s_decode(&S, %spayload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
        "      threadIdx.x == 0)\n"
        "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
-       fn);
+       fn, nwarps);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)

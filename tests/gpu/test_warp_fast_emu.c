@@ -48,13 +48,13 @@ typedef struct {
 static void encode_thread(void *arg)
 {
   encode_job *j = arg;
-  h5fz_wfp_encode(&smem, j->in, &j->q, j->slot, &j->entry, &j->ocount, j->opos, j->oval);
+  h5fz_wfp_encode(&smem, blockDim.x / 32u, j->in, &j->q, j->slot, &j->entry, &j->ocount, j->opos, j->oval);
 }
 
 static void decode_thread(void *arg)
 {
   decode_job *j = arg;
-  j->rc[threadIdx.x] = h5fz_wfp_decode(&smem, j->src, j->entry, &j->q, j->out);
+  j->rc[threadIdx.x] = h5fz_wfp_decode(&smem, blockDim.x / 32u, j->src, j->entry, &j->q, j->out);
 }
 
 static void fill_shared_with_noise(void)
