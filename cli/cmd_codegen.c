@@ -34,8 +34,9 @@ static void codegen_help(FILE *out)
           "  --warp-fused      also the warp-fused kernels (" H5FZ_KERNEL_ENCODE_WF ",\n"
           "                    " H5FZ_KERNEL_DECODE_WF ") of full sub-chunks, as the kernel\n"
           "                    classes with the warp_fused feature (hopper) compile\n"
-          "                    them, when the chain is the default one on float32 with\n"
-          "                    16 KiB sub-chunks (for any bound: a module serves every\n"
+          "                    them, when the chain is the default one or the fast one\n"
+          "                    (delta zigzag bitpack) on float32 with 16 KiB\n"
+          "                    sub-chunks (for any bound: a module serves every\n"
           "                    mode; the executor launches them for abs= and rel=)\n"
           "\n"
           "Example: h5fz codegen \"abs=1e-3\"   (grammar: docs/spec.md; ops: h5fz ops)\n",

@@ -136,7 +136,7 @@ typedef enum {
 #define H5FZ_FEAT_TMA 0x08u           /* tensor memory accelerator (sm_90+) */
 #define H5FZ_FEAT_CLUSTER 0x10u       /* thread block clusters (sm_90+) */
 #define H5FZ_FEAT_PADDED_PLANES 0x20u /* bitshuffle through padded shared-memory planes (+16.5 KiB/block) */
-#define H5FZ_FEAT_WARP_FUSED 0x40u    /* warp-fused kernels for the default float32 chain (sm_80+: warp reductions) */
+#define H5FZ_FEAT_WARP_FUSED 0x40u    /* warp-fused kernels for the default and fast float32 chains (sm_80+: warp reductions) */
 
 /* Kernel tuning of a class: what the generated kernel looks like.
  * subchunk_bytes == threads_per_block * loads_per_thread * load_bytes for GPU
