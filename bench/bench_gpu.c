@@ -17,6 +17,9 @@
  * tiled array, and --write-calibration stores the measured kernel rate, the
  * fixed per-chunk cost and the CPU rate where the planner reads them.
  *   h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration]
+ *                  [--realistic-kernels] [--realistic-r R]
+ * --realistic-kernels prints only the realistic rows (for profilers:
+ * tests/gpu/profile.sh --realistic), --realistic-r only those of one bound.
  */
 #include <math.h>
 #include <stdio.h>
@@ -209,7 +212,7 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
  * R times its own range), kernel-only times, then one encode and decode of
  * the whole array through the public API on the GPU, checked element by
  * element (the kernels timed are the ones that run there). */
-static void realistic_section(const char *dir, double gib, int reps)
+static void realistic_section(const char *dir, double gib, int reps, double only_r)
 {
   h5fz_realistic ra;
   char why[512];
@@ -226,9 +229,12 @@ static void realistic_section(const char *dir, double gib, int reps)
   static const double rel[] = {1e-2, 1e-3, 1e-4};
   /* the default chain, then the fast chain (its rows "realistic fast R=...") */
   static const char *const chains[2][2] = {{"", ""}, {" delta zigzag bitpack", "fast "}};
+  int last_r = 2;
+  while (only_r > 0 && last_r > 0 && rel[last_r] != only_r) last_r--;
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 2; c++) {
-      const char *sep = r == 2 && c == 1 ? "" : ",";
+      if (only_r > 0 && rel[r] != only_r) continue; /* --realistic-r: that bound's rows only */
+      const char *sep = r == last_r && c == 1 ? "" : ",";
       char spec[128], name[64];
       snprintf(spec, sizeof spec, "abs=%.17g%s dtype=f32", rel[r], chains[c][0]);
       snprintf(name, sizeof name, "realistic %sR=%g", chains[c][1], rel[r]);
@@ -263,8 +269,8 @@ static void realistic_section(const char *dir, double gib, int reps)
 int main(int argc, char **argv)
 {
   const char *dir = getenv("H5FZ_DATA_DIR");
-  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0, tiled_kernels = 0;
-  double tiled_gib = 1.0;
+  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0, tiled_kernels = 0, realistic_kernels = 0;
+  double tiled_gib = 1.0, only_r = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe") && i + 2 < argc) return jit_probe(argv[i + 1], argv[i + 2]);
     if (!strcmp(argv[i], "--data") && i + 1 < argc)
@@ -279,13 +285,20 @@ int main(int argc, char **argv)
       kernels_only = 1;
     else if (!strcmp(argv[i], "--tiled-kernels"))
       tiled_kernels = 1;
+    else if (!strcmp(argv[i], "--realistic-kernels"))
+      realistic_kernels = 1;
+    else if (!strcmp(argv[i], "--realistic-r") && i + 1 < argc &&
+             (!strcmp(argv[i + 1], "1e-2") || !strcmp(argv[i + 1], "1e-3") || !strcmp(argv[i + 1], "1e-4")))
+      only_r = atof(argv[++i]);
     else if (!strcmp(argv[i], "--write-calibration"))
       write_cal = 1;
     else {
       printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] "
-             "[--kernels-only] [--tiled-kernels]\n"
+             "[--kernels-only] [--tiled-kernels] [--realistic-kernels] [--realistic-r 1e-2|1e-3|1e-4]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
-             "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
+             "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n"
+             "--realistic-kernels: only the realistic array's rows (default and fast chain), for\n"
+             "profilers; --realistic-r: only that bound's rows.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
@@ -301,6 +314,11 @@ int main(int argc, char **argv)
   if (h5fz_planner_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
   setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
+  if (realistic_kernels) { /* the realistic rows alone, for profilers */
+    realistic_section(dir, tiled_gib, reps, only_r);
+    printf("  \"realistic_kernels_only\": true\n}\n");
+    return 0;
+  }
   if (!kernels_only && !tiled_kernels) {
     /* the first chunk of a fresh process, empty cache: with the kernels
      * embedded at build time (no NVRTC compile), then without them (NVRTC
@@ -347,7 +365,7 @@ int main(int argc, char **argv)
   }
   printf("  ],\n");
 
-  realistic_section(dir, tiled_gib, reps);
+  realistic_section(dir, tiled_gib, reps, only_r);
 
   /* tiled array of the float32 fields, whole fields repeated to >= tiled_gib */
   size_t want = (size_t)(tiled_gib * (1u << 30)), total = 0;

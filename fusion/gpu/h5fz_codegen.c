@@ -336,12 +336,12 @@ static void emit_warp_fused(strbuf *b, int kind)
        "\n/* warp-fused kernels (%s): the whole chain with the words in registers,\n"
        " * one block per full sub-chunk */\n"
        "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-       "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
+       "%s(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
        "unsigned long long fill,\n"
        "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
        "               word_t *oval, uint32_t *ocount)\n{\n",
-       fast ? "quant delta zigzag bitpack, device_ops/op_warp_fast.h"
-                                  : "the default chain, device_ops/op_warp_fused.h");
+       fast ? "quant delta zigzag bitpack, device_ops/op_warp_fast.h" : "the default chain, device_ops/op_warp_fused.h",
+       fast ? H5FZ_KERNEL_ENCODE_WFP : H5FZ_KERNEL_ENCODE_WF);
   emit(b, prologue, fn);
   emit(b,
        "  %s_encode(&S, %sin + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
@@ -349,10 +349,11 @@ static void emit_warp_fused(strbuf *b, int kind)
        fn, nwarps);
   emit(b,
        "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-       "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+       "%s(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
        "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
        "fill, uint32_t n_sub,\n"
-       "               const double *qchunk, value_t *out, int *status)\n{\n");
+       "               const double *qchunk, value_t *out, int *status)\n{\n",
+       fast ? H5FZ_KERNEL_DECODE_WFP : H5FZ_KERNEL_DECODE_WF);
   emit(b, prologue, fn);
   emit(b,
        "  if (%s_decode(&S, %spayload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"

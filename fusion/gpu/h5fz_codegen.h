@@ -22,6 +22,10 @@
  * kernels of full sub-chunks (device_ops/op_warp_fused.h, op_warp_fast.h). */
 #define H5FZ_KERNEL_ENCODE_WF "h5fz_encode_wf"
 #define H5FZ_KERNEL_DECODE_WF "h5fz_decode_wf"
+/* ... those of the fast chain (device_ops/op_warp_fast.h): the same
+ * arguments, their own names so that profilers can tell them apart */
+#define H5FZ_KERNEL_ENCODE_WFP "h5fz_encode_wfp"
+#define H5FZ_KERNEL_DECODE_WFP "h5fz_decode_wfp"
 /* Only in the source of a chain with lorenzo_nd: its chunk-level kernels. */
 #define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
 #define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
@@ -54,7 +58,7 @@
  * sub-chunks): H5FZ_WF_CHAIN_DEFAULT for quant delta zigzag bitshuffle rze
  * (device_ops/op_warp_fused.h), H5FZ_WF_CHAIN_FAST for quant delta zigzag
  * bitpack (device_ops/op_warp_fast.h), 0 for none. Either has the same
- * kernel names and arguments, so the host launches them alike. */
+ * kernel arguments, so the host launches them alike. */
 #define H5FZ_WF_CHAIN_DEFAULT 1
 #define H5FZ_WF_CHAIN_FAST 2
 int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);

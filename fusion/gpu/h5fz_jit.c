@@ -116,8 +116,11 @@ static int load_module(const void *img, h5fz_jit_module *out)
                             &out->lnd_yscan, &out->lnd_zscan, &out->lnd_dequant};
   for (int i = 0; i < 6; i++)
     if (cu->cuModuleGetFunction(lnd_fns[i], out->module, lnd_names[i])) *lnd_fns[i] = NULL;
-  if (cu->cuModuleGetFunction(&out->encode_wf, out->module, H5FZ_KERNEL_ENCODE_WF) ||
-      cu->cuModuleGetFunction(&out->decode_wf, out->module, H5FZ_KERNEL_DECODE_WF))
+  /* the default chain's warp-fused pair, else the fast chain's, else none */
+  if ((cu->cuModuleGetFunction(&out->encode_wf, out->module, H5FZ_KERNEL_ENCODE_WF) ||
+       cu->cuModuleGetFunction(&out->decode_wf, out->module, H5FZ_KERNEL_DECODE_WF)) &&
+      (cu->cuModuleGetFunction(&out->encode_wf, out->module, H5FZ_KERNEL_ENCODE_WFP) ||
+       cu->cuModuleGetFunction(&out->decode_wf, out->module, H5FZ_KERNEL_DECODE_WFP)))
     out->encode_wf = out->decode_wf = NULL;
   return H5FZ_OK;
 }

@@ -157,8 +157,10 @@ int main(int argc, char **argv)
         char arch[24];
         snprintf(arch, sizeof arch, "sm_%d", k->archs[a]);
         char what[2048];
-        int wf = (flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(&s);
-        if (wf && !strstr(src, H5FZ_KERNEL_ENCODE_WF)) {
+        int wf = (flags & H5FZ_CODEGEN_WARP_FUSED) ? h5fz_codegen_warp_fused_chain(&s) : 0;
+        const char *wf_name =
+            wf == H5FZ_WF_CHAIN_FAST ? H5FZ_KERNEL_ENCODE_WFP "(" : H5FZ_KERNEL_ENCODE_WF "(";
+        if (wf && !strstr(src, wf_name)) {
           printf("FAIL class %s: no warp-fused kernels in the source of %s\n", k->name, class_specs[cs]);
           failed++;
         }
