@@ -59,7 +59,9 @@ H5FZ_FN uint32_t h5fz_wfp_ballot_bits(uint32_t v, uint32_t bit)
   return __ballot_sync(H5FZ_WF_FULL, (v & bit) != 0u);
 #else
   uint32_t r;
-  asm("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\tsetp.ne.u32 q, t, 0;\n\t"
+  /* volatile: a warp collective must not be moved into the lane-0 branch
+   * that alone uses its result */
+  asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 t;\n\tand.b32 t, %1, %2;\n\tsetp.ne.u32 q, t, 0;\n\t"
       "vote.sync.ballot.b32 %0, q, 0xffffffff;\n\t}"
       : "=r"(r)
       : "r"(v), "r"(bit));
@@ -90,7 +92,7 @@ H5FZ_FN uint32_t h5fz_wfp_inclusive(uint32_t v)
 #else
 #pragma unroll
   for (int d = 1; d < 32; d <<= 1)
-    asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\tshfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n\t"
+    asm volatile("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\tshfl.sync.up.b32 t|p, %0, %1, 0, 0xffffffff;\n\t"
         "@p add.u32 %0, %0, t;\n\t}"
         : "+r"(v)
         : "r"(d));
