@@ -17,16 +17,17 @@
  * to the slot with coalesced stores. The decode stages the stream in
  * shared memory (one coalesced pass, word-aligned whatever the packed
  * offset), every warp scans the 128 width bytes itself (no barrier for
- * the offsets), sums its groups' words from the planes with popcounts (a
- * lane per group) to start the delta decode where its groups start, and
- * then rebuilds each group's words from broadcast plane loads (or the
- * transpose), one warp prefix sum for the delta, and stores the values.
+ * the offsets), sums the words of the groups before its own from their
+ * planes' popcounts (a lane per group: no barrier for the delta's start
+ * either), and then rebuilds each group's words from broadcast plane
+ * loads (or the transpose), one warp prefix sum for the delta, and stores
+ * the values.
  *
  * The bytes are exactly those of op_quant.h, op_delta.h and op_bitpack.h
  * for n = 4096 words ([128 width bytes][planes of group 0][planes of
  * group 1]..., raw zigzag words when that is not smaller than 16384
  * bytes); tests/gpu/test_warp_fast_emu.c checks them on the CPU and
- * tests/gpu/test_gpu_identical.c on a GPU. Linear quantizer modes (ABS,
+ * tests/gpu/test_gpu_identical.c and test_gpu_warp_fused.c on a GPU. Linear quantizer modes (ABS,
  * REL) and full sub-chunks only, as op_warp_fused.h; the generic kernel
  * takes the others, float64 and partial sub-chunks. Included after
  * op_warp_fused.h, whose quantizer (h5fz_wf_quant) and scans it uses.
@@ -46,7 +47,7 @@ typedef struct {
   uint32_t words[H5FZ_WFP_WORDS];
   uint32_t esc[H5FZ_WFP_GROUPS];    /* encode: escape mask of each group */
   uint8_t width[H5FZ_WFP_GROUPS];   /* encode: width of each group */
-  uint32_t warp_n[32];              /* encode: plane words of each warp; decode: the sum of its groups' words */
+  uint32_t warp_n[32];              /* encode: plane words of each warp */
 } h5fz_wfp_smem;
 
 /* The ballot of (v & bit) != 0. In PTX, so that the test stays one
