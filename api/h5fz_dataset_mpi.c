@@ -19,10 +19,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "h5fz_cuda.h"
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_dataset_mpi.h"
+#include "h5fz_device_query.h"
 #include "h5fz_error.h"
 #include "h5fz_settings.h"
 #include "h5fz_mpi_exchange.h"
@@ -45,10 +45,7 @@ static int visible_gpus(void)
 {
   const char *dev = getenv("H5FZ_DEVICE");
   if (dev && !strcasecmp(dev, "cpu")) return 0;
-  const h5fz_cuda_api *cu = h5fz_cuda_get(NULL);
-  int n = 0;
-  if (!cu || cu->cuInit(0) || cu->cuDeviceGetCount(&n)) return 0;
-  return n;
+  return h5fz_gpu_visible_count();
 }
 
 int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)

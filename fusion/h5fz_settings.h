@@ -2,7 +2,7 @@
  * h5fz_settings.h - the H5FZ_* environment variables that tune fusion/,
  * read in one place (h5fz_settings.c) into one struct. A group is read
  * once per call where it applies (the GPU group when the GPU executor
- * takes a call, under its lock: h5fz_gpu_ensure_init), so a process that
+ * takes a call: h5fz_gpu_enter), so a process that
  * changes a variable between calls sees it at the next call, and a value
  * that is not a whole number in range is ignored with one warning per
  * variable (H5FZ_QUIET=1 silences it) only where the variable matters.
@@ -19,7 +19,7 @@ typedef struct {
   /* host group */
   unsigned host_threads; /* H5FZ_THREADS, 1..1024; 0: the cores */
   /* GPU group */
-  int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023 (read when the GPU is first set up) */
+  int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023: the GPU context the call uses */
   size_t gpu_memory_limit;        /* H5FZ_GPU_MEMORY_LIMIT bytes; SIZE_MAX: unlimited */
   int gpu_threads;                /* H5FZ_GPU_THREADS, a multiple of 32 in 64..1024; 0: the plan's */
   int gpu_regs;                   /* H5FZ_GPU_REGS, 16..255; 0: the plan's */
