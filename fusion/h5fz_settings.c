@@ -1,7 +1,7 @@
 /*
  * h5fz_settings.c - the environment variables of h5fz (H5FZ_THREADS,
  * H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL, H5FZ_GPU_MEMORY_LIMIT,
- * H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED, H5FZ_GPU_WF_WARPS, H5FZ_DEVICE,
+ * H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED, H5FZ_GPU_WF_WARPS, H5FZ_WARMUP_DELAY_MS, H5FZ_DEVICE,
  * H5FZ_DEVICE_STRICT, H5FZ_JIT_EMBEDDED, H5FZ_QUIET, H5FZ_MPI_PROFILE), read in one place
  * into h5fz_settings. The integer ones one way: a value that is not a
  * whole number in range is ignored with one warning per variable on stderr
@@ -86,6 +86,7 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     s->gpu_wf_warps = (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
     s->gpu_warp_fused = (int)h5fz_env_int("H5FZ_GPU_WARP_FUSED", 0, 1, 1, 1);
     s->batch_bytes = (unsigned long long)h5fz_env_int("H5FZ_BATCH_BYTES", 1, 0x7fffffffffffffffLL, 1, 512ll << 20);
+    s->warmup_delay_ms = (int)h5fz_env_int("H5FZ_WARMUP_DELAY_MS", 0, 10000, 1, 0);
     const char *ordinal = getenv("H5FZ_GPU_ORDINAL");
     s->gpu_ordinal_set = ordinal && *ordinal;
   }

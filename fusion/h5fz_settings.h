@@ -32,7 +32,11 @@ typedef struct {
   int gpu_wf_warps;               /* H5FZ_GPU_WF_WARPS, 1, 2, 4 or 8; 0: codegen's */
   int gpu_warp_fused;             /* H5FZ_GPU_WARP_FUSED: 0 keeps the warp-fused kernels out; default 1 */
   unsigned long long batch_bytes; /* H5FZ_BATCH_BYTES of chunk data per batch; default 512 MiB */
-  int gpu_ordinal_set;            /* H5FZ_GPU_ORDINAL is set (not empty): the user chose the GPU */
+  /* H5FZ_WARMUP_DELAY_MS, 0..10000, for tests: the warm-up thread holds
+   * the context that long first (a slow context creation where there is
+   * no GPU) */
+  int warmup_delay_ms;
+  int gpu_ordinal_set; /* H5FZ_GPU_ORDINAL is set (not empty): the user chose the GPU */
   /* device group */
   int device;           /* H5FZ_DEVICE: H5FZ_SETTING_DEVICE_* (unset or empty: auto; any case) */
   char device_text[64]; /* H5FZ_DEVICE as given (cut at 63 bytes), for the message of a bad one */

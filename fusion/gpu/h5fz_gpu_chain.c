@@ -140,6 +140,11 @@ int h5fz_gpu_get_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_ent
   return H5FZ_OK;
 }
 
+int h5fz_gpu_has_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p)
+{
+  return find_chain(gc, p, threads_override(gc), regs_override(gc), wf_warps_override(gc)) != NULL;
+}
+
 int h5fz_gpu_route(const h5fz_chunk_plan *p, size_t chunk_bytes, int forced)
 {
   h5fz_gpu_context *gc;

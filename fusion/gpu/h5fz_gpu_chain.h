@@ -36,4 +36,9 @@ struct h5fz_gpu_context;
  * The chain belongs to gc (its module is loaded in gc's CUDA context).
  * Call with gc locked and initialised (h5fz_gpu_enter). */
 int h5fz_gpu_get_chain(struct h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_entry **out);
+
+/* 1 when gc has planned p's chain under the call's overrides already
+ * (usable or refused), else 0. Call with gc locked. */
+int h5fz_gpu_has_chain(struct h5fz_gpu_context *gc, const h5fz_chunk_plan *p);
+
 #endif /* H5FZ_GPU_CHAIN_H */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "h5fz_device_query.h"
 #include "h5fz_gpu_context.h"
@@ -42,9 +43,17 @@ int h5fz_gpu_cuda_fail(CUresult r, const char *what)
   return h5fz_fail(H5FZ_ERR_DEVICE, "%s: %s (CUDA error %d)", what, h5fz_cuda_error_string(r), r);
 }
 
+static double now_ms(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 static void init_once(h5fz_gpu_context *gc)
 {
   const char *why;
+  double t0 = now_ms();
   gc->init_done = 1;
   gc->cu = h5fz_cuda_get(&why);
   if (!gc->cu) {
@@ -52,6 +61,7 @@ static void init_once(h5fz_gpu_context *gc)
     return;
   }
   CUresult r = gc->cu->cuInit(0);
+  gc->stats.init_cuinit_ms = now_ms() - t0;
   if (r) {
     snprintf(gc->why, sizeof gc->why, "cuInit failed: %s", h5fz_cuda_error_string(r));
     return;
@@ -68,6 +78,7 @@ static void init_once(h5fz_gpu_context *gc)
     return;
   }
   CUdevice d;
+  double t1 = now_ms();
   if ((r = gc->cu->cuDeviceGet(&d, ordinal)) || (r = gc->cu->cuDevicePrimaryCtxRetain(&gc->ctx, d)) ||
       (r = gc->cu->cuCtxSetCurrent(gc->ctx)) || (r = gc->cu->cuStreamCreate(&gc->stream, 1 /* non-blocking */)) ||
       (r = gc->cu->cuStreamCreate(&gc->side, 1)) ||
@@ -76,6 +87,8 @@ static void init_once(h5fz_gpu_context *gc)
     snprintf(gc->why, sizeof gc->why, "CUDA context: %s", h5fz_cuda_error_string(r));
     return;
   }
+  gc->stats.init_context_ms = now_ms() - t1;
+  gc->stats.init_ms = now_ms() - t0;
   gc->usable = 1;
 }
 

@@ -14,6 +14,7 @@
 #define H5FZ_GPU_CONTEXT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "h5fz_cuda.h"
 #include "h5fz_gpu.h"
@@ -48,6 +49,7 @@ typedef struct h5fz_gpu_context {
   pthread_mutex_t lock;
   int ordinal; /* the device's, as the driver numbers it (CUDA_VISIBLE_DEVICES applied) */
   int init_done, usable;
+  atomic_int warming; /* a warm-up thread has this context (h5fz_gpu_warmup.c) */
   char why[512];
   const h5fz_cuda_api *cu;
   CUcontext ctx;
