@@ -21,7 +21,8 @@
 # copies it into the build folder and makes it usable there, with a stand-in
 # mpicc where the machine's cannot include mpi.h). The mpi layout then also
 # runs h5fz_bench_mpi_direct_chunk (which H5Dwrite_chunk patterns that HDF5
-# allows under MPI-IO: direct_chunk_n8.jsonl) and heat3d_mpi on 8 ranks.
+# allows under MPI-IO: direct_chunk_n8.jsonl; H5FZ_DIRECT_CHUNK_RANKS="2 8"
+# for other rank counts) and heat3d_mpi on 8 ranks.
 # The GPU kernels are compiled by the JIT into one disk cache the ranks share
 # (H5FZ_CACHE_DIR), warmed by a small untimed run first; --embed builds them
 # into the library instead (H5FZ_EMBED_KERNELS=ON: minutes of NVRTC at build).
@@ -124,12 +125,12 @@ if [ "$layout" != node ]; then
     "$(grep -m1 -o 'abs_slabs_device: [^,]*' "$out/ctest-mpi-api.log" || echo none))"
   grep -h 'Failed\|\*\*\*' "$out/ctest-mpi.log" "$out/ctest-mpi-api.log" | grep -v '^ *[0-9]*% tests' | head -20
   phase "direct chunk write patterns of HDF5 $(sed -n 's/^#define H5_VERSION "\(.*\)"/\1/p' "${h5fz_phdf5_prefix:-/nonexistent}/include/H5pubconf.h" 2> /dev/null)"
-  for n in 8; do
+  for n in ${H5FZ_DIRECT_CHUNK_RANKS:-8}; do
     : > "$out/direct_chunk_n$n.jsonl"
     for m in 0 1 2 3 4 5; do
       # a pattern whose ranks' metadata differ may hang in H5Fclose (the working
       # ones take well under a second): 15 s, then "hung"
-      timeout 15 mpirun -n "$n" "$build/bin/h5fz_bench_mpi_direct_chunk" --mode "$m" --chunks 512 --dir "$filedir" \
+      timeout 15 mpirun -n "$n" "$build/bin/h5fz_bench_mpi_direct_chunk" --mode "$m" --chunks 256 --dir "$filedir" \
         >> "$out/direct_chunk_n$n.jsonl" 2>> "$out/direct_chunk.log"
       rc=$?
       [ $rc = 0 ] || echo "{\"ranks\": $n, \"mode\": $m, \"hung_or_failed\": true, \"exit\": $rc}" >> "$out/direct_chunk_n$n.jsonl"
