@@ -129,8 +129,8 @@ if [ "$layout" != node ]; then
     : > "$out/direct_chunk_n$n.jsonl"
     for m in 0 1 2 3 4 5; do
       # a pattern whose ranks' metadata differ may hang in H5Fclose (the working
-      # ones take well under a second): 15 s, then "hung"
-      timeout 15 mpirun -n "$n" "$build/bin/h5fz_bench_mpi_direct_chunk" --mode "$m" --chunks 256 --dir "$filedir" \
+      # ones take well under a second): 10 s, then "hung"
+      timeout 10 mpirun -n "$n" "$build/bin/h5fz_bench_mpi_direct_chunk" --mode "$m" --chunks 256 --dir "$filedir" \
         >> "$out/direct_chunk_n$n.jsonl" 2>> "$out/direct_chunk.log"
       rc=$?
       [ $rc = 0 ] || echo "{\"ranks\": $n, \"mode\": $m, \"hung_or_failed\": true, \"exit\": $rc}" >> "$out/direct_chunk_n$n.jsonl"
@@ -151,7 +151,7 @@ bench_mpi() { # bench_mpi LABEL N [ARGS...]: one shared file, mpirun
   shift 2
   echo "== mpi layout, $label, $n ranks"
   # shellcheck disable=SC2086
-  H5FZ_MPI_PROFILE=1 timeout 900 mpirun -n "$n" ${MPIEXEC_FLAGS:-} "$build/bin/h5fz_bench_mpi" --data "$data" \
+  H5FZ_MPI_PROFILE=1 timeout 300 mpirun -n "$n" ${MPIEXEC_FLAGS:-} "$build/bin/h5fz_bench_mpi" --data "$data" \
     --gib-per-rank "$gib" --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/bench_mpi_${label}_n$n.json"
   echo "   exit $?; $(grep -o '"path": "[a-z_]*", "write_s[^}]*' "$out/bench_mpi_${label}_n$n.json" | tr '\n' ' ' | cut -c1-900)"
 }
@@ -162,7 +162,7 @@ bench_node() { # bench_node LABEL N [ARGS...]: N processes, a file each
   sync=/dev/shm/h5fz_bench_node_$$_${label}_$n
   rm -f "$sync"
   for ((r = 0; r < n; r++)); do
-    timeout 900 "$build/bin/h5fz_bench_node" --rank "$r" --ranks "$n" --sync "$sync" --data "$data" --gib-per-rank "$gib" \
+    timeout 300 "$build/bin/h5fz_bench_node" --rank "$r" --ranks "$n" --sync "$sync" --data "$data" --gib-per-rank "$gib" \
       --reps "$reps" --dir "$filedir" --label "$label" "$@" > "$out/node_r$r.tmp" &
     pids+=($!)
   done

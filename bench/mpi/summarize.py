@@ -53,7 +53,7 @@ def main(out):
     print("\n".join(lines))
     if direct:
         json.dump(direct, open(os.path.join(out, "direct_chunk.json"), "w"), indent=1)
-        print("\nH5Dwrite_chunk under MPI-IO (h5fz_bench_mpi_direct_chunk; hung: killed after 15 s)\n")
+        print("\nH5Dwrite_chunk under MPI-IO (h5fz_bench_mpi_direct_chunk; hung: killed after 10 s)\n")
         print("| HDF5 | ranks | mode | pattern | H5Dwrite_chunk | file reads back | s | MB | chunks stored |")
         print("|---|---|---|---|---|---|---|---|---|")
         for r in direct:
