@@ -41,7 +41,8 @@ h5fz_phdf5_setup() {
   export PATH="$dst/bin:$PATH" LD_LIBRARY_PATH="$dst/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   # shellcheck disable=SC2034 # read by run.sh
   h5fz_phdf5_prefix=$dst
-  h5fz_phdf5_cmake_args=(-DHDF5_ROOT="$dst" -DHDF5_C_COMPILER_EXECUTABLE="$dst/bin/h5pcc")
+  # its h5pcc, never a system hdf5-config.cmake (a serial HDF5 may be installed too)
+  h5fz_phdf5_cmake_args=(-DHDF5_ROOT="$dst" -DHDF5_C_COMPILER_EXECUTABLE="$dst/bin/h5pcc" -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON)
   local probe=$build/mpi-probe.c
   printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' > "$probe"
   # H5FZ_PHDF5_SHIM=1: use the stand-in even where mpicc works (to test it)

@@ -28,9 +28,11 @@
 # into the library instead (H5FZ_EMBED_KERNELS=ON: minutes of NVRTC at build).
 # Data: $H5FZ_DATA_DIR, else .devdata/ in the repository (files or .gz,
 # as for tests/gpu/run.sh), else ../shared/data. Writes to $OUT (else
-# build-mpi-bench/out): run.log, nvidia-smi.txt, ctest-mpi.log,
-# bench_mpi_<label>_n<N>.json, summary.json and summary.md (each figure
-# beside the one-rank figure; bench/mpi/summarize.py).
+# build-mpi-bench/out): run.log (with each phase's start time), nvidia-smi.txt,
+# cmake.log, build.log, warmup.json, ctest-mpi.log and ctest-mpi-api.log,
+# direct_chunk_n8.jsonl, heat3d_mpi_n8.log, bench_mpi_<label>_n<N>.json,
+# summary.json and summary.md (each figure beside the one-rank figure;
+# bench/mpi/summarize.py), direct_chunk.json.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${H5FZ_BENCH_BUILD:-$root/build-mpi-bench}
