@@ -45,27 +45,8 @@ H5FZ_FN h5fz_quant_params h5fz_quant_params_make(int mode, double eb, unsigned l
   return q;
 }
 
-H5FZ_FN uint32_t h5fz_float_bits_32(float x)
-{
-#if H5FZ_ON_GPU
-  return __float_as_uint(x);
-#else
-  uint32_t u;
-  memcpy(&u, &x, 4);
-  return u;
-#endif
-}
-
-H5FZ_FN float h5fz_float_from_bits_32(uint32_t u)
-{
-#if H5FZ_ON_GPU
-  return __uint_as_float(u);
-#else
-  float x;
-  memcpy(&x, &u, 4);
-  return x;
-#endif
-}
+H5FZ_BIT_CAST(h5fz_float_bits_32, uint32_t, float, __float_as_uint)
+H5FZ_BIT_CAST(h5fz_float_from_bits_32, float, uint32_t, __uint_as_float)
 
 H5FZ_FN double h5fz_float_from_bits_64(uint64_t u) { return h5fz_dfrom(u); }
 
