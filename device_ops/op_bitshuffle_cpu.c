@@ -131,10 +131,12 @@ static inline void row_to_planes(__m128i r, uint8_t *out, uint32_t pb, uint32_t 
 static inline __m128i planes_to_row(const uint8_t *in, uint32_t pb, uint32_t b, uint32_t j)
 {
   const uint8_t *s = in + (size_t)(8u * b) * pb + j;
-  /* 16-bit lane q: bytes j, j+1 of plane 8b+q */
-#define PAIR(q) (short)(s[(size_t)(q)*pb] | s[(size_t)(q)*pb + 1u] << 8)
-  __m128i v = _mm_set_epi16(PAIR(7), PAIR(6), PAIR(5), PAIR(4), PAIR(3), PAIR(2), PAIR(1), PAIR(0)), t;
-#undef PAIR
+  __m128i v = _mm_setzero_si128(), t;
+  /* 16-bit lane q: bytes j, j+1 of plane 8b+q (pinsrw: the lane is an
+   * immediate; the pointer steps a plane, cheaper than q * pb) */
+#define INSERT(q) (v = _mm_insert_epi16(v, s[0] | s[1] << 8, q), s += pb)
+  INSERT(0), INSERT(1), INSERT(2), INSERT(3), INSERT(4), INSERT(5), INSERT(6), INSERT(7);
+#undef INSERT
   /* lane 0: byte q = plane q's bits of words 0..7; lane 1: words 8..15 */
   v = _mm_packus_epi16(_mm_and_si128(v, _mm_set1_epi16(0xff)), _mm_srli_epi16(v, 8));
   /* 8x8 bit transpose of each 64-bit lane (transpose8) */

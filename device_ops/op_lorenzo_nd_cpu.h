@@ -21,9 +21,9 @@ void h5fz_fast_lnd_encode_32(const uint32_t *q, uint32_t *out, uint32_t first, u
 void h5fz_fast_lnd_encode_64(const uint64_t *q, uint64_t *out, uint32_t first, uint32_t m, uint32_t m_pad,
                              h5fz_lnd_geom g);
 
-/* The cost pass over the sampled groups k_lo..k_hi (stride T groups of 128)
- * of the chunk's quantizer words q: cost[d] estimates the bits of the order
- * d + 1 predictor (cost[d] = 0 for d >= g.dim). */
+/* The cost pass over the groups of 128 words h5fz_lnd_sample picks (k_lo,
+ * k_hi, T) of the chunk's quantizer words q: cost[d] estimates the bits of
+ * the (d + 1)-D predictor (cost[d] = 0 for d >= g.dim). */
 void h5fz_fast_lnd_cost_32(const uint32_t *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,
                            uint64_t cost[3]);
 void h5fz_fast_lnd_cost_64(const uint64_t *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,

@@ -128,66 +128,81 @@ uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint3
   return (uint32_t)size;
 }
 
+/* Level 0 of the decode: the n bytes of dst from the kept (non-zero) bytes
+ * and the bitmap lmap; a dropped byte is 0. */
+static void unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint32_t n, uint8_t *dst)
+{
+  uint64_t rank = 0;
+  uint32_t words = n / 64u;
+  for (uint32_t t = 0; t < words; t++) {
+    uint64_t m = ld64(lmap + 8u * t);
+    uint8_t *d = dst + 64u * t;
+    if (m == ~0ull) {
+      memcpy(d, kept + rank, 64);
+      rank += 64u;
+    } else {
+      memset(d, 0, 64);
+      while (m) {
+        d[__builtin_ctzll(m)] = kept[rank++];
+        m &= m - 1u;
+      }
+    }
+  }
+  for (uint32_t i = 64u * words; i < n; i++) dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+}
+
+/* A level >= 1 (a bitmap of the level below): a dropped byte repeats the
+ * one before it, the last kept byte (0 before the first). */
+static void unpack_repeats(const uint8_t *lmap, const uint8_t *kept, uint32_t n, uint8_t *dst)
+{
+  uint64_t rank = 0;
+  uint32_t words = n / 64u;
+  uint8_t last = 0;
+  for (uint32_t t = 0; t < words; t++) {
+    uint64_t m = ld64(lmap + 8u * t);
+    uint8_t *d = dst + 64u * t;
+    if (m == 0) {
+      memset(d, last, 64);
+    } else if (m == ~0ull) {
+      memcpy(d, kept + rank, 64);
+      rank += 64u;
+      last = d[63];
+    } else {
+      for (uint32_t b = 0; b < 64u; b++) {
+        if ((m >> b) & 1u) last = kept[rank++];
+        d[b] = last;
+      }
+    }
+  }
+  for (uint32_t i = 64u * words; i < n; i++) {
+    if ((lmap[i / 8u] >> (i & 7u)) & 1u) last = kept[rank++];
+    dst[i] = last;
+  }
+}
+
 int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
 {
   uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
-  uint32_t bitmap_off[H5FZ_RZE_MAX_LEVELS];
   if (len[levels] > size) return -1;
-  bitmap_off[0] = 0;
-  for (uint32_t k = 1; k < levels; k++) bitmap_off[k] = bitmap_off[k - 1u] + len[k];
+  /* where level k decodes to: level 0 into out, level k >= 1 (the bitmap of
+   * level k - 1) into the scratch, the levels one after the other */
+  uint8_t *dst[H5FZ_RZE_MAX_LEVELS];
+  dst[0] = out;
+  for (uint32_t k = 1, off = 0; k < levels; off += len[k], k++) dst[k] = scratch + off;
+  /* from the top bitmap (the stream's first len[levels] bytes) down; each
+   * level's kept bytes follow the levels above it's */
   uint64_t offset = len[levels];
-  const uint8_t *lmap = in; /* the top bitmap */
-  for (uint32_t kk = levels; kk-- > 0;) {
-    uint8_t *dst = kk ? scratch + bitmap_off[kk - 1u] : out;
-    uint32_t n = len[kk], nb = len[kk + 1u];
-    if ((n & 7u) && (lmap[nb - 1u] >> (n & 7u))) return -1;
+  const uint8_t *lmap = in;
+  for (uint32_t k = levels; k-- > 0; lmap = dst[k]) {
+    uint32_t n = len[k], nb = len[k + 1u];
+    if ((n & 7u) && (lmap[nb - 1u] >> (n & 7u))) return -1; /* bits past the level's end */
     uint64_t total = popcount_bytes(lmap, nb);
     if (offset + total > size) return -1;
-    const uint8_t *kept = in + offset;
-    uint64_t rank = 0;
-    uint32_t words = n / 64u, i;
-    if (kk == 0) {
-      for (uint32_t t = 0; t < words; t++) {
-        uint64_t m = ld64(lmap + 8u * t);
-        uint8_t *d = dst + 64u * t;
-        if (m == ~0ull) {
-          memcpy(d, kept + rank, 64);
-          rank += 64u;
-        } else {
-          memset(d, 0, 64);
-          while (m) {
-            d[__builtin_ctzll(m)] = kept[rank++];
-            m &= m - 1u;
-          }
-        }
-      }
-      for (i = 64u * words; i < n; i++) dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
-    } else {
-      /* a dropped byte repeats the one before it: the last kept byte */
-      uint8_t last = 0;
-      for (uint32_t t = 0; t < words; t++) {
-        uint64_t m = ld64(lmap + 8u * t);
-        uint8_t *d = dst + 64u * t;
-        if (m == 0) {
-          memset(d, last, 64);
-        } else if (m == ~0ull) {
-          memcpy(d, kept + rank, 64);
-          rank += 64u;
-          last = d[63];
-        } else {
-          for (uint32_t b = 0; b < 64u; b++) {
-            if ((m >> b) & 1u) last = kept[rank++];
-            d[b] = last;
-          }
-        }
-      }
-      for (i = 64u * words; i < n; i++) {
-        if ((lmap[i / 8u] >> (i & 7u)) & 1u) last = kept[rank++];
-        dst[i] = last;
-      }
-    }
+    if (k)
+      unpack_repeats(lmap, in + offset, n, dst[k]);
+    else
+      unpack_zeros(lmap, in + offset, n, dst[k]);
     offset += total;
-    lmap = dst;
   }
   return offset == size ? 0 : -1;
 }
