@@ -59,24 +59,12 @@ static void transform(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide
   unsigned long long first = (unsigned long long)s * p->subchunk_elems;
 #define RUN(enc, dec, ...) (inverse ? BY_WIDTH(wide, dec, __VA_ARGS__) : BY_WIDTH(wide, enc, __VA_ARGS__))
   switch (op) {
-  case H5FZ_OP_LORENZO_ND:
-    BY_WIDTH(wide, h5fz_fast_lnd_encode, p->lnd_q, out, (uint32_t)first, m, n, p->lnd);
-    break;
-  case H5FZ_OP_LORENZO:
-    RUN(h5fz_lorenzo_encode, h5fz_lorenzo_decode, &one_thread, in, out, n, first, p->row);
-    break;
-  case H5FZ_OP_BITSHUFFLE:
-    RUN(h5fz_fast_bitshuffle_encode, h5fz_fast_bitshuffle_decode, in, out, n);
-    break;
-  case H5FZ_OP_DELTA:
-    RUN(h5fz_fast_delta_encode, h5fz_fast_delta_decode, in, out, n);
-    break;
-  case H5FZ_OP_ZIGZAG:
-    RUN(h5fz_fast_zigzag_encode, h5fz_fast_zigzag_decode, in, out, n);
-    break;
-  case H5FZ_OP_NEGABINARY:
-    RUN(h5fz_fast_negabinary_encode, h5fz_fast_negabinary_decode, in, out, n);
-    break;
+  case H5FZ_OP_LORENZO_ND: BY_WIDTH(wide, h5fz_fast_lnd_encode, p->lnd_q, out, (uint32_t)first, m, n, p->lnd); break;
+  case H5FZ_OP_LORENZO: RUN(h5fz_lorenzo_encode, h5fz_lorenzo_decode, &one_thread, in, out, n, first, p->row); break;
+  case H5FZ_OP_BITSHUFFLE: RUN(h5fz_fast_bitshuffle_encode, h5fz_fast_bitshuffle_decode, in, out, n); break;
+  case H5FZ_OP_DELTA: RUN(h5fz_fast_delta_encode, h5fz_fast_delta_decode, in, out, n); break;
+  case H5FZ_OP_ZIGZAG: RUN(h5fz_fast_zigzag_encode, h5fz_fast_zigzag_decode, in, out, n); break;
+  case H5FZ_OP_NEGABINARY: RUN(h5fz_fast_negabinary_encode, h5fz_fast_negabinary_decode, in, out, n); break;
   }
 #undef RUN
 }

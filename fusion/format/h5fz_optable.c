@@ -5,7 +5,9 @@
 
 /* A transform from words to words, the most common kind. */
 #define WORDS_TO_WORDS(id, name, prefix, doc)                                                                          \
-  {id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, prefix, doc}
+  {                                                                                                                    \
+    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, prefix, doc                                \
+  }
 
 static const h5fz_op_info op_table[] = {
     {H5FZ_OP_QUANT, "quant", H5FZ_KIND_MAP, H5FZ_STREAM_FLOAT, H5FZ_STREAM_WORDS, 0, "h5fz_quant",
