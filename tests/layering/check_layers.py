@@ -39,14 +39,27 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
+# The names an op's code has (device_ops/: op_X.h the reference, op_X_cpu.c
+# the CPU fast form): the executors in fusion/cpu/ call them, never define them.
+OP_FUNCTION = re.compile(r"h5fz_(fast_)?(quant|delta|lorenzo|lnd|zigzag|negabinary|bitshuffle|rze|bitpack)_\w*")
+
+
 def check_sources(root, broken):
     dlopen_cuda = []
-    for rel, text in sources(root):
+    all_sources = list(sources(root))
+    fusion_files = {os.path.basename(rel) for rel, _ in all_sources if layer(rel) == "fusion"}
+    for rel, text in all_sources:
         code = strip_comments(text)
         incs = INCLUDE.findall(code)
         top = layer(rel)
+        if rel.startswith(os.path.join("fusion", "cpu") + os.sep):
+            for name, line, _ in function_lengths(text):
+                if OP_FUNCTION.fullmatch(name) or os.path.basename(rel).startswith("op_"):
+                    broken.append(f"{rel}:{line}: defines the op function {name}; op code lives in device_ops/")
         for inc in incs:
             base = os.path.basename(inc)
+            if top == "device_ops" and ("fusion/" in inc or base in fusion_files):
+                broken.append(f"{rel}: includes {inc} of fusion/; device_ops/ (the ops) includes nothing above it")
             if top in BELOW_HDF5 and (base == "hdf5.h" or re.match(r"H5[A-Za-z]*\.h$", base)):
                 broken.append(f"{rel}: includes the HDF5 header {inc}; HDF5 stays in filter/, api/ and cli/")
             if top in LIB_LAYERS and base == "h5fz_internal.h":
@@ -213,6 +226,7 @@ def main():
     if broken:
         return 1
     print("layering: ok (no HDF5 below filter/api/cli, h5fz_internal.h private to fusion/, "
+          "device_ops/ includes nothing of fusion/, no op code in fusion/cpu/, "
           "bench/ free of tests/, libcuda opened by %s only, no include circle in fusion/, "
           "fusion/'s .c files <= %d lines and functions <= %d%s)"
           % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,

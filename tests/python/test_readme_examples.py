@@ -47,7 +47,7 @@ def root(tmp_path):
         (r / name).symlink_to(REPO / name)
     b = r / "build"
     b.mkdir()
-    for name in ["bin", "plugin", "api", "fusion", "planner"]:
+    for name in ["bin", "plugin", "api", "fusion", "device_ops", "planner"]:
         (b / name).symlink_to(BUILD / name)
     return r
 
