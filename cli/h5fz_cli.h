@@ -15,9 +15,7 @@
 
 #include <hdf5.h>
 
-#define H5FZ_CLI_OK 0
-#define H5FZ_CLI_FAIL 1
-#define H5FZ_CLI_USAGE 2
+#include "cli_status.h" /* H5FZ_CLI_OK, _FAIL, _USAGE: the exit statuses */
 
 #ifndef H5FZ_FILTER_ID
 #error "H5FZ_FILTER_ID must be defined by the build (CMake cache variable)"
