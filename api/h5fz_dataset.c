@@ -17,6 +17,7 @@
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_error.h"
+#include "h5fz_hdf5_reason.h"
 
 static double now_s(void)
 {
@@ -79,7 +80,15 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
     int raised = fapl >= 0 && H5Pget_libver_bounds(fapl, &lo, &hi) >= 0 && lo < H5F_LIBVER_V18 &&
                  H5Fset_libver_bounds(file, H5F_LIBVER_V18, hi >= H5F_LIBVER_V18 ? hi : H5F_LIBVER_LATEST) >= 0;
     *dset = H5Dcreate2(loc, name, mem_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (*dset < 0) rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed (see the HDF5 error stack)", name);
+    if (*dset < 0) {
+      /* the filter's refusal (a bad H5FZ_DEVICE, a GPU asked for and
+       * missing) is only on HDF5's stack: carry it, so a caller (and every
+       * rank of the MPI API) sees why */
+      char why[400];
+      h5fz_hdf5_innermost_reason(why, sizeof why);
+      rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed: %s", name,
+                     why[0] ? why : "HDF5 gave no reason (see the HDF5 error stack)");
+    }
     if (raised && H5Fset_libver_bounds(file, lo, hi) < 0 && !rc)
       rc = h5fz_fail(H5FZ_ERR_HDF5, "cannot restore the file's library version bounds");
     if (fapl >= 0) H5Pclose(fapl);
