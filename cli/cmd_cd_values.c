@@ -147,6 +147,7 @@ int h5fz_cmd_cd_values(int argc, char **argv)
     free(text);
     return rc;
   }
+  h5fz_cli_spec_caution(cmd, &spec);
   /* An empty spec is what `UD=<id>,0,0` means: the defaults. Say so, since
    * an empty shell variable is the usual way to get here by accident. */
   if (blank)

@@ -65,6 +65,8 @@ static int parse_spec(const char *text, h5fz_compress_options *o, char *canonica
     h5fz_cli_library_error(cmd, st, "invalid spec \"%s\"", text);
     return -1;
   }
+  /* a rel= above 1 is said by the filter's set_local, once, when the
+   * first dataset is created with it (not twice) */
   return 0;
 }
 

@@ -168,6 +168,7 @@ static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n, int *has_f
     h5fz_cli_library_error(cmd, st, "invalid --spec \"%s\"", spec_text);
     return -1;
   }
+  /* a rel= above 1 is said by the filter's set_local (not twice) */
   return 0;
 }
 

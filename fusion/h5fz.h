@@ -110,6 +110,15 @@ int h5fz_spec_format(const h5fz_spec *spec, char *buf, size_t buf_len);
  * H5FZ_ERR_SPEC with the reason. */
 int h5fz_spec_validate(const h5fz_spec *spec);
 
+/* A valid spec that is most likely not what was meant: REL with a bound
+ * above 1, i.e. errors of more than 100 % of each chunk's value range,
+ * which let any value come back as any other value of its chunk (SZ3 and
+ * cuSZp accept such a bound too, and h5fz keeps it: it is a warning, not
+ * an error). Writes a one-line warning (no "warning:" prefix) into buf
+ * (len bytes, NUL-terminated when len > 0) and returns 1; returns 0 with
+ * buf "" when there is nothing to say, or when spec is NULL. */
+int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);
+
 /* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
  * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the
  * dataset part (marker, dtype (with bit 8, 0x100, set when big_endian),

@@ -564,3 +564,26 @@ def test_plan_refuses_empty_or_bad_op_items(ops):
     """An empty item was skipped ("1,,30" planned as "1,30"; a tester)."""
     p = lib.cli("plan", "--ops", ops, check=False)
     assert p.returncode == 2 and "bad --ops" in p.stderr, p.stderr
+
+
+def test_rel_above_one_is_a_warning_not_an_error(tmp_path):
+    """rel= above 1 lets any value come back as any other of its chunk:
+    kept (SZ3 and cuSZp take it) but said, by every command that takes a
+    spec; rel=1 and below say nothing (docs/spec.md)."""
+    p = lib.cli("cd-values", "rel=2")
+    assert "h5fz cd-values: warning: rel=2 allows errors of up to 200 % of each chunk's value range" in p.stderr
+    assert "did you mean rel=0.02, i.e. 2 %?" in p.stderr, p.stderr
+    assert lib.cli("cd-values", "rel=1").stderr == ""
+    src, out = tmp_path / "s.h5", tmp_path / "o.h5"
+    a = np.sin(np.arange(8000) / 30).astype("f4")
+    with h5py.File(src, "w") as f:
+        f.create_dataset("x", data=a)
+    p = lib.cli("compress", src, out, "rel=3")
+    # said once, by the filter's set_local (the plugin under the CLI)
+    assert p.stderr.count("h5fz: warning: rel=3 allows errors of up to 300 %") == 1, p.stderr
+    with h5py.File(out, "r") as f:
+        b = f["x"][...]
+    assert np.all(np.abs(b.astype("f8") - a) <= 3 * (a.max() - a.min()))
+    a.tofile(tmp_path / "a.f32")
+    p = lib.cli("from-raw", tmp_path / "a.f32", tmp_path / "r.h5", "--shape", "8000", "--spec", "rel=1.5")
+    assert p.stderr.count("h5fz: warning: rel=1.5 allows errors of up to 150 %") == 1, p.stderr
