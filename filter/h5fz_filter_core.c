@@ -34,7 +34,7 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
   return st;
 }
 
-/* A REL bound above 1 is kept (SZ3 and cuSZp take one too) but said on
+/* A REL bound above 1 is kept (SZ3, and so H5Z-SZ3, takes one too) but said on
  * stderr, once per process since set_local runs for every dataset;
  * H5FZ_QUIET=1 silences it, as the other warnings. */
 static void warn_caution(const h5fz_spec *spec)

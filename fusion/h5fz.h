@@ -112,9 +112,9 @@ int h5fz_spec_validate(const h5fz_spec *spec);
 
 /* A valid spec that is most likely not what was meant: REL with a bound
  * above 1, i.e. errors of more than 100 % of each chunk's value range,
- * which let any value come back as any other value of its chunk (SZ3 and
- * cuSZp accept such a bound too, and h5fz keeps it: it is a warning, not
- * an error). Writes a one-line warning (no "warning:" prefix) into buf
+ * which let any value come back as any other value of its chunk (SZ3,
+ * and so H5Z-SZ3, accepts such a bound too: abs = rel x range, unchecked;
+ * h5fz keeps it: it is a warning, not an error). Writes a one-line warning (no "warning:" prefix) into buf
  * (len bytes, NUL-terminated when len > 0) and returns 1; returns 0 with
  * buf "" when there is nothing to say, or when spec is NULL. */
 int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);

@@ -73,7 +73,7 @@ class Filter(Mapping):
             raise ValueError("h5fz.Filter: the spec contains a NUL character: %r" % (text,))
         self.spec, self.cd_values, has_fill = _clib.spec_cd_values(text)
         caution = _clib.spec_caution(text)
-        if caution:  # kept (SZ3 and cuSZp take such a bound too), but said: docs/spec.md
+        if caution:  # kept (SZ3 takes such a bound too), but said: docs/spec.md
             warnings.warn("h5fz.Filter: " + caution, UserWarning, stacklevel=2)
         if has_fill:
             raise ValueError("h5fz.Filter: fill= is not carried by cd_values; the filter takes the "

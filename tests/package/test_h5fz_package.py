@@ -100,8 +100,8 @@ def test_import_registers_the_filter():
 
 
 def test_rel_above_one_warns_and_keeps_its_bound(tmp_path):
-    """rel= above 1 (errors beyond 100 % of the range) is kept, as SZ3 and
-    cuSZp keep it, but said: by Filter (UserWarning, the C text the CLI
+    """rel= above 1 (errors beyond 100 % of the range) is kept, as SZ3
+    keeps it, but said: by Filter (UserWarning, the C text the CLI
     prints) and by the filter's set_local on stderr (docs/spec.md)."""
     with pytest.warns(UserWarning, match=r"rel=2 allows errors of up to 200 % .*did you mean rel=0.02"):
         f = h5fz.Filter(rel=2)

@@ -568,7 +568,7 @@ def test_plan_refuses_empty_or_bad_op_items(ops):
 
 def test_rel_above_one_is_a_warning_not_an_error(tmp_path):
     """rel= above 1 lets any value come back as any other of its chunk:
-    kept (SZ3 and cuSZp take it) but said, by every command that takes a
+    kept (SZ3 takes it) but said, by every command that takes a
     spec; rel=1 and below say nothing (docs/spec.md)."""
     p = lib.cli("cd-values", "rel=2")
     assert "h5fz cd-values: warning: rel=2 allows errors of up to 200 % of each chunk's value range" in p.stderr
