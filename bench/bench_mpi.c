@@ -81,8 +81,7 @@ static double timed_write(const bench *b, bench_path p, h5fz_dataset_report *rep
   } else {
     if (h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d))
       die("create", h5fz_last_error());
-    if (h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, b->start, b->count, bench_source(&b->buf, p), bench_mem(p),
-                                rep))
+    if (h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, b->start, b->count, bench_source(&b->buf, p), bench_mem(p), rep))
       die("h5fz_dataset_write_part", h5fz_last_error());
   }
   H5Dclose(d);
@@ -205,8 +204,8 @@ int main(int argc, char **argv)
         "  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n  \"file_dir\": \"%s\",\n"
         "  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"gpu_ordinal_rank0\": %d,\n  \"results\": [",
         label, nranks, maj, min, rel, (unsigned long long)dims[0], NY, NX, planes, NY, NX,
-        (unsigned long long)(b.buf.elems * 4), (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir, reps,
-        all_gpu ? "true" : "false", ordinal);
+        (unsigned long long)(b.buf.elems * 4), (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir,
+        reps, all_gpu ? "true" : "false", ordinal);
   int first = 1, all_ok = 1, have_filter = 0;
   for (int p = 0; p < BENCH_N_PATHS; p++) {
     if (!strstr(paths, bench_path_names[p])) continue;
@@ -230,7 +229,8 @@ int main(int argc, char **argv)
     all_ok &= ok && identical != 0;
     if (p == BENCH_FILTER) have_filter = 1;
     double total = (double)(b.buf.elems * 4) * nranks;
-    if (me == 0) bench_print_row(first, (bench_path)p, best_w, best_r, total, ratio, err, b.bound, ok, identical, gpu_ranks);
+    if (me == 0)
+      bench_print_row(first, (bench_path)p, best_w, best_r, total, ratio, err, b.bound, ok, identical, gpu_ranks);
     first = 0;
   }
   if (me == 0) {

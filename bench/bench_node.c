@@ -48,7 +48,6 @@ static shared_state *sh;
 static int me, nranks;
 static const h5fz_cuda_api *cu;
 
-
 static void die(const char *what, const char *why)
 {
   fprintf(stderr, "h5fz_bench_node: rank %d: %s: %s\n", me, what, why);
@@ -250,8 +249,8 @@ int main(int argc, char **argv)
            "  \"chunk\": [%d, %d, %d],\n  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n"
            "  \"file_dir\": \"%s\",\n  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"results\": [",
            label, nranks, maj, min, rel, (unsigned long long)nz, NY, NX, planes, NY, NX,
-           (unsigned long long)(b.buf.elems * 4), (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir, reps,
-           all_gpu ? "true" : "false");
+           (unsigned long long)(b.buf.elems * 4), (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir,
+           reps, all_gpu ? "true" : "false");
   int first = 1, all_ok = 1;
   for (int p = 0; p < BENCH_N_PATHS; p++) {
     if (!strstr(paths, bench_path_names[p]) || ((p == BENCH_PINNED || p == BENCH_DEVICE) && !all_gpu)) continue;

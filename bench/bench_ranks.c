@@ -112,7 +112,7 @@ int bench_gpu_buffers(const h5fz_cuda_api *cu, int ordinal, bench_buffers *b)
 
 const void *bench_source(const bench_buffers *b, bench_path p)
 {
-  return p == BENCH_PINNED ? (const void *)b->pinned
+  return p == BENCH_PINNED   ? (const void *)b->pinned
          : p == BENCH_DEVICE ? (const void *)(uintptr_t)b->dev
                              : (const void *)b->host;
 }
@@ -178,5 +178,8 @@ void bench_print_row(int first, bench_path p, double write_s, double read_s, dou
          "\"chunks_identical_to_filter\": %s, \"api_ranks_on_gpu\": %d}",
          first ? "" : ",", bench_path_names[p], write_s, read_s, total_bytes / write_s / 1e9,
          total_bytes / read_s / 1e9, ratio, max_err, bound, ok ? "true" : "false",
-         identical < 0 ? "null" : identical ? "true" : "false", p == BENCH_FILTER ? -1 : gpu_ranks);
+         identical < 0 ? "null"
+         : identical   ? "true"
+                       : "false",
+         p == BENCH_FILTER ? -1 : gpu_ranks);
 }

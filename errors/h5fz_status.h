@@ -20,18 +20,19 @@ extern "C" {
 /* ---- status codes ------------------------------------------------------ */
 typedef enum {
   H5FZ_OK = 0,
-  H5FZ_ERR_ARG = -1,         /* invalid argument (NULL, size out of range) */
-  H5FZ_ERR_NOMEM = -2,       /* allocation failed */
-  H5FZ_ERR_SPEC = -3,        /* invalid spec text or cd_values */
-  H5FZ_ERR_TRUNCATED = -4,   /* chunk shorter than its header says */
-  H5FZ_ERR_CORRUPT = -5,     /* chunk fails a consistency check */
-  H5FZ_ERR_CHECKSUM = -6,    /* chunk checksum mismatch */
-  H5FZ_ERR_VERSION = -7,     /* chunk written by a newer format version */
-  H5FZ_ERR_UNSUPPORTED = -8, /* op, type or mode not supported here (planner: no kernel class of the chain is available) */
-  H5FZ_ERR_DEVICE = -9,      /* GPU or driver error (never loses data); planner: no usable GPU, driver or NVRTC */
-  H5FZ_ERR_HDF5 = -10,       /* an HDF5 call failed (dataset API; HDF5's error stack says which) */
-  H5FZ_ERR_PARSE = -11,      /* malformed text file: device description, kernel registry, calibration */
-  H5FZ_ERR_IO = -12          /* a file cannot be opened or read */
+  H5FZ_ERR_ARG = -1,       /* invalid argument (NULL, size out of range) */
+  H5FZ_ERR_NOMEM = -2,     /* allocation failed */
+  H5FZ_ERR_SPEC = -3,      /* invalid spec text or cd_values */
+  H5FZ_ERR_TRUNCATED = -4, /* chunk shorter than its header says */
+  H5FZ_ERR_CORRUPT = -5,   /* chunk fails a consistency check */
+  H5FZ_ERR_CHECKSUM = -6,  /* chunk checksum mismatch */
+  H5FZ_ERR_VERSION = -7,   /* chunk written by a newer format version */
+  H5FZ_ERR_UNSUPPORTED =
+      -8,               /* op, type or mode not supported here (planner: no kernel class of the chain is available) */
+  H5FZ_ERR_DEVICE = -9, /* GPU or driver error (never loses data); planner: no usable GPU, driver or NVRTC */
+  H5FZ_ERR_HDF5 = -10,  /* an HDF5 call failed (dataset API; HDF5's error stack says which) */
+  H5FZ_ERR_PARSE = -11, /* malformed text file: device description, kernel registry, calibration */
+  H5FZ_ERR_IO = -12     /* a file cannot be opened or read */
 } h5fz_status;
 
 /* Short fixed name of a status code ("corrupt chunk", ...). Never NULL. */

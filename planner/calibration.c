@@ -23,8 +23,9 @@ int h5fz_planner_cache_dir(char *out, size_t out_len)
     out[0] = '\0';
     return h5fz_fail(H5FZ_ERR_ARG, "no cache folder: H5FZ_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset");
   }
-  return n > 0 && (size_t)n < out_len ? H5FZ_OK
-                                      : h5fz_fail(H5FZ_ERR_ARG, "the cache folder's path does not fit %zu bytes", out_len);
+  return n > 0 && (size_t)n < out_len
+             ? H5FZ_OK
+             : h5fz_fail(H5FZ_ERR_ARG, "the cache folder's path does not fit %zu bytes", out_len);
 }
 
 static char *trim(char *s)

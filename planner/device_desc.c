@@ -176,7 +176,8 @@ int h5fz_device_parse(const char *text, const char *origin, h5fz_device_desc *ou
       return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: unknown key '%s'", origin, kv.line, kv.key);
     }
     if (bad != 0) {
-      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key, kv.value);
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key,
+                     kv.value);
     }
   }
   if (!have_present) {

@@ -175,11 +175,13 @@ static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
       if (n < 3 || kv.value[0] != '[' || kv.value[n - 1] != ']') goto bad_line;
       if (c != NULL && !have_target) goto no_target;
       if (out->n_classes == H5FZ_PLAN_MAX_CLASSES) {
-        return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: more than %d classes", origin, kv.line, H5FZ_PLAN_MAX_CLASSES);
+        return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: more than %d classes", origin, kv.line,
+                       H5FZ_PLAN_MAX_CLASSES);
       }
       kv.value[n - 1] = '\0';
       if (n - 2 >= H5FZ_PLAN_NAME_MAX || h5fz_registry_find(out, kv.value + 1) != NULL) {
-        return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: class name '%s' too long or repeated", origin, kv.line, kv.value + 1);
+        return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: class name '%s' too long or repeated", origin, kv.line,
+                       kv.value + 1);
       }
       c = &out->classes[out->n_classes++];
       memset(c, 0, sizeof *c);
@@ -196,7 +198,8 @@ static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
     r = set_class_key(c, &kv, &have_target);
     if (r == 1) goto bad_key;
     if (r != 0) {
-      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key, kv.value);
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key,
+                     kv.value);
     }
   }
   if (c != NULL && !have_target) goto no_target;
@@ -205,7 +208,7 @@ bad_line:
   return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: expected '[class]' or 'key = value'", origin, kv.line);
 bad_key:
   return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: unknown key '%s'%s", origin, kv.line, kv.key,
-         c == NULL ? " (only 'start' before the first [class])" : "");
+                 c == NULL ? " (only 'start' before the first [class])" : "");
 no_target:
   return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: class '%s' has no 'target'", origin, start_line, c->name);
 }
@@ -221,8 +224,8 @@ static int check_chain(const h5fz_registry *reg, const char *origin, char *err, 
       return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: class '%s': %s", origin, reg->classes[i].name, why);
     }
     if (reg->classes[i].fallback[0] != '\0' && h5fz_registry_find(reg, reg->classes[i].fallback) == NULL) {
-      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: class '%s' falls back to unknown class '%s'", origin, reg->classes[i].name,
-             reg->classes[i].fallback);
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: class '%s' falls back to unknown class '%s'", origin,
+                     reg->classes[i].name, reg->classes[i].fallback);
     }
   }
   if (reg->start[0] == '\0' || (c = h5fz_registry_find(reg, reg->start)) == NULL) {
@@ -231,7 +234,7 @@ static int check_chain(const h5fz_registry *reg, const char *origin, char *err, 
   while (c->target != H5FZ_TARGET_CPU) {
     if (c->fallback[0] == '\0' || ++steps > reg->n_classes) {
       return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: the chain from '%s' %s", origin, reg->start,
-             c->fallback[0] ? "loops" : "does not end in a cpu class");
+                     c->fallback[0] ? "loops" : "does not end in a cpu class");
     }
     c = h5fz_registry_find(reg, c->fallback);
   }

@@ -385,8 +385,7 @@ static void test_calibration(void)
   CHECK(h5fz_calibration_lookup(NULL, "NVIDIA H200", "hopper", &(h5fz_calibration){0}, err, sizeof err) == H5FZ_OK,
         "lookup: %s", err);
   o.calibration_path = path;
-  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_OK, "calibrated plan: %s",
-        cal.calibration_note);
+  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_OK, "calibrated plan: %s", cal.calibration_note);
   CHECK(cal.calibrated, "calibrated");
   CHECK_NEAR(cal.roofline.predicted_kernel_GBps, 1500.0, 1e-9);
   CHECK_NEAR(cal.options.overhead_us, 200.0, 1e-9);
