@@ -58,7 +58,7 @@ static void plan_chain(const h5fz_gpu_context *gc, chain_entry *c)
   if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 &&
       snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
-  if (h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
+  if (h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_ERR_PARSE)
     h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
 }
 
