@@ -17,6 +17,22 @@
 #include "h5fz_gpu_launch.h"
 #include "h5fz_gpu_stage.h"
 
+/* Bytes of g_gpu.lnd a lorenzo_nd decode of plan p needs: 2 words of
+ * carry information per sub-chunk, then the segment sums of its y and z
+ * passes, for any predictor up to p->lnd.dim (an encode sizes it for the
+ * decode that may follow, h5fz_gpu_time_kernels). */
+static size_t lnd_decode_bytes(const h5fz_chunk_plan *p)
+{
+  uint64_t parts = 0;
+  for (uint32_t d = 1; d <= p->lnd.dim && d <= 3u; d++) {
+    h5fz_lnd_geom g = p->lnd;
+    g.dim = d;
+    uint64_t w = h5fz_lnd_part_words(&g);
+    if (w > parts) parts = w;
+  }
+  return (size_t)p->n_subchunks * 16u + (size_t)parts * p->esize;
+}
+
 /* Device and pinned buffers for encoding a chunk of plan p. */
 static int grow_encode_buffers(const h5fz_chunk_plan *p)
 {
@@ -29,8 +45,8 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   TRY(h5fz_gpu_grow_pinned(data_bytes > back ? data_bytes : back));
   TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
   /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
-  TRY(h5fz_gpu_grow(&g_gpu.lnd,
-                    (size_t)n_sub * 16u > 24u * H5FZ_LND_COST_PARTS ? (size_t)n_sub * 16u : 24u * H5FZ_LND_COST_PARTS));
+  size_t lnd_bytes = lnd_decode_bytes(p);
+  TRY(h5fz_gpu_grow(&g_gpu.lnd, lnd_bytes > 24u * H5FZ_LND_COST_PARTS ? lnd_bytes : 24u * H5FZ_LND_COST_PARTS));
 out:
   return rc;
 }
@@ -92,7 +108,7 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
   size_t data_bytes = (size_t)p->n_elements * p->esize;
   size_t up = payload_bytes + (size_t)n_sub * 12u + 16u;
   TRY(h5fz_gpu_grow_decode(p, 1, payload_bytes + 1u));
-  TRY(h5fz_gpu_grow(&g_gpu.lnd, (size_t)n_sub * 16u));
+  TRY(h5fz_gpu_grow(&g_gpu.lnd, lnd_decode_bytes(p)));
   TRY(h5fz_gpu_grow_pinned(up > data_bytes ? up : data_bytes));
   uint8_t *host = g_gpu.pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);

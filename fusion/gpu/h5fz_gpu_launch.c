@@ -57,9 +57,15 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
     return rc;
   /* the warp-fused kernel takes the full sub-chunks; the generic one the
    * rest (each chunk's partial last one: tail_only), on the side stream
-   * at the same time */
+   * at the same time. lorenzo_nd: the warp-fused kernel serves the 1-D
+   * predictor only, which the cost pass picks on the device, so both run
+   * over every sub-chunk and each block returns at once where the other
+   * kernel's (tail_only 2) */
+  int lnd_chain = h5fz_plan_has_lnd(p);
   uint32_t tail_only = use_warp_fused(c->mod.encode_wf, mode);
-  int beside = tail_only && n_ull % p->subchunk_elems;
+  int beside = tail_only && (lnd_chain || n_ull % p->subchunk_elems);
+  unsigned generic_grid = lnd_chain ? grid : n_chunks;
+  if (tail_only && lnd_chain) tail_only = 2u;
   void *wf_args[] = {&g_gpu.in.ptr,
                      &n_ull,
                      &eb,
@@ -73,7 +79,9 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
                      &g_gpu.entries.ptr,
                      &g_gpu.opos.ptr,
                      &g_gpu.oval.ptr,
-                     &g_gpu.ocount.ptr};
+                     &g_gpu.ocount.ptr,
+                     &lnd,
+                     &g_gpu.lnd.ptr};
   void *enc_args[] = {&g_gpu.in.ptr,
                       &n_ull,
                       &eb,
@@ -95,7 +103,7 @@ int h5fz_gpu_launch_encode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   if (beside) {
     TRY_CU(g_gpu.cu->cuEventRecord(g_gpu.fork, g_gpu.stream), "cuEventRecord");
     TRY_CU(g_gpu.cu->cuStreamWaitEvent(g_gpu.side, g_gpu.fork, 0), "cuStreamWaitEvent");
-    TRY(launch_on(g_gpu.side, c->mod.encode, n_chunks, (unsigned)c->threads, (unsigned)c->smem, enc_args,
+    TRY(launch_on(g_gpu.side, c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
                   "encode kernel (partial sub-chunks)"));
     TRY_CU(g_gpu.cu->cuEventRecord(g_gpu.join, g_gpu.side), "cuEventRecord");
   }
@@ -136,33 +144,53 @@ out:
 }
 
 /* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in
- * out as words and its carry information in g_gpu.lnd: the carry along x,
- * the sums along y and z, and the quantizer decode in place. */
+ * out as words and its carry information in g_gpu.lnd: the carry along x
+ * (one block), the fix of the x segments begun in an earlier sub-chunk,
+ * then the y and z passes in segments (h5fz_lnd_axis: segment sums, their
+ * scan along each line, the segments' prefix sums); the quantizer decode
+ * runs in the last of these passes. */
 static int launch_lnd_finish(const chain_entry *c, const h5fz_chunk_plan *p, CUdeviceptr out)
 {
   int rc;
   h5fz_lnd_geom g = p->lnd;
-  uint32_t n_sub = p->n_subchunks, yl = h5fz_lnd_ylines(&g), zl = h5fz_lnd_zlines(&g);
+  uint32_t n_sub = p->n_subchunks;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
   int mode = p->quant.mode;
   unsigned long long fill = p->quant.fill_bits;
   unsigned threads = (unsigned)c->threads;
+  h5fz_lnd_axis ax[2];
+  int has[2] = {h5fz_lnd_axis_make(&g, 0, &ax[0]), h5fz_lnd_axis_make(&g, 1, &ax[1])};
+  int fix_dequant = !has[0] && !has[1];
+  CUdeviceptr part = g_gpu.lnd.ptr + (CUdeviceptr)n_sub * 16u; /* after the carry information (lnd_decode_bytes) */
   void *carry_args[] = {&g_gpu.lnd.ptr, &n_sub};
-  void *fix_args[] = {&out, &g, &g_gpu.lnd.ptr};
-  void *y_args[] = {&out, &g, &yl}, *z_args[] = {&out, &g, &zl};
-  void *dq_args[] = {&out, &g, &eb, &step, &inv, &mode, &fill};
-  if ((rc = h5fz_gpu_launch(c->mod.lnd_carry, 1, 32, 0, carry_args, "lorenzo_nd carry kernel")) ||
-      (rc = h5fz_gpu_launch(c->mod.lnd_xfix, n_sub, threads, 0, fix_args, "lorenzo_nd x kernel")) ||
-      (yl && (rc = h5fz_gpu_launch(c->mod.lnd_yscan, (yl + 255u) / 256u, 256, 0, y_args, "lorenzo_nd y kernel"))) ||
-      (zl && (rc = h5fz_gpu_launch(c->mod.lnd_zscan, (zl + 255u) / 256u, 256, 0, z_args, "lorenzo_nd z kernel"))))
+  void *fix_args[] = {&out, &g, &g_gpu.lnd.ptr, &fix_dequant, &eb, &step, &inv, &mode, &fill};
+  if ((rc = h5fz_gpu_launch(c->mod.lnd_carry, 1, 1024, 0, carry_args, "lorenzo_nd carry kernel")) ||
+      (rc = h5fz_gpu_launch(c->mod.lnd_xfix, n_sub, threads, 0, fix_args, "lorenzo_nd x kernel")))
     return rc;
-  return h5fz_gpu_launch(c->mod.lnd_dequant, n_sub, threads, 0, dq_args, "lorenzo_nd quantizer decode kernel");
+  for (int z = 0; z < 2; z++) {
+    if (!has[z]) continue;
+    h5fz_lnd_axis a = ax[z];
+    int dequant = z == 1 || !has[1];
+    uint64_t segs = h5fz_lnd_axis_segments(&a), lines = h5fz_lnd_axis_lines(&a);
+    void *sum_args[] = {&out, &a, &part}, *part_args[] = {&part, &a};
+    void *scan_args[] = {&out, &a, &part, &dequant, &eb, &step, &inv, &mode, &fill};
+    if (a.nseg > 1u && ((rc = h5fz_gpu_launch(c->mod.lnd_asum, (unsigned)((segs + 255u) / 256u), 256, 0, sum_args,
+                                              "lorenzo_nd segment sum kernel")) ||
+                        (rc = h5fz_gpu_launch(c->mod.lnd_apart, (unsigned)((lines + 255u) / 256u), 256, 0, part_args,
+                                              "lorenzo_nd segment offset kernel"))))
+      return rc;
+    if ((rc = h5fz_gpu_launch(c->mod.lnd_ascan, (unsigned)((segs + 255u) / 256u), 256, 0, scan_args,
+                              "lorenzo_nd segment scan kernel")))
+      return rc;
+  }
+  return H5FZ_OK;
 }
 
 int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks, CUdeviceptr qchunk,
                            CUdeviceptr out)
 {
-  if (h5fz_plan_has_lnd(p) && n_chunks != 1)
+  int lnd_chain = h5fz_plan_has_lnd(p);
+  if (lnd_chain && n_chunks != 1)
     return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "lorenzo_nd chunks are decoded one per launch, not in batches");
   unsigned long long n_ull = p->n_elements;
   double eb = p->quant.eb, step = p->quant.step, inv = p->quant.inv_step;
@@ -172,7 +200,10 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
   uint32_t n_sub = p->n_subchunks;
   h5fz_lnd_geom lnd = p->lnd;
   int rc = H5FZ_OK;
-  uint32_t grid = n_sub * n_chunks, tail_only = use_warp_fused(c->mod.decode_wf, mode);
+  /* lorenzo_nd: the warp-fused kernel serves the 1-D predictor (the
+   * header's), leaving words and carry information as h5fz_decode does */
+  uint32_t grid = n_sub * n_chunks;
+  uint32_t tail_only = use_warp_fused(c->mod.decode_wf, mode) && (!lnd_chain || lnd.dim == 1u);
   void *wf_args[] = {&g_gpu.packed.ptr,
                      &g_gpu.offsets.ptr,
                      &g_gpu.entries.ptr,
@@ -185,13 +216,15 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
                      &n_sub,
                      &qchunk,
                      &out,
-                     &g_gpu.status.ptr};
+                     &g_gpu.status.ptr,
+                     &lnd,
+                     &g_gpu.lnd.ptr};
   if (tail_only) {
     if ((rc = h5fz_gpu_launch(c->mod.decode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
                               "warp-fused decode kernel")))
       return rc;
     g_gpu.stats.warp_fused_decodes++;
-    if (n_ull % p->subchunk_elems == 0) return H5FZ_OK;
+    if (n_ull % p->subchunk_elems == 0) return lnd_chain ? launch_lnd_finish(c, p, out) : H5FZ_OK;
   }
   void *args[] = {&g_gpu.packed.ptr,
                   &g_gpu.offsets.ptr,
@@ -212,5 +245,5 @@ int h5fz_gpu_launch_decode(const chain_entry *c, const h5fz_chunk_plan *p, uint3
                   &tail_only};
   rc = h5fz_gpu_launch(c->mod.decode, tail_only ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem, args,
                        "decode kernel");
-  return rc || !h5fz_plan_has_lnd(p) ? rc : launch_lnd_finish(c, p, out);
+  return rc || !lnd_chain ? rc : launch_lnd_finish(c, p, out);
 }
