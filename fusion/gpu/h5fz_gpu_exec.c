@@ -17,22 +17,6 @@
 #include "h5fz_gpu_launch.h"
 #include "h5fz_gpu_stage.h"
 
-/* Bytes of g_gpu.lnd a lorenzo_nd decode of plan p needs: 2 words of
- * carry information per sub-chunk, then the segment sums of its y and z
- * passes, for any predictor up to p->lnd.dim (an encode sizes it for the
- * decode that may follow, h5fz_gpu_time_kernels). */
-static size_t lnd_decode_bytes(const h5fz_chunk_plan *p)
-{
-  uint64_t parts = 0;
-  for (uint32_t d = 1; d <= p->lnd.dim && d <= 3u; d++) {
-    h5fz_lnd_geom g = p->lnd;
-    g.dim = d;
-    uint64_t w = h5fz_lnd_part_words(&g);
-    if (w > parts) parts = w;
-  }
-  return (size_t)p->n_subchunks * 16u + (size_t)parts * p->esize;
-}
-
 /* Device and pinned buffers for encoding a chunk of plan p. */
 static int grow_encode_buffers(const h5fz_chunk_plan *p)
 {
@@ -45,8 +29,7 @@ static int grow_encode_buffers(const h5fz_chunk_plan *p)
   TRY(h5fz_gpu_grow_pinned(data_bytes > back ? data_bytes : back));
   TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
   /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
-  size_t lnd_bytes = lnd_decode_bytes(p);
-  TRY(h5fz_gpu_grow(&g_gpu.lnd, lnd_bytes > 24u * H5FZ_LND_COST_PARTS ? lnd_bytes : 24u * H5FZ_LND_COST_PARTS));
+  TRY(h5fz_gpu_grow(&g_gpu.lnd, h5fz_gpu_lnd_bytes(p, 1)));
 out:
   return rc;
 }
@@ -108,7 +91,7 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
   size_t data_bytes = (size_t)p->n_elements * p->esize;
   size_t up = payload_bytes + (size_t)n_sub * 12u + 16u;
   TRY(h5fz_gpu_grow_decode(p, 1, payload_bytes + 1u));
-  TRY(h5fz_gpu_grow(&g_gpu.lnd, lnd_decode_bytes(p)));
+  TRY(h5fz_gpu_grow(&g_gpu.lnd, h5fz_gpu_lnd_bytes(p, 1)));
   TRY(h5fz_gpu_grow_pinned(up > data_bytes ? up : data_bytes));
   uint8_t *host = g_gpu.pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);
@@ -120,7 +103,7 @@ static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, cons
   TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, g_gpu.stream),
          "copy to GPU");
   TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, g_gpu.stream), "clear status");
-  TRY(h5fz_gpu_launch_decode(c, p, 1, 0, g_gpu.in.ptr));
+  TRY(h5fz_gpu_launch_decode(c, p, 1, 0, g_gpu.in.ptr, NULL));
   int status = 0;
   TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, g_gpu.stream), "copy status from GPU");
   TRY(h5fz_gpu_stage_from_device(values, g_gpu.in.ptr, data_bytes));
@@ -203,7 +186,7 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
   TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4, g_gpu.stream), "clear decode status");
   for (int r = -1; r < reps; r++) {
     TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
-    TRY(h5fz_gpu_launch_decode(c, p, 1, 0, out->ptr));
+    TRY(h5fz_gpu_launch_decode(c, p, 1, 0, out->ptr, NULL));
     TRY_CU(g_gpu.cu->cuEventRecord(e1, g_gpu.stream), "cuEventRecord");
     TRY_CU(g_gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;
