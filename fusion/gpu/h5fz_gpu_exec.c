@@ -178,15 +178,21 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
     if (r >= 0) te[r] = ms;
   }
   unsigned long long totals[2];
+  uint64_t costs[3u * H5FZ_LND_COST_PARTS];
   TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy totals");
+  if (h5fz_plan_has_lnd(p))
+    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(costs, g_gpu.lnd.ptr, sizeof costs, g_gpu.stream), "copy costs from GPU");
   TRY(h5fz_gpu_sync_stream("timing"));
   *payload_bytes = totals[0];
+  /* the decode runs with the predictor the encode chose (the header's), not the highest allowed */
+  h5fz_chunk_plan pd = *p;
+  if (h5fz_plan_has_lnd(p)) pd.lnd.dim = h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
   TRY(h5fz_gpu_grow(out, data_bytes));
   TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
   TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4, g_gpu.stream), "clear decode status");
   for (int r = -1; r < reps; r++) {
     TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
-    TRY(h5fz_gpu_launch_decode(c, p, 1, 0, out->ptr, NULL));
+    TRY(h5fz_gpu_launch_decode(c, &pd, 1, 0, out->ptr, NULL));
     TRY_CU(g_gpu.cu->cuEventRecord(e1, g_gpu.stream), "cuEventRecord");
     TRY_CU(g_gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;
