@@ -48,6 +48,8 @@ typedef struct {
   char kernel_class[64]; /* planner's class ("hopper"), "cpu" on the CPU */
   char plan_digest[20];  /* planner digest as 16 hex digits, "cpu" on the CPU */
   double seconds;
+  double hdf5_seconds; /* of seconds, the time in HDF5's chunk writes or reads and the
+                          attribute tables: the rest is the compression and its copies */
 } h5fz_dataset_report;
 
 /* Make the h5fz filter known to this process's libhdf5, loading the plugin

@@ -16,13 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
-#include "h5fz_cuda.h"
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_dataset_mpi.h"
+#include "h5fz_device_query.h"
 #include "h5fz_error.h"
 #include "h5fz_settings.h"
 #include "h5fz_mpi_exchange.h"
@@ -43,12 +42,10 @@ static int g_gpu_selected;
  * without a driver or with H5FZ_DEVICE=cpu. */
 static int visible_gpus(void)
 {
-  const char *dev = getenv("H5FZ_DEVICE");
-  if (dev && !strcasecmp(dev, "cpu")) return 0;
-  const h5fz_cuda_api *cu = h5fz_cuda_get(NULL);
-  int n = 0;
-  if (!cu || cu->cuInit(0) || cu->cuDeviceGetCount(&n)) return 0;
-  return n;
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_DEVICE);
+  if (s.device == H5FZ_SETTING_DEVICE_CPU) return 0;
+  return h5fz_gpu_visible_count();
 }
 
 int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)
@@ -62,9 +59,10 @@ int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)
   MPI_Comm_free(&node);
   g_gpu_selected = 1;
   int chosen = -1;
-  const char *set = getenv("H5FZ_GPU_ORDINAL");
-  if (set && *set) {
-    chosen = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_GPU);
+  if (s.gpu_ordinal_set) {
+    chosen = s.gpu_ordinal;
   } else {
     int n = visible_gpus();
     if (n > 0) {
@@ -207,8 +205,9 @@ static uint64_t dataset_chunk(const h5fz_dataset_info *di, const h5fz_array_geom
 static void profile(MPI_Comm comm, const char *call, const double *secs, const char *const *names, int n,
                     double exchanged_bytes)
 {
-  const char *env = getenv("H5FZ_MPI_PROFILE");
-  if (!env || !*env || !strcmp(env, "0")) return;
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
+  if (!s.mpi_profile) return;
   double slowest[8] = {0};
   MPI_Allreduce(secs, slowest, n, MPI_DOUBLE, MPI_MAX, comm);
   int me = 0;

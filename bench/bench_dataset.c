@@ -288,13 +288,18 @@ int main(int argc, char **argv)
     double chunk_mib = (double)(chunk[0] * 215 * 360 * 4) / 1048576.0;
     char(*files)[1100] = bench_files;
     double best_w[N_WRITES] = {0}, best_r[N_READS] = {0};
+    double hdf5_w[N_WRITES] = {0}, hdf5_r[N_READS] = {0}; /* the API's hdf5_seconds in the best run */
     h5fz_dataset_report rep = {0};
     for (int p = 0; p < N_WRITES; p++) {
       snprintf(files[p], sizeof files[p], "%s/h5fz_bench_%s.h5", dir, write_names[p]);
       if ((p == API_DEVICE || p == API_PINNED) && !gpu) continue;
       for (int r = -1; r < reps; r++) {
+        rep.hdf5_seconds = 0;
         double t = time_write((write_path)p, files[p], data, dims, chunk, spec, &rep);
-        if (r >= 0 && (best_w[p] == 0 || t < best_w[p])) best_w[p] = t;
+        if (r >= 0 && (best_w[p] == 0 || t < best_w[p])) {
+          best_w[p] = t;
+          hdf5_w[p] = rep.hdf5_seconds;
+        }
         fprintf(stderr, "chunk %.1f MiB %s run %d: %.3f s (%.2f GB/s)\n", chunk_mib, write_names[p], r, t,
                 (double)bytes / t / 1e9);
       }
@@ -307,6 +312,7 @@ int main(int argc, char **argv)
       if ((p == API_READ_DEVICE || p == API_READ_PINNED) && !gpu) continue;
       for (int r = -1; r < reps; r++) {
         memset(back, 0, bytes);
+        rep.hdf5_seconds = 0;
         double t = time_read((read_path)p, files[p == NULL_READ ? NULL_WRITE : API_HOST], back, &rep);
         if (p == API_READ_DEVICE) {
           cu->cuMemcpyDtoHAsync(back, dev_out, bytes, NULL);
@@ -315,7 +321,10 @@ int main(int argc, char **argv)
         if (p == API_READ_PINNED) memcpy(back, pinned_out, bytes);
         double e = p == NULL_READ ? 0 : max_error(data, back, n); /* the null filter returns no values */
         err = e > err ? e : err;
-        if (r >= 0 && (best_r[p] == 0 || t < best_r[p])) best_r[p] = t;
+        if (r >= 0 && (best_r[p] == 0 || t < best_r[p])) {
+          best_r[p] = t;
+          hdf5_r[p] = rep.hdf5_seconds;
+        }
         fprintf(stderr, "chunk %.1f MiB %s run %d: %.3f s (%.2f GB/s), max error %.3g\n", chunk_mib, read_names[p], r,
                 t, (double)bytes / t / 1e9, e);
       }
@@ -341,7 +350,19 @@ int main(int argc, char **argv)
              best_w[FILTER_WRITE] / best_w[API_PINNED], best_w[FILTER_WRITE] / best_w[API_DEVICE]);
     else
       printf("\"api_host_pinned_vs_filter_write\": null, \"api_device_vs_filter_write\": null, ");
-    printf("\"api_read_host_vs_filter_read\": %.2f}", best_r[FILTER_READ] / best_r[API_READ_HOST]);
+    printf("\"api_read_host_vs_filter_read\": %.2f,\n     \"api_ms_total_and_in_hdf5\": {",
+           best_r[FILTER_READ] / best_r[API_READ_HOST]);
+    /* the API rows' best runs: the whole timed call (with H5Dclose/H5Fclose) and, of it,
+     * HDF5's chunk writes/reads and attribute tables (h5fz_dataset_report.hdf5_seconds) */
+    int first_api = 1;
+    for (int p = API_HOST; p <= API_DEVICE; p++)
+      if (best_w[p]) {
+        printf("%s\"%s\": [%.2f, %.2f]", first_api ? "" : ", ", write_names[p], 1e3 * best_w[p], 1e3 * hdf5_w[p]);
+        first_api = 0;
+      }
+    for (int p = API_READ_HOST; p <= API_READ_DEVICE; p++)
+      if (best_r[p]) printf(", \"%s\": [%.2f, %.2f]", read_names[p], 1e3 * best_r[p], 1e3 * hdf5_r[p]);
+    printf("}}");
     for (int p = 0; p < N_WRITES; p++) unlink(files[p]);
   }
   printf("\n  ],\n  \"all_checks_passed\": %s\n}\n", ok ? "true" : "false");

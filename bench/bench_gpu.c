@@ -14,7 +14,7 @@
  * --sweep adds the tuning sweep (threads per block x sub-chunk bytes) on the
  * tiled array, and --write-calibration stores the measured kernel rate, the
  * fixed per-chunk cost and the CPU rate where the planner reads them.
- *   h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration]
+ *   h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] [--jit-only]
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,11 +73,20 @@ static int jit_probe(const char *chain, const char *dtype)
   h5fz_gpu_get_stats(&st);
   static const char *const from[] = {"compiled", "disk cache", "memory cache", "embedded"};
   int src = st.last_jit_source >= 0 && st.last_jit_source < 4 ? st.last_jit_source : 0;
+  /* the same chunk again: the steady cost of a chunk in this process */
+  void *out2 = NULL;
+  size_t n2;
+  double t2 = now_s();
+  int rc2 = rc ? rc : h5fz_chunk_encode(&s, v, f64 ? sizeof v : sizeof v / 2, &out2, &n2);
+  double t3 = now_s();
   printf("{\"ok\": %s, \"chain\": \"%s\", \"dtype\": \"%s\", \"first_chunk_s\": %.4f, \"jit_ms\": %.2f, "
-         "\"module_from\": \"%s\"%s%s%s}",
+         "\"module_from\": \"%s\", \"phases_ms\": {\"cuInit\": %.2f, \"context\": %.2f, \"context_setup_total\": "
+         "%.2f, \"module_load\": %.2f, \"first_launch\": %.2f}, \"second_chunk_s\": %.4f%s%s%s}",
          rc ? "false" : "true", chain[0] ? chain : "default", dtype, t1 - t0, st.last_jit_ms, rc ? "-" : from[src],
+         st.init_cuinit_ms, st.init_context_ms, st.init_ms, st.last_jit_ms, st.first_exec_ms, rc2 ? -1.0 : t3 - t2,
          rc ? ", \"error\": \"" : "", rc ? h5fz_last_error() : "", rc ? "\"" : "");
   if (!rc) free(out);
+  free(out2);
   return rc ? 1 : 0;
 }
 
@@ -257,7 +266,7 @@ static void realistic_section(const char *dir, double gib, int reps)
 int main(int argc, char **argv)
 {
   const char *dir = getenv("H5FZ_DATA_DIR");
-  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0, tiled_kernels = 0;
+  int reps = 9, sweep = 0, write_cal = 0, kernels_only = 0, tiled_kernels = 0, jit_only = 0;
   double tiled_gib = 1.0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--jit-probe") && i + 2 < argc) return jit_probe(argv[i + 1], argv[i + 2]);
@@ -273,11 +282,13 @@ int main(int argc, char **argv)
       kernels_only = 1;
     else if (!strcmp(argv[i], "--tiled-kernels"))
       tiled_kernels = 1;
+    else if (!strcmp(argv[i], "--jit-only"))
+      jit_only = 1;
     else if (!strcmp(argv[i], "--write-calibration"))
       write_cal = 1;
     else {
       printf("usage: h5fz_bench_gpu [--data DIR] [--reps N] [--tiled-gib G] [--sweep] [--write-calibration] "
-             "[--kernels-only] [--tiled-kernels]\n"
+             "[--kernels-only] [--tiled-kernels] [--jit-only]\n"
              "GPU benchmark of h5fz (JSON on stdout): JIT cold/cached, kernel-only throughput per\n"
              "field and on a tiled array of >= G GiB, end-to-end time per 1/4/16 MiB chunk.\n");
       return strcmp(argv[i], "--help") ? 2 : 0;
@@ -302,7 +313,10 @@ int main(int argc, char **argv)
     static const char *const probe_chains[][2] = {
         {"", "f32"}, {"", "f64"}, {"delta zigzag bitpack", "f32"}, {"lorenzo_nd zigzag bitshuffle rze", "f32"}};
     printf("  \"jit\": {\n    \"note\": \"each probe is a fresh process encoding one 16 KiB chunk with an empty "
-           "H5FZ_CACHE_DIR unless said; first_chunk_s includes CUDA context creation\",\n");
+           "H5FZ_CACHE_DIR unless said, H5FZ_DEVICE=gpu; first_chunk_s includes CUDA context creation; phases_ms: "
+           "cuInit, the primary context with its streams (context), all of the context's setup with the device and "
+           "NVRTC queries (context_setup_total), the module (module_load: embedded, disk or compiled), the first "
+           "chunk's staging, launches and copies (first_launch); second_chunk_s: the same chunk again\",\n");
     for (int c = 0; c < 4; c++) {
       char label[160];
       snprintf(label, sizeof label, "cold_empty_cache %s %s", probe_chains[c][0][0] ? probe_chains[c][0] : "default",
@@ -311,7 +325,8 @@ int main(int argc, char **argv)
     }
     run_probe(argv[0], "cold_empty_cache_jit_only default f32", cache, 0, "", "f32", 0);
     run_probe(argv[0], "new_process_disk_cache_jit_only default f32", cache, 0, "", "f32", 1);
-    printf("  },\n");
+    printf("  }%s\n", jit_only ? "\n}" : ",");
+    if (jit_only) return 0; /* the cold-start rows only (tests/gpu/run.sh) */
   }
 
   h5fz_plan plan;

@@ -250,7 +250,8 @@ static int object_exists(hid_t file, const char *path)
       char c = *p;
       *p = '\0';
       htri_t e = 0, o = 0;
-      H5E_BEGIN_TRY {
+      H5E_BEGIN_TRY
+      {
         e = H5Lexists(file, buf, H5P_DEFAULT);
         if (e > 0) o = H5Oexists_by_name(file, buf, H5P_DEFAULT);
       }

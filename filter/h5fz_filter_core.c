@@ -5,6 +5,7 @@
 #include "h5fz_filter_core.h"
 #include "h5fz_error.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -92,7 +93,9 @@ int h5fz_filter_device_check(const unsigned *cd, size_t n, char *msg, size_t msg
   int st = h5fz_spec_from_cd_values(cd, n, &spec, NULL);
   if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid cd_values");
   st = h5fz_device_check(&spec, 0); /* one chunk of the dataset part (none: nothing to compress) */
-  if (st == H5FZ_OK) return st;
+  /* the GPU's context and the chain's module made on a thread while the
+   * program goes on to its first H5Dwrite (docs/filter.md, "First chunks") */
+  if (st == H5FZ_OK) return h5fz_device_warm_up(&spec, 0);
   const char *detail = h5fz_last_error();
   snprintf(msg, msg_len, "h5fz: %s", detail && detail[0] ? detail : h5fz_status_name(st));
   return st;
@@ -132,6 +135,11 @@ int h5fz_filter_run(int reverse, const unsigned *cd, size_t n, const void *in, s
      * order) and bound (a looser one would break the dataset's promise);
      * cd_values without a dataset part: the bound only */
     int have_spec = h5fz_spec_from_cd_values(cd, n, &spec, NULL) == H5FZ_OK;
+    /* the first decode of the process starts the GPU's warm-up (a reader
+     * runs no set_local); this chunk and those until it is ready go to the
+     * CPU under H5FZ_DEVICE=auto */
+    static atomic_int decoded;
+    if (have_spec && !atomic_exchange(&decoded, 1)) h5fz_device_warm_up(&spec, 0);
     st = have_spec ? h5fz_chunk_decode_for(in, in_bytes, &spec, out, out_bytes)
                    : h5fz_chunk_decode(in, in_bytes, out, out_bytes);
     if (st != H5FZ_OK) {

@@ -44,6 +44,7 @@
 #include <H5PLextern.h>
 
 #include "h5fz_filter_core.h"
+#include "h5fz_settings.h"
 
 #ifndef H5FZ_FILTER_ID
 #error "H5FZ_FILTER_ID must be defined by the build (CMake option H5FZ_FILTER_ID)"
@@ -665,8 +666,7 @@ H5FZ_EXPORT H5PL_type_t H5PLget_plugin_type(void)
 static void say_unbound_once(void)
 {
   static int said;
-  const char *quiet = getenv("H5FZ_QUIET");
-  if (__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL) || (quiet && *quiet && *quiet != '0')) return;
+  if (__atomic_exchange_n(&said, 1, __ATOMIC_ACQ_REL) || h5fz_settings_quiet()) return;
   fprintf(stderr, "h5fz: the plugin cannot find the HDF5 library that loaded it (a libhdf5 linked statically "
                   "into the program exports no symbols), so the h5fz filter cannot run: link HDF5 as a shared "
                   "library (h5cc/h5fc -shlib, or CMake's HDF5 shared targets), or the program with -rdynamic "

@@ -204,6 +204,20 @@ int h5fz_chunk_dims_fold(size_t rank, const uint64_t *dims, uint32_t *rank_out, 
  * H5FZ_ERR_SPEC; the reason in h5fz_last_error(). */
 int h5fz_device_check(const h5fz_spec *spec, size_t chunk_bytes);
 
+/* Start making the GPU ready for chunks of spec (dtype known) of
+ * chunk_bytes bytes (0: one chunk of spec's dataset part) on a background
+ * thread, unless H5FZ_DEVICE=cpu: the CUDA context of the GPU that
+ * H5FZ_GPU_ORDINAL names (about 0.25 s to create) and the chain's module
+ * (built in, cached or compiled). Returns at once. While it runs, chunks
+ * under H5FZ_DEVICE=auto are coded by the CPU executor (the same bytes),
+ * chunks under H5FZ_DEVICE=gpu and the dataset API wait for it. The filter
+ * calls it in set_local (H5Dcreate) and at the first decode, never when
+ * HDF5 loads the plugin. Safe to call again (it does nothing once the
+ * context and chain are ready) and to exit while it runs (the exit waits
+ * for it). Returns H5FZ_OK, or H5FZ_ERR_ARG for a NULL spec; a GPU that
+ * is not usable is no error here (the chunks meet it as without it). */
+int h5fz_device_warm_up(const h5fz_spec *spec, size_t chunk_bytes);
+
 /* Decode a chunk of the dataset whose spec (as set_local completed it:
  * mode, bound, dtype, rank and folded chunk dims, e.g. from
  * h5fz_spec_from_cd_values) is dataset: h5fz_chunk_decode_as with its type

@@ -6,6 +6,7 @@
 #define H5FZ_CODEC_H
 
 #include "h5fz.h"
+#include "h5fz_settings.h"
 
 /* H5FZ_DEVICE=auto|gpu|cpu (unset or empty: auto, any case); H5FZ_ERR_ARG
  * with the reason otherwise. For the places where a refusal is safe

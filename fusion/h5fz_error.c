@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "h5fz_error.h"
+#include "h5fz_settings.h"
 
 static _Thread_local char last_error[512];
 
@@ -44,8 +45,7 @@ const char *h5fz_version(void) { return H5FZ_VERSION_STRING; }
 void h5fz_log_once(const char *fmt, ...)
 {
   static atomic_int logged;
-  const char *quiet = getenv("H5FZ_QUIET");
-  if ((quiet && *quiet && *quiet != '0') || atomic_exchange(&logged, 1)) return;
+  if (h5fz_settings_quiet() || atomic_exchange(&logged, 1)) return;
   va_list ap;
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);

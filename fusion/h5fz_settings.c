@@ -1,11 +1,14 @@
 /*
- * h5fz_settings.c - the integer environment variables that tune h5fz
- * (H5FZ_THREADS, H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL,
- * H5FZ_GPU_MEMORY_LIMIT, H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED,
- * H5FZ_GPU_WF_WARPS), read in one place into h5fz_settings, one way: a value that is
- * not a whole number in range is ignored with one warning per variable on
- * stderr (H5FZ_QUIET=1 silences it), never silently and never as a failed
- * read or write, since these only tune speed or memory.
+ * h5fz_settings.c - the environment variables of h5fz (H5FZ_THREADS,
+ * H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL, H5FZ_GPU_MEMORY_LIMIT,
+ * H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED, H5FZ_GPU_WF_WARPS, H5FZ_WARMUP_DELAY_MS, H5FZ_DEVICE,
+ * H5FZ_DEVICE_STRICT, H5FZ_JIT_EMBEDDED, H5FZ_QUIET, H5FZ_MPI_PROFILE), read in one place
+ * into h5fz_settings. The integer ones one way: a value that is not a
+ * whole number in range is ignored with one warning per variable on stderr
+ * (H5FZ_QUIET=1 silences it), never silently and never as a failed read or
+ * write, since these only tune speed or memory. H5FZ_DEVICE is kept as
+ * given when it names no device: the codec refuses it where refusing is
+ * safe (h5fz_codec.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -13,16 +16,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "h5fz_settings.h"
 
 static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *warned[16];
 
-static void warn_once(const char *name, const char *value, const char *want)
+int h5fz_settings_quiet(void)
 {
   const char *quiet = getenv("H5FZ_QUIET");
-  if (quiet && *quiet && *quiet != '0') return;
+  return quiet && *quiet && *quiet != '0';
+}
+
+static void warn_once(const char *name, const char *value, const char *want)
+{
+  if (h5fz_settings_quiet()) return;
   int first = 1;
   pthread_mutex_lock(&warned_lock);
   size_t i = 0;
@@ -77,5 +86,28 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     s->gpu_wf_warps = (int)h5fz_env_pow2("H5FZ_GPU_WF_WARPS", 1, 8, 0);
     s->gpu_warp_fused = (int)h5fz_env_int("H5FZ_GPU_WARP_FUSED", 0, 1, 1, 1);
     s->batch_bytes = (unsigned long long)h5fz_env_int("H5FZ_BATCH_BYTES", 1, 0x7fffffffffffffffLL, 1, 512ll << 20);
+    s->warmup_delay_ms = (int)h5fz_env_int("H5FZ_WARMUP_DELAY_MS", 0, 10000, 1, 0);
+    const char *ordinal = getenv("H5FZ_GPU_ORDINAL");
+    s->gpu_ordinal_set = ordinal && *ordinal;
   }
+  if (groups & H5FZ_SETTINGS_DEVICE) {
+    const char *v = getenv("H5FZ_DEVICE");
+    snprintf(s->device_text, sizeof s->device_text, "%s", v ? v : "");
+    /* any case: GPU and Cpu are what people type too */
+    if (!v || !*v || !strcasecmp(v, "auto"))
+      s->device = H5FZ_SETTING_DEVICE_AUTO;
+    else if (!strcasecmp(v, "cpu"))
+      s->device = H5FZ_SETTING_DEVICE_CPU;
+    else if (!strcasecmp(v, "gpu"))
+      s->device = H5FZ_SETTING_DEVICE_GPU;
+    else
+      s->device = H5FZ_SETTING_DEVICE_BAD;
+    const char *strict = getenv("H5FZ_DEVICE_STRICT");
+    s->device_strict = strict && *strict && strcmp(strict, "0") != 0;
+  }
+  if (groups & H5FZ_SETTINGS_MPI) {
+    const char *profile = getenv("H5FZ_MPI_PROFILE");
+    s->mpi_profile = profile && *profile && strcmp(profile, "0") != 0;
+  }
+  if (groups & H5FZ_SETTINGS_JIT) s->jit_embedded = (int)h5fz_env_int("H5FZ_JIT_EMBEDDED", 0, 1, 1, 1);
 }

@@ -1,13 +1,19 @@
 /*
- * h5fz_settings.h - the H5FZ_* environment variables that tune fusion/,
- * read in one place (h5fz_settings.c) into one struct. A group is read
+ * h5fz_settings.h - the H5FZ_* environment variables of fusion/, api/ and
+ * filter/, read in one place (h5fz_settings.c) into one struct. A group is read
  * once per call where it applies (the GPU group when the GPU executor
- * takes a call, under its lock: h5fz_gpu_ensure_init), so a process that
+ * takes a call: h5fz_gpu_enter), so a process that
  * changes a variable between calls sees it at the next call, and a value
  * that is not a whole number in range is ignored with one warning per
  * variable (H5FZ_QUIET=1 silences it) only where the variable matters.
- * H5FZ_DEVICE and H5FZ_DEVICE_STRICT are the codec's (h5fz_codec.h), the
- * JIT cache's and the planner's files their own.
+ * The device group (H5FZ_DEVICE, H5FZ_DEVICE_STRICT) is read once per
+ * chunk call by the codec and the array path (h5fz_codec.c, h5fz_array.c)
+ * and by h5fz_mpi_select_gpu; H5FZ_JIT_EMBEDDED when the JIT looks for a
+ * module; H5FZ_QUIET when there is something to say. They are read per
+ * call, not once per process, because tests, benchmarks and tools switch
+ * them between calls in one process, and a few getenv calls cost nothing
+ * next to a chunk. The planner's own files (H5FZ_REGISTRY, H5FZ_CACHE_DIR)
+ * sit below fusion/ and read their variables themselves.
  */
 #ifndef H5FZ_SETTINGS_H
 #define H5FZ_SETTINGS_H
@@ -19,21 +25,47 @@ typedef struct {
   /* host group */
   unsigned host_threads; /* H5FZ_THREADS, 1..1024; 0: the cores */
   /* GPU group */
-  int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023 (read when the GPU is first set up) */
+  int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023: the GPU context the call uses */
   size_t gpu_memory_limit;        /* H5FZ_GPU_MEMORY_LIMIT bytes; SIZE_MAX: unlimited */
   int gpu_threads;                /* H5FZ_GPU_THREADS, a multiple of 32 in 64..1024; 0: the plan's */
   int gpu_regs;                   /* H5FZ_GPU_REGS, 16..255; 0: the plan's */
   int gpu_wf_warps;               /* H5FZ_GPU_WF_WARPS, 1, 2, 4 or 8; 0: codegen's */
   int gpu_warp_fused;             /* H5FZ_GPU_WARP_FUSED: 0 keeps the warp-fused kernels out; default 1 */
   unsigned long long batch_bytes; /* H5FZ_BATCH_BYTES of chunk data per batch; default 512 MiB */
+  /* H5FZ_WARMUP_DELAY_MS, 0..10000, for tests: the warm-up thread holds
+   * the context that long first (a slow context creation where there is
+   * no GPU) */
+  int warmup_delay_ms;
+  int gpu_ordinal_set; /* H5FZ_GPU_ORDINAL is set (not empty): the user chose the GPU */
+  /* device group */
+  int device;           /* H5FZ_DEVICE: H5FZ_SETTING_DEVICE_* (unset or empty: auto; any case) */
+  char device_text[64]; /* H5FZ_DEVICE as given (cut at 63 bytes), for the message of a bad one */
+  int device_strict;    /* H5FZ_DEVICE_STRICT set, not empty and not "0" */
+  /* JIT group */
+  int jit_embedded; /* H5FZ_JIT_EMBEDDED: 0 keeps the build-time kernels out; default 1 */
+  /* MPI group (api/h5fz_dataset_mpi.c) */
+  int mpi_profile; /* H5FZ_MPI_PROFILE set, not empty and not "0": rank 0 prints each phase's seconds */
 } h5fz_settings;
+
+/* h5fz_settings.device */
+#define H5FZ_SETTING_DEVICE_AUTO 0
+#define H5FZ_SETTING_DEVICE_CPU 1
+#define H5FZ_SETTING_DEVICE_GPU 2
+#define H5FZ_SETTING_DEVICE_BAD (-1) /* none of auto, cpu, gpu (device_text says what) */
 
 #define H5FZ_SETTINGS_HOST 1u
 #define H5FZ_SETTINGS_GPU 2u
+#define H5FZ_SETTINGS_DEVICE 4u
+#define H5FZ_SETTINGS_JIT 8u
+#define H5FZ_SETTINGS_MPI 16u
 
 /* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s; the other fields
  * are left as they are. Never fails (a bad value: the default, warned). */
 void h5fz_settings_read(h5fz_settings *s, unsigned groups);
+
+/* 1 when H5FZ_QUIET is set (not empty, not starting with '0'): h5fz's
+ * one-time warnings on stderr stay silent. */
+int h5fz_settings_quiet(void);
 
 /* The integer environment variable name: its value when it is a whole
  * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt

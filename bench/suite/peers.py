@@ -228,6 +228,8 @@ def main():
     ap.add_argument("--rel", default="1e-2,1e-3,1e-4")
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--no-gpu", action="store_true", help="CPU peers only")
+    ap.add_argument("--cpu-threads", default="all,1",
+                    help="PFPL OpenMP thread counts, comma-separated ('all' = every core; '' = no CPU peer rows)")
     ap.add_argument("--h5fz-gpu", help="h5fz_bench_gpu JSON of the same run")
     ap.add_argument("--h5fz-cpu", help="h5fz_bench_cpu JSON lines of the same run")
     ap.add_argument("--work", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -243,10 +245,12 @@ def main():
         info = json.loads(out.strip().splitlines()[-1])
         orig = np.fromfile(raw, dtype="<f4")
         threads = os.cpu_count()
+        cpu_threads = sorted({threads if t == "all" else int(t) for t in a.cpu_threads.split(",") if t.strip()},
+                             reverse=True)
         for rel in rels:
             b = os.path.join(a.peers, "pfpl_f32_abs_comp_omp")
             if os.access(b, os.X_OK):  # every core, and one (OpenMP's scaling on a shared machine varies)
-                for nt in sorted({threads, 1}, reverse=True):
+                for nt in cpu_threads:
                     rows.append(pfpl_row("cpu", b, os.path.join(a.peers, "pfpl_f32_abs_decomp_omp"), raw, orig, rel,
                                          work, nt))
             if a.no_gpu:

@@ -25,31 +25,72 @@ static int bind(void *lib, void **slot, const char *name, char *why, size_t len)
   return 0;
 }
 
-#define BIND(lib, api, fn, why) bind(lib, (void **)&(api).fn, #fn, why, sizeof why)
+/* A symbol to bind: its name and the slot of the API table it fills. */
+typedef struct {
+  const char *name;
+  void **slot;
+} symbol;
+#define SYM(api, fn)                                                                                                   \
+  {                                                                                                                    \
+#fn, (void **)&(api).fn                                                                                            \
+  }
+
+/* Bind every symbol of syms from lib, in order; 0 at the first missing
+ * one (named in why). */
+static int bind_all(void *lib, const symbol *syms, size_t n, char *why, size_t len)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!bind(lib, syms[i].slot, syms[i].name, why, len)) return 0;
+  return 1;
+}
+
+/* The first of names that dlopen opens, or NULL with why saying
+ * "<missing>: <dlerror>". */
+static void *open_first(const char *const *names, size_t n, const char *missing, char *why, size_t len)
+{
+  void *lib = NULL;
+  for (size_t i = 0; !lib && i < n; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) snprintf(why, len, "%s: %s", missing, dlerror());
+  return lib;
+}
 
 static void load_cuda(void)
 {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    snprintf(cuda_why, sizeof cuda_why, "libcuda.so.1 not found (no NVIDIA driver): %s", dlerror());
-    return;
-  }
+  static const char *const names[] = {"libcuda.so.1"};
+  void *lib = open_first(names, 1, "libcuda.so.1 not found (no NVIDIA driver)", cuda_why, sizeof cuda_why);
+  if (!lib) return;
   /* these took no _v2 in the ABI we use, the rest resolve to their _v2 */
-  int ok = BIND(lib, cuda, cuInit, cuda_why) && BIND(lib, cuda, cuDeviceGetCount, cuda_why) &&
-           BIND(lib, cuda, cuDeviceGet, cuda_why) && BIND(lib, cuda, cuDeviceGetAttribute, cuda_why) &&
-           BIND(lib, cuda, cuDevicePrimaryCtxRetain, cuda_why) && BIND(lib, cuda, cuCtxSetCurrent, cuda_why) &&
-           BIND(lib, cuda, cuModuleLoadData, cuda_why) && BIND(lib, cuda, cuModuleGetFunction, cuda_why) &&
-           BIND(lib, cuda, cuFuncSetAttribute, cuda_why) && BIND(lib, cuda, cuMemAlloc, cuda_why) &&
-           BIND(lib, cuda, cuMemFree, cuda_why) && BIND(lib, cuda, cuMemAllocHost, cuda_why) &&
-           BIND(lib, cuda, cuMemFreeHost, cuda_why) && BIND(lib, cuda, cuMemcpyHtoDAsync, cuda_why) &&
-           BIND(lib, cuda, cuMemcpyDtoHAsync, cuda_why) && BIND(lib, cuda, cuMemsetD8Async, cuda_why) &&
-           BIND(lib, cuda, cuStreamCreate, cuda_why) && BIND(lib, cuda, cuStreamSynchronize, cuda_why) &&
-           BIND(lib, cuda, cuStreamWaitEvent, cuda_why) && BIND(lib, cuda, cuLaunchKernel, cuda_why) &&
-           BIND(lib, cuda, cuGetErrorString, cuda_why) && BIND(lib, cuda, cuEventCreate, cuda_why) &&
-           BIND(lib, cuda, cuEventRecord, cuda_why) && BIND(lib, cuda, cuEventSynchronize, cuda_why) &&
-           BIND(lib, cuda, cuEventElapsedTime, cuda_why) && BIND(lib, cuda, cuEventDestroy, cuda_why) &&
-           BIND(lib, cuda, cuPointerGetAttribute, cuda_why) && BIND(lib, cuda, cuDriverGetVersion, cuda_why) &&
-           BIND(lib, cuda, cuDeviceGetName, cuda_why) && BIND(lib, cuda, cuDeviceTotalMem, cuda_why);
+  const symbol syms[] = {SYM(cuda, cuInit),
+                         SYM(cuda, cuDeviceGetCount),
+                         SYM(cuda, cuDeviceGet),
+                         SYM(cuda, cuDeviceGetAttribute),
+                         SYM(cuda, cuDevicePrimaryCtxRetain),
+                         SYM(cuda, cuCtxSetCurrent),
+                         SYM(cuda, cuModuleLoadData),
+                         SYM(cuda, cuModuleGetFunction),
+                         SYM(cuda, cuFuncSetAttribute),
+                         SYM(cuda, cuMemAlloc),
+                         SYM(cuda, cuMemFree),
+                         SYM(cuda, cuMemAllocHost),
+                         SYM(cuda, cuMemFreeHost),
+                         SYM(cuda, cuMemcpyHtoDAsync),
+                         SYM(cuda, cuMemcpyDtoHAsync),
+                         SYM(cuda, cuMemsetD8Async),
+                         SYM(cuda, cuStreamCreate),
+                         SYM(cuda, cuStreamSynchronize),
+                         SYM(cuda, cuStreamWaitEvent),
+                         SYM(cuda, cuLaunchKernel),
+                         SYM(cuda, cuGetErrorString),
+                         SYM(cuda, cuEventCreate),
+                         SYM(cuda, cuEventRecord),
+                         SYM(cuda, cuEventSynchronize),
+                         SYM(cuda, cuEventElapsedTime),
+                         SYM(cuda, cuEventDestroy),
+                         SYM(cuda, cuPointerGetAttribute),
+                         SYM(cuda, cuDriverGetVersion),
+                         SYM(cuda, cuDeviceGetName),
+                         SYM(cuda, cuDeviceTotalMem)};
+  int ok = bind_all(lib, syms, sizeof syms / sizeof *syms, cuda_why, sizeof cuda_why);
   /* cuEventElapsedTime_v2 changed meaning in CUDA 12.8; keep the original */
   void *elapsed = dlsym(lib, "cuEventElapsedTime");
   if (elapsed) *(void **)&cuda.cuEventElapsedTime = elapsed;
@@ -58,19 +99,17 @@ static void load_cuda(void)
 
 static void load_nvrtc(void)
 {
-  static const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"};
-  void *lib = NULL;
-  for (size_t i = 0; !lib && i < sizeof names / sizeof *names; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    snprintf(nvrtc_why, sizeof nvrtc_why, "libnvrtc not found (install the CUDA toolkit's NVRTC): %s", dlerror());
-    return;
-  }
-  int ok = BIND(lib, nvrtc, nvrtcVersion, nvrtc_why) && BIND(lib, nvrtc, nvrtcCreateProgram, nvrtc_why) &&
-           BIND(lib, nvrtc, nvrtcCompileProgram, nvrtc_why) && BIND(lib, nvrtc, nvrtcGetProgramLogSize, nvrtc_why) &&
-           BIND(lib, nvrtc, nvrtcGetProgramLog, nvrtc_why) && BIND(lib, nvrtc, nvrtcGetCUBINSize, nvrtc_why) &&
-           BIND(lib, nvrtc, nvrtcGetCUBIN, nvrtc_why) && BIND(lib, nvrtc, nvrtcGetPTXSize, nvrtc_why) &&
-           BIND(lib, nvrtc, nvrtcGetPTX, nvrtc_why) && BIND(lib, nvrtc, nvrtcDestroyProgram, nvrtc_why) &&
-           BIND(lib, nvrtc, nvrtcGetErrorString, nvrtc_why);
+  static const char *const names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                                      "/usr/local/cuda/lib64/libnvrtc.so"};
+  void *lib = open_first(names, sizeof names / sizeof *names, "libnvrtc not found (install the CUDA toolkit's NVRTC)",
+                         nvrtc_why, sizeof nvrtc_why);
+  if (!lib) return;
+  const symbol syms[] = {
+      SYM(nvrtc, nvrtcVersion),           SYM(nvrtc, nvrtcCreateProgram), SYM(nvrtc, nvrtcCompileProgram),
+      SYM(nvrtc, nvrtcGetProgramLogSize), SYM(nvrtc, nvrtcGetProgramLog), SYM(nvrtc, nvrtcGetCUBINSize),
+      SYM(nvrtc, nvrtcGetCUBIN),          SYM(nvrtc, nvrtcGetPTXSize),    SYM(nvrtc, nvrtcGetPTX),
+      SYM(nvrtc, nvrtcDestroyProgram),    SYM(nvrtc, nvrtcGetErrorString)};
+  int ok = bind_all(lib, syms, sizeof syms / sizeof *syms, nvrtc_why, sizeof nvrtc_why);
   /* optional: only the device description asks for them */
   *(void **)&nvrtc.nvrtcGetNumSupportedArchs = dlsym(lib, "nvrtcGetNumSupportedArchs");
   *(void **)&nvrtc.nvrtcGetSupportedArchs = dlsym(lib, "nvrtcGetSupportedArchs");

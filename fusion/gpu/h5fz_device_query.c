@@ -203,3 +203,11 @@ int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len)
   say(why, why_len, "%s", "");
   return H5FZ_PLAN_OK;
 }
+
+int h5fz_gpu_visible_count(void)
+{
+  const h5fz_cuda_api *cu = h5fz_cuda_get(NULL);
+  int n = 0;
+  if (!cu || cu->cuInit(0) || cu->cuDeviceGetCount(&n)) return 0;
+  return n;
+}

@@ -31,4 +31,9 @@ int h5fz_device_detect(int ordinal, h5fz_device_desc *out, char *why, size_t why
  * dev->nvrtc_why and in why; H5FZ_PLAN_ERR_ARG when dev is NULL. */
 int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len);
 
+/* GPUs the driver shows this process (CUDA_VISIBLE_DEVICES applied): what
+ * h5fz_mpi_select_gpu spreads a node's ranks over. 0 without a driver or
+ * device; never fails. Creates no CUDA context (cuInit only). */
+int h5fz_gpu_visible_count(void);
+
 #endif /* H5FZ_DEVICE_QUERY_H */

@@ -140,14 +140,7 @@ static int add_task(const h5fz_device_desc *dev, const h5fz_registry *reg, const
   h5fz_plan_options_default(&opts);
   if (h5fz_plan_make(dev, reg, s.ops, s.n_ops, &opts, &plan) != H5FZ_PLAN_OK || plan.target == H5FZ_TARGET_CPU)
     return 0; /* no GPU class for this chain on this arch: the executor would use the CPU */
-  h5fz_kernel_config kc = {s.ops,
-                           (int)s.n_ops,
-                           s.dtype,
-                           s.subchunk_bytes,
-                           plan.tuning.threads_per_block,
-                           plan.tuning.regs_per_thread,
-                           (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
-                           dev->regs_per_sm};
+  h5fz_kernel_config kc = h5fz_kernel_config_default(&s, &plan, dev);
   char *src = NULL;
   size_t smem = 0;
   if (h5fz_kernel_source(&plan, &kc, &src, &smem)) {

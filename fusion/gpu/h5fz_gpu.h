@@ -14,6 +14,15 @@ typedef struct {
   unsigned long long warp_fused_encodes, warp_fused_decodes;
   double last_jit_ms;
   int last_jit_source;
+  /* the context's creation, once per process and device (ms): cuInit, the
+   * primary context with its streams and events, and all of it (with the
+   * device query, NVRTC query and class registry) */
+  double init_cuinit_ms, init_context_ms, init_ms;
+  /* the last chunk call's work after its chain was ready (ms): staging,
+   * launches, copies back; the first one is the first launch's cost */
+  double last_exec_ms;
+  unsigned long long chunks_seen; /* per-chunk calls that reached the executor */
+  double first_exec_ms;           /* last_exec_ms of the context's first chunk call */
 } h5fz_gpu_stats;
 
 /* The GPU batches' *user_rc (h5fz_gpu_array_encode.h, _decode.h) when

@@ -24,6 +24,7 @@
 typedef enum { CHUNK_BATCH, CHUNK_VALUES, CHUNK_FILL } chunk_kind;
 
 typedef struct {
+  h5fz_gpu_context *gc;
   const h5fz_array_geom *g;
   h5fz_dtype dtype;
   size_t chunk_bytes, esize;
@@ -149,12 +150,12 @@ typedef struct {
 
 /* Wait for a pinned batch's copy back (queued, not waited for) and check
  * its status. */
-static int finish_pending(pending_batch *pb, uint64_t *done, uint32_t n_sub)
+static int finish_pending(h5fz_gpu_context *gc, pending_batch *pb, uint64_t *done, uint32_t n_sub)
 {
   if (!pb->count) return H5FZ_OK;
-  int rc = h5fz_gpu_sync_stream("batch decode");
-  if (!rc) rc = batch_status(*(volatile int *)g_batch.pin_status, pb->first, n_sub); /* read after the wait */
-  g_gpu.stats.chunks_decoded += pb->count;
+  int rc = h5fz_gpu_sync_stream(gc, "batch decode");
+  if (!rc) rc = batch_status(*(volatile int *)gc->batch.pin_status, pb->first, n_sub); /* read after the wait */
+  gc->stats.chunks_decoded += pb->count;
   if (!rc) *done = pb->first + pb->count;
   pb->count = 0;
   return rc;
@@ -178,24 +179,25 @@ typedef struct {
 /* The batch size, the page-locked region and the batch tables. */
 static int decode_prepare(decode_run *r, double fill, h5fz_array_exec *ex)
 {
+  h5fz_gpu_context *gc = r->d.gc;
   int rc = H5FZ_OK;
   decode_job *d = &r->d;
   const h5fz_array_geom *g = d->g;
   size_t esize = d->esize, chunk_bytes = d->chunk_bytes;
   h5fz_array_fill_bits(g, d->dtype, fill, &r->fill_bits);
-  uint64_t bc = h5fz_batch_chunk_count(chunk_bytes, (uint32_t)((chunk_bytes + 511u) / 512u));
+  uint64_t bc = h5fz_batch_chunk_count(gc, chunk_bytes, (uint32_t)((chunk_bytes + 511u) / 512u));
   if (bc > r->n_chunks) bc = r->n_chunks;
   uint64_t bc_slabs = bc, array_elems = 1;
   for (uint32_t dd = 0; dd < g->rank; dd++) array_elems *= g->dims[dd];
   h5fz_batch_slabs(g, &bc_slabs, &r->sg);
-  r->pinned = !r->on_device && bc_slabs && h5fz_batch_host_is_pinned(d->data, array_elems * esize);
+  r->pinned = !r->on_device && bc_slabs && h5fz_batch_host_is_pinned(gc, d->data, array_elems * esize);
   if (r->pinned) {
     uint64_t e0;
     size_t region;
     bc = bc_slabs;
     h5fz_batch_slab_region(g, &r->sg, 0, bc, esize, &e0, &region);
     r->bc = bc;
-    if ((rc = h5fz_gpu_grow(&g_batch.region, region))) return rc;
+    if ((rc = h5fz_gpu_grow(gc, &gc->batch.region, region))) return rc;
   }
   r->bc = bc;
   r->eb = malloc((bc + 1) * sizeof *r->eb);
@@ -220,7 +222,7 @@ static int decode_prepare(decode_run *r, double fill, h5fz_array_exec *ex)
   /* A page-locked array's batch is copied back while the host reads and
    * checks the next batch's chunks; it is waited for (and its status
    * checked) before the next upload reuses the staging memory. */
-  return h5fz_batch_grow_pin(&g_batch.pin_status, &g_batch.pin_status_cap, 64u);
+  return h5fz_batch_grow_pin(gc, &gc->batch.pin_status, &gc->batch.pin_status_cap, 64u);
 }
 
 /* The batch's containers from the source, the chain from the first
@@ -228,6 +230,7 @@ static int decode_prepare(decode_run *r, double fill, h5fz_array_exec *ex)
 static int decode_read_batch(decode_run *r, uint64_t first, uint64_t count, h5fz_chunk_source source, void *ctx,
                              h5fz_array_exec *ex, int *user_rc)
 {
+  h5fz_gpu_context *gc = r->d.gc;
   int rc = H5FZ_OK;
   decode_job *d = &r->d;
   for (uint64_t j = 0; j < count; j++) {
@@ -248,7 +251,7 @@ static int decode_read_batch(decode_run *r, uint64_t first, uint64_t count, h5fz
     }
     h5fz_clear_error();
     if (r->have_plan) {
-      TRY(h5fz_gpu_get_chain(&r->p0, &r->c));
+      TRY(h5fz_gpu_get_chain(gc, &r->p0, &r->c));
       if (ex) {
         snprintf(ex->kernel_class, sizeof ex->kernel_class, "%s", r->c->plan.klass);
         ex->plan_digest = r->c->plan.digest;
@@ -291,12 +294,13 @@ static int decode_without_chain(decode_run *r, uint64_t first, uint64_t count)
   return H5FZ_OK;
 }
 
-/* The batch's payloads back to back in g_batch.pin_back with their
+/* The batch's payloads back to back in gc->batch.pin_back with their
  * sub-chunks' offsets and entries, and its outliers, then copied to the GPU
  * (chunks decoded on the host or missing get readable raw garbage, put
  * right in decode_place). */
 static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
 {
+  h5fz_gpu_context *gc = r->d.gc;
   int rc;
   decode_job *d = &r->d;
   size_t esize = d->esize, chunk_bytes = d->chunk_bytes;
@@ -308,9 +312,9 @@ static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
       n_out += d->hdr[j].n_outliers;
     }
   size_t head = n_sub_all * 12u, need = head + payload + slot + 8u + n_out * (8u + esize);
-  TRY(h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap,
+  TRY(h5fz_batch_grow_pin(gc, &gc->batch.pin_back, &gc->batch.pin_back_cap,
                           need > count * chunk_bytes ? need : count * chunk_bytes));
-  uint8_t *up = g_batch.pin_back;
+  uint8_t *up = gc->batch.pin_back;
   unsigned long long *offsets = (unsigned long long *)up;
   uint32_t *entries = (uint32_t *)(up + n_sub_all * 8u);
   uint8_t *packed = up + head;
@@ -352,19 +356,19 @@ static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
         upos[k] = j * r->chunk_n + d->pos[j][i];
         memcpy(uval + k * esize, d->vals[j] + (size_t)i * esize, esize);
       }
-  TRY(h5fz_gpu_grow_decode(&r->p0, count, payload + slot));
-  TRY(h5fz_gpu_grow(&g_batch.qchunk, count * 8u));
-  if (h5fz_plan_has_lnd(&r->p0)) TRY(h5fz_gpu_grow(&g_gpu.lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)count)));
-  TRY(h5fz_gpu_grow(&g_batch.upos, n_out * 8u + 8u));
-  TRY(h5fz_gpu_grow(&g_batch.uval, n_out * esize + 8u));
-  CUstream st = g_gpu.stream;
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.offsets.ptr, offsets, n_sub_all * 8u, st), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, entries, n_sub_all * 4u, st), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, packed, payload + slot, st), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.qchunk.ptr, r->eb, count * 8u, st), "copy to GPU");
+  TRY(h5fz_gpu_grow_decode(gc, &r->p0, count, payload + slot));
+  TRY(h5fz_gpu_grow(gc, &gc->batch.qchunk, count * 8u));
+  if (h5fz_plan_has_lnd(&r->p0)) TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)count)));
+  TRY(h5fz_gpu_grow(gc, &gc->batch.upos, n_out * 8u + 8u));
+  TRY(h5fz_gpu_grow(gc, &gc->batch.uval, n_out * esize + 8u));
+  CUstream st = gc->stream;
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->offsets.ptr, offsets, n_sub_all * 8u, st), "copy to GPU");
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->entries.ptr, entries, n_sub_all * 4u, st), "copy to GPU");
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->packed.ptr, packed, payload + slot, st), "copy to GPU");
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->batch.qchunk.ptr, r->eb, count * 8u, st), "copy to GPU");
   if (n_out) {
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.upos.ptr, upos, n_out * 8u, st), "copy to GPU");
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.uval.ptr, uval, n_out * esize, st), "copy to GPU");
+    TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->batch.upos.ptr, upos, n_out * 8u, st), "copy to GPU");
+    TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->batch.uval.ptr, uval, n_out * esize, st), "copy to GPU");
   }
   *n_out_total = n_out;
 out:
@@ -374,70 +378,73 @@ out:
 /* The fused decode of the batch, its outliers patched, the chunks decoded
  * on the host or missing put in place, and the values to the array: a
  * device array by the scatter kernel, a page-locked one in slabs (left
- * pending: finish_pending completes it), else through g_batch.pin_back. */
+ * pending: finish_pending completes it), else through gc->batch.pin_back. */
 static int decode_place(decode_run *r, uint64_t first, uint64_t count, uint64_t n_out, uint64_t *done)
 {
+  h5fz_gpu_context *gc = r->d.gc;
   int rc;
   decode_job *d = &r->d;
   size_t esize = d->esize, chunk_bytes = d->chunk_bytes;
   uint32_t n_sub = r->p0.n_subchunks;
-  CUstream st = g_gpu.stream;
-  volatile int *status_pin = (volatile int *)g_batch.pin_status;
-  TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, st), "clear status");
-  TRY(h5fz_gpu_launch_decode(r->c, &r->p0, (uint32_t)count, g_batch.qchunk.ptr, g_gpu.in.ptr,
+  CUstream st = gc->stream;
+  volatile int *status_pin = (volatile int *)gc->batch.pin_status;
+  TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4u, st), "clear status");
+  TRY(h5fz_gpu_launch_decode(gc, r->c, &r->p0, (uint32_t)count, gc->batch.qchunk.ptr, gc->in.ptr,
                              h5fz_plan_has_lnd(&r->p0) ? r->pred : NULL));
   int w = d->dtype == H5FZ_DTYPE_F64;
   if (n_out) {
     unsigned long long n_ull = n_out;
-    void *args[] = {&g_gpu.in.ptr, &g_batch.upos.ptr, &g_batch.uval.ptr, &n_ull};
-    TRY(h5fz_gpu_launch(r->c->mod.patch[w], h5fz_batch_grid_for(n_out), BATCH_THREADS, 0, args,
+    void *args[] = {&gc->in.ptr, &gc->batch.upos.ptr, &gc->batch.uval.ptr, &n_ull};
+    TRY(h5fz_gpu_launch(gc, r->c->mod.patch[w], h5fz_batch_grid_for(n_out), BATCH_THREADS, 0, args,
                         "outlier patch kernel"));
   }
   for (uint64_t j = 0; j < count; j++) {
-    CUdeviceptr dst = g_gpu.in.ptr + j * chunk_bytes;
+    CUdeviceptr dst = gc->in.ptr + j * chunk_bytes;
     if (d->kind[j] == CHUNK_VALUES) {
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(dst, d->values[j], chunk_bytes, st), "copy a chunk to the GPU");
+      TRY_CU(gc->cu->cuMemcpyHtoDAsync(dst, d->values[j], chunk_bytes, st), "copy a chunk to the GPU");
     } else if (d->kind[j] == CHUNK_FILL) {
       unsigned long long n_ull = r->chunk_n;
       uint32_t f32 = (uint32_t)r->fill_bits;
       void *args[] = {&dst, &n_ull, w ? (void *)&r->fill_bits : (void *)&f32};
-      TRY(h5fz_gpu_launch(r->c->mod.fill[w], h5fz_batch_grid_for(r->chunk_n), BATCH_THREADS, 0, args, "fill kernel"));
+      TRY(h5fz_gpu_launch(gc, r->c->mod.fill[w], h5fz_batch_grid_for(r->chunk_n), BATCH_THREADS, 0, args,
+                          "fill kernel"));
     }
   }
   *status_pin = 0;
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)status_pin, g_gpu.status.ptr, 4u, st), "copy status");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)status_pin, gc->status.ptr, 4u, st), "copy status");
   if (r->on_device) {
-    TRY(h5fz_batch_move_chunks(r->c, 0, d->g, first, count, (CUdeviceptr)(uintptr_t)d->data, 0, g_gpu.in.ptr, 0));
-    TRY(h5fz_gpu_sync_stream("batch decode"));
+    TRY(h5fz_batch_move_chunks(gc, r->c, 0, d->g, first, count, (CUdeviceptr)(uintptr_t)d->data, 0, gc->in.ptr, 0));
+    TRY(h5fz_gpu_sync_stream(gc, "batch decode"));
   } else if (r->pinned) { /* whole slabs: the scatter fills every row of the region */
     uint64_t e0;
     size_t region;
     h5fz_batch_slab_region(d->g, &r->sg, first, count, esize, &e0, &region);
-    TRY(h5fz_batch_move_chunks(r->c, 0, d->g, first, count, g_batch.region.ptr, e0, g_gpu.in.ptr, 0));
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((uint8_t *)d->data + e0 * esize, g_batch.region.ptr, region, st), "copy values");
+    TRY(h5fz_batch_move_chunks(gc, r->c, 0, d->g, first, count, gc->batch.region.ptr, e0, gc->in.ptr, 0));
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync((uint8_t *)d->data + e0 * esize, gc->batch.region.ptr, region, st), "copy values");
     r->pending.first = first;
     r->pending.count = count;
     r->n_sub_pending = n_sub;
     free_decode_tables(d, count);
     return H5FZ_OK; /* finished by finish_pending */
   } else {
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(g_batch.pin_back, g_gpu.in.ptr, count * chunk_bytes, st), "copy values");
-    TRY(h5fz_gpu_sync_stream("batch decode"));
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(gc->batch.pin_back, gc->in.ptr, count * chunk_bytes, st), "copy values");
+    TRY(h5fz_gpu_sync_stream(gc, "batch decode"));
   }
   TRY(batch_status(*status_pin, first, n_sub));
   if (!r->on_device && !r->pinned) {
-    d->host_out = g_batch.pin_back;
+    d->host_out = gc->batch.pin_back;
     TRY(h5fz_parallel_for(count * ((d->rows + d->block_rows - 1) / d->block_rows), scatter_one, d));
   }
-  g_gpu.stats.chunks_decoded += count;
+  gc->stats.chunks_decoded += count;
   free_decode_tables(d, count);
   *done = first + count;
 out:
   return rc;
 }
 
-static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double fill, h5fz_chunk_source source,
-                         void *ctx, void *data, int on_device, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
+static int decode_locked(h5fz_gpu_context *gc, const h5fz_array_geom *g, const h5fz_spec *want, double fill,
+                         h5fz_chunk_source source, void *ctx, void *data, int on_device, h5fz_array_exec *ex,
+                         uint64_t *done, int *user_rc)
 {
   int rc;
   h5fz_dtype dtype = want->dtype;
@@ -445,7 +452,8 @@ static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double
   decode_run r = {.on_device = on_device, .pending = {0, 0}};
   r.chunk_n = h5fz_array_chunk_elems(g);
   r.n_chunks = h5fz_array_chunks(g);
-  r.d = (decode_job){.g = g,
+  r.d = (decode_job){.gc = gc,
+                     .g = g,
                      .dtype = dtype,
                      .chunk_bytes = r.chunk_n * esize,
                      .esize = esize,
@@ -464,15 +472,15 @@ static int decode_locked(const h5fz_array_geom *g, const h5fz_spec *want, double
       *done = first + count;
       continue;
     }
-    TRY(finish_pending(&r.pending, done, r.n_sub_pending));
+    TRY(finish_pending(gc, &r.pending, done, r.n_sub_pending));
     TRY(decode_upload(&r, count, &n_out));
     TRY(decode_place(&r, first, count, n_out, done));
   }
-  TRY(finish_pending(&r.pending, done, r.n_sub_pending));
+  TRY(finish_pending(gc, &r.pending, done, r.n_sub_pending));
 out:
   if (r.pending.count) { /* an error after a pinned batch's copy was queued: never return with it in flight */
-    g_gpu.cu->cuStreamSynchronize(g_gpu.stream);
-    g_gpu.stats.chunks_decoded += r.pending.count;
+    gc->cu->cuStreamSynchronize(gc->stream);
+    gc->stats.chunks_decoded += r.pending.count;
   }
   decode_job *d = &r.d;
   if (d->in) free_decode_tables(d, r.bc);
@@ -496,12 +504,12 @@ int h5fz_gpu_array_decode(const h5fz_array_geom *g, const h5fz_spec *want, doubl
 {
   *done = 0;
   *user_rc = 0;
-  pthread_mutex_lock(&g_gpu.lock);
-  int rc = h5fz_gpu_ensure_init();
+  h5fz_gpu_context *gc;
+  int rc = h5fz_gpu_enter(&gc);
   if (rc)
     *user_rc = H5FZ_GPU_UNUSABLE;
   else
-    rc = decode_locked(g, want, fill, source, ctx, data, on_device, ex, done, user_rc);
-  pthread_mutex_unlock(&g_gpu.lock);
+    rc = decode_locked(gc, g, want, fill, source, ctx, data, on_device, ex, done, user_rc);
+  h5fz_gpu_leave(gc);
   return rc;
 }

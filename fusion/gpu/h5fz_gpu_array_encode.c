@@ -24,6 +24,7 @@
 #include "h5fz_side.h"
 
 typedef struct {
+  h5fz_gpu_context *gc;
   const h5fz_spec *spec;
   const h5fz_array_geom *g;
   const uint8_t *data; /* host array (host path) */
@@ -85,13 +86,14 @@ static int assemble_one(void *ctx, uint64_t j)
 }
 
 /* A chunk the chain could not shrink, from a device array: its input
- * comes back from g_gpu.in to be stored raw. */
+ * comes back from gc->in to be stored raw. */
 static int store_raw_from_device(encode_job *e, uint64_t j)
 {
+  h5fz_gpu_context *gc = e->gc;
   uint8_t *tmp = malloc(e->chunk_bytes);
   if (!tmp) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate a chunk");
-  CUresult r = g_gpu.cu->cuMemcpyDtoHAsync(tmp, g_gpu.in.ptr + j * e->chunk_bytes, e->chunk_bytes, g_gpu.stream);
-  int rc = r ? h5fz_gpu_cuda_fail(r, "copy a raw chunk from the GPU") : h5fz_gpu_sync_stream("raw chunk");
+  CUresult r = gc->cu->cuMemcpyDtoHAsync(tmp, gc->in.ptr + j * e->chunk_bytes, e->chunk_bytes, gc->stream);
+  int rc = r ? h5fz_gpu_cuda_fail(r, "copy a raw chunk from the GPU") : h5fz_gpu_sync_stream(gc, "raw chunk");
   if (!rc) rc = assemble(e, j, tmp);
   free(tmp);
   return rc;
@@ -123,6 +125,7 @@ typedef struct {
 /* The chain, the batch size and every buffer, before the first batch. */
 static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
 {
+  h5fz_gpu_context *gc = r->e.gc;
   int rc;
   encode_job *e = &r->e;
   const h5fz_spec *spec = e->spec;
@@ -130,7 +133,7 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
   size_t esize = e->esize, chunk_bytes = e->chunk_bytes;
   TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->mode == H5FZ_MODE_REL ? 0.0 : spec->bound, &r->p0, &r->h0));
   if (r->p0.n_subchunks == 0) return h5fz_fail(H5FZ_ERR_ARG, "empty chunks");
-  TRY(h5fz_gpu_get_chain(&r->p0, &r->c));
+  TRY(h5fz_gpu_get_chain(gc, &r->p0, &r->c));
   if (ex) {
     memset(ex, 0, sizeof *ex);
     ex->on_gpu = 1;
@@ -141,20 +144,20 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
   e->rows = h5fz_array_chunk_rows(g);
   e->block_rows = h5fz_batch_rows_per_block(g, esize);
   h5fz_array_fill_bits(g, spec->dtype, spec->has_fill ? spec->fill : 0.0, &e->fill);
-  uint64_t bc = h5fz_batch_chunk_count(chunk_bytes, r->p0.n_subchunks);
+  uint64_t bc = h5fz_batch_chunk_count(gc, chunk_bytes, r->p0.n_subchunks);
   if (bc > r->n_chunks) bc = r->n_chunks;
   uint64_t bc_slabs = bc, array_elems = 1;
   for (uint32_t d = 0; d < g->rank; d++) array_elems *= g->dims[d];
   h5fz_batch_slabs(g, &bc_slabs, &r->sg);
-  r->pinned = !r->on_device && bc_slabs && h5fz_batch_host_is_pinned(r->data, array_elems * esize);
+  r->pinned = !r->on_device && bc_slabs && h5fz_batch_host_is_pinned(gc, r->data, array_elems * esize);
   if (r->pinned) bc = bc_slabs;
   r->bc = bc;
   uint64_t max_sub = bc * r->p0.n_subchunks;
-  TRY(h5fz_gpu_grow_encode(&r->p0, bc));
-  TRY(h5fz_gpu_grow(&g_batch.qchunk, bc * 8u));
-  TRY(h5fz_gpu_grow(&g_batch.lohi, bc * 16u));
+  TRY(h5fz_gpu_grow_encode(gc, &r->p0, bc));
+  TRY(h5fz_gpu_grow(gc, &gc->batch.qchunk, bc * 8u));
+  TRY(h5fz_gpu_grow(gc, &gc->batch.lohi, bc * 16u));
   if (h5fz_plan_has_lnd(&r->p0)) { /* lorenzo_nd: each chunk's cost sums, then its predictor in its header */
-    TRY(h5fz_gpu_grow(&g_gpu.lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)bc)));
+    TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)bc)));
     r->costs = malloc(bc * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs);
     if (!r->costs) return h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
   }
@@ -162,12 +165,12 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
     uint64_t e0;
     size_t region;
     h5fz_batch_slab_region(g, &r->sg, 0, bc, esize, &e0, &region);
-    TRY(h5fz_gpu_grow(&g_batch.region, region));
+    TRY(h5fz_gpu_grow(gc, &gc->batch.region, region));
   } else if (!r->on_device) {
-    TRY(h5fz_batch_grow_pin(&g_batch.pin_in, &g_batch.pin_in_cap, bc * chunk_bytes));
+    TRY(h5fz_batch_grow_pin(gc, &gc->batch.pin_in, &gc->batch.pin_in_cap, bc * chunk_bytes));
   }
   size_t meta = 16u + max_sub * 16u;
-  TRY(h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap, meta + bc * chunk_bytes / 4u));
+  TRY(h5fz_batch_grow_pin(gc, &gc->batch.pin_back, &gc->batch.pin_back_cap, meta + bc * chunk_bytes / 4u));
   r->eb = malloc(bc * sizeof *r->eb);
   r->lohi = malloc(bc * 16u);
   e->out = calloc(bc, sizeof *e->out);
@@ -182,37 +185,37 @@ out:
   return rc;
 }
 
-/* The batch's chunks [first, first + count), back to back in g_gpu.in. */
+/* The batch's chunks [first, first + count), back to back in gc->in. */
 static int encode_stage_in(encode_run *r, uint64_t first, uint64_t count)
 {
+  h5fz_gpu_context *gc = r->e.gc;
   int rc = H5FZ_OK;
   encode_job *e = &r->e;
   const h5fz_array_geom *g = e->g;
   size_t esize = e->esize, chunk_bytes = e->chunk_bytes;
   if (r->on_device) {
-    TRY(h5fz_batch_move_chunks(r->c, 1, g, first, count, (CUdeviceptr)(uintptr_t)r->data, 0, g_gpu.in.ptr, e->fill));
+    TRY(h5fz_batch_move_chunks(gc, r->c, 1, g, first, count, (CUdeviceptr)(uintptr_t)r->data, 0, gc->in.ptr, e->fill));
     e->pin_in = NULL;
   } else if (r->pinned) { /* the slabs' rows straight from the caller's pinned array, then gathered */
     uint64_t e0;
     size_t region;
     h5fz_batch_slab_region(g, &r->sg, first, count, esize, &e0, &region);
     if (!r->prefetched)
-      TRY_CU(
-          g_gpu.cu->cuMemcpyHtoDAsync(g_batch.region.ptr, (const uint8_t *)r->data + e0 * esize, region, g_gpu.stream),
-          "copy slabs to the GPU");
+      TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->batch.region.ptr, (const uint8_t *)r->data + e0 * esize, region, gc->stream),
+             "copy slabs to the GPU");
     r->prefetched = 0;
-    TRY(h5fz_batch_move_chunks(r->c, 1, g, first, count, g_batch.region.ptr, e0, g_gpu.in.ptr, e->fill));
+    TRY(h5fz_batch_move_chunks(gc, r->c, 1, g, first, count, gc->batch.region.ptr, e0, gc->in.ptr, e->fill));
     e->pin_in = NULL;
   } else {
     /* in pieces, so the copy of one piece overlaps the gather of the next */
-    e->pin_in = g_batch.pin_in;
+    e->pin_in = gc->batch.pin_in;
     uint64_t piece = count / 8u ? count / 8u : 1u;
     for (e->gather_at = 0; e->gather_at < count; e->gather_at += piece) {
       uint64_t k = count - e->gather_at < piece ? count - e->gather_at : piece;
       TRY(h5fz_parallel_for(k * ((e->rows + e->block_rows - 1) / e->block_rows), gather_one, e));
-      TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr + e->gather_at * chunk_bytes,
-                                         (uint8_t *)g_batch.pin_in + e->gather_at * chunk_bytes, k * chunk_bytes,
-                                         g_gpu.stream),
+      TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->in.ptr + e->gather_at * chunk_bytes,
+                                       (uint8_t *)gc->batch.pin_in + e->gather_at * chunk_bytes, k * chunk_bytes,
+                                       gc->stream),
              "copy a batch to the GPU");
     }
   }
@@ -224,6 +227,7 @@ out:
  * taken on the GPU) and *q, the device array of them (0: the plan's). */
 static int encode_bounds(encode_run *r, uint64_t count, CUdeviceptr *q)
 {
+  h5fz_gpu_context *gc = r->e.gc;
   int rc = H5FZ_OK;
   const h5fz_spec *spec = r->e.spec;
   *q = 0;
@@ -232,15 +236,15 @@ static int encode_bounds(encode_run *r, uint64_t count, CUdeviceptr *q)
     unsigned long long cn = r->chunk_n;
     float f32 = (float)spec->fill;
     double f64 = spec->fill;
-    void *args[] = {&g_gpu.in.ptr, &cn, &has_fill, w ? (void *)&f64 : (void *)&f32, &g_batch.lohi.ptr};
-    TRY(h5fz_gpu_launch(r->c->mod.range[w], (unsigned)count, 256u, 0, args, "range kernel"));
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(r->lohi, g_batch.lohi.ptr, count * 16u, g_gpu.stream), "copy ranges");
-    TRY(h5fz_gpu_sync_stream("ranges"));
+    void *args[] = {&gc->in.ptr, &cn, &has_fill, w ? (void *)&f64 : (void *)&f32, &gc->batch.lohi.ptr};
+    TRY(h5fz_gpu_launch(gc, r->c->mod.range[w], (unsigned)count, 256u, 0, args, "range kernel"));
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(r->lohi, gc->batch.lohi.ptr, count * 16u, gc->stream), "copy ranges");
+    TRY(h5fz_gpu_sync_stream(gc, "ranges"));
     for (uint64_t j = 0; j < count; j++)
       r->eb[j] = h5fz_rel_abs_bound(spec->bound, r->lohi[2 * j], r->lohi[2 * j + 1], spec->dtype);
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.qchunk.ptr, r->eb, count * 8u, g_gpu.stream), "copy bounds");
-    TRY(h5fz_gpu_sync_stream("bounds")); /* eb is pageable host memory reused next batch */
-    *q = g_batch.qchunk.ptr;
+    TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->batch.qchunk.ptr, r->eb, count * 8u, gc->stream), "copy bounds");
+    TRY(h5fz_gpu_sync_stream(gc, "bounds")); /* eb is pageable host memory reused next batch */
+    *q = gc->batch.qchunk.ptr;
   } else {
     for (uint64_t j = 0; j < count; j++) r->eb[j] = r->h0.abs_bound;
   }
@@ -248,10 +252,11 @@ out:
   return rc;
 }
 
-/* Where the tables come back in g_batch.pin_back for n_sub_all sub-chunks. */
+/* Where the tables come back in gc->batch.pin_back for n_sub_all sub-chunks. */
 static void back_tables(uint64_t n_sub_all, encode_job *e, unsigned long long **totals)
 {
-  uint8_t *back = g_batch.pin_back;
+  h5fz_gpu_context *gc = e->gc;
+  uint8_t *back = gc->batch.pin_back;
   *totals = (unsigned long long *)back;
   e->entries = (uint32_t *)(back + 16);
   e->offsets = (unsigned long long *)(back + 16 + n_sub_all * 4u);
@@ -263,34 +268,32 @@ static void back_tables(uint64_t n_sub_all, encode_job *e, unsigned long long **
  * to cross while the host writes this batch's containers. */
 static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdeviceptr q)
 {
+  h5fz_gpu_context *gc = r->e.gc;
   int rc;
   encode_job *e = &r->e;
   size_t esize = e->esize;
   uint32_t slot = r->p0.subchunk_elems * r->p0.esize;
-  TRY(h5fz_gpu_launch_encode(r->c, &r->p0, (uint32_t)count, q));
+  TRY(h5fz_gpu_launch_encode(gc, r->c, &r->p0, (uint32_t)count, q));
   uint64_t n_sub_all = count * r->p0.n_subchunks;
   unsigned long long *totals;
   back_tables(n_sub_all, e, &totals);
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy sizes");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->entries, g_gpu.entries.ptr, n_sub_all * 4u, g_gpu.stream),
-         "copy sizes");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->offsets, g_gpu.offsets.ptr, n_sub_all * 8u, g_gpu.stream),
-         "copy offsets");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((void *)e->ooffsets, g_gpu.ooffsets.ptr, n_sub_all * 4u, g_gpu.stream),
-         "copy offsets");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy sizes");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->entries, gc->entries.ptr, n_sub_all * 4u, gc->stream), "copy sizes");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->offsets, gc->offsets.ptr, n_sub_all * 8u, gc->stream), "copy offsets");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->ooffsets, gc->ooffsets.ptr, n_sub_all * 4u, gc->stream), "copy offsets");
   if (r->costs)
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(r->costs, g_gpu.lnd.ptr, count * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs,
-                                       g_gpu.stream),
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(r->costs, gc->lnd.ptr, count * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs,
+                                     gc->stream),
            "copy costs");
   e->lnd_costs = r->costs;
-  TRY(h5fz_gpu_sync_stream("batch encode"));
+  TRY(h5fz_gpu_sync_stream(gc, "batch encode"));
   uint64_t payload = totals[0], n_out = totals[1];
   if (payload > n_sub_all * slot || n_out > count * r->chunk_n) {
     rc = h5fz_fail(H5FZ_ERR_DEVICE, "GPU batch encode returned impossible sizes");
     goto out;
   }
   size_t head = 16u + n_sub_all * 16u, need = head + payload + 8u + n_out * (4u + esize);
-  if (need > g_batch.pin_back_cap) {
+  if (need > gc->batch.pin_back_cap) {
     /* grow keeping the tables: they are small, copy them aside */
     size_t tbytes = head;
     uint8_t *keep = malloc(tbytes);
@@ -298,22 +301,22 @@ static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdev
       rc = h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
       goto out;
     }
-    memcpy(keep, g_batch.pin_back, tbytes);
-    rc = h5fz_batch_grow_pin(&g_batch.pin_back, &g_batch.pin_back_cap, need);
-    if (!rc) memcpy(g_batch.pin_back, keep, tbytes);
+    memcpy(keep, gc->batch.pin_back, tbytes);
+    rc = h5fz_batch_grow_pin(gc, &gc->batch.pin_back, &gc->batch.pin_back_cap, need);
+    if (!rc) memcpy(gc->batch.pin_back, keep, tbytes);
     free(keep);
     if (rc) goto out;
     back_tables(n_sub_all, e, &totals);
   }
-  uint8_t *packed = (uint8_t *)g_batch.pin_back + head;
+  uint8_t *packed = (uint8_t *)gc->batch.pin_back + head;
   uint32_t *gpos = (uint32_t *)(packed + ((payload + 7u) & ~(uint64_t)7u));
   uint8_t *gval = (uint8_t *)(gpos + n_out);
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(packed, g_gpu.packed.ptr, payload, g_gpu.stream), "copy payload");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(packed, gc->packed.ptr, payload, gc->stream), "copy payload");
   if (n_out) {
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(gpos, g_gpu.gpos.ptr, n_out * 4u, g_gpu.stream), "copy outliers");
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(gval, g_gpu.gval.ptr, n_out * esize, g_gpu.stream), "copy outliers");
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(gpos, gc->gpos.ptr, n_out * 4u, gc->stream), "copy outliers");
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(gval, gc->gval.ptr, n_out * esize, gc->stream), "copy outliers");
   }
-  TRY(h5fz_gpu_sync_stream("batch copies"));
+  TRY(h5fz_gpu_sync_stream(gc, "batch copies"));
   if (r->pinned && first + count < r->n_chunks) {
     /* the region is free again: the next batch's slabs cross PCIe while
      * this batch's containers are written on the host */
@@ -321,7 +324,7 @@ static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdev
     size_t region;
     h5fz_batch_slab_region(e->g, &r->sg, next, r->n_chunks - next < r->bc ? r->n_chunks - next : r->bc, esize, &e0,
                            &region);
-    TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_batch.region.ptr, (const uint8_t *)r->data + e0 * esize, region, g_gpu.stream),
+    TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->batch.region.ptr, (const uint8_t *)r->data + e0 * esize, region, gc->stream),
            "copy slabs to the GPU");
     r->prefetched = 1;
   }
@@ -338,6 +341,7 @@ out:
 static int encode_hand_over(encode_run *r, uint64_t first, uint64_t count, h5fz_chunk_sink sink, void *ctx,
                             uint64_t *done, int *user_rc)
 {
+  h5fz_gpu_context *gc = r->e.gc;
   int rc;
   encode_job *e = &r->e;
   TRY(h5fz_parallel_for(count, assemble_one, e));
@@ -358,20 +362,21 @@ static int encode_hand_over(encode_run *r, uint64_t first, uint64_t count, h5fz_
     *done = first + j + 1;
   }
   free_outs(e);
-  g_gpu.stats.chunks_encoded += count;
+  gc->stats.chunks_encoded += count;
 out:
   return rc;
 }
 
-static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, int on_device,
-                         h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done, int *user_rc)
+static int encode_locked(h5fz_gpu_context *gc, const h5fz_spec *spec, const h5fz_array_geom *g, const void *data,
+                         int on_device, h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done,
+                         int *user_rc)
 {
   int rc;
   size_t esize = h5fz_dtype_size(spec->dtype);
   encode_run r = {.data = data, .on_device = on_device};
   r.chunk_n = h5fz_array_chunk_elems(g);
   r.n_chunks = h5fz_array_chunks(g);
-  r.e = (encode_job){.spec = spec, .g = g, .data = data, .chunk_bytes = r.chunk_n * esize, .esize = esize};
+  r.e = (encode_job){.gc = gc, .spec = spec, .g = g, .data = data, .chunk_bytes = r.chunk_n * esize, .esize = esize};
   TRY(encode_prepare(&r, ex));
   for (uint64_t first = 0; first < r.n_chunks; first += r.bc) {
     uint64_t count = r.n_chunks - first < r.bc ? r.n_chunks - first : r.bc;
@@ -385,7 +390,7 @@ static int encode_locked(const h5fz_spec *spec, const h5fz_array_geom *g, const 
   }
 out:
   /* never return while a copy still reads the caller's array */
-  if (r.prefetched) g_gpu.cu->cuStreamSynchronize(g_gpu.stream);
+  if (r.prefetched) gc->cu->cuStreamSynchronize(gc->stream);
   if (r.e.out) free_outs(&r.e);
   free(r.e.out);
   free(r.e.out_bytes);
@@ -401,12 +406,12 @@ int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const
 {
   *done = 0;
   *user_rc = 0;
-  pthread_mutex_lock(&g_gpu.lock);
-  int rc = h5fz_gpu_ensure_init();
+  h5fz_gpu_context *gc;
+  int rc = h5fz_gpu_enter(&gc);
   if (rc)
     *user_rc = H5FZ_GPU_UNUSABLE;
   else
-    rc = encode_locked(spec, g, data, on_device, sink, ctx, ex, done, user_rc);
-  pthread_mutex_unlock(&g_gpu.lock);
+    rc = encode_locked(gc, spec, g, data, on_device, sink, ctx, ex, done, user_rc);
+  h5fz_gpu_leave(gc);
   return rc;
 }

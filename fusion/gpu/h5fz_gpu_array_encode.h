@@ -15,7 +15,8 @@
  * sink (encode) or written to data (decode) before a failure, so the CPU
  * path can take over from there; *user_rc is 1 when the sink or source
  * stopped it (its status is returned), H5FZ_GPU_UNUSABLE (h5fz_gpu.h) when
- * there is no usable GPU at all (no driver, no device). Takes g_gpu.lock. */
+ * there is no usable GPU at all (no driver, no device). Takes the lock of the GPU context of the settings'
+ * ordinal (h5fz_gpu_enter). */
 int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const void *data, int on_device,
                           h5fz_chunk_sink sink, void *ctx, h5fz_array_exec *ex, uint64_t *done, int *user_rc);
 

@@ -11,16 +11,14 @@ typedef struct {
   unsigned long long rank, dims[8], chunk[8], grid[8], first_chunk, base_elem;
 } batch_geom;
 
-h5fz_batch_buffers g_batch;
-
-int h5fz_batch_grow_pin(void **p, size_t *cap, size_t bytes)
+int h5fz_batch_grow_pin(h5fz_gpu_context *gc, void **p, size_t *cap, size_t bytes)
 {
   if (bytes <= *cap) return H5FZ_OK;
-  if (*p) g_gpu.cu->cuMemFreeHost(*p);
+  if (*p) gc->cu->cuMemFreeHost(*p);
   *p = NULL;
   *cap = 0;
   size_t want = bytes + bytes / 8 + 4096;
-  CUresult r = g_gpu.cu->cuMemAllocHost(p, want);
+  CUresult r = gc->cu->cuMemAllocHost(p, want);
   if (r) return h5fz_gpu_cuda_fail(r, "cuMemAllocHost (batch staging)");
   *cap = want;
   return H5FZ_OK;
@@ -28,9 +26,9 @@ int h5fz_batch_grow_pin(void **p, size_t *cap, size_t bytes)
 
 /* Chunks per batch: H5FZ_BATCH_BYTES of chunk data (default 512 MiB), at
  * least one chunk, and few enough sub-chunks for the 32-bit tail scan. */
-uint64_t h5fz_batch_chunk_count(uint64_t chunk_bytes, uint32_t n_sub)
+uint64_t h5fz_batch_chunk_count(const h5fz_gpu_context *gc, uint64_t chunk_bytes, uint32_t n_sub)
 {
-  unsigned long long limit = g_gpu.settings.batch_bytes;
+  unsigned long long limit = gc->settings.batch_bytes;
   uint64_t n = limit / (chunk_bytes ? chunk_bytes : 1);
   uint64_t max_by_grid = 0x7fffffffu / (n_sub ? n_sub : 1);
   if (n > max_by_grid) n = max_by_grid;
@@ -52,16 +50,16 @@ static void to_batch_geom(const h5fz_array_geom *g, uint64_t first, batch_geom *
 /* Page-locked host memory (cuMemAllocHost, cudaMallocHost, registered):
  * the copy engines read and write it in place, so an array there needs no
  * staging copy, only its rows moved as they are and a gather kernel. */
-int h5fz_batch_host_is_pinned(const void *p, size_t bytes)
+int h5fz_batch_host_is_pinned(const h5fz_gpu_context *gc, const void *p, size_t bytes)
 {
   int type = 0;
   const uint8_t *b = p;
   if (!p || !bytes) return 0;
-  if (g_gpu.cu->cuPointerGetAttribute(&type, H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)b) ||
+  if (gc->cu->cuPointerGetAttribute(&type, H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)b) ||
       type != H5FZ_CU_MEMORYTYPE_HOST)
     return 0;
-  return !g_gpu.cu->cuPointerGetAttribute(&type, H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                          (CUdeviceptr)(uintptr_t)(b + bytes - 1u)) &&
+  return !gc->cu->cuPointerGetAttribute(&type, H5FZ_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                        (CUdeviceptr)(uintptr_t)(b + bytes - 1u)) &&
          type == H5FZ_CU_MEMORYTYPE_HOST;
 }
 
@@ -91,10 +89,11 @@ unsigned h5fz_batch_grid_for(uint64_t threads_needed)
   return (unsigned)(blocks > 65535u * 16u ? 65535u * 16u : blocks ? blocks : 1u);
 }
 
-/* Move count chunks between the device array and g_gpu.in (gather: array
+/* Move count chunks between the device array and gc->in (gather: array
  * -> chunks, padding = fill; scatter: chunks -> array). */
-int h5fz_batch_move_chunks(const chain_entry *c, int gather, const h5fz_array_geom *g, uint64_t first, uint64_t count,
-                           CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks, uint64_t fill)
+int h5fz_batch_move_chunks(h5fz_gpu_context *gc, const chain_entry *c, int gather, const h5fz_array_geom *g,
+                           uint64_t first, uint64_t count, CUdeviceptr array, uint64_t base_elem, CUdeviceptr chunks,
+                           uint64_t fill)
 {
   batch_geom bg;
   to_batch_geom(g, first, &bg);
@@ -105,9 +104,9 @@ int h5fz_batch_move_chunks(const chain_entry *c, int gather, const h5fz_array_ge
   void *fillp = w ? (void *)&fill : (void *)&fill32;
   void *gargs[] = {&array, &chunks, &bg, &rows, fillp};
   void *sargs[] = {&chunks, &array, &bg, &rows};
-  return gather ? h5fz_gpu_launch(c->mod.gather[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, gargs,
+  return gather ? h5fz_gpu_launch(gc, c->mod.gather[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, gargs,
                                   "gather kernel")
-                : h5fz_gpu_launch(c->mod.scatter[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, sargs,
+                : h5fz_gpu_launch(gc, c->mod.scatter[w], h5fz_batch_grid_for(rows * 32u), BATCH_THREADS, 0, sargs,
                                   "scatter kernel");
 }
 

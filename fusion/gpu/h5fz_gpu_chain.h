@@ -1,6 +1,6 @@
 /*
  * h5fz_gpu_chain.h - the chains the GPU executor has planned and compiled
- * (h5fz_gpu_chain.c): per kernel key {ops, dtype, sub-chunk, threads,
+ * (h5fz_gpu_chain.c), kept in each GPU context: per kernel key {ops, dtype, sub-chunk, threads,
  * registers, warp-fused warps}, the plan (planner/), the generated source
  * (codegen) and its module (JIT).
  */
@@ -27,10 +27,18 @@ typedef struct {
   size_t smem;
 } chain_entry;
 
+struct h5fz_gpu_context;
+
 /* The planned and compiled chain for p's ops, dtype and sub-chunk size
  * (and H5FZ_GPU_THREADS / _REGS / _WF_WARPS when set), planned and compiled
  * on first use; H5FZ_ERR_DEVICE with the reason when the planner refused
  * the GPU or the JIT failed (remembered: a refused chain is not retried).
- * Call with g_gpu.lock held, after h5fz_gpu_ensure_init. */
-int h5fz_gpu_get_chain(const h5fz_chunk_plan *p, chain_entry **out);
+ * The chain belongs to gc (its module is loaded in gc's CUDA context).
+ * Call with gc locked and initialised (h5fz_gpu_enter). */
+int h5fz_gpu_get_chain(struct h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_entry **out);
+
+/* 1 when gc has planned p's chain under the call's overrides already
+ * (usable or refused), else 0. Call with gc locked. */
+int h5fz_gpu_has_chain(struct h5fz_gpu_context *gc, const h5fz_chunk_plan *p);
+
 #endif /* H5FZ_GPU_CHAIN_H */

@@ -1,16 +1,20 @@
 /*
- * h5fz_gpu_context.h - the GPU executor's context (h5fz_gpu_context.c): the
- * CUDA context of the device (its primary one), a stream and a side
- * stream, the device description and kernel registry, and the growable
- * device and pinned buffers that the per-chunk path (h5fz_gpu_exec.c) and
- * the batches (h5fz_gpu_array.c) share, sized by one function per
- * direction. Callers hold g_gpu.lock around every use. The compiled chains
- * are h5fz_gpu_chain.c's.
+ * h5fz_gpu_context.h - the GPU executor's contexts (h5fz_gpu_context.c),
+ * one per device ordinal, created on first use and kept for the process:
+ * each holds its own lock, the CUDA context of its device (the primary
+ * one), a stream and a side stream, the device description and kernel
+ * registry, the growable device and pinned buffers that the per-chunk path
+ * (h5fz_gpu_exec.c) and the batches (h5fz_gpu_array_*.c) share (sized by
+ * one function per direction), the batches' own staging buffers, the
+ * compiled chains (h5fz_gpu_chain.c) and the counters. Every function that
+ * works on a context takes it as its first argument; callers hold its lock
+ * (h5fz_gpu_enter .. h5fz_gpu_leave) around every use.
  */
 #ifndef H5FZ_GPU_CONTEXT_H
 #define H5FZ_GPU_CONTEXT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "h5fz_cuda.h"
 #include "h5fz_gpu.h"
@@ -21,18 +25,31 @@
 #define TAIL_GATHER_THREADS 256u     /* threads per block of h5fz_tail_gather */
 #define TAIL_GATHER_BLOCKS_PER_SM 8u /* 2048 resident threads per SM */
 #define TAIL_PARTS 1024u             /* sub-chunks per block of the tail reduce and scan (H5FZ_TAIL_THREADS) */
-/* Bytes of g_gpu.totals for n sub-chunks: the two totals, then two sums per part. */
+/* Bytes of a context's totals for n sub-chunks: the two totals, then two sums per part. */
 #define TAIL_TOTALS_BYTES(n) (16u + 16u * (((size_t)(n) + TAIL_PARTS - 1u) / TAIL_PARTS))
 #define H5FZ_STAGE_MAX_PIECES 64
+#define H5FZ_GPU_MAX_ORDINALS 1024 /* H5FZ_GPU_ORDINAL is 0..1023 */
 
 typedef struct {
   CUdeviceptr ptr;
   size_t cap;
 } dbuf;
 
+/* Device buffers and pinned memory of the batch path (h5fz_gpu_array_*.c),
+ * beside the context's shared ones. */
 typedef struct {
+  dbuf qchunk, lohi, upos, uval, region;
+  void *pin_in, *pin_back, *pin_status;
+  size_t pin_in_cap, pin_back_cap, pin_status_cap;
+} h5fz_batch_buffers;
+
+struct h5fz_gpu_chain_table; /* h5fz_gpu_chain.c's */
+
+typedef struct h5fz_gpu_context {
   pthread_mutex_t lock;
+  int ordinal; /* the device's, as the driver numbers it (CUDA_VISIBLE_DEVICES applied) */
   int init_done, usable;
+  atomic_int warming; /* a warm-up thread has this context (h5fz_gpu_warmup.c) */
   char why[512];
   const h5fz_cuda_api *cu;
   CUcontext ctx;
@@ -48,11 +65,11 @@ typedef struct {
   CUevent stage_ev[H5FZ_STAGE_MAX_PIECES]; /* one per piece of a staged copy back (created on first use) */
   int n_stage_ev;
   size_t device_bytes; /* held in the dbufs, for H5FZ_GPU_MEMORY_LIMIT */
+  h5fz_batch_buffers batch;
+  struct h5fz_gpu_chain_table *chains; /* planned and compiled in this context (h5fz_gpu_chain.c; made on first use) */
   h5fz_gpu_stats stats;
-  h5fz_settings settings; /* the GPU group, read by h5fz_gpu_ensure_init for each call */
-} h5fz_gpu_state;
-
-extern h5fz_gpu_state g_gpu;
+  h5fz_settings settings; /* the GPU group of the call that holds the lock (h5fz_gpu_enter) */
+} h5fz_gpu_context;
 
 /* In functions with `int rc` and an `out:` label: stop at the first
  * failing step (TRY: an h5fz status, TRY_CU: a CUresult, named by what). */
@@ -71,23 +88,44 @@ extern h5fz_gpu_state g_gpu;
 
 /* H5FZ_ERR_DEVICE with the CUDA error's name. */
 int h5fz_gpu_cuda_fail(CUresult r, const char *what);
-/* Initialise once (driver, device, registry, context, stream) and make the
- * context current on this thread; H5FZ_ERR_DEVICE with the reason. */
-int h5fz_gpu_ensure_init(void);
-/* Grow a device buffer to at least bytes (contents are not kept), within
- * H5FZ_GPU_MEMORY_LIMIT. */
-int h5fz_gpu_grow(dbuf *b, size_t bytes);
-/* Grow the pinned staging buffer g_gpu.pinned to at least bytes. */
-int h5fz_gpu_grow_pinned(size_t bytes);
+
+/* The context of device ordinal (0 .. H5FZ_GPU_MAX_ORDINALS-1), created
+ * (not yet initialised, unlocked) on first use and kept for the process
+ * like the primary CUDA context it will hold; NULL with H5FZ_ERR_ARG or
+ * H5FZ_ERR_NOMEM set when the ordinal is out of range or memory is out. */
+h5fz_gpu_context *h5fz_gpu_context_of(int ordinal);
+
+/* Start a call on the GPU: read the GPU settings group (H5FZ_GPU_*, once
+ * for the call), take the context of their ordinal (H5FZ_GPU_ORDINAL, or
+ * the node-local choice of h5fz_mpi_select_gpu), lock it, initialise it on
+ * first use (driver, device, registry, primary context, streams) and make
+ * its CUDA context current on this thread. *out receives the locked
+ * context, or NULL when none could be made; the caller calls
+ * h5fz_gpu_leave(*out) in every case. Returns H5FZ_OK, or H5FZ_ERR_DEVICE
+ * with the reason the GPU is not usable. */
+int h5fz_gpu_enter(h5fz_gpu_context **out);
+
+/* Unlock a context h5fz_gpu_enter returned (NULL: nothing). */
+void h5fz_gpu_leave(h5fz_gpu_context *gc);
+
+/* Initialise gc once and make its CUDA context current on this thread
+ * (gc locked by the caller); H5FZ_ERR_DEVICE with the reason. */
+int h5fz_gpu_ensure_init(h5fz_gpu_context *gc);
+
+/* Grow a device buffer of gc to at least bytes (contents are not kept),
+ * within H5FZ_GPU_MEMORY_LIMIT. */
+int h5fz_gpu_grow(h5fz_gpu_context *gc, dbuf *b, size_t bytes);
+/* Grow gc's pinned staging buffer (gc->pinned) to at least bytes. */
+int h5fz_gpu_grow_pinned(h5fz_gpu_context *gc, size_t bytes);
 /* The device buffers of an encode of n_chunks equal chunks of plan p laid
  * out back to back (in, slots, sizes, outliers, tail totals, packed
  * payload, gathered outliers): the per-chunk path (n_chunks 1) and the
  * batches size them here, within H5FZ_GPU_MEMORY_LIMIT. */
-int h5fz_gpu_grow_encode(const h5fz_chunk_plan *p, uint64_t n_chunks);
+int h5fz_gpu_grow_encode(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, uint64_t n_chunks);
 
 /* The device buffers of a decode of n_chunks chunks of plan p whose
  * payloads, back to back, take packed_bytes (the packed input, sizes and
  * offsets of every sub-chunk, the decoded values, the status word). */
-int h5fz_gpu_grow_decode(const h5fz_chunk_plan *p, uint64_t n_chunks, size_t packed_bytes);
+int h5fz_gpu_grow_decode(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, uint64_t n_chunks, size_t packed_bytes);
 
 #endif /* H5FZ_GPU_CONTEXT_H */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "h5fz_container.h"
 #include "h5fz_gpu.h"
@@ -17,47 +18,62 @@
 #include "h5fz_gpu_launch.h"
 #include "h5fz_gpu_stage.h"
 
+static double now_ms(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+/* A chunk call's time after its chain was ready (t0), for the benchmarks'
+ * cold-start phases: the first one is the first launch's. */
+static void note_exec(h5fz_gpu_context *gc, double t0)
+{
+  gc->stats.last_exec_ms = now_ms() - t0;
+  if (!gc->stats.chunks_seen++) gc->stats.first_exec_ms = gc->stats.last_exec_ms;
+}
+
 /* Device and pinned buffers for encoding a chunk of plan p. */
-static int grow_encode_buffers(const h5fz_chunk_plan *p)
+static int grow_encode_buffers(h5fz_gpu_context *gc, const h5fz_chunk_plan *p)
 {
   int rc;
   uint32_t n_sub = p->n_subchunks, slot = p->subchunk_elems * p->esize;
   size_t data_bytes = (size_t)p->n_elements * p->esize, n = (size_t)p->n_elements;
-  TRY(h5fz_gpu_grow_encode(p, 1));
+  TRY(h5fz_gpu_grow_encode(gc, p, 1));
   /* the pinned buffer stages the input, then holds what comes back */
   size_t back = 16u + (size_t)n_sub * 4u + (size_t)n_sub * slot + n * (4u + p->esize);
-  TRY(h5fz_gpu_grow_pinned(data_bytes > back ? data_bytes : back));
-  TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
+  TRY(h5fz_gpu_grow_pinned(gc, data_bytes > back ? data_bytes : back));
+  TRY(h5fz_gpu_grow(gc, &gc->status, 4u));
   /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
-  TRY(h5fz_gpu_grow(&g_gpu.lnd, h5fz_gpu_lnd_bytes(p, 1)));
+  TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(p, 1)));
 out:
   return rc;
 }
 
-static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out_buf,
-                         size_t *out_bytes)
+static int encode_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in,
+                         size_t in_bytes, void **out_buf, size_t *out_bytes)
 {
   int rc;
   chain_entry *c;
-  TRY(h5fz_gpu_get_chain(p, &c));
-  TRY(grow_encode_buffers(p));
+  TRY(h5fz_gpu_get_chain(gc, p, &c));
+  double t0 = now_ms();
+  TRY(grow_encode_buffers(gc, p));
   uint32_t n_sub = p->n_subchunks, slot = p->subchunk_elems * p->esize;
   size_t data_bytes = (size_t)p->n_elements * p->esize, n = (size_t)p->n_elements;
-  TRY(h5fz_gpu_stage_to_device(g_gpu.in.ptr, in, data_bytes));
+  TRY(h5fz_gpu_stage_to_device(gc, gc->in.ptr, in, data_bytes));
 
-  TRY(h5fz_gpu_launch_encode(c, p, 1, 0));
+  TRY(h5fz_gpu_launch_encode(gc, c, p, 1, 0));
 
-  uint8_t *host = g_gpu.pinned;
+  uint8_t *host = gc->pinned;
   unsigned long long *totals = (unsigned long long *)host;
   uint32_t *entries = (uint32_t *)(host + 16);
   uint8_t *payload = host + 16 + (size_t)n_sub * 4u;
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy sizes from GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(entries, g_gpu.entries.ptr, (size_t)n_sub * 4u, g_gpu.stream),
-         "copy sizes from GPU");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy sizes from GPU");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(entries, gc->entries.ptr, (size_t)n_sub * 4u, gc->stream), "copy sizes from GPU");
   uint64_t costs[3u * H5FZ_LND_COST_PARTS];
   if (h5fz_plan_has_lnd(p))
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(costs, g_gpu.lnd.ptr, sizeof costs, g_gpu.stream), "copy costs from GPU");
-  TRY(h5fz_gpu_sync_stream("encode"));
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(costs, gc->lnd.ptr, sizeof costs, gc->stream), "copy costs from GPU");
+  TRY(h5fz_gpu_sync_stream(gc, "encode"));
   /* the predictor each block of the encode chose from the same sums */
   if (h5fz_plan_has_lnd(p)) h->predictor = (uint8_t)h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
   size_t payload_bytes = totals[0], n_out = totals[1];
@@ -67,52 +83,55 @@ static int encode_locked(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t
   }
   uint32_t *pos = (uint32_t *)(payload + payload_bytes + (4u - payload_bytes % 4u) % 4u);
   uint8_t *vals = (uint8_t *)(pos + n_out);
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(payload, g_gpu.packed.ptr, payload_bytes, g_gpu.stream), "copy payload from GPU");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(payload, gc->packed.ptr, payload_bytes, gc->stream), "copy payload from GPU");
   if (n_out) {
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(pos, g_gpu.gpos.ptr, n_out * 4u, g_gpu.stream), "copy outliers from GPU");
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(vals, g_gpu.gval.ptr, n_out * p->esize, g_gpu.stream), "copy outliers from GPU");
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(pos, gc->gpos.ptr, n_out * 4u, gc->stream), "copy outliers from GPU");
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(vals, gc->gval.ptr, n_out * p->esize, gc->stream), "copy outliers from GPU");
   }
-  TRY(h5fz_gpu_sync_stream("encode copies"));
+  TRY(h5fz_gpu_sync_stream(gc, "encode copies"));
   h->n_outliers = (uint32_t)n_out;
   h5fz_payload pl = {payload, 0, entries};
   rc = h5fz_container_write(h, &pl, pos, vals, in, in_bytes, out_buf, out_bytes);
-  g_gpu.stats.chunks_encoded++;
+  gc->stats.chunks_encoded++;
+  note_exec(gc, t0);
 out:
   return rc;
 }
 
-static int decode_locked(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
-                         size_t payload_bytes, const uint64_t *offsets, uint8_t *values)
+static int decode_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const uint32_t *entries,
+                         const uint8_t *payload, size_t payload_bytes, const uint64_t *offsets, uint8_t *values)
 {
   int rc;
   chain_entry *c;
-  TRY(h5fz_gpu_get_chain(p, &c));
+  TRY(h5fz_gpu_get_chain(gc, p, &c));
+  double t0 = now_ms();
   uint32_t n_sub = p->n_subchunks;
   size_t data_bytes = (size_t)p->n_elements * p->esize;
   size_t up = payload_bytes + (size_t)n_sub * 12u + 16u;
-  TRY(h5fz_gpu_grow_decode(p, 1, payload_bytes + 1u));
-  TRY(h5fz_gpu_grow(&g_gpu.lnd, h5fz_gpu_lnd_bytes(p, 1)));
-  TRY(h5fz_gpu_grow_pinned(up > data_bytes ? up : data_bytes));
-  uint8_t *host = g_gpu.pinned;
+  TRY(h5fz_gpu_grow_decode(gc, p, 1, payload_bytes + 1u));
+  TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(p, 1)));
+  TRY(h5fz_gpu_grow_pinned(gc, up > data_bytes ? up : data_bytes));
+  uint8_t *host = gc->pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);
   memcpy(host + (size_t)n_sub * 8u, entries, (size_t)n_sub * 4u);
   memcpy(host + (size_t)n_sub * 12u, payload, payload_bytes);
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.offsets.ptr, host, (size_t)n_sub * 8u, g_gpu.stream), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.entries.ptr, host + (size_t)n_sub * 8u, (size_t)n_sub * 4u, g_gpu.stream),
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->offsets.ptr, host, (size_t)n_sub * 8u, gc->stream), "copy to GPU");
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->entries.ptr, host + (size_t)n_sub * 8u, (size_t)n_sub * 4u, gc->stream),
          "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, g_gpu.stream),
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, gc->stream),
          "copy to GPU");
-  TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4u, g_gpu.stream), "clear status");
-  TRY(h5fz_gpu_launch_decode(c, p, 1, 0, g_gpu.in.ptr, NULL));
+  TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4u, gc->stream), "clear status");
+  TRY(h5fz_gpu_launch_decode(gc, c, p, 1, 0, gc->in.ptr, NULL));
   int status = 0;
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, g_gpu.stream), "copy status from GPU");
-  TRY(h5fz_gpu_stage_from_device(values, g_gpu.in.ptr, data_bytes));
-  TRY(h5fz_gpu_sync_stream("decode"));
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(&status, gc->status.ptr, 4u, gc->stream), "copy status from GPU");
+  TRY(h5fz_gpu_stage_from_device(gc, values, gc->in.ptr, data_bytes));
+  TRY(h5fz_gpu_sync_stream(gc, "decode"));
   if (status) {
     rc = h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %d: RZE stream is inconsistent", status - 1);
     goto out;
   }
-  g_gpu.stats.chunks_decoded++;
+  gc->stats.chunks_decoded++;
+  note_exec(gc, t0);
 out:
   return rc;
 }
@@ -120,28 +139,34 @@ out:
 int h5fz_gpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_t *in, size_t in_bytes, void **out,
                           size_t *out_bytes)
 {
-  pthread_mutex_lock(&g_gpu.lock);
-  int rc = h5fz_gpu_ensure_init();
-  if (!rc) rc = encode_locked(p, h, in, in_bytes, out, out_bytes);
-  pthread_mutex_unlock(&g_gpu.lock);
+  h5fz_gpu_context *gc;
+  int rc = h5fz_gpu_enter(&gc);
+  if (!rc) rc = encode_locked(gc, p, h, in, in_bytes, out, out_bytes);
+  h5fz_gpu_leave(gc);
   return rc;
 }
 
 int h5fz_gpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
                           size_t payload_bytes, const uint64_t *offsets, uint8_t *values)
 {
-  pthread_mutex_lock(&g_gpu.lock);
-  int rc = h5fz_gpu_ensure_init();
-  if (!rc) rc = decode_locked(p, entries, payload, payload_bytes, offsets, values);
-  pthread_mutex_unlock(&g_gpu.lock);
+  h5fz_gpu_context *gc;
+  int rc = h5fz_gpu_enter(&gc);
+  if (!rc) rc = decode_locked(gc, p, entries, payload, payload_bytes, offsets, values);
+  h5fz_gpu_leave(gc);
   return rc;
 }
 
 void h5fz_gpu_get_stats(h5fz_gpu_stats *stats)
 {
-  pthread_mutex_lock(&g_gpu.lock);
-  *stats = g_gpu.stats;
-  pthread_mutex_unlock(&g_gpu.lock);
+  /* the counters of the context this process's calls use now (the settings' ordinal) */
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_GPU);
+  h5fz_gpu_context *gc = h5fz_gpu_context_of(s.gpu_ordinal);
+  memset(stats, 0, sizeof *stats);
+  if (!gc) return;
+  pthread_mutex_lock(&gc->lock);
+  *stats = gc->stats;
+  pthread_mutex_unlock(&gc->lock);
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -150,58 +175,58 @@ static int compare_doubles(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, double *enc_ms, double *dec_ms,
-                       size_t *payload_bytes)
+static int time_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const uint8_t *in, int reps, double *enc_ms,
+                       double *dec_ms, size_t *payload_bytes)
 {
   int rc;
   chain_entry *c;
-  dbuf *out = &g_gpu.slots; /* decode target: the slots are free once packed */
+  dbuf *out = &gc->slots; /* decode target: the slots are free once packed */
   double *te = calloc((size_t)reps, sizeof *te), *td = calloc((size_t)reps, sizeof *td);
   CUevent e0 = NULL, e1 = NULL;
   if (!te || !td) {
     rc = h5fz_fail(H5FZ_ERR_NOMEM, "timing buffers");
     goto out;
   }
-  TRY(h5fz_gpu_get_chain(p, &c));
-  TRY(grow_encode_buffers(p));
+  TRY(h5fz_gpu_get_chain(gc, p, &c));
+  TRY(grow_encode_buffers(gc, p));
   size_t data_bytes = (size_t)p->n_elements * p->esize;
-  TRY_CU(g_gpu.cu->cuMemcpyHtoDAsync(g_gpu.in.ptr, in, data_bytes, g_gpu.stream), "copy to GPU");
-  TRY_CU(g_gpu.cu->cuEventCreate(&e0, 0), "cuEventCreate");
-  TRY_CU(g_gpu.cu->cuEventCreate(&e1, 0), "cuEventCreate");
+  TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->in.ptr, in, data_bytes, gc->stream), "copy to GPU");
+  TRY_CU(gc->cu->cuEventCreate(&e0, 0), "cuEventCreate");
+  TRY_CU(gc->cu->cuEventCreate(&e1, 0), "cuEventCreate");
   for (int r = -1; r < reps; r++) { /* r = -1 warms up */
-    TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
-    TRY(h5fz_gpu_launch_encode(c, p, 1, 0));
-    TRY_CU(g_gpu.cu->cuEventRecord(e1, g_gpu.stream), "cuEventRecord");
-    TRY_CU(g_gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
+    TRY_CU(gc->cu->cuEventRecord(e0, gc->stream), "cuEventRecord");
+    TRY(h5fz_gpu_launch_encode(gc, c, p, 1, 0));
+    TRY_CU(gc->cu->cuEventRecord(e1, gc->stream), "cuEventRecord");
+    TRY_CU(gc->cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;
-    TRY_CU(g_gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+    TRY_CU(gc->cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
     if (r >= 0) te[r] = ms;
   }
   unsigned long long totals[2];
   uint64_t costs[3u * H5FZ_LND_COST_PARTS];
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(totals, g_gpu.totals.ptr, 16u, g_gpu.stream), "copy totals");
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy totals");
   if (h5fz_plan_has_lnd(p))
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(costs, g_gpu.lnd.ptr, sizeof costs, g_gpu.stream), "copy costs from GPU");
-  TRY(h5fz_gpu_sync_stream("timing"));
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(costs, gc->lnd.ptr, sizeof costs, gc->stream), "copy costs from GPU");
+  TRY(h5fz_gpu_sync_stream(gc, "timing"));
   *payload_bytes = totals[0];
   /* the decode runs with the predictor the encode chose (the header's), not the highest allowed */
   h5fz_chunk_plan pd = *p;
   if (h5fz_plan_has_lnd(p)) pd.lnd.dim = h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
-  TRY(h5fz_gpu_grow(out, data_bytes));
-  TRY(h5fz_gpu_grow(&g_gpu.status, 4u));
-  TRY_CU(g_gpu.cu->cuMemsetD8Async(g_gpu.status.ptr, 0, 4, g_gpu.stream), "clear decode status");
+  TRY(h5fz_gpu_grow(gc, out, data_bytes));
+  TRY(h5fz_gpu_grow(gc, &gc->status, 4u));
+  TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4, gc->stream), "clear decode status");
   for (int r = -1; r < reps; r++) {
-    TRY_CU(g_gpu.cu->cuEventRecord(e0, g_gpu.stream), "cuEventRecord");
-    TRY(h5fz_gpu_launch_decode(c, &pd, 1, 0, out->ptr, NULL));
-    TRY_CU(g_gpu.cu->cuEventRecord(e1, g_gpu.stream), "cuEventRecord");
-    TRY_CU(g_gpu.cu->cuEventSynchronize(e1), "cuEventSynchronize");
+    TRY_CU(gc->cu->cuEventRecord(e0, gc->stream), "cuEventRecord");
+    TRY(h5fz_gpu_launch_decode(gc, c, &pd, 1, 0, out->ptr, NULL));
+    TRY_CU(gc->cu->cuEventRecord(e1, gc->stream), "cuEventRecord");
+    TRY_CU(gc->cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;
-    TRY_CU(g_gpu.cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+    TRY_CU(gc->cu->cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
     if (r >= 0) td[r] = ms;
   }
   int status = 0; /* a timed decode must also have read every sub-chunk */
-  TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync(&status, g_gpu.status.ptr, 4u, g_gpu.stream), "copy decode status");
-  TRY(h5fz_gpu_sync_stream("timing"));
+  TRY_CU(gc->cu->cuMemcpyDtoHAsync(&status, gc->status.ptr, 4u, gc->stream), "copy decode status");
+  TRY(h5fz_gpu_sync_stream(gc, "timing"));
   if (status) {
     rc = h5fz_fail(H5FZ_ERR_CORRUPT, "timed decode: the kernel refused sub-chunk %d of its own encode", status - 1);
     goto out;
@@ -211,8 +236,8 @@ static int time_locked(const h5fz_chunk_plan *p, const uint8_t *in, int reps, do
   *enc_ms = te[reps / 2];
   *dec_ms = td[reps / 2];
 out:
-  if (e0) g_gpu.cu->cuEventDestroy(e0);
-  if (e1) g_gpu.cu->cuEventDestroy(e1);
+  if (e0) gc->cu->cuEventDestroy(e0);
+  if (e1) gc->cu->cuEventDestroy(e1);
   free(te);
   free(td);
   return rc;
@@ -222,9 +247,9 @@ int h5fz_gpu_time_kernels(const h5fz_chunk_plan *p, const uint8_t *in, int reps,
                           size_t *payload_bytes)
 {
   if (reps < 1) return h5fz_fail(H5FZ_ERR_ARG, "reps must be >= 1");
-  pthread_mutex_lock(&g_gpu.lock);
-  int rc = h5fz_gpu_ensure_init();
-  if (!rc) rc = time_locked(p, in, reps, enc_ms, dec_ms, payload_bytes);
-  pthread_mutex_unlock(&g_gpu.lock);
+  h5fz_gpu_context *gc;
+  int rc = h5fz_gpu_enter(&gc);
+  if (!rc) rc = time_locked(gc, p, in, reps, enc_ms, dec_ms, payload_bytes);
+  h5fz_gpu_leave(gc);
   return rc;
 }

@@ -14,6 +14,7 @@
  * starts as soon as its copy is done (to the device) or its copy starts as
  * soon as its DMA has landed (from the device). */
 typedef struct {
+  h5fz_gpu_context *gc;
   const uint8_t *src; /* to the device: the caller's bytes */
   uint8_t *dst;       /* from the device: where the bytes go */
   size_t bytes;
@@ -41,50 +42,46 @@ static void stage_piece(const stage_job *s, uint64_t i, size_t *off, size_t *len
 static int stage_in_one(void *ctx, uint64_t i)
 {
   const stage_job *s = ctx;
+  h5fz_gpu_context *gc = s->gc;
   size_t off, len;
   stage_piece(s, i, &off, &len);
-  uint8_t *pinned = (uint8_t *)g_gpu.pinned + off;
+  uint8_t *pinned = (uint8_t *)gc->pinned + off;
   memcpy(pinned, s->src + off, len);
-  CUresult r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx);
-  if (!r) r = g_gpu.cu->cuMemcpyHtoDAsync(s->dev + off, pinned, len, g_gpu.stream);
+  CUresult r = gc->cu->cuCtxSetCurrent(gc->ctx);
+  if (!r) r = gc->cu->cuMemcpyHtoDAsync(s->dev + off, pinned, len, gc->stream);
   return r ? h5fz_gpu_cuda_fail(r, "copy chunk to GPU") : H5FZ_OK;
 }
 
 static int stage_out_one(void *ctx, uint64_t i)
 {
   const stage_job *s = ctx;
+  h5fz_gpu_context *gc = s->gc;
   size_t off, len;
   stage_piece(s, i, &off, &len);
-  CUresult r = g_gpu.cu->cuCtxSetCurrent(g_gpu.ctx);
-  if (!r) r = g_gpu.cu->cuEventSynchronize(g_gpu.stage_ev[i]);
+  CUresult r = gc->cu->cuCtxSetCurrent(gc->ctx);
+  if (!r) r = gc->cu->cuEventSynchronize(gc->stage_ev[i]);
   if (r) return h5fz_gpu_cuda_fail(r, "copy values from GPU");
-  memcpy(s->dst + off, (uint8_t *)g_gpu.pinned + off, len);
+  memcpy(s->dst + off, (uint8_t *)gc->pinned + off, len);
   return H5FZ_OK;
 }
 
-/* bytes of src to device memory dev through g_gpu.pinned (>= bytes); the
- * DMAs are queued on g_gpu.stream when this returns. */
-int h5fz_gpu_stage_to_device(CUdeviceptr dev, const uint8_t *src, size_t bytes)
+int h5fz_gpu_stage_to_device(h5fz_gpu_context *gc, CUdeviceptr dev, const uint8_t *src, size_t bytes)
 {
-  stage_job s = {src, NULL, bytes, stage_pieces(bytes), dev};
+  stage_job s = {gc, src, NULL, bytes, stage_pieces(bytes), dev};
   return h5fz_parallel_for(s.pieces, stage_in_one, &s);
 }
 
-/* bytes of device memory dev (once g_gpu.stream's work before this call is
- * done) to dst through g_gpu.pinned (>= bytes); returns when dst holds them. */
-int h5fz_gpu_stage_from_device(uint8_t *dst, CUdeviceptr dev, size_t bytes)
+int h5fz_gpu_stage_from_device(h5fz_gpu_context *gc, uint8_t *dst, CUdeviceptr dev, size_t bytes)
 {
   int rc = H5FZ_OK;
-  stage_job s = {NULL, dst, bytes, stage_pieces(bytes), dev};
-  while (g_gpu.n_stage_ev < (int)s.pieces)
-    TRY_CU(g_gpu.cu->cuEventCreate(&g_gpu.stage_ev[g_gpu.n_stage_ev++], 2 /* CU_EVENT_DISABLE_TIMING */),
-           "cuEventCreate");
+  stage_job s = {gc, NULL, dst, bytes, stage_pieces(bytes), dev};
+  while (gc->n_stage_ev < (int)s.pieces)
+    TRY_CU(gc->cu->cuEventCreate(&gc->stage_ev[gc->n_stage_ev++], 2 /* CU_EVENT_DISABLE_TIMING */), "cuEventCreate");
   for (uint32_t i = 0; i < s.pieces; i++) {
     size_t off, len;
     stage_piece(&s, i, &off, &len);
-    TRY_CU(g_gpu.cu->cuMemcpyDtoHAsync((uint8_t *)g_gpu.pinned + off, dev + off, len, g_gpu.stream),
-           "copy values from GPU");
-    TRY_CU(g_gpu.cu->cuEventRecord(g_gpu.stage_ev[i], g_gpu.stream), "cuEventRecord");
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync((uint8_t *)gc->pinned + off, dev + off, len, gc->stream), "copy values from GPU");
+    TRY_CU(gc->cu->cuEventRecord(gc->stage_ev[i], gc->stream), "cuEventRecord");
   }
   rc = h5fz_parallel_for(s.pieces, stage_out_one, &s);
 out:

@@ -8,16 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "h5fz_cuda.h"
+#include "h5fz_gpu_context.h"
 
-/* bytes of src to device memory dev through g_gpu.pinned (>= bytes); the
- * DMAs are queued on g_gpu.stream when this returns. H5FZ_ERR_DEVICE on a
+/* bytes of src to gc's device memory dev through gc->pinned (>= bytes);
+ * the DMAs are queued on gc->stream when this returns. H5FZ_ERR_DEVICE on a
  * CUDA failure. */
-int h5fz_gpu_stage_to_device(CUdeviceptr dev, const uint8_t *src, size_t bytes);
+int h5fz_gpu_stage_to_device(h5fz_gpu_context *gc, CUdeviceptr dev, const uint8_t *src, size_t bytes);
 
-/* bytes of device memory dev (once g_gpu.stream's work before this call is
- * done) to dst through g_gpu.pinned (>= bytes); returns when dst holds
+/* bytes of gc's device memory dev (once gc->stream's work before this
+ * call is done) to dst through gc->pinned (>= bytes); returns when dst holds
  * them. H5FZ_ERR_DEVICE on a CUDA failure. */
-int h5fz_gpu_stage_from_device(uint8_t *dst, CUdeviceptr dev, size_t bytes);
+int h5fz_gpu_stage_from_device(h5fz_gpu_context *gc, uint8_t *dst, CUdeviceptr dev, size_t bytes);
 
 #endif /* H5FZ_GPU_STAGE_H */

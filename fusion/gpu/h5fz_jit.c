@@ -81,6 +81,7 @@ int h5fz_jit_compile(const char *src, const char *arch_name, void **image, size_
 #define MEM_SLOTS 64
 
 static struct {
+  CUcontext ctx; /* a module is loaded in one CUDA context */
   unsigned char digest[H5FZ_SHA256_BYTES];
   h5fz_jit_module mod;
 } mem_cache[MEM_SLOTS];
@@ -122,8 +123,8 @@ static int load_module(const void *img, h5fz_jit_module *out)
   return H5FZ_OK;
 }
 
-int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_jit_module *out, h5fz_jit_source *from,
-                 double *millis)
+int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, CUcontext ctx, h5fz_jit_module *out,
+                 h5fz_jit_source *from, double *millis)
 {
   double t0 = now_ms();
   unsigned char key[H5FZ_SHA256_BYTES];
@@ -131,7 +132,7 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
   h5fz_jit_digest(src, arch_name, digest, key);
   pthread_mutex_lock(&mem_lock);
   for (int i = 0; i < mem_used; i++)
-    if (!memcmp(mem_cache[i].digest, key, sizeof key)) {
+    if (mem_cache[i].ctx == ctx && !memcmp(mem_cache[i].digest, key, sizeof key)) {
       *out = mem_cache[i].mod;
       pthread_mutex_unlock(&mem_lock);
       if (from) *from = H5FZ_JIT_MEMORY;
@@ -165,6 +166,7 @@ int h5fz_jit_get(const char *src, const char *arch_name, uint64_t digest, h5fz_j
     if (from) *from = H5FZ_JIT_COMPILED;
   }
   if (!rc && mem_used < MEM_SLOTS) {
+    mem_cache[mem_used].ctx = ctx;
     memcpy(mem_cache[mem_used].digest, key, sizeof key);
     mem_cache[mem_used].mod = *out;
     mem_used++;

@@ -33,8 +33,8 @@ typedef struct {
   CUfunction encode_wf, decode_wf;
 } h5fz_jit_module;
 
-/* The loaded module for (src, arch_name, plan digest) in the current CUDA
- * context: from memory, else from the modules embedded at build time
+/* The loaded module for (src, arch_name, plan digest) in the CUDA context
+ * ctx, which is current on this thread: from memory (per context), else from the modules embedded at build time
  * (h5fz_jit_embedded.h; one the driver refuses falls through), else from
  * the disk cache ($H5FZ_CACHE_DIR, else
  * $XDG_CACHE_HOME/h5fz, else ~/.cache/h5fz; subfolder jit/), else
@@ -42,7 +42,7 @@ typedef struct {
  * is recompiled, never trusted). Modules stay loaded for the process.
  * *from (may be NULL) says where it came from; *millis the time taken.
  * Returns H5FZ_OK or H5FZ_ERR_DEVICE / H5FZ_ERR_NOMEM. */
-int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, h5fz_jit_module *out,
+int h5fz_jit_get(const char *src, const char *arch_name, uint64_t plan_digest, CUcontext ctx, h5fz_jit_module *out,
                  h5fz_jit_source *from, double *millis);
 
 #endif /* H5FZ_JIT_H */

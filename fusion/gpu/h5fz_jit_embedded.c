@@ -8,6 +8,7 @@
 #include "h5fz_internal.h"
 #include "h5fz_jit_digest.h"
 #include "h5fz_jit_embedded.h"
+#include "h5fz_settings.h"
 
 void h5fz_embedded_key_hex(const unsigned char digest[H5FZ_SHA256_BYTES], char hex[2 * H5FZ_SHA256_BYTES + 1])
 {
@@ -24,7 +25,9 @@ void *h5fz_embedded_find(const char *src, const char *arch_name, uint64_t plan_d
   size_t n = 0;
   int major = 0, minor = 0;
   const h5fz_embedded_module *t = h5fz_embedded_modules(&n, &major, &minor);
-  if (!n || !h5fz_env_int("H5FZ_JIT_EMBEDDED", 0, 1, 1, 1)) return NULL;
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_JIT);
+  if (!n || !s.jit_embedded) return NULL;
   unsigned char digest[H5FZ_SHA256_BYTES];
   char key[2 * H5FZ_SHA256_BYTES + 1];
   h5fz_jit_digest_nvrtc(src, arch_name, plan_digest, major, minor, digest);

@@ -28,3 +28,16 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
     flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(cfg->wf_warps);
   return h5fz_codegen(&s, cfg->threads, flags, src, smem_bytes);
 }
+
+h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan, const h5fz_device_desc *dev)
+{
+  h5fz_kernel_config kc = {spec->ops,
+                           (int)spec->n_ops,
+                           spec->dtype,
+                           spec->subchunk_bytes,
+                           plan->tuning.threads_per_block,
+                           plan->tuning.regs_per_thread,
+                           (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
+                           dev->regs_per_sm};
+  return kc;
+}

@@ -32,4 +32,13 @@ typedef struct {
  * the error of h5fz_codegen (H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM). */
 int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, char **src, size_t *smem_bytes);
 
+/* The kernel key of spec's chain (ops, dtype, sub-chunk bytes) under plan
+ * with no H5FZ_GPU_* override: the plan's threads per block and register
+ * cap, the codegen's default warp-fused warps, dev's registers per SM. What
+ * the build-time embedder compiles and its test looks up; the executor
+ * starts from the same values (h5fz_gpu_chain.c) and applies the
+ * overrides. The config points into spec's ops (keep spec alive). */
+h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan,
+                                              const h5fz_device_desc *dev);
+
 #endif /* H5FZ_KERNEL_SOURCE_H */

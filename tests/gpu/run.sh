@@ -54,6 +54,14 @@ HDF5_PLUGIN_PATH="$build/plugin" "${H5FZ_PYTHON:-python3}" "$root/tests/gpu/h5py
 echo "== dataset API on >= 64 MiB of real data (byte identity with the filter, bound)"
 HDF5_PLUGIN_PATH="$build/plugin" "$build/tests/api/test_dataset_api" big "$H5FZ_DATA_DIR" /tmp/api_64mib.h5 2>&1 | tee "$out/api_64mib.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+echo "== first chunk of a fresh process, empty JIT cache (cold-start phases; the filter under auto and gpu)"
+cold=$(mktemp -d /tmp/h5fz-cold-XXXXXX)
+H5FZ_CACHE_DIR="$cold" "$build/bin/h5fz_bench_gpu" --data "$H5FZ_DATA_DIR" --jit-only > "$out/bench_cold_start.json" 2> "$out/bench_cold_start.err" || status=1
+cat "$out/bench_cold_start.json"
+HDF5_PLUGIN_PATH="$build/plugin" "$build/bin/h5fz_bench_first_chunk" > "$out/bench_first_chunk.json" 2> "$out/bench_first_chunk.err" || status=1
+HDF5_PLUGIN_PATH="$build/plugin" "$build/bin/h5fz_bench_first_chunk" --chunk-mib 16 > "$out/bench_first_chunk_16mib.json" 2>> "$out/bench_first_chunk.err" || status=1
+cat "$out/bench_first_chunk.json" "$out/bench_first_chunk_16mib.json"; tail -3 "$out/bench_first_chunk.err"
+rm -rf "$cold"
 if [ "${H5FZ_SKIP_DATASET_BENCH:-0}" != 1 ]; then
   echo "== dataset API benchmark (>= 1 GiB, API vs filter path)"
   HDF5_PLUGIN_PATH="$build/plugin" "$build/bin/h5fz_bench_dataset" --data "$H5FZ_DATA_DIR" ${H5FZ_DATASET_BENCH_ARGS:-} \

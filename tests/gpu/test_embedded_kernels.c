@@ -121,14 +121,7 @@ int main(int argc, char **argv)
           printf("  %s: no GPU plan on this NVRTC (%s), nothing to look up\n", devices[d], text);
           continue;
         }
-        h5fz_kernel_config kc = {s.ops,
-                                 (int)s.n_ops,
-                                 s.dtype,
-                                 s.subchunk_bytes,
-                                 plan.tuning.threads_per_block,
-                                 plan.tuning.regs_per_thread,
-                                 (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
-                                 dev.regs_per_sm};
+        h5fz_kernel_config kc = h5fz_kernel_config_default(&s, &plan, &dev);
         char *src = NULL;
         size_t smem = 0, size = 0;
         if (h5fz_kernel_source(&plan, &kc, &src, &smem)) {
