@@ -107,14 +107,13 @@ int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   /* the warp-fused kernel takes the full sub-chunks; the generic one the
    * rest (each chunk's partial last one: tail_only), on the side stream
    * at the same time. lorenzo_nd: the warp-fused kernel serves the 1-D
-   * predictor only, which the cost pass picks on the device, so both run
-   * over every sub-chunk and each block returns at once where the other
-   * kernel's (tail_only 2) */
-  int lnd_chain = h5fz_plan_has_lnd(p);
+   * predictor only; where the chunks allow others, the cost pass picks one
+   * on the device, so both kernels run over every sub-chunk and each block
+   * returns at once where the other kernel's (tail_only 2) */
   uint32_t tail_only = use_warp_fused(gc, c->mod.encode_wf, k.mode);
-  int beside = tail_only && (lnd_chain || k.n % p->subchunk_elems);
-  unsigned generic_grid = lnd_chain ? grid : n_chunks;
-  if (tail_only && lnd_chain) tail_only = 2u;
+  if (tail_only && h5fz_plan_has_lnd(p) && k.lnd.dim > 1u) tail_only = 2u;
+  int beside = tail_only == 2u || (tail_only && k.n % p->subchunk_elems);
+  unsigned generic_grid = tail_only == 2u ? grid : n_chunks;
   /* (the default chain's warp-fused kernel takes no lorenzo_nd arguments: the last two are ignored) */
   void *wf_args[] = {&gc->in.ptr, &k.n, QUANT_ARGS(k), &k.n_sub, &qchunk, ENCODE_OUT_ARGS(gc), &k.lnd, &gc->lnd.ptr};
   void *enc_args[] = {&gc->in.ptr,         &k.n,   QUANT_ARGS(k), &k.row,    &k.n_sub, &qchunk,
@@ -241,12 +240,13 @@ int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   /* lorenzo_nd: the warp-fused kernel serves the chunks with the 1-D
    * predictor (their header's), leaving words and carry information as
    * h5fz_decode does; the generic kernel then runs over every sub-chunk,
-   * its blocks returning at once where the other kernel's (tail_only 2) */
+   * its blocks returning at once where the other kernel's (tail_only 2),
+   * or, when every chunk is 1-D, over each chunk's partial one (1) */
   uint32_t grid = k.n_sub * n_chunks, any_1d = !lnd_chain || k.lnd.dim == 1u;
   for (uint32_t j = 0; lnd_chain && lnd_pred && j < n_chunks && !any_1d; j++) any_1d = lnd_pred[j] == 1u;
   uint32_t tail_only = use_warp_fused(gc, c->mod.decode_wf, k.mode) && any_1d;
-  int all_1d_full = lnd_chain && tail_only && k.n % p->subchunk_elems == 0;
-  for (uint32_t j = 0; all_1d_full && lnd_pred && j < n_chunks; j++) all_1d_full = lnd_pred[j] == 1u;
+  int all_1d = lnd_chain && tail_only && (lnd_pred || k.lnd.dim == 1u);
+  for (uint32_t j = 0; all_1d && lnd_pred && j < n_chunks; j++) all_1d = lnd_pred[j] == 1u;
   /* (the default chain's warp-fused kernel takes no lorenzo_nd arguments: the last three are ignored) */
   void *wf_args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.n_sub, &qchunk, &out,
                      &gc->status.ptr,    &k.lnd, &gc->lnd.ptr,  &pred};
@@ -255,9 +255,9 @@ int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
                               "warp-fused decode kernel")))
       return rc;
     gc->stats.warp_fused_decodes++;
-    if (!lnd_chain && k.n % p->subchunk_elems == 0) return H5FZ_OK;
-    if (all_1d_full) return launch_lnd_finish(gc, c, p, &k, n_chunks, qchunk, out, pred, lnd_pred);
-    if (lnd_chain) tail_only = 2u;
+    if (k.n % p->subchunk_elems == 0 && (!lnd_chain || all_1d))
+      return lnd_chain ? launch_lnd_finish(gc, c, p, &k, n_chunks, qchunk, out, pred, lnd_pred) : H5FZ_OK;
+    if (lnd_chain && !all_1d) tail_only = 2u; /* else 1: the generic kernel takes each chunk's partial sub-chunk */
   }
   void *args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.row, &k.n_sub,  &qchunk, &out,
                   &gc->status.ptr,    &k.lnd, &gc->lnd.ptr,  &pred,  &tail_only};
