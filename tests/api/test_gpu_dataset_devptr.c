@@ -53,10 +53,10 @@ static int chunks_equal(hid_t a, hid_t b, size_t n_chunks_max, const hsize_t *di
   return (int)same;
 }
 
-static void run_chunked(hid_t file, const char *tag, const char *spec, const float *host, size_t n,
-                        const hsize_t chunk_in[3])
+static void run_shaped(hid_t file, const char *tag, const char *spec, const float *host, size_t n,
+                       const hsize_t dims_in[3], const hsize_t chunk_in[3])
 {
-  hsize_t dims[3] = {50, 100, 100}, chunk[3] = {chunk_in[0], chunk_in[1], chunk_in[2]};
+  hsize_t dims[3] = {dims_in[0], dims_in[1], dims_in[2]}, chunk[3] = {chunk_in[0], chunk_in[1], chunk_in[2]};
   size_t bytes = n * 4;
   CUdeviceptr din = 0, dout = 0;
   FT_CHECK(!cu->cuMemAlloc(&din, bytes) && !cu->cuMemAlloc(&dout, bytes), "cuMemAlloc");
@@ -108,6 +108,14 @@ static void run_chunked(hid_t file, const char *tag, const char *spec, const flo
   free(back_dev);
 }
 
+static const hsize_t field_dims[3] = {50, 100, 100};
+
+static void run_chunked(hid_t file, const char *tag, const char *spec, const float *host, size_t n,
+                        const hsize_t chunk[3])
+{
+  run_shaped(file, tag, spec, host, n, field_dims, chunk);
+}
+
 static void run(hid_t file, const char *tag, const char *spec, const float *host, size_t n)
 {
   static const hsize_t chunk[3] = {8, 48, 64};
@@ -149,6 +157,10 @@ int main(void)
   run(file, "lnd_rel", "rel=1e-4 lorenzo_nd zigzag bitshuffle rze", field, n);
   run_chunked(file, "lnd_specials", "abs=1e-5 lorenzo_nd zigzag bitshuffle rze", special, n, odd);
   run_chunked(file, "lnd_bitpack", "abs=1e-4 lorenzo_nd zigzag bitpack", special, n, odd);
+  /* rows of one line: every chunk takes the 1-D predictor (the others tie with it), the warp-fused
+   * kernels' lorenzo_nd form (4 full sub-chunks and a partial one a chunk) */
+  static const hsize_t row_dims[3] = {1, 1, 500000}, row_chunk[3] = {1, 1, 20000};
+  run_shaped(file, "lnd_1d", "abs=1e-5 lorenzo_nd zigzag bitshuffle rze", special, n, row_dims, row_chunk);
   /* a page-locked host array: the API moves its slabs without staging */
   float *pinned = NULL;
   FT_CHECK(!cu->cuMemAllocHost((void **)&pinned, n * 4), "cuMemAllocHost");
