@@ -321,6 +321,11 @@ static void emit_lnd_kernels(strbuf *b, const char *w)
       "  else\n"
       "    h5fz_lnd_xfix_%s(&blk, w, m, first, lg, aux[2u * blockIdx.x]);\n}\n",
       w, w);
+}
+
+/* lorenzo_nd's y and z passes (h5fz_lnd_axis), after h5fz_lnd_xfix_kernel. */
+static void emit_lnd_axis_kernels(strbuf *b, const char *w)
+{
   emit(b,
        "\n/* ... then along y (z = 0) and z (z = 1), h5fz_lnd_axis, per_chunk threads a chunk: the sum of each\n"
        " * segment of a line, a thread each (part: part_stride words a chunk) */\n"
@@ -519,7 +524,10 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
   emit_encode(&b, spec, w, padded);
   emit_decode(&b, spec, w, padded);
-  if (spec->ops[1] == H5FZ_OP_LORENZO_ND) emit_lnd_kernels(&b, w);
+  if (spec->ops[1] == H5FZ_OP_LORENZO_ND) {
+    emit_lnd_kernels(&b, w);
+    emit_lnd_axis_kernels(&b, w);
+  }
   if ((flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(spec))
     emit_warp_fused(&b, spec->ops[1] == H5FZ_OP_LORENZO_ND);
   if (b.oom) {
