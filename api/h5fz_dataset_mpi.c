@@ -8,10 +8,12 @@
  * the dataset's, shifted), the containers go to every rank
  * (h5fz_mpi_exchange.c) and every rank stores every chunk with
  * H5Dwrite_chunk in the same order: HDF5 1.10 refuses H5Dwrite_chunk with
- * a collective transfer under MPI-IO, and an independent one may change the
- * file's metadata (chunk index, free space) only when all ranks change it
- * the same way. Then the attribute tables are summed over the ranks and
- * written by all.
+ * a collective transfer under MPI-IO (1.14.5 accepts one only when every
+ * rank writes every chunk, and it is slower), and any H5Dwrite_chunk may
+ * change the file's metadata (chunk index, free space) only when all ranks
+ * change it the same way: a rank writing only its own chunks hangs 1.14.5
+ * (bench/bench_mpi_direct_chunk.c, docs/mpi.md). Then the attribute tables
+ * are summed over the ranks and written by all.
  */
 #include <stdio.h>
 #include <stdlib.h>

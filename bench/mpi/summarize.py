@@ -4,6 +4,10 @@ label, path and rank count, each beside the one-rank figure of the same
 layout, label and path.
 
     summarize.py OUT_DIR     (writes OUT_DIR/summary.json; prints Markdown)
+
+Also the direct chunk write patterns (h5fz_bench_mpi_direct_chunk,
+direct_chunk_n<N>.jsonl), when run.sh ran them: a second table, and
+OUT_DIR/direct_chunk.json.
 """
 import glob
 import json
@@ -44,8 +48,32 @@ def main(out):
                 layout, label, path, n, r["write_GBps"], fx(row["write_x_one_rank"]), r["read_GBps"],
                 fx(row["read_x_one_rank"]), r["ratio"],
                 "ok" if r["bound_ok"] and r["chunks_identical_to_filter"] is not False else "FAILED"))
+    direct = direct_chunk_rows(out)
     json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
     print("\n".join(lines))
+    if direct:
+        json.dump(direct, open(os.path.join(out, "direct_chunk.json"), "w"), indent=1)
+        print("\nH5Dwrite_chunk under MPI-IO (h5fz_bench_mpi_direct_chunk; hung: killed after 10 s)\n")
+        print("| HDF5 | ranks | mode | pattern | H5Dwrite_chunk | file reads back | s | MB | chunks stored |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for r in direct:
+            if r.get("hung_or_failed"):
+                print("| | %d | %d | | hung or failed (exit %d) | | | | |" % (r["ranks"], r["mode"], r["exit"]))
+                continue
+            print("| %s | %d | %d | %s | %s | %s | %.4f | %.1f | %d |" % (
+                r["hdf5"], r["ranks"], r["mode"], r["what"], "ok" if r["write_chunk_ok"] else "FAILED",
+                "yes" if r["reads_back"] else "NO", r["seconds"], r["compressed_bytes"] / 1e6, r["chunks_stored"]))
+
+
+def direct_chunk_rows(out):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out, "direct_chunk_n*.jsonl"))):
+        for line in open(path):
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                print("skipped a line of %s: %r" % (path, line[:200]), file=sys.stderr)
+    return rows
 
 
 if __name__ == "__main__":
