@@ -17,6 +17,7 @@
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_error.h"
+#include "h5fz_hdf5_reason.h"
 
 static double now_s(void)
 {
@@ -79,7 +80,15 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
     int raised = fapl >= 0 && H5Pget_libver_bounds(fapl, &lo, &hi) >= 0 && lo < H5F_LIBVER_V18 &&
                  H5Fset_libver_bounds(file, H5F_LIBVER_V18, hi >= H5F_LIBVER_V18 ? hi : H5F_LIBVER_LATEST) >= 0;
     *dset = H5Dcreate2(loc, name, mem_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (*dset < 0) rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed (see the HDF5 error stack)", name);
+    if (*dset < 0) {
+      /* the filter's refusal (a bad H5FZ_DEVICE, a GPU asked for and
+       * missing) is only on HDF5's stack: carry it, so a caller (and every
+       * rank of the MPI API) sees why */
+      char why[400];
+      h5fz_hdf5_innermost_reason(why, sizeof why);
+      rc = h5fz_fail(H5FZ_ERR_HDF5, "H5Dcreate2(%s) failed: %s", name,
+                     why[0] ? why : "HDF5 gave no reason (see the HDF5 error stack)");
+    }
     if (raised && H5Fset_libver_bounds(file, lo, hi) < 0 && !rc)
       rc = h5fz_fail(H5FZ_ERR_HDF5, "cannot restore the file's library version bounds");
     if (fapl >= 0) H5Pclose(fapl);
@@ -109,18 +118,29 @@ static int write_sink(void *ctx, const h5fz_encoded_chunk *c)
   return rc;
 }
 
-int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
+/* What a whole-dataset write and read check first (fn names the caller in
+ * messages): where is host or device, the dataset is h5fz's, data is
+ * there unless the dataset is empty. Fills *di and *n (elements). */
+static int begin_whole(const char *fn, hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_info *di, uint64_t *n)
 {
   h5fz_clear_error();
   if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_write: where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE");
+    return h5fz_fail(H5FZ_ERR_ARG, "%s: where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE", fn);
+  int rc = h5fz_dataset_describe(dset, di);
+  if (rc) return rc;
+  *n = 1;
+  for (uint32_t d = 0; d < di->g.rank; d++) *n *= di->g.dims[d];
+  if (!data && *n) return h5fz_fail(H5FZ_ERR_ARG, "%s: NULL data", fn);
+  return H5FZ_OK;
+}
+
+int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
+{
   double t0 = now_s();
   h5fz_dataset_info di;
-  int rc = h5fz_dataset_describe(dset, &di);
+  uint64_t n;
+  int rc = begin_whole("h5fz_dataset_write", dset, data, where, &di, &n);
   if (rc) return rc;
-  uint64_t n = 1;
-  for (uint32_t d = 0; d < di.g.rank; d++) n *= di.g.dims[d];
-  if (!data && n) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_write: NULL data");
   write_ctx w = {.dset = dset};
   if ((rc = h5fz_attr_tables_init(&w.t, &di))) goto out;
   w.t.rep.input_bytes = n * h5fz_dtype_size(di.dtype);
@@ -167,16 +187,11 @@ static int read_source(void *ctx, uint64_t index, void **container, size_t *byte
 
 int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report)
 {
-  h5fz_clear_error();
-  if (where != H5FZ_MEM_HOST && where != H5FZ_MEM_DEVICE)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_read: where must be H5FZ_MEM_HOST or H5FZ_MEM_DEVICE");
   double t0 = now_s();
   h5fz_dataset_info di;
-  int rc = h5fz_dataset_describe(dset, &di);
+  uint64_t n;
+  int rc = begin_whole("h5fz_dataset_read", dset, data, where, &di, &n);
   if (rc) return rc;
-  uint64_t n = 1;
-  for (uint32_t d = 0; d < di.g.rank; d++) n *= di.g.dims[d];
-  if (!data && n) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_dataset_read: NULL data");
   read_ctx r = {.dset = dset, .di = &di};
   h5fz_array_exec ex;
   rc = h5fz_array_decode(&di.g, di.dtype, &di.spec, di.fill, read_source, &r, data, where == H5FZ_MEM_DEVICE, &ex);

@@ -2,6 +2,7 @@
  * h5fz_mpi_exchange.c - every rank's chunk containers and attribute tables
  * to every rank (h5fz_mpi_exchange.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,30 +107,57 @@ int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_m
   uint64_t *index = malloc((n + 1) * 8), *offset = malloc((n + 1) * 8), *len = malloc((n + 1) * 8);
   uint8_t *payload = malloc(bytes + 1);
   uint64_t *order = malloc((n + 1) * 8);
-  rc = index && offset && len && payload && order
+  int *counts = malloc((size_t)size * 2 * sizeof *counts), *displs = counts ? counts + size : NULL;
+  rc = index && offset && len && payload && order && counts
            ? H5FZ_OK
            : h5fz_fail(H5FZ_ERR_NOMEM, "%llu bytes of chunk containers from all ranks", (unsigned long long)bytes);
   if ((rc = h5fz_mpi_agree(comm, rc))) goto fail;
-  /* rank r's tables and payload, broadcast from r (its payload follows the others') */
-  uint64_t at = 0, base = 0;
+  /* rank r's tables and payload land after ranks 0..r-1's. One Allgatherv
+   * each where MPI's int counts and displacements hold them (one collective
+   * instead of a broadcast per rank: on the H200 node, 8 ranks' 84 MB of
+   * containers took 0.11-0.25 s as 4 x 8 broadcasts); else a broadcast from
+   * each rank, in pieces. */
   int me = 0;
   MPI_Comm_rank(comm, &me);
-  for (int r = 0; r < size; r++) {
-    uint64_t nr = per[2 * r], br = per[2 * r + 1];
-    if (r == me) {
-      memcpy(index + at, mine->index, nr * 8);
-      memcpy(len + at, mine->bytes, nr * 8);
-      memcpy(offset + at, mine->offset, nr * 8);
-      if (br) memcpy(payload + base, mine->payload, br);
+  int fits = n <= (uint64_t)INT_MAX && bytes <= (uint64_t)INT_MAX;
+  if (fits) {
+    uint64_t at = 0, base = 0;
+    for (int r = 0; r < size; r++) {
+      counts[r] = (int)per[2 * r];
+      displs[r] = (int)at;
+      at += per[2 * r];
     }
-    bcast_bytes(index + at, nr * 8, r, comm);
-    bcast_bytes(len + at, nr * 8, r, comm);
-    bcast_bytes(offset + at, nr * 8, r, comm);
-    bcast_bytes(payload + base, br, r, comm);
-    for (uint64_t i = at; i < at + nr; i++) offset[i] += base;
-    at += nr;
-    base += br;
+    MPI_Allgatherv(mine->index, (int)mine->n, MPI_UINT64_T, index, counts, displs, MPI_UINT64_T, comm);
+    MPI_Allgatherv(mine->bytes, (int)mine->n, MPI_UINT64_T, len, counts, displs, MPI_UINT64_T, comm);
+    MPI_Allgatherv(mine->offset, (int)mine->n, MPI_UINT64_T, offset, counts, displs, MPI_UINT64_T, comm);
+    for (int r = 0; r < size; r++) {
+      for (uint64_t i = (uint64_t)displs[r]; i < (uint64_t)displs[r] + per[2 * r]; i++) offset[i] += base;
+      counts[r] = (int)per[2 * r + 1];
+      displs[r] = (int)base;
+      base += per[2 * r + 1];
+    }
+    MPI_Allgatherv(mine->payload, (int)mine->used, MPI_BYTE, payload, counts, displs, MPI_BYTE, comm);
+  } else {
+    uint64_t at = 0, base = 0;
+    for (int r = 0; r < size; r++) {
+      uint64_t nr = per[2 * r], br = per[2 * r + 1];
+      if (r == me) {
+        memcpy(index + at, mine->index, nr * 8);
+        memcpy(len + at, mine->bytes, nr * 8);
+        memcpy(offset + at, mine->offset, nr * 8);
+        if (br) memcpy(payload + base, mine->payload, br);
+      }
+      bcast_bytes(index + at, nr * 8, r, comm);
+      bcast_bytes(len + at, nr * 8, r, comm);
+      bcast_bytes(offset + at, nr * 8, r, comm);
+      bcast_bytes(payload + base, br, r, comm);
+      for (uint64_t i = at; i < at + nr; i++) offset[i] += base;
+      at += nr;
+      base += br;
+    }
   }
+  free(counts);
+  counts = NULL;
   /* every rank writes in the same (increasing index) order */
   sort_order(index, NULL, n, order);
   all->index = malloc((n + 1) * 8);
@@ -154,6 +182,7 @@ fail:
   free(len);
   free(payload);
   free(order);
+  free(counts);
   return rc;
 }
 

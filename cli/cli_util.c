@@ -44,6 +44,12 @@ void h5fz_cli_error(const char *cmd, const char *fmt, ...)
   fprintf(stderr, "h5fz %s: %s\n", cmd, h5fz_cli_one_line(msg));
 }
 
+void h5fz_cli_spec_caution(const char *cmd, const h5fz_spec *spec)
+{
+  char text[320];
+  if (h5fz_spec_caution(spec, text, sizeof text)) fprintf(stderr, "h5fz %s: warning: %s\n", cmd, text);
+}
+
 const char *h5fz_cli_byte_order(hid_t type)
 {
   H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "cli_status.h"
 #include "h5fz_cli.h"
 
 static const char *const cmd = "cd-values";
@@ -142,11 +143,11 @@ int h5fz_cmd_cd_values(int argc, char **argv)
   if (status == H5FZ_OK) status = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, &n);
   if (status == H5FZ_OK) status = h5fz_spec_format(&spec, canonical, sizeof canonical);
   if (status != H5FZ_OK) {
-    h5fz_cli_error(cmd, "invalid spec \"%s\": %s", text,
-                   h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(status));
+    int rc = h5fz_cli_library_error(cmd, status, "invalid spec \"%s\"", text);
     free(text);
-    return H5FZ_CLI_USAGE;
+    return rc;
   }
+  h5fz_cli_spec_caution(cmd, &spec);
   /* An empty spec is what `UD=<id>,0,0` means: the defaults. Say so, since
    * an empty shell variable is the usual way to get here by accident. */
   if (blank)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "cli_status.h"
 #include "h5fz_cli.h"
 #include "h5fz_codegen.h"
 
@@ -146,10 +147,9 @@ int h5fz_cmd_codegen(int argc, char **argv)
   st = h5fz_spec_parse(text, &spec);
   if (st == H5FZ_OK) st = h5fz_spec_validate(&spec);
   if (st != H5FZ_OK) {
-    h5fz_cli_error(cmd, "invalid spec \"%s\": %s", text,
-                   h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st));
+    int rc = h5fz_cli_library_error(cmd, st, "invalid spec \"%s\"", text);
     free(text);
-    return H5FZ_CLI_USAGE;
+    return rc;
   }
   if (dtype != H5FZ_DTYPE_UNKNOWN && spec.dtype != H5FZ_DTYPE_UNKNOWN && dtype != spec.dtype) {
     h5fz_cli_error(cmd, "--dtype contradicts the spec's dtype= in \"%s\"", text);
@@ -159,10 +159,7 @@ int h5fz_cmd_codegen(int argc, char **argv)
   free(text);
   if (spec.dtype == H5FZ_DTYPE_UNKNOWN) spec.dtype = dtype != H5FZ_DTYPE_UNKNOWN ? dtype : H5FZ_DTYPE_F32;
   st = h5fz_codegen(&spec, threads, flags, &src, &smem);
-  if (st != H5FZ_OK) {
-    h5fz_cli_error(cmd, "%s", h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st));
-    return H5FZ_CLI_USAGE;
-  }
+  if (st != H5FZ_OK) return h5fz_cli_library_error(cmd, st, "cannot generate the kernel");
   if (h5fz_spec_format(&spec, canonical, sizeof canonical) != H5FZ_OK) canonical[0] = '\0';
   printf("/* h5fz codegen: %s; %d threads per block; dynamic shared memory %zu bytes "
          "per block */\n",

@@ -15,6 +15,7 @@
 #include "compress_check.h"
 #include "compress_copy.h"
 #include "h5fz.h"
+#include "cli_status.h"
 #include "h5fz_cli.h"
 
 static const char *const cmd = "compress";
@@ -61,10 +62,11 @@ static int parse_spec(const char *text, h5fz_compress_options *o, char *canonica
   if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&o->spec, 0, o->cd, H5FZ_CD_USER_MAX, &o->n_cd);
   if (st == H5FZ_OK) st = h5fz_spec_format(&o->spec, canonical, len);
   if (st != H5FZ_OK) {
-    h5fz_cli_error(cmd, "invalid spec \"%s\": %s", text,
-                   h5fz_last_error()[0] ? h5fz_last_error() : h5fz_status_name(st));
+    h5fz_cli_library_error(cmd, st, "invalid spec \"%s\"", text);
     return -1;
   }
+  /* a rel= above 1 is said by the filter's set_local, once, when the
+   * first dataset is created with it (not twice) */
   return 0;
 }
 

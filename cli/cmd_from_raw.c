@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "h5fz.h"
+#include "cli_status.h"
 #include "h5fz_cli.h"
 
 static const char *const cmd = "from-raw";
@@ -164,9 +165,10 @@ static int spec_to_cd(const char *spec_text, unsigned *cd, size_t *n, int *has_f
   *fill = *has_fill ? spec.fill : 0.0;
   if (st == H5FZ_OK) st = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_USER_MAX, n);
   if (st != H5FZ_OK) {
-    h5fz_cli_error(cmd, "invalid --spec \"%s\": %s", spec_text, h5fz_last_error());
+    h5fz_cli_library_error(cmd, st, "invalid --spec \"%s\"", spec_text);
     return -1;
   }
+  /* a rel= above 1 is said by the filter's set_local (not twice) */
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "cli_space.h"
 #include "h5fz_cli.h"
 
 static const char *const cmd = "inspect";
@@ -344,8 +345,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
   type = H5Dget_type(dset);
   rank = H5Sget_simple_extent_dims(space, dims, NULL);
   if (rank < 0) rank = 0;
-  h5fz_cli_format_dims(dims, rank, shape, sizeof shape);
-  if (rank == 0) snprintf(shape, sizeof shape, "scalar");
+  h5fz_cli_space_shape(space, shape, sizeof shape);
   h5fz_cli_type_name(type, type_name, sizeof type_name);
   if (H5Pget_layout(dcpl) == H5D_CHUNKED) {
     int crank = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk);

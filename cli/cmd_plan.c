@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_status.h"
 #include "cmd_plan.h"
 #include "h5fz.h"
 #include "h5fz_device_query.h"
@@ -156,18 +157,17 @@ static int parse_args(int argc, char **argv, plan_args *a)
 
 static int get_device(const plan_args *a, h5fz_device_desc *dev)
 {
-  char err[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
+  char why[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
+  int r;
   if (a->device == NULL) {
     /* no GPU is a valid answer: the plan then explains it */
-    (void)h5fz_device_detect(a->gpu, dev, err, sizeof err);
-    return 0;
+    (void)h5fz_device_detect(a->gpu, dev, why, sizeof why);
+    return H5FZ_CLI_OK;
   }
-  if (h5fz_device_load(a->device, dev, err, sizeof err) != H5FZ_PLAN_OK) {
-    fprintf(stderr, "h5fz plan: %s\n", err);
-    return 2; /* a bad input file, as the other commands */
-  }
+  if ((r = h5fz_device_load(a->device, dev, NULL, 0)) != H5FZ_OK)
+    return h5fz_cli_library_error("plan", r, "device description"); /* a bad input file: 2, as the other commands */
   if (!dev->nvrtc_known) (void)h5fz_nvrtc_query(dev, NULL, 0);
-  return 0;
+  return H5FZ_CLI_OK;
 }
 
 static int print_plan(const h5fz_plan *plan, const plan_args *a)
@@ -178,7 +178,7 @@ static int print_plan(const h5fz_plan *plan, const plan_args *a)
   char *buf;
   if (n < 0 || (buf = malloc((size_t)n + 1)) == NULL) {
     fprintf(stderr, "h5fz plan: out of memory\n");
-    return 1;
+    return h5fz_cli_exit_status(H5FZ_ERR_NOMEM);
   }
   if (a->json)
     h5fz_plan_format_json(plan, a->chunk, buf, (size_t)n + 1);
@@ -196,7 +196,7 @@ int h5fz_cmd_plan(int argc, char **argv)
   h5fz_registry *reg = NULL;
   h5fz_plan *plan = NULL;
   h5fz_plan_options opts;
-  char err[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX], cal[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX + 32];
+  char dir[H5FZ_PLAN_PATH_MAX], cal[H5FZ_PLAN_PATH_MAX + 32];
   int rc = parse_args(argc, argv, &a), r;
   if (rc == 3) {
     usage(stdout);
@@ -206,35 +206,36 @@ int h5fz_cmd_plan(int argc, char **argv)
     fprintf(stderr, "h5fz plan: see `h5fz plan --help`\n");
     return 2;
   }
-  if (get_device(&a, &dev) != 0) return 2;
+  if ((rc = get_device(&a, &dev)) != H5FZ_CLI_OK) return rc;
   reg = malloc(sizeof *reg);
   plan = malloc(sizeof *plan);
   if (reg == NULL || plan == NULL) {
     fprintf(stderr, "h5fz plan: out of memory\n");
-    rc = 1;
+    rc = h5fz_cli_exit_status(H5FZ_ERR_NOMEM);
     goto done;
   }
-  r = a.registry ? h5fz_registry_load_file(a.registry, reg, err, sizeof err)
-                 : h5fz_registry_load_default(reg, err, sizeof err);
-  if (r != H5FZ_PLAN_OK) {
-    fprintf(stderr, "h5fz plan: registry: %s\n", err);
-    rc = 2; /* a bad input file, as the other commands */
+  r = a.registry ? h5fz_registry_load_file(a.registry, reg, NULL, 0) : h5fz_registry_load_default(reg, NULL, 0);
+  if (r != H5FZ_OK) {
+    rc = h5fz_cli_library_error("plan", r, "registry"); /* a bad input file: 2, as the other commands */
     goto done;
   }
   h5fz_plan_options_default(&opts);
   if (a.calibration) {
     opts.calibration_path = a.calibration;
-  } else if (h5fz_planner_cache_dir(err, sizeof err) == H5FZ_PLAN_OK) {
-    snprintf(cal, sizeof cal, "%s/calibration.txt", err);
+  } else if (h5fz_planner_cache_dir(dir, sizeof dir) == H5FZ_OK) {
+    snprintf(cal, sizeof cal, "%s/calibration.txt", dir);
     opts.calibration_path = cal;
   }
   r = h5fz_plan_make(&dev, reg, a.ops, a.n_ops, &opts, plan);
-  if (r != H5FZ_PLAN_OK) {
-    fprintf(stderr, "h5fz plan: planning failed: %s\n",
-            r == H5FZ_PLAN_ERR_NOCLASS ? "no class of the chain is available"
-            : r == H5FZ_PLAN_ERR_PARSE ? plan->calibration_note
-                                       : "invalid argument");
-    rc = 1;
+  if (r == H5FZ_ERR_UNSUPPORTED) {
+    /* not a library failure but the planner's answer: no class of the
+     * registry's chain runs these ops (a check that failed: 1) */
+    fprintf(stderr, "h5fz plan: planning failed: %s\n", h5fz_last_error());
+    rc = H5FZ_CLI_FAIL;
+    goto done;
+  }
+  if (r != H5FZ_OK) {
+    rc = h5fz_cli_library_error("plan", r, "planning failed"); /* a bad calibration file: 2 */
     goto done;
   }
   rc = print_plan(plan, &a);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "cli_space.h"
 #include "h5fz_cli.h"
 
 static const char *const cmd = "verify";
@@ -64,7 +65,8 @@ typedef struct {
   double bound, max_err, psnr;
   int nan_match, inf_match, filter_found;
   int is_float;                /* a type h5fz compresses (float32, float64) */
-  int chunked, scalar;         /* layout of the compressed dataset */
+  int chunked, scalar;         /* layout of the compressed dataset (scalar: not a simple dataspace) */
+  const char *unfiltered_why;  /* why h5fz compress leaves it unfiltered (cli_space.h), or NULL */
   int dim_scale;               /* a dimension scale (netCDF coordinates and dimensions) */
   uint64_t chunks, unfiltered; /* allocated chunks; those h5fz skipped */
   uint64_t raw_bytes, stored_bytes;
@@ -75,7 +77,7 @@ typedef struct {
  * float64 value exactly, NaN payload aside; tname (64 bytes) receives its
  * type's name (h5fz_cli_type_name), which the doubles no longer show. */
 static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *rank, hsize_t *n, char tname[64],
-                            dataset_report *r)
+                            char shape[256], dataset_report *r)
 {
   hid_t dset = H5Dopen2(file, name, H5P_DEFAULT), space = -1;
   double *buf = NULL;
@@ -99,6 +101,7 @@ static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *ra
     return NULL;
   }
   space = H5Dget_space(dset);
+  h5fz_cli_space_shape(space, shape, 256);
   *rank = H5Sget_simple_extent_ndims(space);
   if (*rank < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
     snprintf(r->error, sizeof r->error, "cannot read the shape");
@@ -162,6 +165,7 @@ static void describe_compressed(hid_t file, const char *name, dataset_report *r)
   r->filter_found = pos >= 0;
   r->chunked = H5Pget_layout(dcpl) == H5D_CHUNKED;
   r->scalar = H5Sget_simple_extent_type(space) != H5S_SIMPLE;
+  r->unfiltered_why = h5fz_cli_space_unfiltered_reason(space);
   r->is_float = h5fz_cli_is_float_type(type);
   r->dim_scale = h5fz_cli_is_dimension_scale(dset);
   if (r->chunked && pos >= 0) count_unfiltered(dset, pos, r);
@@ -245,20 +249,16 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
   int rank_a = 0, rank_b = 0;
   double *a, *b;
 
-  char type_a[64], type_b[64];
-  a = read_doubles(orig, r->name, dims_a, &rank_a, &n_a, type_a, r);
+  char type_a[64], type_b[64], shape_b[256];
+  a = read_doubles(orig, r->name, dims_a, &rank_a, &n_a, type_a, r->shape, r);
   if (!a) return;
-  b = read_doubles(comp, r->name, dims_b, &rank_b, &n_b, type_b, r);
+  b = read_doubles(comp, r->name, dims_b, &rank_b, &n_b, type_b, shape_b, r);
   if (!b) {
     free(a);
     return;
   }
-  h5fz_cli_format_dims(dims_a, rank_a, r->shape, sizeof r->shape);
-  if (rank_a == 0) snprintf(r->shape, sizeof r->shape, "scalar");
-  if (rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
-    char other[256];
-    h5fz_cli_format_dims(dims_b, rank_b, other, sizeof other);
-    snprintf(r->error, sizeof r->error, "shape %s in the original, %s in the compressed file", r->shape, other);
+  if (strcmp(r->shape, shape_b) || rank_a != rank_b || memcmp(dims_a, dims_b, (size_t)rank_a * sizeof dims_a[0]) != 0) {
+    snprintf(r->error, sizeof r->error, "shape %s in the original, %s in the compressed file", r->shape, shape_b);
   } else if (strcmp(type_a, type_b)) { /* values read as doubles would hide it (a tester: float32 against int32) */
     snprintf(r->error, sizeof r->error, "type %s in the original, %s in the compressed file", type_a, type_b);
   } else {
@@ -277,8 +277,10 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
 }
 
 /* Did h5fz really compress the dataset: in the pipeline and applied to
- * every allocated chunk. A scalar dataset cannot be chunked, so no filter
- * can ever apply to it: --require-filter does not hold it against the file.
+ * every allocated chunk. A dataset that h5fz compress leaves unfiltered
+ * because of its shape (scalar or null: cannot be chunked, so no filter can
+ * ever apply; one fixed element: not worth a chunk; the one rule of
+ * cli_space.h) is not held against the file by --require-filter.
  * Nor a dimension scale: netCDF-4's coordinate variables and dimension
  * datasets, which are meant to stay exact (h5fz compress keeps them
  * lossless) and which netCDF itself stores contiguous. */
@@ -286,7 +288,7 @@ static int filter_applied(const dataset_report *r) { return r->filter_found && r
 
 static int filter_ok(const dataset_report *r, const verify_options *o)
 {
-  return !o->require_filter || r->scalar || r->dim_scale || filter_applied(r);
+  return !o->require_filter || filter_applied(r) || r->unfiltered_why || r->dim_scale;
 }
 
 static int report_ok(const dataset_report *r, const verify_options *o)
@@ -298,10 +300,12 @@ static int report_ok(const dataset_report *r, const verify_options *o)
 static const char *filter_text(const dataset_report *r, const verify_options *o, char *buf, size_t len)
 {
   const char *missing = o->require_filter ? "MISSING" : "none";
-  if (r->scalar)
-    snprintf(buf, len, "none (scalar: not chunked, cannot be compressed)");
-  else if (filter_applied(r))
+  if (filter_applied(r))
     snprintf(buf, len, "h5fz");
+  else if (r->scalar)
+    snprintf(buf, len, "none (%s: not chunked, cannot be compressed)", r->unfiltered_why);
+  else if (r->unfiltered_why)
+    snprintf(buf, len, "none (%s: h5fz compress leaves it unchanged, not required)", r->unfiltered_why);
   else if (r->dim_scale)
     snprintf(buf, len, "none (dimension scale: coordinates stay exact, not required)");
   else if (r->filter_found)
@@ -358,6 +362,11 @@ static void print_json(const dataset_report *r, const verify_options *o, int fir
          r->nan_match ? "true" : "false", r->inf_match ? "true" : "false", (unsigned long long)r->raw_bytes,
          (unsigned long long)r->stored_bytes);
   h5fz_cli_json_number(stdout, r->ratio);
+  printf(", \"left_unfiltered\": ");
+  if (r->unfiltered_why)
+    h5fz_cli_json_string(stdout, r->unfiltered_why);
+  else
+    printf("null");
   printf(", \"filter_found\": %s, \"filter_applied\": %s, \"chunked\": %s, "
          "\"scalar\": %s, \"dimension_scale\": %s, \"chunks\": %llu, \"unfiltered_chunks\": %llu, "
          "\"ok\": %s}",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_space.h"
 #include "compress_attrs.h"
 #include "compress_scales.h"
 #include "compress_vlen.h"
@@ -231,18 +232,8 @@ static int is_virtual(hid_t dset)
   return yes;
 }
 
-/* 1 when a dimension of space may grow past its current size (H5Dset_extent). */
-static int can_grow(hid_t space)
-{
-  hsize_t dims[H5S_MAX_RANK], max[H5S_MAX_RANK];
-  int rank = H5Sget_simple_extent_dims(space, dims, max);
-  for (int d = 0; d < rank; d++)
-    if (max[d] == H5S_UNLIMITED || max[d] > dims[d]) return 1;
-  return 0;
-}
-
 /* Why a dataset is copied unchanged rather than compressed (NULL: compress). */
-static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space, hssize_t n)
+static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid_t type, hid_t space)
 {
   const h5fz_compress_options *o = st->o;
   int named = path_matches(o->only, path);
@@ -250,10 +241,8 @@ static const char *copy_reason(copy_state *st, hid_t dset, const char *path, hid
   if (o->only && o->only->n && !named) return "not named by --only";
   if (H5Tget_class(type) != H5T_FLOAT) return "not floating point";
   if (is_virtual(dset)) return "virtual dataset (its sources are copied where they are in this file)";
-  if (H5Sget_simple_extent_type(space) != H5S_SIMPLE) return "scalar or empty";
-  /* an extendable dataset is compressed whatever it holds now: the rows
-   * appended later would otherwise be stored without the filter */
-  if (n < 2 && !can_grow(space)) return "fewer than 2 elements";
+  const char *small = h5fz_cli_space_unfiltered_reason(space);
+  if (small) return small;
   if (!named && h5fz_cli_is_dimension_scale(dset))
     return "dimension scale (netCDF coordinate): kept exact; name it with --only to compress it";
   return NULL;
@@ -317,14 +306,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
     goto done;
   }
   h5fz_cli_type_name(type, it->dtype, sizeof it->dtype);
-  {
-    hsize_t dims[H5S_MAX_RANK];
-    int r = H5Sget_simple_extent_ndims(space);
-    if (r > 0 && H5Sget_simple_extent_dims(space, dims, NULL) >= 0)
-      h5fz_cli_format_dims(dims, r, it->shape, sizeof it->shape);
-    else
-      snprintf(it->shape, sizeof it->shape, "scalar");
-  }
+  h5fz_cli_space_shape(space, it->shape, sizeof it->shape);
   it->elements = (uint64_t)n;
   it->raw_bytes = (uint64_t)n * H5Tget_size(type);
   if (note_scales(st, dset, path) < 0) {
@@ -335,7 +317,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
     FAIL(st, "%s: holds object references, which h5fz compress cannot copy between files", path);
     goto done;
   }
-  skip = copy_reason(st, dset, path, type, space, n);
+  skip = copy_reason(st, dset, path, type, space);
   if (skip && h5fz_compress_has_variable_data(type) && !is_virtual(dset)) {
     /* not H5Ocopy: it leaves a variable-length fill value pointing into
      * the input (compress_vlen.h) */

@@ -15,9 +15,8 @@
 
 #include <hdf5.h>
 
-#define H5FZ_CLI_OK 0
-#define H5FZ_CLI_FAIL 1
-#define H5FZ_CLI_USAGE 2
+#include "cli_status.h" /* H5FZ_CLI_OK, _FAIL, _USAGE: the exit statuses */
+#include "h5fz.h"
 
 #ifndef H5FZ_FILTER_ID
 #error "H5FZ_FILTER_ID must be defined by the build (CMake cache variable)"
@@ -30,6 +29,11 @@ int h5fz_cmd_compress(int argc, char **argv);
 int h5fz_cmd_inspect(int argc, char **argv);
 int h5fz_cmd_codegen(int argc, char **argv);
 int h5fz_cmd_ops(int argc, char **argv);
+
+/* Print "h5fz <cmd>: warning: <caution>" on stderr when the spec is valid
+ * but most likely not what was meant (h5fz_spec_caution: a REL bound
+ * above 1). Nothing otherwise. */
+void h5fz_cli_spec_caution(const char *cmd, const h5fz_spec *spec);
 
 /* Print "h5fz <cmd>: <message>\n" on stderr, printf-style, on one line:
  * every run of blanks and newlines in the message becomes one blank. */

@@ -14,27 +14,23 @@
 
 #include "h5fz_dev.h"
 
-H5FZ_FN uint64_t h5fz_dbits(double x)
-{
+/* Defines H5FZ_FN TO name(FROM x): x's bits as a TO of the same size, by
+ * the CUDA intrinsic gpu_cast on the GPU, by memcpy in C. */
 #if H5FZ_ON_GPU
-  return (uint64_t)__double_as_longlong(x);
+#define H5FZ_BIT_CAST(name, TO, FROM, gpu_cast) \
+  H5FZ_FN TO name(FROM x) { return (TO)gpu_cast(x); }
 #else
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  return u;
+#define H5FZ_BIT_CAST(name, TO, FROM, gpu_cast) \
+  H5FZ_FN TO name(FROM x)                      \
+  {                                            \
+    TO y;                                      \
+    memcpy(&y, &x, sizeof y);                  \
+    return y;                                  \
+  }
 #endif
-}
 
-H5FZ_FN double h5fz_dfrom(uint64_t u)
-{
-#if H5FZ_ON_GPU
-  return __longlong_as_double((long long)u);
-#else
-  double x;
-  memcpy(&x, &u, 8);
-  return x;
-#endif
-}
+H5FZ_BIT_CAST(h5fz_dbits, uint64_t, double, __double_as_longlong)
+H5FZ_BIT_CAST(h5fz_dfrom, double, uint64_t, __longlong_as_double)
 
 /* 2^k for an integer k in [-1022, 1023], exactly. */
 H5FZ_FN double h5fz_pow2i(int k) { return h5fz_dfrom((uint64_t)(k + 1023) << 52); }
@@ -56,16 +52,14 @@ H5FZ_FN double h5fz_log2_det(double a)
     e += 1;
   }
   /* log2(m) = 2/ln2 * atanh(t), t = (m-1)/(m+1), |t| <= 0.1716 */
-  double t = (m - 1.0) / (m + 1.0), t2 = t * t;
-  double s = 1.0 / 17.0;
-  s = 1.0 / 15.0 + t2 * s;
-  s = 1.0 / 13.0 + t2 * s;
-  s = 1.0 / 11.0 + t2 * s;
-  s = 1.0 / 9.0 + t2 * s;
-  s = 1.0 / 7.0 + t2 * s;
-  s = 1.0 / 5.0 + t2 * s;
-  s = 1.0 / 3.0 + t2 * s;
-  s = 1.0 + t2 * s;
+  /* the series sum 1/(2k+1) t^2k by Horner, from k = 8 down */
+  const double inv_odd[9] = {1.0 / 17.0, 1.0 / 15.0, 1.0 / 13.0, 1.0 / 11.0, 1.0 / 9.0,
+                             1.0 / 7.0,  1.0 / 5.0,  1.0 / 3.0,  1.0};
+  double t = (m - 1.0) / (m + 1.0), t2 = t * t, s = inv_odd[0];
+#if H5FZ_ON_GPU
+#pragma unroll
+#endif
+  for (int k = 1; k < 9; k++) s = inv_odd[k] + t2 * s;
   return (double)e + (t * s) * 2.8853900817779268; /* 2 / ln 2 */
 }
 
@@ -75,19 +69,15 @@ H5FZ_FN double h5fz_exp2_det(double y)
   if (!(y < 1024.0)) return h5fz_dfrom(0x7ff0000000000000ull);
   if (!(y > -1100.0)) return 0.0;
   double k = floor(y), g = (y - k) * 0.69314718055994531; /* f ln 2, f in [0, 1) */
-  double p = 1.0 / 479001600.0; /* e^g by its Taylor series to g^12/12! */
-  p = 1.0 / 39916800.0 + g * p;
-  p = 1.0 / 3628800.0 + g * p;
-  p = 1.0 / 362880.0 + g * p;
-  p = 1.0 / 40320.0 + g * p;
-  p = 1.0 / 5040.0 + g * p;
-  p = 1.0 / 720.0 + g * p;
-  p = 1.0 / 120.0 + g * p;
-  p = 1.0 / 24.0 + g * p;
-  p = 1.0 / 6.0 + g * p;
-  p = 0.5 + g * p;
-  p = 1.0 + g * p;
-  p = 1.0 + g * p;
+  /* e^g by its Taylor series to g^12/12!, Horner from 1/12! down */
+  const double inv_fact[13] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                               1.0 / 5040.0,      1.0 / 720.0,      1.0 / 120.0,     1.0 / 24.0,     1.0 / 6.0,
+                               0.5,               1.0,              1.0};
+  double p = inv_fact[0];
+#if H5FZ_ON_GPU
+#pragma unroll
+#endif
+  for (int k = 1; k < 13; k++) p = inv_fact[k] + g * p;
   int ki = (int)k;
   if (ki >= -1022) return p * h5fz_pow2i(ki);
   return (p * h5fz_pow2i(ki + 600)) * h5fz_pow2i(-600); /* subnormal result: one rounding */

@@ -3,7 +3,7 @@
  *
  * Word-level ops are written once against H5FZ_T_* and instantiated here for
  * 32-bit words (float32 data, suffix _32) and 64-bit words (float64, _64),
- * the C way of writing a template. Byte-level ops (RZE) need no template.
+ * the C way of writing a template (h5fz_ops_words.h, included once a width). Byte-level ops (RZE) need no template.
  */
 #ifndef H5FZ_OPS_H
 #define H5FZ_OPS_H
@@ -45,27 +45,8 @@ H5FZ_FN h5fz_quant_params h5fz_quant_params_make(int mode, double eb, unsigned l
   return q;
 }
 
-H5FZ_FN uint32_t h5fz_float_bits_32(float x)
-{
-#if H5FZ_ON_GPU
-  return __float_as_uint(x);
-#else
-  uint32_t u;
-  memcpy(&u, &x, 4);
-  return u;
-#endif
-}
-
-H5FZ_FN float h5fz_float_from_bits_32(uint32_t u)
-{
-#if H5FZ_ON_GPU
-  return __uint_as_float(u);
-#else
-  float x;
-  memcpy(&x, &u, 4);
-  return x;
-#endif
-}
+H5FZ_BIT_CAST(h5fz_float_bits_32, uint32_t, float, __float_as_uint)
+H5FZ_BIT_CAST(h5fz_float_from_bits_32, float, uint32_t, __uint_as_float)
 
 H5FZ_FN double h5fz_float_from_bits_64(uint64_t u) { return h5fz_dfrom(u); }
 
@@ -92,21 +73,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x) { return h5fz_dbits(x); }
 #define H5FZ_T_BITS 32u
 #define H5FZ_T_MAXBIN 1073741824 /* 2^30: deltas of two bins fit 32 bits */
 #define H5FZ_TN(name) name##_32
-#include "op_quant.h"
-#include "op_delta.h"
-#include "op_lorenzo.h"
-#include "op_lorenzo_nd.h"
-#include "op_zigzag.h"
-#include "op_negabinary.h"
-#include "op_bitshuffle.h"
-#include "op_bitpack.h"
-#undef H5FZ_T_FLOAT
-#undef H5FZ_T_WORD
-#undef H5FZ_T_SWORD
-#undef H5FZ_T_BITS
-#undef H5FZ_T_MAXBIN
-#undef H5FZ_TN
-#undef H5FZ_T_ZERO_CODE
+#include "h5fz_ops_words.h"
 
 #define H5FZ_T_FLOAT double
 #define H5FZ_T_WORD uint64_t
@@ -114,21 +81,7 @@ H5FZ_FN uint64_t h5fz_float_bits_64(double x) { return h5fz_dbits(x); }
 #define H5FZ_T_BITS 64u
 #define H5FZ_T_MAXBIN 4503599627370496LL /* 2^52: bins stay exact in double */
 #define H5FZ_TN(name) name##_64
-#include "op_quant.h"
-#include "op_delta.h"
-#include "op_lorenzo.h"
-#include "op_lorenzo_nd.h"
-#include "op_zigzag.h"
-#include "op_negabinary.h"
-#include "op_bitshuffle.h"
-#include "op_bitpack.h"
-#undef H5FZ_T_FLOAT
-#undef H5FZ_T_WORD
-#undef H5FZ_T_SWORD
-#undef H5FZ_T_BITS
-#undef H5FZ_T_MAXBIN
-#undef H5FZ_TN
-#undef H5FZ_T_ZERO_CODE
+#include "h5fz_ops_words.h"
 
 #include "op_rze.h"
 #include "op_warp_fused.h" /* GPU only */

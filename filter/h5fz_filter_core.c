@@ -34,6 +34,19 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
   return st;
 }
 
+/* A REL bound above 1 is kept (SZ3, and so H5Z-SZ3, takes one too) but said on
+ * stderr, once per process since set_local runs for every dataset;
+ * H5FZ_QUIET=1 silences it, as the other warnings. */
+static void warn_caution(const h5fz_spec *spec)
+{
+  static atomic_int said;
+  char text[320];
+  const char *quiet = getenv("H5FZ_QUIET");
+  if (!h5fz_spec_caution(spec, text, sizeof text)) return;
+  if ((quiet && *quiet && *quiet != '0') || atomic_exchange(&said, 1)) return;
+  fprintf(stderr, "h5fz: warning: %s\n", text);
+}
+
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian, uint32_t rank,
                                 const uint32_t *dims, int has_fill, double fill, int padding_known, unsigned *cd_out,
                                 size_t cap, size_t *n_out, char *msg, size_t msg_len)
@@ -83,6 +96,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
   }
   st = h5fz_spec_validate(&spec);
   if (st != H5FZ_OK) return codec_failure(st, msg, msg_len, "invalid filter parameters for this dataset");
+  warn_caution(&spec);
   st = h5fz_spec_to_cd_values(&spec, 1, cd_out, cap, n_out);
   return st == H5FZ_OK ? st : codec_failure(st, msg, msg_len, "cannot store cd_values");
 }

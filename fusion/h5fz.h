@@ -15,31 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h5fz_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- status codes ------------------------------------------------------ */
-typedef enum {
-  H5FZ_OK = 0,
-  H5FZ_ERR_ARG = -1,         /* invalid argument (NULL, size out of range) */
-  H5FZ_ERR_NOMEM = -2,       /* allocation failed */
-  H5FZ_ERR_SPEC = -3,        /* invalid spec text or cd_values */
-  H5FZ_ERR_TRUNCATED = -4,   /* chunk shorter than its header says */
-  H5FZ_ERR_CORRUPT = -5,     /* chunk fails a consistency check */
-  H5FZ_ERR_CHECKSUM = -6,    /* chunk checksum mismatch */
-  H5FZ_ERR_VERSION = -7,     /* chunk written by a newer format version */
-  H5FZ_ERR_UNSUPPORTED = -8, /* op, type or mode not supported here */
-  H5FZ_ERR_DEVICE = -9,      /* GPU or driver error (never loses data) */
-  H5FZ_ERR_HDF5 = -10        /* an HDF5 call failed (dataset API; HDF5's error stack says which) */
-} h5fz_status;
-
-/* Short fixed name of a status code ("corrupt chunk", ...). Never NULL. */
-const char *h5fz_status_name(int status);
-
-/* Detailed message of the last failure on this thread (thread-local buffer,
- * valid until the next h5fz call on the same thread). Empty if none. */
-const char *h5fz_last_error(void);
+/* ---- status codes: h5fz_status, h5fz_status_name and h5fz_last_error
+ * come from errors/h5fz_status.h (included above), shared with the
+ * planner. */
 
 /* ---- the spec ------------------------------------------------------------ */
 #define H5FZ_MAX_OPS 10 /* one map + up to 8 transforms + one coder */
@@ -125,6 +109,15 @@ int h5fz_spec_format(const h5fz_spec *spec, char *buf, size_t buf_len);
  * finite and positive, the sub-chunk size is valid. H5FZ_OK or
  * H5FZ_ERR_SPEC with the reason. */
 int h5fz_spec_validate(const h5fz_spec *spec);
+
+/* A valid spec that is most likely not what was meant: REL with a bound
+ * above 1, i.e. errors of more than 100 % of each chunk's value range,
+ * which let any value come back as any other value of its chunk (SZ3,
+ * and so H5Z-SZ3, accepts such a bound too: abs = rel x range, unchecked;
+ * h5fz keeps it: it is a warning, not an error). Writes a one-line warning (no "warning:" prefix) into buf
+ * (len bytes, NUL-terminated when len > 0) and returns 1; returns 0 with
+ * buf "" when there is nothing to say, or when spec is NULL. */
+int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);
 
 /* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
  * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the

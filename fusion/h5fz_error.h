@@ -11,19 +11,11 @@
 #define H5FZ_ERROR_H
 
 #include "h5fz.h"
+#include "h5fz_fail.h" /* h5fz_fail, h5fz_clear_error: errors/ */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Record a failure for h5fz_last_error() (printf-style, truncated at 511
- * bytes) and return `status` unchanged, so that `return h5fz_fail(...)`
- * reports and fails in one step. */
-int h5fz_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Clear the thread's last error (called at the start of public entry
- * points, so a message never outlives the call that set it). */
-void h5fz_clear_error(void);
 
 /* Print a warning to stderr once per process (later calls are silent), so
  * a fallback is visible without flooding; H5FZ_QUIET=1 silences it. */

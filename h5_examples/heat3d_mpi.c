@@ -129,11 +129,32 @@ static void slab_spaces(hid_t d, int z0, int nz, hid_t *fs, hid_t *ms)
   }
 }
 
-static int fail(const char *what)
+static int fail_with(const char *what, const char *why)
 {
-  fprintf(stderr, "heat3d_mpi: rank %d: %s: %s\n", rank_, what, h5fz_last_error());
+  fprintf(stderr, "heat3d_mpi: rank %d: %s: %s\n", rank_, what, why && why[0] ? why : "no reason given");
   MPI_Abort(MPI_COMM_WORLD, 2);
   return 2;
+}
+
+/* A failed h5fz call: its reason is h5fz_last_error(). */
+static int fail(const char *what) { return fail_with(what, h5fz_last_error()); }
+
+/* Upward walks start at the innermost frame, where the failure began. */
+static herr_t first_desc(unsigned n, const H5E_error2_t *err, void *data)
+{
+  char *why = data;
+  (void)n;
+  if (!why[0] && err->desc) snprintf(why, 256, "%s", err->desc);
+  return 0;
+}
+
+/* A failed HDF5 call: the reason (the filter's, e.g. a bad H5FZ_DEVICE)
+ * is on HDF5's error stack, not in h5fz_last_error(). */
+static int fail_hdf5(const char *what)
+{
+  char why[256] = "";
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_desc, why);
+  return fail_with(what, why);
 }
 
 /* Write step `name` of the slab both ways. */
@@ -149,8 +170,9 @@ static void save(hid_t file, const char *name, const float *slab, int z0, int nz
   H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd);
   snprintf(path, sizeof path, "/filter/%s", name);
   hid_t d = H5Dcreate2(file, path, H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (d < 0) fail_hdf5("H5Dcreate2 through the filter");
   slab_spaces(d, z0, nz, &fs, &ms);
-  if (d < 0 || H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, dxpl, slab) < 0) fail("collective H5Dwrite");
+  if (H5Dwrite(d, H5T_NATIVE_FLOAT, ms, fs, dxpl, slab) < 0) fail_hdf5("collective H5Dwrite");
   H5Sclose(fs);
   H5Sclose(ms);
   H5Dclose(d);
@@ -176,7 +198,7 @@ static long check(hid_t file, const char *name, const float *slab, int z0, int n
   snprintf(path, sizeof path, "/filter/%s", name);
   hid_t d = H5Dopen2(file, path, H5P_DEFAULT), fs, ms;
   slab_spaces(d, z0, nz, &fs, &ms);
-  if (H5Dread(d, H5T_NATIVE_FLOAT, ms, fs, dxpl, a) < 0) fail("collective H5Dread");
+  if (H5Dread(d, H5T_NATIVE_FLOAT, ms, fs, dxpl, a) < 0) fail_hdf5("collective H5Dread");
   H5Sclose(fs);
   H5Sclose(ms);
   H5Dclose(d);
@@ -258,7 +280,7 @@ int main(int argc, char **argv)
   H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE); /* filters need collective transfers */
   hid_t file = H5Fcreate(out, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (file < 0) return fail("H5Fcreate with the MPI-IO driver");
+  if (file < 0) return fail_hdf5("H5Fcreate with the MPI-IO driver");
   H5Gclose(H5Gcreate2(file, "filter", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   H5Gclose(H5Gcreate2(file, "api", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
   char ref[256];

@@ -12,7 +12,7 @@ int h5fz_planner_cache_dir(char *out, size_t out_len)
 {
   const char *d = getenv("H5FZ_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
   int n;
-  if (out == NULL || out_len == 0) return H5FZ_PLAN_ERR_ARG;
+  if (out == NULL || out_len == 0) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_planner_cache_dir: NULL or empty buffer");
   if (d != NULL && d[0] != '\0')
     n = snprintf(out, out_len, "%s", d);
   else if (x != NULL && x[0] != '\0')
@@ -21,9 +21,11 @@ int h5fz_planner_cache_dir(char *out, size_t out_len)
     n = snprintf(out, out_len, "%s/.cache/h5fz", h);
   else {
     out[0] = '\0';
-    return H5FZ_PLAN_ERR_ARG;
+    return h5fz_fail(H5FZ_ERR_ARG, "no cache folder: H5FZ_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset");
   }
-  return n > 0 && (size_t)n < out_len ? H5FZ_PLAN_OK : H5FZ_PLAN_ERR_ARG;
+  return n > 0 && (size_t)n < out_len
+             ? H5FZ_OK
+             : h5fz_fail(H5FZ_ERR_ARG, "the cache folder's path does not fit %zu bytes", out_len);
 }
 
 static char *trim(char *s)
@@ -103,24 +105,22 @@ static int lookup_text(const char *text, const char *path, const char *dev, cons
     n++;
     if (r > 0 && trim(line)[0] == '\0') continue;
     if (r < 0 || split3(line, &a, &b, &rest) != 0) {
-      pl_msg(err, err_len, "%s:%d: expected 'device | class | key=value ...'", path, n);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: expected 'device | class | key=value ...'", path, n);
     }
     hit = matches(a, dev) && matches(b, klass);
     /* a line that does not match is still checked */
     if (apply_fields(rest, hit ? cal : &scratch) != 0) {
-      pl_msg(err, err_len,
-             "%s:%d: bad field (kernel_GBps, overhead_us, cpu_GBps take "
-             "positive numbers)",
-             path, n);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len,
+                     "%s:%d: bad field (kernel_GBps, overhead_us, cpu_GBps take "
+                     "positive numbers)",
+                     path, n);
     }
     if (hit) {
       cal->found = 1;
       cal->line = n;
     }
   }
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 int h5fz_calibration_lookup(const char *path, const char *device_name, const char *class_name, h5fz_calibration *cal,
@@ -128,22 +128,26 @@ int h5fz_calibration_lookup(const char *path, const char *device_name, const cha
 {
   char dir[H5FZ_PLAN_PATH_MAX], def[H5FZ_PLAN_PATH_MAX + 32], *text;
   int r;
-  if (cal == NULL || device_name == NULL || class_name == NULL) return H5FZ_PLAN_ERR_ARG;
+  if (cal == NULL || device_name == NULL || class_name == NULL)
+    return pl_fail(H5FZ_ERR_ARG, err, err_len, "h5fz_calibration_lookup: NULL argument");
   memset(cal, 0, sizeof *cal);
   cal->kernel_GBps = cal->overhead_us = cal->cpu_GBps = -1.0;
   if (path == NULL) {
-    if (h5fz_planner_cache_dir(dir, sizeof dir) != H5FZ_PLAN_OK)
-      return H5FZ_PLAN_OK; /* no cache folder: nothing calibrated */
+    if (h5fz_planner_cache_dir(dir, sizeof dir) != H5FZ_OK) {
+      h5fz_clear_error();
+      return H5FZ_OK; /* no cache folder: nothing calibrated */
+    }
     snprintf(def, sizeof def, "%s/calibration.txt", dir);
     path = def;
   }
   pl_copy(cal->path, sizeof cal->path, path);
   r = pl_read_file(path, &text, err, err_len);
-  if (r == H5FZ_PLAN_ERR_IO) {
+  if (r == H5FZ_ERR_IO) {
     if (err != NULL && err_len > 0) err[0] = '\0';
-    return H5FZ_PLAN_OK; /* no file: nothing calibrated */
+    h5fz_clear_error();
+    return H5FZ_OK; /* no file: nothing calibrated */
   }
-  if (r != H5FZ_PLAN_OK) return r;
+  if (r != H5FZ_OK) return r;
   r = lookup_text(text, path, device_name, class_name, cal, err, err_len);
   free(text);
   return r;

@@ -158,8 +158,7 @@ int h5fz_device_parse(const char *text, const char *origin, h5fz_device_desc *ou
   int r, have_cc = 0, have_nv_ver = 0, have_nv_archs = 0, have_present = 0;
   const char *miss;
   if (text == NULL || out == NULL) {
-    pl_msg(err, err_len, "NULL argument");
-    return H5FZ_PLAN_ERR_ARG;
+    return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
   }
   if (origin == NULL) origin = "<text>";
   memset(out, 0, sizeof *out);
@@ -168,34 +167,29 @@ int h5fz_device_parse(const char *text, const char *origin, h5fz_device_desc *ou
   while ((r = pl_next_line(&it, &kv)) != 0) {
     int handled, bad;
     if (r < 0 || !kv.has_eq || kv.key[0] == '\0') {
-      pl_msg(err, err_len, "%s:%d: expected 'key = value'", origin, kv.line);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: expected 'key = value'", origin, kv.line);
     }
     bad = set_int_key(out, &kv, &handled);
     if (!handled) bad = set_other_key(out, &kv, &have_cc, &have_nv_ver, &have_nv_archs);
     if (strcmp(kv.key, "present") == 0) have_present = 1;
     if (bad == 1) {
-      pl_msg(err, err_len, "%s:%d: unknown key '%s'", origin, kv.line, kv.key);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: unknown key '%s'", origin, kv.line, kv.key);
     }
     if (bad != 0) {
-      pl_msg(err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key, kv.value);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key,
+                     kv.value);
     }
   }
   if (!have_present) {
-    pl_msg(err, err_len, "%s: missing key 'present' (1 = GPU, 0 = none)", origin);
-    return H5FZ_PLAN_ERR_PARSE;
+    return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: missing key 'present' (1 = GPU, 0 = none)", origin);
   }
   if (out->name[0] == '\0') pl_copy(out->name, sizeof out->name, out->present ? "unnamed GPU" : "none");
   miss = missing_key(out, have_cc);
   if (miss != NULL) {
-    pl_msg(err, err_len, "%s: missing key '%s'", origin, miss);
-    return H5FZ_PLAN_ERR_PARSE;
+    return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: missing key '%s'", origin, miss);
   }
   if (have_nv_ver != have_nv_archs) {
-    pl_msg(err, err_len, "%s: nvrtc_version and nvrtc_archs go together", origin);
-    return H5FZ_PLAN_ERR_PARSE;
+    return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: nvrtc_version and nvrtc_archs go together", origin);
   }
   out->nvrtc_known = have_nv_archs;
   if (!out->nvrtc_known)
@@ -204,7 +198,7 @@ int h5fz_device_parse(const char *text, const char *origin, h5fz_device_desc *ou
     pl_copy(out->absent_reason, sizeof out->absent_reason, "no GPU (described as absent)");
   fill_defaults(out);
   pl_copy(out->source, sizeof out->source, origin);
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 int h5fz_device_load(const char *path, h5fz_device_desc *out, char *err, size_t err_len)
@@ -212,11 +206,10 @@ int h5fz_device_load(const char *path, h5fz_device_desc *out, char *err, size_t 
   char *text;
   int r;
   if (path == NULL || out == NULL) {
-    pl_msg(err, err_len, "NULL argument");
-    return H5FZ_PLAN_ERR_ARG;
+    return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
   }
   r = pl_read_file(path, &text, err, err_len);
-  if (r != H5FZ_PLAN_OK) return r;
+  if (r != H5FZ_OK) return r;
   r = h5fz_device_parse(text, path, out, err, err_len);
   free(text);
   return r;

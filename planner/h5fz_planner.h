@@ -14,10 +14,13 @@
  * The planner knows nothing of HDF5 and generates no code. It never links
  * libcuda or libnvrtc: both are opened at run time with dlopen.
  *
- * Error handling: functions return an h5fz_planner_status (0 = OK, negative
- * = error) and, where they take a (why/err, len) buffer, write a one-line
- * reason there (always NUL-terminated when len > 0). Nothing prints, nothing
- * aborts. All structs are plain values with fixed-size arrays: no function
+ * Error handling: h5fz's one style (errors/h5fz_status.h): a function that
+ * can fail returns an h5fz_status (H5FZ_OK = 0, negative = error) and
+ * leaves a one-line reason for h5fz_last_error(). Where a function also
+ * takes an (err, err_len) buffer, it gets a copy of that reason (NULL, 0:
+ * none wanted; always NUL-terminated when len > 0); a (why, len) buffer is
+ * not a failure but an answer (why a device is absent, a class refused).
+ * Nothing prints, nothing aborts. All structs are plain values with fixed-size arrays: no function
  * allocates memory that the caller must free.
  *
  * Full description of the formats and formulas: docs/planner.md.
@@ -28,20 +31,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h5fz_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- status codes (values match h5fz_status where the meaning is shared) */
-typedef enum {
-  H5FZ_PLAN_OK = 0,
-  H5FZ_PLAN_ERR_ARG = -1,      /* invalid argument (NULL, bad size) */
-  H5FZ_PLAN_ERR_NOMEM = -2,    /* allocation failed */
-  H5FZ_PLAN_ERR_PARSE = -3,    /* malformed description/registry/calibration */
-  H5FZ_PLAN_ERR_IO = -4,       /* file cannot be opened or read */
-  H5FZ_PLAN_ERR_NODEVICE = -9, /* no usable GPU, driver or NVRTC (see why) */
-  H5FZ_PLAN_ERR_NOCLASS = -10  /* no class of the chain is available */
-} h5fz_planner_status;
+/* ---- status codes: h5fz_status (errors/h5fz_status.h). The planner's
+ * failures are H5FZ_ERR_ARG (NULL, bad size), H5FZ_ERR_NOMEM,
+ * H5FZ_ERR_PARSE (malformed description, registry or calibration),
+ * H5FZ_ERR_IO (a file cannot be opened or read), H5FZ_ERR_DEVICE (no
+ * usable GPU, driver or NVRTC) and H5FZ_ERR_UNSUPPORTED (no class of the
+ * chain is available).
+ *
+ * Old names, kept only until fusion/gpu/ (being re-cut in parallel) uses
+ * the h5fz_status names; nothing else may use them (tests/layering,
+ * check_layers.py, rule "one error style"). */
+#define H5FZ_PLAN_OK H5FZ_OK
+#define H5FZ_PLAN_ERR_ARG H5FZ_ERR_ARG
+#define H5FZ_PLAN_ERR_PARSE H5FZ_ERR_PARSE
+#define H5FZ_PLAN_ERR_NODEVICE H5FZ_ERR_DEVICE
 
 /* ---- limits --------------------------------------------------------------- */
 #define H5FZ_PLAN_NAME_MAX 64    /* class, device and arch names, with NUL */
@@ -103,8 +112,8 @@ void h5fz_device_none(h5fz_device_desc *out, const char *reason);
 
 /* Read a device description file (key = value lines, '#' comments; format
  * in docs/planner.md and planner/devices/) into *out. Unknown keys and
- * malformed values are errors. Returns H5FZ_PLAN_OK, H5FZ_PLAN_ERR_IO
- * (cannot open) or H5FZ_PLAN_ERR_PARSE; err gets "file:line: reason". */
+ * malformed values are errors. Returns H5FZ_OK, H5FZ_ERR_IO
+ * (cannot open) or H5FZ_ERR_PARSE; err gets "file:line: reason". */
 int h5fz_device_load(const char *path, h5fz_device_desc *out, char *err, size_t err_len);
 
 /* As h5fz_device_load, from text in memory (NUL-terminated). `origin` names
@@ -178,17 +187,17 @@ typedef struct {
 const char *h5fz_registry_default_text(void);
 
 /* Load the registry: from the file named by $H5FZ_REGISTRY when it is set
- * and not empty, else the embedded text. Returns H5FZ_PLAN_OK or the error
+ * and not empty, else the embedded text. Returns H5FZ_OK or the error
  * of h5fz_registry_parse / h5fz_registry_load_file (reason in err). */
 int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len);
 
-/* Load a registry file. H5FZ_PLAN_ERR_IO if it cannot be read, else as
+/* Load a registry file. H5FZ_ERR_IO if it cannot be read, else as
  * h5fz_registry_parse. */
 int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err, size_t err_len);
 
 /* Parse registry text (format in docs/planner.md). Checks: known keys,
  * fallback names exist, the chain from `start` has no cycle and ends in a
- * cpu class, tuning is consistent. H5FZ_PLAN_ERR_PARSE with
+ * cpu class, tuning is consistent. H5FZ_ERR_PARSE with
  * "origin:line: reason" in err on failure. origin may be NULL. */
 int h5fz_registry_parse(const char *text, const char *origin, h5fz_registry *out, char *err, size_t err_len);
 
@@ -207,15 +216,15 @@ typedef struct {
 } h5fz_calibration;
 
 /* The cache folder: $H5FZ_CACHE_DIR, else $XDG_CACHE_HOME/h5fz, else
- * $HOME/.cache/h5fz. Writes it to out (NUL-terminated). Returns H5FZ_PLAN_OK
- * or H5FZ_PLAN_ERR_ARG when none of the variables is set or out is short. */
+ * $HOME/.cache/h5fz. Writes it to out (NUL-terminated). Returns H5FZ_OK
+ * or H5FZ_ERR_ARG when none of the variables is set or out is short. */
 int h5fz_planner_cache_dir(char *out, size_t out_len);
 
 /* Look up (device_name, class_name) in a calibration file (lines
  * "device | class | key=value ...", '*' matches any; the last matching line
  * wins field by field). path NULL = <cache dir>/calibration.txt.
- * Returns H5FZ_PLAN_OK (cal->found tells whether a line matched; a missing
- * file is not an error), or H5FZ_PLAN_ERR_PARSE with "path:line: reason". */
+ * Returns H5FZ_OK (cal->found tells whether a line matched; a missing
+ * file is not an error), or H5FZ_ERR_PARSE with "path:line: reason". */
 int h5fz_calibration_lookup(const char *path, const char *device_name, const char *class_name, h5fz_calibration *cal,
                             char *err, size_t err_len);
 
@@ -280,8 +289,8 @@ void h5fz_plan_options_default(h5fz_plan_options *opts);
  * (op_ids[0..n_ops-1], uint8 ids such as 1 quant, 10 delta, 30 rze).
  * opts NULL = defaults. Walks the chain from reg->start, recording each
  * refused class with its reason, and picks the first available class.
- * Returns H5FZ_PLAN_OK, H5FZ_PLAN_ERR_ARG, H5FZ_PLAN_ERR_PARSE (bad
- * calibration file) or H5FZ_PLAN_ERR_NOCLASS (only with a registry whose
+ * Returns H5FZ_OK, H5FZ_ERR_ARG, H5FZ_ERR_PARSE (bad
+ * calibration file) or H5FZ_ERR_UNSUPPORTED (only with a registry whose
  * cpu class does not support the ops). *out is always fully written. */
 int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const uint8_t *op_ids, size_t n_ops,
                    const h5fz_plan_options *opts, h5fz_plan *out);

@@ -42,7 +42,7 @@ static int choose_class(h5fz_plan *p, const h5fz_registry *reg, const uint8_t *o
       if (c->target != H5FZ_TARGET_CPU)
         snprintf(p->arch_name, sizeof p->arch_name, "%s_%d", c->target == H5FZ_TARGET_CUBIN ? "sm" : "compute", arch);
       p->tuning = c->tuning;
-      return H5FZ_PLAN_OK;
+      return H5FZ_OK;
     }
     if (p->n_refused < H5FZ_PLAN_MAX_CLASSES) {
       h5fz_refusal *r = &p->refused[p->n_refused++];
@@ -51,7 +51,7 @@ static int choose_class(h5fz_plan *p, const h5fz_registry *reg, const uint8_t *o
     }
     c = c->fallback[0] ? h5fz_registry_find(reg, c->fallback) : NULL;
   }
-  return H5FZ_PLAN_ERR_NOCLASS;
+  return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "no class of the chain is available (the plan's refusals say why)");
 }
 
 /* Calibration of (device, class): measured figures replace the model's. */
@@ -61,14 +61,14 @@ static int apply_calibration(h5fz_plan *p, const char *path)
   char err[H5FZ_PLAN_REASON_MAX];
   pl_out o;
   int r = h5fz_calibration_lookup(path, p->device.name, p->klass, &cal, err, sizeof err);
-  if (r != H5FZ_PLAN_OK) {
+  if (r != H5FZ_OK) {
     pl_copy(p->calibration_note, sizeof p->calibration_note, err);
     return r;
   }
   if (!cal.found) {
     snprintf(p->calibration_note, sizeof p->calibration_note,
              "no calibration for this device/class in %s; roofline used", cal.path);
-    return H5FZ_PLAN_OK;
+    return H5FZ_OK;
   }
   p->calibrated = 1;
   if (cal.cpu_GBps > 0.0) p->options.cpu_GBps = cal.cpu_GBps;
@@ -80,7 +80,7 @@ static int apply_calibration(h5fz_plan *p, const char *path)
   if (cal.kernel_GBps > 0.0) pl_out_printf(&o, " kernel %.1f GB/s", cal.kernel_GBps);
   if (cal.overhead_us > 0.0) pl_out_printf(&o, " overhead %.1f us", cal.overhead_us);
   if (cal.cpu_GBps > 0.0) pl_out_printf(&o, " cpu %.2f GB/s", cal.cpu_GBps);
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const uint8_t *op_ids, size_t n_ops,
@@ -89,20 +89,23 @@ int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const 
   static const uint64_t sizes[3] = {1u << 20, 4u << 20, 16u << 20};
   char canon[1024];
   int r, i, n;
-  if (out == NULL) return H5FZ_PLAN_ERR_ARG;
+  if (out == NULL) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_plan_make: NULL plan");
   memset(out, 0, sizeof *out);
   if (opts)
     out->options = *opts;
   else
     h5fz_plan_options_default(&out->options);
   out->options.calibration_path = NULL;
-  if (dev == NULL || reg == NULL || (op_ids == NULL && n_ops > 0) || !options_valid(&out->options))
-    return H5FZ_PLAN_ERR_ARG;
+  if (dev == NULL || reg == NULL || (op_ids == NULL && n_ops > 0))
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_plan_make: NULL device, registry or ops");
+  if (!options_valid(&out->options))
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_plan_make: options out of range (cpu_GBps > 0, overhead_us >= 0, "
+                                   "efficiencies in (0, 1], assumed_ratio >= 1)");
   out->device = *dev;
   pl_copy(out->registry_source, sizeof out->registry_source, reg->source);
   out->crossover_bytes = UINT64_MAX;
   r = choose_class(out, reg, op_ids, n_ops);
-  if (r != H5FZ_PLAN_OK) {
+  if (r != H5FZ_OK) {
     pl_copy(out->klass, sizeof out->klass, "(none)");
     out->target = H5FZ_TARGET_CPU;
     return r;
@@ -110,7 +113,7 @@ int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const 
   pl_roofline_fill(out);
   if (opts != NULL && opts->calibration_path != NULL) {
     r = apply_calibration(out, opts->calibration_path);
-    if (r != H5FZ_PLAN_OK) return r;
+    if (r != H5FZ_OK) return r;
   } else {
     pl_copy(out->calibration_note, sizeof out->calibration_note, "not calibrated; roofline used");
   }
@@ -119,7 +122,7 @@ int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const 
   n = h5fz_plan_canonical_text(out, canon, sizeof canon);
   out->digest = pl_fnv1a64(canon, n > 0 && (size_t)n < sizeof canon ? (size_t)n : strlen(canon));
   snprintf(out->digest_hex, sizeof out->digest_hex, "%016llx", (unsigned long long)out->digest);
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 h5fz_exec_route h5fz_plan_route_for_chunk(const h5fz_plan *plan, uint64_t chunk_bytes)

@@ -24,7 +24,7 @@ int h5fz_plan_canonical_text(const h5fz_plan *p, char *buf, size_t len)
 {
   pl_out o;
   const h5fz_tuning *t;
-  if (p == NULL) return H5FZ_PLAN_ERR_ARG;
+  if (p == NULL) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_plan_canonical_text: NULL plan");
   t = &p->tuning;
   pl_out_init(&o, buf, len);
   pl_out_printf(&o,
@@ -142,7 +142,7 @@ static void text_model(pl_out *o, const h5fz_plan *p, uint64_t chunk)
 int h5fz_plan_format_text(const h5fz_plan *p, uint64_t chunk_bytes, char *buf, size_t buf_len)
 {
   pl_out o;
-  if (p == NULL) return H5FZ_PLAN_ERR_ARG;
+  if (p == NULL) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_plan_format_text: NULL plan");
   pl_out_init(&o, buf, buf_len);
   text_device(&o, p);
   text_choice(&o, p);
@@ -253,7 +253,7 @@ static void json_model(pl_out *o, const h5fz_plan *p, uint64_t chunk)
 int h5fz_plan_format_json(const h5fz_plan *p, uint64_t chunk_bytes, char *buf, size_t buf_len)
 {
   pl_out o;
-  if (p == NULL) return H5FZ_PLAN_ERR_ARG;
+  if (p == NULL) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_plan_format_json: NULL plan");
   pl_out_init(&o, buf, buf_len);
   pl_out_printf(&o, "{");
   json_device(&o, p);

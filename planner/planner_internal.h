@@ -7,10 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h5fz_fail.h"
 #include "h5fz_planner.h"
 
-/* printf into a reason buffer; no-op when buf is NULL or len is 0. */
+/* printf into a reason buffer; no-op when buf is NULL or len is 0. For
+ * reasons that are not failures (a class refused, a device absent). */
 void pl_msg(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A failure: the message goes to the thread's last error (h5fz_fail) and,
+ * when err is not NULL, into err[err_len] as well; returns status. */
+int pl_fail(int status, char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Copy src into dst[len], cut and NUL-terminated. */
 void pl_copy(char *dst, size_t len, const char *src);
@@ -43,7 +49,7 @@ int pl_parse_version(const char *s, int *major, int *minor);
 int pl_parse_arch(const char *s, int *arch);
 
 /* Read a whole file into a malloc'd NUL-terminated buffer (caller frees).
- * H5FZ_PLAN_OK, H5FZ_PLAN_ERR_IO or H5FZ_PLAN_ERR_NOMEM. */
+ * H5FZ_OK, H5FZ_ERR_IO, H5FZ_ERR_NOMEM or H5FZ_ERR_PARSE (NUL bytes). */
 int pl_read_file(const char *path, char **out, char *err, size_t err_len);
 
 /* FNV-1a 64-bit over n bytes. */

@@ -175,13 +175,13 @@ static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
       if (n < 3 || kv.value[0] != '[' || kv.value[n - 1] != ']') goto bad_line;
       if (c != NULL && !have_target) goto no_target;
       if (out->n_classes == H5FZ_PLAN_MAX_CLASSES) {
-        pl_msg(err, err_len, "%s:%d: more than %d classes", origin, kv.line, H5FZ_PLAN_MAX_CLASSES);
-        return H5FZ_PLAN_ERR_PARSE;
+        return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: more than %d classes", origin, kv.line,
+                       H5FZ_PLAN_MAX_CLASSES);
       }
       kv.value[n - 1] = '\0';
       if (n - 2 >= H5FZ_PLAN_NAME_MAX || h5fz_registry_find(out, kv.value + 1) != NULL) {
-        pl_msg(err, err_len, "%s:%d: class name '%s' too long or repeated", origin, kv.line, kv.value + 1);
-        return H5FZ_PLAN_ERR_PARSE;
+        return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: class name '%s' too long or repeated", origin, kv.line,
+                       kv.value + 1);
       }
       c = &out->classes[out->n_classes++];
       memset(c, 0, sizeof *c);
@@ -198,22 +198,19 @@ static int parse_lines(const char *text, const char *origin, h5fz_registry *out,
     r = set_class_key(c, &kv, &have_target);
     if (r == 1) goto bad_key;
     if (r != 0) {
-      pl_msg(err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key, kv.value);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: bad value for '%s': '%s'", origin, kv.line, kv.key,
+                     kv.value);
     }
   }
   if (c != NULL && !have_target) goto no_target;
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 bad_line:
-  pl_msg(err, err_len, "%s:%d: expected '[class]' or 'key = value'", origin, kv.line);
-  return H5FZ_PLAN_ERR_PARSE;
+  return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: expected '[class]' or 'key = value'", origin, kv.line);
 bad_key:
-  pl_msg(err, err_len, "%s:%d: unknown key '%s'%s", origin, kv.line, kv.key,
-         c == NULL ? " (only 'start' before the first [class])" : "");
-  return H5FZ_PLAN_ERR_PARSE;
+  return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: unknown key '%s'%s", origin, kv.line, kv.key,
+                 c == NULL ? " (only 'start' before the first [class])" : "");
 no_target:
-  pl_msg(err, err_len, "%s:%d: class '%s' has no 'target'", origin, start_line, c->name);
-  return H5FZ_PLAN_ERR_PARSE;
+  return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s:%d: class '%s' has no 'target'", origin, start_line, c->name);
 }
 
 /* The chain from start must name existing classes, not loop, end at cpu. */
@@ -224,42 +221,37 @@ static int check_chain(const h5fz_registry *reg, const char *origin, char *err, 
   for (i = 0; i < reg->n_classes; i++) {
     const char *why = check_class(&reg->classes[i]);
     if (why != NULL) {
-      pl_msg(err, err_len, "%s: class '%s': %s", origin, reg->classes[i].name, why);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: class '%s': %s", origin, reg->classes[i].name, why);
     }
     if (reg->classes[i].fallback[0] != '\0' && h5fz_registry_find(reg, reg->classes[i].fallback) == NULL) {
-      pl_msg(err, err_len, "%s: class '%s' falls back to unknown class '%s'", origin, reg->classes[i].name,
-             reg->classes[i].fallback);
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: class '%s' falls back to unknown class '%s'", origin,
+                     reg->classes[i].name, reg->classes[i].fallback);
     }
   }
   if (reg->start[0] == '\0' || (c = h5fz_registry_find(reg, reg->start)) == NULL) {
-    pl_msg(err, err_len, "%s: 'start' missing or names no class", origin);
-    return H5FZ_PLAN_ERR_PARSE;
+    return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: 'start' missing or names no class", origin);
   }
   while (c->target != H5FZ_TARGET_CPU) {
     if (c->fallback[0] == '\0' || ++steps > reg->n_classes) {
-      pl_msg(err, err_len, "%s: the chain from '%s' %s", origin, reg->start,
-             c->fallback[0] ? "loops" : "does not end in a cpu class");
-      return H5FZ_PLAN_ERR_PARSE;
+      return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: the chain from '%s' %s", origin, reg->start,
+                     c->fallback[0] ? "loops" : "does not end in a cpu class");
     }
     c = h5fz_registry_find(reg, c->fallback);
   }
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 int h5fz_registry_parse(const char *text, const char *origin, h5fz_registry *out, char *err, size_t err_len)
 {
   int r;
   if (text == NULL || out == NULL) {
-    pl_msg(err, err_len, "NULL argument");
-    return H5FZ_PLAN_ERR_ARG;
+    return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
   }
   if (origin == NULL) origin = "<text>";
   memset(out, 0, sizeof *out);
   r = parse_lines(text, origin, out, err, err_len);
-  if (r == H5FZ_PLAN_OK) r = check_chain(out, origin, err, err_len);
-  if (r == H5FZ_PLAN_OK) pl_copy(out->source, sizeof out->source, origin);
+  if (r == H5FZ_OK) r = check_chain(out, origin, err, err_len);
+  if (r == H5FZ_OK) pl_copy(out->source, sizeof out->source, origin);
   return r;
 }
 
@@ -268,11 +260,10 @@ int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err, siz
   char *text;
   int r;
   if (path == NULL || out == NULL) {
-    pl_msg(err, err_len, "NULL argument");
-    return H5FZ_PLAN_ERR_ARG;
+    return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
   }
   r = pl_read_file(path, &text, err, err_len);
-  if (r != H5FZ_PLAN_OK) return r;
+  if (r != H5FZ_OK) return r;
   r = h5fz_registry_parse(text, path, out, err, err_len);
   free(text);
   return r;

@@ -20,6 +20,17 @@ void pl_msg(char *buf, size_t len, const char *fmt, ...)
   va_end(ap);
 }
 
+int pl_fail(int status, char *err, size_t err_len, const char *fmt, ...)
+{
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  pl_copy(err, err_len, msg);
+  return h5fz_fail(status, "%s", msg);
+}
+
 void pl_copy(char *dst, size_t len, const char *src)
 {
   if (dst == NULL || len == 0) return;
@@ -132,8 +143,7 @@ int pl_read_file(const char *path, char **out, char *err, size_t err_len)
   *out = NULL;
   f = fopen(path, "rb");
   if (f == NULL) {
-    pl_msg(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-    return H5FZ_PLAN_ERR_IO;
+    return pl_fail(H5FZ_ERR_IO, err, err_len, "%s: cannot open: %s", path, strerror(errno));
   }
   for (;;) {
     size_t got;
@@ -143,8 +153,7 @@ int pl_read_file(const char *path, char **out, char *err, size_t err_len)
       if (nb == NULL) {
         free(buf);
         fclose(f);
-        pl_msg(err, err_len, "%s: out of memory", path);
-        return H5FZ_PLAN_ERR_NOMEM;
+        return pl_fail(H5FZ_ERR_NOMEM, err, err_len, "%s: out of memory", path);
       }
       buf = nb;
       cap = ncap;
@@ -156,18 +165,16 @@ int pl_read_file(const char *path, char **out, char *err, size_t err_len)
   if (ferror(f)) {
     free(buf);
     fclose(f);
-    pl_msg(err, err_len, "%s: read error", path);
-    return H5FZ_PLAN_ERR_IO;
+    return pl_fail(H5FZ_ERR_IO, err, err_len, "%s: read error", path);
   }
   fclose(f);
   buf[n] = '\0';
   if (strlen(buf) != n) {
     free(buf);
-    pl_msg(err, err_len, "%s: contains NUL bytes (not a text file)", path);
-    return H5FZ_PLAN_ERR_PARSE;
+    return pl_fail(H5FZ_ERR_PARSE, err, err_len, "%s: contains NUL bytes (not a text file)", path);
   }
   *out = buf;
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 uint64_t pl_fnv1a64(const void *data, size_t n)

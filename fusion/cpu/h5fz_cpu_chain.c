@@ -1,16 +1,23 @@
 /*
  * h5fz_cpu_chain.c - the CPU run of a chain on one sub-chunk: the ops in
- * spec order, as the CPU-specialised versions of h5fz_cpu_fast.c, which
- * write exactly the bytes of the device_ops/ ops run with a one-thread
- * "block" (tests/core/test_cpu_fast.c); a delta directly followed by zigzag
- * or negabinary runs as one fused pass.
+ * spec order, each as its CPU fast form (device_ops/op_*_cpu.c), which
+ * writes exactly the bytes of the reference op run with a one-thread
+ * "block" (tests/core/test_cpu_fast.c), or as the reference itself where
+ * it has none (lorenzo, bitpack, the PW_REL and LOSSLESS quantizers, the
+ * chunk-wide steps of lorenzo_nd); a delta directly followed by zigzag or
+ * negabinary runs as one fused pass. Errors become an h5fz_status here.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_cpu_chain.h"
-#include "h5fz_cpu_fast.h"
-#include "h5fz_cpu_fast_bits.h"
+#include "op_bitshuffle_cpu.h"
+#include "op_delta_cpu.h"
+#include "op_lorenzo_nd_cpu.h"
+#include "op_negabinary_cpu.h"
+#include "op_quant_cpu.h"
+#include "op_rze_cpu.h"
+#include "op_zigzag_cpu.h"
 
 static const h5fz_blk one_thread = {0u, 1u, NULL};
 
@@ -39,55 +46,38 @@ static int fuses(const h5fz_chunk_plan *p, uint32_t i)
          (p->ops[i + 1] == H5FZ_OP_ZIGZAG || p->ops[i + 1] == H5FZ_OP_NEGABINARY);
 }
 
-/* Forward transform op on n words of sub-chunk s (m values): in -> out. */
-static void transform_encode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, const void *in, void *out,
-                             uint32_t n, uint32_t m)
+/* fn##_64(args) for 64-bit words, else fn##_32(args). */
+#define BY_WIDTH(wide, fn, ...) ((wide) ? fn##_64(__VA_ARGS__) : fn##_32(__VA_ARGS__))
+
+/* Transform op on n words of sub-chunk s (m values), forward or (inverse)
+ * backward: in -> out. Only an inverse writes in (Lorenzo uses it as
+ * scratch). lorenzo_nd runs forward only here (the rest of its inverse is
+ * chunk-wide), from the chunk's words p->lnd_q, which in is part of. */
+static void transform(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, int inverse, void *in, void *out,
+                      uint32_t n, uint32_t m)
 {
-  if (op == H5FZ_OP_LORENZO_ND) { /* from the chunk's words (p->lnd_q), which in is part of */
-    uint32_t first = s * p->subchunk_elems;
-    (void)in;
-    if (wide)
-      h5fz_fast_lnd_encode_64(p->lnd_q, out, first, m, n, p->lnd);
-    else
-      h5fz_fast_lnd_encode_32(p->lnd_q, out, first, m, n, p->lnd);
-  } else if (op == H5FZ_OP_LORENZO) {
-    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
-    if (wide)
-      h5fz_lorenzo_encode_64(&one_thread, in, out, n, first, p->row);
-    else
-      h5fz_lorenzo_encode_32(&one_thread, in, out, n, first, p->row);
-  } else if (op == H5FZ_OP_BITSHUFFLE) {
-    if (wide)
-      h5fz_fast_bitshuffle_encode_64(in, out, n);
-    else
-      h5fz_fast_bitshuffle_encode_32(in, out, n);
-  } else if (wide) {
-    h5fz_fast_transform_encode_64(op, in, out, n);
-  } else {
-    h5fz_fast_transform_encode_32(op, in, out, n);
+  unsigned long long first = (unsigned long long)s * p->subchunk_elems;
+#define RUN(enc, dec, ...) (inverse ? BY_WIDTH(wide, dec, __VA_ARGS__) : BY_WIDTH(wide, enc, __VA_ARGS__))
+  switch (op) {
+  case H5FZ_OP_LORENZO_ND: BY_WIDTH(wide, h5fz_fast_lnd_encode, p->lnd_q, out, (uint32_t)first, m, n, p->lnd); break;
+  case H5FZ_OP_LORENZO: RUN(h5fz_lorenzo_encode, h5fz_lorenzo_decode, &one_thread, in, out, n, first, p->row); break;
+  case H5FZ_OP_BITSHUFFLE: RUN(h5fz_fast_bitshuffle_encode, h5fz_fast_bitshuffle_decode, in, out, n); break;
+  case H5FZ_OP_DELTA: RUN(h5fz_fast_delta_encode, h5fz_fast_delta_decode, in, out, n); break;
+  case H5FZ_OP_ZIGZAG: RUN(h5fz_fast_zigzag_encode, h5fz_fast_zigzag_decode, in, out, n); break;
+  case H5FZ_OP_NEGABINARY: RUN(h5fz_fast_negabinary_encode, h5fz_fast_negabinary_decode, in, out, n); break;
   }
+#undef RUN
 }
 
-/* Inverse; may overwrite in (Lorenzo uses it as scratch). */
-static void transform_decode(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, void *in, void *out,
-                             uint32_t n)
+/* A delta fused with the zigzag (else negabinary) op2 after it: in -> out. */
+static void delta_fused(uint8_t op2, int wide, int inverse, const void *in, void *out, uint32_t n)
 {
-  if (op == H5FZ_OP_LORENZO) {
-    unsigned long long first = (unsigned long long)s * p->subchunk_elems;
-    if (wide)
-      h5fz_lorenzo_decode_64(&one_thread, in, out, n, first, p->row);
-    else
-      h5fz_lorenzo_decode_32(&one_thread, in, out, n, first, p->row);
-  } else if (op == H5FZ_OP_BITSHUFFLE) {
-    if (wide)
-      h5fz_fast_bitshuffle_decode_64(in, out, n);
-    else
-      h5fz_fast_bitshuffle_decode_32(in, out, n);
-  } else if (wide) {
-    h5fz_fast_transform_decode_64(op, in, out, n);
-  } else {
-    h5fz_fast_transform_decode_32(op, in, out, n);
-  }
+  if (op2 == H5FZ_OP_ZIGZAG)
+    inverse ? BY_WIDTH(wide, h5fz_fast_delta_zigzag_decode, in, out, n)
+            : BY_WIDTH(wide, h5fz_fast_delta_zigzag_encode, in, out, n);
+  else
+    inverse ? BY_WIDTH(wide, h5fz_fast_delta_negabinary_decode, in, out, n)
+            : BY_WIDTH(wide, h5fz_fast_delta_negabinary_encode, in, out, n);
 }
 
 /* Run the coder on L bytes (n words); returns the size-table entry. */
@@ -132,13 +122,10 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
   for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
     uint8_t *other = cur == w->a ? w->b : w->a;
     if (fuses(p, i)) {
-      if (wide)
-        h5fz_fast_delta_then_encode_64(p->ops[i + 1], (const uint64_t *)cur, (uint64_t *)other, m_pad);
-      else
-        h5fz_fast_delta_then_encode_32(p->ops[i + 1], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      delta_fused(p->ops[i + 1], wide, 0, cur, other, m_pad);
       i++;
     } else {
-      transform_encode(p, s, p->ops[i], wide, cur, other, m_pad, m);
+      transform(p, s, p->ops[i], wide, 0, (void *)cur, other, m_pad, m); /* forward: cur is only read */
     }
     cur = other;
   }
@@ -167,13 +154,10 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
   int lnd = h5fz_plan_has_lnd(p);
   for (uint32_t i = p->n_ops - 1; i-- > (lnd ? 2u : 1u);) {
     if (i >= 2 && fuses(p, i - 1)) {
-      if (wide)
-        h5fz_fast_undo_then_delta_decode_64(p->ops[i], (const uint64_t *)cur, (uint64_t *)other, m_pad);
-      else
-        h5fz_fast_undo_then_delta_decode_32(p->ops[i], (const uint32_t *)cur, (uint32_t *)other, m_pad);
+      delta_fused(p->ops[i], wide, 1, cur, other, m_pad);
       i--;
     } else {
-      transform_decode(p, s, p->ops[i], wide, cur, other, m_pad);
+      transform(p, s, p->ops[i], wide, 1, cur, other, m_pad, m);
     }
     uint8_t *t = cur;
     cur = other;

@@ -3,20 +3,23 @@
 
 #include "h5fz_internal.h"
 
+/* A transform from words to words, the most common kind. */
+#define WORDS_TO_WORDS(id, name, prefix, doc)                                                                          \
+  {                                                                                                                    \
+    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, prefix, doc                                \
+  }
+
 static const h5fz_op_info op_table[] = {
     {H5FZ_OP_QUANT, "quant", H5FZ_KIND_MAP, H5FZ_STREAM_FLOAT, H5FZ_STREAM_WORDS, 0, "h5fz_quant",
      "error-bounded quantizer; escapes values it cannot bound to the outlier list"},
-    {H5FZ_OP_DELTA, "delta", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_delta",
-     "1-D first difference within a sub-chunk"},
-    {H5FZ_OP_LORENZO, "lorenzo", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_lorenzo",
-     "2-D Lorenzo prediction over rows of the chunk's last dimension"},
-    {H5FZ_OP_LORENZO_ND, "lorenzo_nd", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_lnd",
-     "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
-     "chosen per chunk; right after quant"},
-    {H5FZ_OP_ZIGZAG, "zigzag", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_zigzag",
-     "signed -> unsigned, small magnitudes stay small"},
-    {H5FZ_OP_NEGABINARY, "negabinary", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, "h5fz_negabinary",
-     "two's complement -> base -2"},
+    WORDS_TO_WORDS(H5FZ_OP_DELTA, "delta", "h5fz_delta", "1-D first difference within a sub-chunk"),
+    WORDS_TO_WORDS(H5FZ_OP_LORENZO, "lorenzo", "h5fz_lorenzo",
+                   "2-D Lorenzo prediction over rows of the chunk's last dimension"),
+    WORDS_TO_WORDS(H5FZ_OP_LORENZO_ND, "lorenzo_nd", "h5fz_lnd",
+                   "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
+                   "chosen per chunk; right after quant"),
+    WORDS_TO_WORDS(H5FZ_OP_ZIGZAG, "zigzag", "h5fz_zigzag", "signed -> unsigned, small magnitudes stay small"),
+    WORDS_TO_WORDS(H5FZ_OP_NEGABINARY, "negabinary", "h5fz_negabinary", "two's complement -> base -2"),
     {H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitshuffle",
      "words -> bit planes"},
     {H5FZ_OP_RZE, "rze", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, "h5fz_rze",
@@ -25,6 +28,7 @@ static const h5fz_op_info op_table[] = {
     {H5FZ_OP_BITPACK, "bitpack", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitpack",
      "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes"},
 };
+#undef WORDS_TO_WORDS
 
 const uint8_t h5fz_default_chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
 

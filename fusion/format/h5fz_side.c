@@ -4,8 +4,9 @@
  * Outliers are often clustered (NaN land masks, fill-value corners), so the
  * section stores position gaps and value bits XOR the previous outlier's
  * bits, each as words bit-shuffled and RZE-coded: a run of NaN costs about
- * one bit per value. Same ops as the payload, in their CPU-specialised
- * versions (h5fz_cpu_fast_bits.c: the bytes of the device_ops/ ops, one thread).
+ * one bit per value. Same ops as the payload, in their CPU fast forms
+ * (device_ops/op_bitshuffle_cpu.c, op_rze_cpu.c: the bytes of the
+ * reference ops, one thread).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 #include "h5fz_format.h"
 #include "h5fz_internal.h"
 #include "h5fz_side.h"
-#include "h5fz_cpu_fast_bits.h"
+#include "op_bitshuffle_cpu.h"
+#include "op_rze_cpu.h"
 
 /* Words (count of esize bytes, already padded to a multiple of 64 in buf)
  * -> bitshuffle -> RZE into out. Returns the entry (size | raw bit). */

@@ -80,6 +80,18 @@ uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec)
   return bytes;
 }
 
+int h5fz_spec_caution(const h5fz_spec *s, char *buf, size_t len)
+{
+  if (buf && len) buf[0] = '\0';
+  if (!s || s->mode != H5FZ_MODE_REL || !(s->bound > 1)) return 0;
+  if (buf && len)
+    snprintf(buf, len,
+             "rel=%g allows errors of up to %g %% of each chunk's value range, so any value may come back "
+             "as any other value of its chunk (did you mean rel=%g, i.e. %g %%?)",
+             s->bound, s->bound * 100, s->bound / 100, s->bound);
+  return 1;
+}
+
 int h5fz_spec_validate(const h5fz_spec *s)
 {
   if (!s) return h5fz_fail(H5FZ_ERR_ARG, "NULL spec");

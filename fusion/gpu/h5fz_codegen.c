@@ -91,6 +91,29 @@ static void emit_lnd_encode(strbuf *b, const char *w, const char *from, const ch
        w, from, to);
 }
 
+/* The call of a generic transform op on the sub-chunk from buffer k to
+ * buffer k + 1 (decode: its inverse), the encoder's and the decoder's
+ * alike: words in and the op's stream out when encoding, the op's stream
+ * in and words out when decoding (lorenzo decodes in place: its input is
+ * not const); lorenzo takes the sub-chunk's position and row, the padded
+ * bitshuffle its padding. */
+static void emit_transform(strbuf *b, const h5fz_op_info *op, const char *w, int decode, int padded, unsigned k)
+{
+  int bytes = op->output == H5FZ_STREAM_BYTES, lorenzo = op->id == H5FZ_OP_LORENZO;
+  int pad = op->id == H5FZ_OP_BITSHUFFLE && padded && !lorenzo;
+  const char *in = !decode   ? "(const word_t *)"
+                   : lorenzo ? "(word_t *)"
+                   : bytes   ? "(const uint8_t *)"
+                             : "(const word_t *)";
+  const char *out = decode || lorenzo ? "(word_t *)" : bytes ? "(uint8_t *)" : "(word_t *)";
+  emit(b, "  /* %s: %s */\n", decode ? "inverse transform" : "transform", op->name);
+  emit(b, "  %s_%s%s_%s(&blk, %s%s, %s%s, m_pad%s);\n  __syncthreads();\n", op->device_fn, decode ? "decode" : "encode",
+       pad ? "_padded" : "", w, in, bufname(k), out, bufname(k + 1),
+       lorenzo ? ", first, row"
+       : pad   ? ", pad"
+               : "");
+}
+
 static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
@@ -119,7 +142,6 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
   unsigned k = 0;
   for (uint32_t i = 1; i + 1 < s->n_ops; i++, k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
-    const char *out_cast = op->output == H5FZ_STREAM_BYTES ? "(uint8_t *)" : "(word_t *)";
     if (op->id == H5FZ_OP_DELTA && i + 2 < s->n_ops && s->ops[i + 1] == H5FZ_OP_ZIGZAG) {
       emit(b,
            "  /* transforms: delta, zigzag (one pass) */\n"
@@ -132,16 +154,7 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
       emit_lnd_encode(b, w, bufname(k), bufname(k + 1));
       continue;
     }
-    emit(b, "  /* transform: %s */\n", op->name);
-    if (op->id == H5FZ_OP_LORENZO)
-      emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
-           op->device_fn, w, bufname(k), bufname(k + 1));
-    else if (op->id == H5FZ_OP_BITSHUFFLE && padded)
-      emit(b, "  %s_encode_padded_%s(&blk, (const word_t *)%s, (uint8_t *)%s, m_pad, pad);\n  __syncthreads();\n",
-           op->device_fn, w, bufname(k), bufname(k + 1));
-    else
-      emit(b, "  %s_encode_%s(&blk, (const word_t *)%s, %s%s, m_pad);\n  __syncthreads();\n", op->device_fn, w,
-           bufname(k), out_cast, bufname(k + 1));
+    emit_transform(b, op, w, 0, padded, k);
   }
   const h5fz_op_info *coder = h5fz_op_lookup(s->ops[s->n_ops - 1]);
   emit(b, "  /* coder: %s; a sub-chunk it would not shrink is stored raw */\n", coder->name);
@@ -201,7 +214,6 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
   uint32_t first_transform = lnd ? 2u : 1u;
   for (uint32_t i = s->n_ops - 1; i-- > first_transform; k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
-    const char *in_cast = op->output == H5FZ_STREAM_BYTES ? "(const uint8_t *)" : "(const word_t *)";
     /* the delta decode takes in a zigzag before it and the quantizer decode after it */
     int zz = op->id == H5FZ_OP_ZIGZAG && i > first_transform && s->ops[i - 1] == H5FZ_OP_DELTA;
     if (zz || op->id == H5FZ_OP_DELTA) {
@@ -221,16 +233,7 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
       i = delta_at;
       continue;
     }
-    emit(b, "  /* inverse transform: %s */\n", op->name);
-    if (op->id == H5FZ_OP_LORENZO)
-      emit(b, "  %s_decode_%s(&blk, (word_t *)%s, (word_t *)%s, m_pad, first, row);\n  __syncthreads();\n",
-           op->device_fn, w, bufname(k), bufname(k + 1));
-    else if (op->id == H5FZ_OP_BITSHUFFLE && padded)
-      emit(b, "  %s_decode_padded_%s(&blk, (const uint8_t *)%s, (word_t *)%s, m_pad, pad);\n  __syncthreads();\n",
-           op->device_fn, w, bufname(k), bufname(k + 1));
-    else
-      emit(b, "  %s_decode_%s(&blk, %s%s, (word_t *)%s, m_pad);\n  __syncthreads();\n", op->device_fn, w, in_cast,
-           bufname(k), bufname(k + 1));
+    emit_transform(b, op, w, 1, padded, k);
   }
   if (lnd) {
     emit(b,

@@ -19,6 +19,30 @@
  * context has its own lock, so two GPUs work at the same time). */
 static h5fz_gpu_context *contexts[H5FZ_GPU_MAX_ORDINALS];
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* In the child of a fork: a CUDA context does not survive fork(), and a
+ * lock another thread of the parent held (a warm-up, a chunk call) would
+ * never be released. Each context's lock is made anew and a context made
+ * in the parent is unusable here, with the reason (the chunks go to the
+ * CPU executor under auto; H5FZ_DEVICE=gpu fails naming it). */
+static void after_fork_in_child(void)
+{
+  pthread_mutex_init(&contexts_lock, NULL);
+  for (int i = 0; i < H5FZ_GPU_MAX_ORDINALS; i++) {
+    h5fz_gpu_context *gc = contexts[i];
+    if (!gc) continue;
+    pthread_mutex_init(&gc->lock, NULL);
+    atomic_store(&gc->warming, 0);
+    if (gc->init_done && gc->usable) {
+      gc->usable = 0;
+      snprintf(gc->why, sizeof gc->why, "%s",
+               "the GPU context was made before fork(); a child process cannot use its parent's CUDA context");
+    }
+  }
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, after_fork_in_child); }
 
 h5fz_gpu_context *h5fz_gpu_context_of(int ordinal)
 {
@@ -26,6 +50,7 @@ h5fz_gpu_context *h5fz_gpu_context_of(int ordinal)
     h5fz_fail(H5FZ_ERR_ARG, "GPU ordinal %d out of range 0..%d", ordinal, H5FZ_GPU_MAX_ORDINALS - 1);
     return NULL;
   }
+  pthread_once(&fork_once, watch_forks);
   pthread_mutex_lock(&contexts_lock);
   h5fz_gpu_context *gc = contexts[ordinal];
   if (!gc && (gc = calloc(1, sizeof *gc))) {

@@ -69,6 +69,14 @@ static void join_warmups(void)
   for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
 }
 
+/* In the child of a fork: the warm-up threads stayed in the parent, so
+ * there is nothing to wait for at the child's exit. */
+static void forget_threads(void)
+{
+  n_threads = 0;
+  pthread_mutex_init(&threads_lock, NULL);
+}
+
 /* Keep the object holding this code loaded for the process (a no-op in a
  * program linked with the library). */
 static void pin_self(void)
@@ -107,7 +115,7 @@ void h5fz_gpu_warm_up(const h5fz_chunk_plan *p)
   if (j && n_threads < MAX_WARMUPS) {
     if (!exit_handler_set) {
       pin_self();
-      exit_handler_set = atexit(join_warmups) == 0;
+      exit_handler_set = atexit(join_warmups) == 0 && pthread_atfork(NULL, NULL, forget_threads) == 0;
     }
     j->gc = gc;
     j->have_plan = p != NULL;

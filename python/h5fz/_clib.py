@@ -58,6 +58,8 @@ def _load():
     lib.h5fzpy_spec_cd_values.argtypes = [
         ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t),
         ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)]
+    lib.h5fzpy_spec_caution.restype = ctypes.c_int
+    lib.h5fzpy_spec_caution.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
     lib.h5fzpy_describe_cd_values.restype = ctypes.c_int
     lib.h5fzpy_describe_cd_values.argtypes = [
         ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
@@ -102,6 +104,14 @@ def spec_cd_values(text):
     if rc != 0:
         raise ValueError("h5fz: invalid spec %r: %s" % (text or "", last_error()))
     return canon.value.decode("utf-8"), tuple(cd[i] for i in range(n.value)), bool(has_fill.value)
+
+
+def spec_caution(text):
+    """The warning the C library gives for valid spec text that is most
+    likely a mistake (a rel= bound above 1), or None."""
+    buf = ctypes.create_string_buffer(512)
+    raw = None if text is None else text.encode("utf-8")
+    return buf.value.decode("utf-8") if LIB.h5fzpy_spec_caution(raw, buf, len(buf)) else None
 
 
 def describe_cd_values(words):

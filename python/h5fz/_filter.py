@@ -1,6 +1,7 @@
 """h5fz.Filter: the h5py/h5netcdf/xarray arguments of an h5fz spec."""
 from collections.abc import Mapping
 import numbers
+import warnings
 
 from . import _clib
 
@@ -71,6 +72,9 @@ class Filter(Mapping):
         if "\x00" in text:  # C would stop reading there and drop the rest without a word
             raise ValueError("h5fz.Filter: the spec contains a NUL character: %r" % (text,))
         self.spec, self.cd_values, has_fill = _clib.spec_cd_values(text)
+        caution = _clib.spec_caution(text)
+        if caution:  # kept (SZ3 takes such a bound too), but said: docs/spec.md
+            warnings.warn("h5fz.Filter: " + caution, UserWarning, stacklevel=2)
         if has_fill:
             raise ValueError("h5fz.Filter: fill= is not carried by cd_values; the filter takes the "
                              "dataset's own fill value (h5py: fillvalue=)")

@@ -66,6 +66,14 @@ int h5fzpy_spec_cd_values(const char *text, unsigned *cd, size_t cap, size_t *n_
   return H5FZ_OK;
 }
 
+int h5fzpy_spec_caution(const char *text, char *buf, size_t cap)
+{
+  h5fz_spec spec;
+  if (buf && cap) buf[0] = '\0';
+  if (is_blank(text) ? h5fz_spec_default(&spec) : h5fz_spec_parse(text, &spec)) return 0;
+  return h5fz_spec_caution(&spec, buf, cap);
+}
+
 int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size_t canon_cap, int *dtype)
 {
   g_error[0] = '\0';

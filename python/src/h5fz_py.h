@@ -39,6 +39,12 @@ H5FZPY_EXPORT const char *h5fzpy_last_error(void);
 H5FZPY_EXPORT int h5fzpy_spec_cd_values(const char *text, unsigned *cd, size_t cap, size_t *n_cd, char *canon,
                                         size_t canon_cap, int *has_fill);
 
+/* The warning h5fz_spec_caution gives for spec text (a REL bound above 1)
+ * into buf (cap bytes, NUL-terminated; "" when there is none): 1 when
+ * there is one, 0 otherwise (also when the text does not parse: that is
+ * h5fzpy_spec_cd_values's error to report). */
+H5FZPY_EXPORT int h5fzpy_spec_caution(const char *text, char *buf, size_t cap);
+
 /* The canonical text of the spec that cd_values (n_cd words, e.g. a
  * dataset's, as set_local stored them) mean, into canon; *dtype (may be
  * NULL) receives its dataset part's element type (1 float32, 2 float64, 0

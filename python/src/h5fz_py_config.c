@@ -47,10 +47,10 @@ int h5fzpy_config_json(char *buf, size_t cap)
   h5fz_registry *reg = malloc(sizeof *reg);
   h5fz_plan *plan = malloc(sizeof *plan);
   const char *klass = "cpu";
-  if (reg && plan && h5fz_registry_load_default(reg, why, sizeof why) == H5FZ_PLAN_OK) {
+  if (reg && plan && h5fz_registry_load_default(reg, NULL, 0) == H5FZ_OK) {
     h5fz_spec spec;
     h5fz_spec_default(&spec);
-    if (h5fz_plan_make(&dev, reg, spec.ops, spec.n_ops, NULL, plan) == H5FZ_PLAN_OK) klass = plan->klass;
+    if (h5fz_plan_make(&dev, reg, spec.ops, spec.n_ops, NULL, plan) == H5FZ_OK) klass = plan->klass;
   }
   const char *setting = getenv("H5FZ_DEVICE");
   if (!setting || !setting[0]) setting = "auto";

@@ -1,7 +1,7 @@
 /*
- * test_cpu_fast.c - the CPU-specialised ops (fusion/cpu/h5fz_cpu_fast.c) write
- * exactly the bytes of the reference ops of device_ops/ run with the
- * one-thread block, on random and structured inputs of many sizes:
+ * test_cpu_fast.c - the CPU fast forms of the ops (device_ops/op_*_cpu.c)
+ * write exactly the bytes of their reference twins (device_ops/op_*.h) run
+ * with the one-thread block, on random and structured inputs of many sizes:
  * bitshuffle (32/64), RZE encode (including the NOT_SMALLER decision and
  * small caps) and decode (including corrupt streams: same -1 cases, same
  * bytes otherwise), the quantizer (specials, eb = 0, padding) and the word
@@ -14,8 +14,12 @@
 
 #include "../../device_ops/h5fz_ops.h"
 #include "h5fz.h"
-#include "h5fz_cpu_fast.h"
-#include "h5fz_cpu_fast_bits.h"
+#include "op_bitshuffle_cpu.h"
+#include "op_delta_cpu.h"
+#include "op_negabinary_cpu.h"
+#include "op_quant_cpu.h"
+#include "op_rze_cpu.h"
+#include "op_zigzag_cpu.h"
 
 static const h5fz_blk blk = {0u, 1u, NULL};
 #define CORE_RNG_SEED 0x243f6a8885a308d3ull
@@ -365,6 +369,24 @@ static void ref_transform(uint8_t op, int enc, unsigned wide, const void *in, vo
 #undef R
 }
 
+/* The fast form of the same: op's own function; fused (a delta then op, or
+ * the inverse), the fused pass. */
+static void fast_transform(uint8_t op, int enc, int fused, unsigned wide, const void *in, void *out, uint32_t n)
+{
+#define F(name) (wide ? name##_64(in, out, n) : name##_32(in, out, n))
+  if (fused && op == H5FZ_OP_ZIGZAG)
+    enc ? F(h5fz_fast_delta_zigzag_encode) : F(h5fz_fast_delta_zigzag_decode);
+  else if (fused)
+    enc ? F(h5fz_fast_delta_negabinary_encode) : F(h5fz_fast_delta_negabinary_decode);
+  else if (op == H5FZ_OP_DELTA)
+    enc ? F(h5fz_fast_delta_encode) : F(h5fz_fast_delta_decode);
+  else if (op == H5FZ_OP_ZIGZAG)
+    enc ? F(h5fz_fast_zigzag_encode) : F(h5fz_fast_zigzag_decode);
+  else
+    enc ? F(h5fz_fast_negabinary_encode) : F(h5fz_fast_negabinary_decode);
+#undef F
+}
+
 static void test_transforms(void)
 {
   size_t maxb = 16384u * 8u;
@@ -383,12 +405,7 @@ static void test_transforms(void)
         for (int o = 0; o < 3; o++)
           for (int enc = 0; enc < 2; enc++) {
             ref_transform(ops[o], enc, wide, in, a, n);
-            if (wide)
-              enc ? h5fz_fast_transform_encode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n)
-                  : h5fz_fast_transform_decode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
-            else
-              enc ? h5fz_fast_transform_encode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n)
-                  : h5fz_fast_transform_decode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
+            fast_transform(ops[o], enc, 0, wide, in, b, n);
             CHECK(!memcmp(a, b, bytes), "transform op %u %s w%u n=%u %s", ops[o], enc ? "enc" : "dec", wide ? 64 : 32,
                   n, pat_name[pat]);
           }
@@ -396,17 +413,11 @@ static void test_transforms(void)
           /* fused delta + op2 = delta then op2 */
           ref_transform(H5FZ_OP_DELTA, 1, wide, in, t, n);
           ref_transform(ops[o], 1, wide, t, a, n);
-          if (wide)
-            h5fz_fast_delta_then_encode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
-          else
-            h5fz_fast_delta_then_encode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
+          fast_transform(ops[o], 1, 1, wide, in, b, n);
           CHECK(!memcmp(a, b, bytes), "fused delta+%u encode w%u n=%u %s", ops[o], wide ? 64 : 32, n, pat_name[pat]);
           ref_transform(ops[o], 0, wide, in, t, n);
           ref_transform(H5FZ_OP_DELTA, 0, wide, t, a, n);
-          if (wide)
-            h5fz_fast_undo_then_delta_decode_64(ops[o], (const uint64_t *)in, (uint64_t *)b, n);
-          else
-            h5fz_fast_undo_then_delta_decode_32(ops[o], (const uint32_t *)in, (uint32_t *)b, n);
+          fast_transform(ops[o], 0, 1, wide, in, b, n);
           CHECK(!memcmp(a, b, bytes), "fused %u+delta decode w%u n=%u %s", ops[o], wide ? 64 : 32, n, pat_name[pat]);
         }
       }

@@ -5,7 +5,7 @@
  * barrier, H5FZ_TEST_BLOCK_THREADS in h5fz_dev.h), neighbours in earlier
  * sub-chunks quantized again, the cost pass split in parts, the inverse
  * along y and z one line per thread. Also the CPU executor's row-by-row
- * encode and cost pass (h5fz_cpu_fast.c). Random geometries (ranks 0..4, dims that do not
+ * encode and cost pass (device_ops/op_lorenzo_nd_cpu.c). Random geometries (ranks 0..4, dims that do not
  * divide the sub-chunk, element counts that do not match the dims), all
  * three predictors, float32 and float64, the three quantizer forms, NaN,
  * Inf and outliers.
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../../device_ops/h5fz_ops.h"
-#include "h5fz_cpu_fast.h"
+#include "op_lorenzo_nd_cpu.h"
 
 pthread_barrier_t h5fz_test_barrier;
 uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];

@@ -9,9 +9,11 @@
  *  - A process that creates the dataset (set_local starts the warm-up) and
  *    returns from main at once exits with status 0 (the exit handler waits
  *    for the thread; the plugin stays loaded until then), as does one that
- *    reads a chunk (the first decode starts it) and exits.
+ *    reads a chunk (the first decode starts it) and exits, and a child
+ *    forked while the warm-up runs writes, reads and exits.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,42 @@ int main(int argc, char **argv)
   FT_CHECK(st == 0, "a process that exits right after its first read (warm-up in flight) ended with %d", st);
   FT_CHECK(t2 >= 0.9 * delay, "the exit after the first read took %.3f s: it did not wait for the warm-up (%.3f s)", t2,
            delay);
+  /* fork() (no exec) while this process's warm-up runs: the child does
+   * not inherit the thread, nor a lock it held; it writes and reads a
+   * dataset and exits, without waiting for a thread it does not have */
+  setenv("H5FZ_GPU_ORDINAL", "1", 1); /* a context not made yet: its warm-up starts now */
+  hid_t f = ft_create_file("warmup_fork_parent");
+  hid_t d = create_dataset(f); /* a warm-up in flight in this process */
+  usleep(100000);              /* its thread holds the context (for the delay's 400 ms) */
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    static unsigned char chunks[4 * (N * 4 + 4096)];
+    size_t sizes[4];
+    write_and_check("warmup_fork_child", chunks, N * 4 + 4096, sizes);
+    /* H5FZ_DEVICE=gpu takes the context's lock, which the parent's
+     * warm-up thread held at the fork: the child must get an answer (no
+     * GPU 1 here: H5Dcreate refused), not wait for ever */
+    setenv("H5FZ_DEVICE", "gpu", 1);
+    hid_t cf = ft_create_file("warmup_fork_child_gpu");
+    hid_t cd = create_dataset(cf);
+    if (cd >= 0) H5Dclose(cd);
+    H5Fclose(cf);
+    exit(ft_failures ? 1 : 0); /* exit(), not _exit(): the exit handlers run */
+  }
+  int fst = 0, waited = 0;
+  while (pid > 0 && waitpid(pid, &fst, WNOHANG) == 0 && waited++ < 600) usleep(100000);
+  if (pid > 0 && waited > 600) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &fst, 0);
+  }
+  FT_CHECK(pid > 0 && waited <= 600 && WIFEXITED(fst) && WEXITSTATUS(fst) == 0,
+           "a child forked during a warm-up did not write, read and exit cleanly within 60 s (status %d)", fst);
+  if (d >= 0) H5Dclose(d);
+  H5Fclose(f);
+  unsetenv("H5FZ_GPU_ORDINAL");
+  if (pid > 0 && waited <= 600 && WIFEXITED(fst) && WEXITSTATUS(fst) == 0)
+    printf("fork during a warm-up: the child wrote, read, met H5FZ_DEVICE=gpu and exited with status 0\n");
   printf("exit with a warm-up in flight: status 0 after set_local (%.3f s) and after the first decode (%.3f s), "
          "the warm-up's delay %.3f s\n",
          t1, t2, delay);

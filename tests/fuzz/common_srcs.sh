@@ -1,11 +1,11 @@
 # common_srcs.sh - sourced by build.sh / run_regressions.sh / gen_seeds.sh:
-# the library sources (fusion/ + planner/, as fusion/ and planner/
-# CMakeLists.txt list them) and the two generated sources, made in $gen.
+# the library sources (fusion/ + planner/ + errors/ + device_ops/' CPU fast
+# forms, as their CMakeLists.txt list them) and the two generated sources, made in $gen.
 #   needs: root (repo root), gen (folder for generated sources)
 h5fz_fuzz_gen_sources() {
   mkdir -p "$gen"
   local hdrs="" h
-  for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h op_quant.h op_delta.h op_lorenzo.h op_lorenzo_nd.h op_zigzag.h \
+  for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h h5fz_ops_words.h op_quant.h op_delta.h op_lorenzo.h op_lorenzo_nd.h op_zigzag.h \
            op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h; do
     hdrs="${hdrs:+$hdrs|}$root/device_ops/$h"
   done
@@ -19,13 +19,19 @@ h5fz_fuzz_gen_sources() {
   for f in $(sed -n '/^add_library(h5fz_core/,/)/p' "$root/fusion/CMakeLists.txt" | grep -oE '[a-z0-9_/]+\.c'); do
     lib_srcs+=("$root/fusion/$f")
   done
+  for f in $(sed -n '/^add_library(h5fz_errors/,/)/p' "$root/errors/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
+    lib_srcs+=("$root/errors/$f")
+  done
   for f in $(sed -n '/^add_library(h5fz_planner/,/)/p' "$root/planner/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
     lib_srcs+=("$root/planner/$f")
+  done
+  for f in $(sed -n '/^set(h5fz_op_cpu_sources/,/)/p' "$root/device_ops/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
+    lib_srcs+=("$root/device_ops/$f")
   done
   # the fuzzers need no GPU kernels: the empty table of embedded modules
   H5FZ_FUZZ_SRCS=( "${lib_srcs[@]}" "$root/fusion/gpu/h5fz_jit_embedded_none.c" "$gen/h5fz_embedded_ops.c"
                    "$gen/registry_text.c" )
-  H5FZ_FUZZ_INC="-I$root/fusion -I$root/fusion/format -I$root/fusion/cpu -I$root/fusion/gpu -I$root/planner"
+  H5FZ_FUZZ_INC="-I$root/fusion -I$root/fusion/format -I$root/fusion/cpu -I$root/fusion/gpu -I$root/planner -I$root/errors"
   H5FZ_FUZZ_INC="$H5FZ_FUZZ_INC -I$root/device_ops -I$root"
   H5FZ_FUZZ_DEFS="-D_GNU_SOURCE -DH5FZ_FILTER_ID=32770 -DH5FZ_VERSION_STRING=\"fuzz\""
 }

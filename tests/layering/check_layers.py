@@ -13,8 +13,8 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 # the library layers: a line's folder says what it may touch
-BELOW_HDF5 = ("fusion", "planner", "device_ops")  # no HDF5 below filter/api/cli
-LIB_LAYERS = ("api", "filter", "cli", "bench", "planner", "device_ops", "h5_examples", "python")
+BELOW_HDF5 = ("fusion", "planner", "device_ops", "errors")  # no HDF5 below filter/api/cli
+LIB_LAYERS = ("api", "filter", "cli", "bench", "planner", "device_ops", "h5_examples", "python", "errors")
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 
 
@@ -39,14 +39,27 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
+# The names an op's code has (device_ops/: op_X.h the reference, op_X_cpu.c
+# the CPU fast form): the executors in fusion/cpu/ call them, never define them.
+OP_FUNCTION = re.compile(r"h5fz_(fast_)?(quant|delta|lorenzo|lnd|zigzag|negabinary|bitshuffle|rze|bitpack)_\w*")
+
+
 def check_sources(root, broken):
     dlopen_cuda = []
-    for rel, text in sources(root):
+    all_sources = list(sources(root))
+    fusion_files = {os.path.basename(rel) for rel, _ in all_sources if layer(rel) == "fusion"}
+    for rel, text in all_sources:
         code = strip_comments(text)
         incs = INCLUDE.findall(code)
         top = layer(rel)
+        if rel.startswith(os.path.join("fusion", "cpu") + os.sep):
+            for name, line, _ in function_lengths(text):
+                if OP_FUNCTION.fullmatch(name) or os.path.basename(rel).startswith("op_"):
+                    broken.append(f"{rel}:{line}: defines the op function {name}; op code lives in device_ops/")
         for inc in incs:
             base = os.path.basename(inc)
+            if top == "device_ops" and ("fusion/" in inc or base in fusion_files):
+                broken.append(f"{rel}: includes {inc} of fusion/; device_ops/ (the ops) includes nothing above it")
             if top in BELOW_HDF5 and (base == "hdf5.h" or re.match(r"H5[A-Za-z]*\.h$", base)):
                 broken.append(f"{rel}: includes the HDF5 header {inc}; HDF5 stays in filter/, api/ and cli/")
             if top in LIB_LAYERS and base == "h5fz_internal.h":
@@ -59,6 +72,45 @@ def check_sources(root, broken):
         broken.append("want exactly one file that dlopens libcuda (fusion's CUDA binding), found %d: %s"
                       % (len(dlopen_cuda), ", ".join(dlopen_cuda) or "none"))
     return dlopen_cuda
+
+
+# One error style (docs/design.md "Errors"): an h5fz_status and the thread's
+# message of errors/. The planner's own codes (H5FZ_PLAN_OK, H5FZ_PLAN_ERR_*,
+# h5fz_planner_status) are gone; their names live on only as aliases in
+# planner/h5fz_planner.h for the fusion/gpu/ files below, which another
+# re-cut changes at the same time. A file may leave this list, never join it.
+OLD_PLAN_CODES = re.compile(r"\bH5FZ_PLAN_(?:OK|ERR_[A-Z_]+)\b|\bh5fz_planner_status\b")
+OLD_PLAN_CODES_ALLOWED = {
+    os.path.join("planner", "h5fz_planner.h"),  # the aliases themselves
+    os.path.join("fusion", "gpu", "h5fz_device_query.c"),
+    os.path.join("fusion", "gpu", "h5fz_embed_kernels.c"),
+    os.path.join("fusion", "gpu", "h5fz_gpu_chain.c"),
+}
+# A thread's message is kept in errors/ only; the Python binding keeps a
+# copy of its own because a Python callback may run the codec (and
+# overwrite h5fz_last_error) before Python reads the message.
+THREAD_MESSAGE = re.compile(r"\b(?:_Thread_local|__thread|thread_local)\b[^;]*\bchar\b[^;]*\[")
+THREAD_MESSAGE_ALLOWED = {
+    os.path.join("errors", "h5fz_status.c"),
+    os.path.join("python", "src", "h5fz_py.c"),
+}
+
+
+def check_error_style(root, broken):
+    for rel, text in sources(root):
+        code = strip_comments(text)
+        if rel not in OLD_PLAN_CODES_ALLOWED:
+            for m in sorted(set(OLD_PLAN_CODES.findall(code))):
+                broken.append("%s: uses the planner's old status %s; return an h5fz_status "
+                              "(errors/h5fz_status.h) with h5fz_fail's message instead" % (rel, m))
+        if rel not in THREAD_MESSAGE_ALLOWED and THREAD_MESSAGE.search(code):
+            broken.append("%s: keeps a thread-local message of its own; report through h5fz_fail "
+                          "(errors/h5fz_fail.h) so h5fz_last_error() has it" % rel)
+        if layer(rel) == "errors":
+            for inc in INCLUDE.findall(code):
+                if inc.endswith(".h") and not inc.startswith("h5fz_status") and not inc.startswith("h5fz_fail") \
+                        and "/" not in inc and inc.startswith("h5fz"):
+                    broken.append("%s: includes %s; errors/ is the bottom layer and includes nothing of h5fz" % (rel, inc))
 
 
 def strongly_connected(graph):
@@ -206,6 +258,7 @@ def main():
     cuda = check_sources(root, broken)
     check_include_circles(root, broken)
     check_sizes(root, broken)
+    check_error_style(root, broken)
     if len(sys.argv) > 2:
         check_call_circles(sys.argv[2], broken)
     for b in broken:
@@ -213,7 +266,9 @@ def main():
     if broken:
         return 1
     print("layering: ok (no HDF5 below filter/api/cli, h5fz_internal.h private to fusion/, "
-          "bench/ free of tests/, libcuda opened by %s only, no include circle in fusion/, "
+          "device_ops/ includes nothing of fusion/, no op code in fusion/cpu/, "
+          "bench/ free of tests/, libcuda opened by %s only, one error style (no H5FZ_PLAN_* codes, "
+          "thread messages in errors/ only), no include circle in fusion/, "
           "fusion/'s .c files <= %d lines and functions <= %d%s)"
           % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,
              ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))

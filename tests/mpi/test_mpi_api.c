@@ -246,6 +246,21 @@ static void bad_use(hid_t file, const float *f32)
   H5Dclose(d);
   free(part);
 
+  /* a mistyped H5FZ_DEVICE: the filter's set_local refuses it, and the
+   * rank line carries its reason (a tester saw an empty one) */
+  const char *device = getenv("H5FZ_DEVICE");
+  char saved[64] = "";
+  if (device) snprintf(saved, sizeof saved, "%s", device);
+  setenv("H5FZ_DEVICE", "gpuu", 1);
+  H5E_BEGIN_TRY { rc = h5fz_dataset_create_mpi(file, "bad_device", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3", &d); }
+  H5E_END_TRY;
+  expect_refused(rc, H5FZ_ERR_HDF5, "rank 0: H5Dcreate2(bad_device) failed: h5fz: H5FZ_DEVICE=\"gpuu\"",
+                 "a mistyped H5FZ_DEVICE");
+  if (device)
+    setenv("H5FZ_DEVICE", saved, 1);
+  else
+    unsetenv("H5FZ_DEVICE");
+
   /* a file each rank opened on its own (no MPI-IO) */
   char name[64];
   snprintf(name, sizeof name, "serial_rank%d.h5", mt_rank);

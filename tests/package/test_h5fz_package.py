@@ -99,6 +99,38 @@ def test_import_registers_the_filter():
                                                      cfg["libhdf5"], cfg["executor"]))
 
 
+def test_rel_above_one_warns_and_keeps_its_bound(tmp_path):
+    """rel= above 1 (errors beyond 100 % of the range) is kept, as SZ3
+    keeps it, but said: by Filter (UserWarning, the C text the CLI
+    prints) and by the filter's set_local on stderr (docs/spec.md)."""
+    with pytest.warns(UserWarning, match=r"rel=2 allows errors of up to 200 % .*did you mean rel=0.02"):
+        f = h5fz.Filter(rel=2)
+    cli = subprocess.run([BIN, "cd-values", "rel=2"], capture_output=True, text=True)
+    assert cli.returncode == 0 and "warning: rel=2 allows errors of up to 200 %" in cli.stderr, cli.stderr
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h5fz.Filter(rel=1)  # 100 %: the edge, not beyond it
+        h5fz.Filter(rel=0.5)
+    code = textwrap.dedent("""
+        import sys, warnings, h5py, numpy as np, h5fz
+        warnings.simplefilter("ignore")
+        a = np.sin(np.arange(20000) / 50).astype("f4")
+        with h5py.File(sys.argv[1], "w") as f:
+            f.create_dataset("x", data=a, chunks=(5000,), **h5fz.Filter(rel=2))
+        with h5py.File(sys.argv[1], "r") as f:
+            b = f["x"][...]
+        for k in range(4):  # every element within 2 x its chunk's range
+            s = slice(5000 * k, 5000 * (k + 1))
+            assert np.all(np.abs(b[s].astype("f8") - a[s]) <= 2 * (a[s].max() - a[s].min())), k
+        """)
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "r.h5")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("h5fz: warning: rel=2 allows errors") == 1, p.stderr
+    with pytest.warns(UserWarning):  # the same spec as text: the same words, the same warning
+        assert f.cd_values == h5fz.Filter("rel=2").cd_values
+
+
 def test_plugin_path_serves_other_programs(tmp_path):
     """PLUGIN_PATH as HDF5_PLUGIN_PATH for a program that does not import
     h5fz (the h5fz CLI's verify, linked to the system libhdf5)."""

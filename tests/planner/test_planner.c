@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "h5fz_device_query.h"
+#include "h5fz_fail.h"
 #include "h5fz_planner.h"
 #include "test_util.h"
 
@@ -23,7 +24,7 @@ static void load_device(const char *name, h5fz_device_desc *dev)
   int r;
   snprintf(path, sizeof path, "%s/%s.txt", g_dir, name);
   r = h5fz_device_load(path, dev, err, sizeof err);
-  CHECK(r == H5FZ_PLAN_OK, "load %s: %s", path, err);
+  CHECK(r == H5FZ_OK, "load %s: %s", path, err);
 }
 
 static h5fz_registry g_reg;
@@ -32,7 +33,7 @@ static void load_registry(void)
 {
   char err[512];
   int r = h5fz_registry_parse(h5fz_registry_default_text(), "embedded", &g_reg, err, sizeof err);
-  CHECK(r == H5FZ_PLAN_OK, "embedded registry: %s", err);
+  CHECK(r == H5FZ_OK, "embedded registry: %s", err);
 }
 
 static int plan_for(const h5fz_device_desc *dev, const uint8_t *ops, size_t n_ops, h5fz_plan *p)
@@ -54,7 +55,7 @@ static void expect_plan(const char *dev_name, const char *klass, const char *arc
 {
   h5fz_device_desc dev;
   load_device(dev_name, &dev);
-  CHECK(plan_for(&dev, k_ops, N_OPS, p) == H5FZ_PLAN_OK, "plan %s", dev_name);
+  CHECK(plan_for(&dev, k_ops, N_OPS, p) == H5FZ_OK, "plan %s", dev_name);
   CHECK_STR(p->klass, klass);
   CHECK_STR(p->arch_name, arch);
   CHECK_NEAR(p->roofline.hbm_GBps, hbm_GBps, 0.03);
@@ -139,14 +140,14 @@ static void test_v100(void)
   dev.n_nvrtc_archs = (int)(sizeof cuda13 / sizeof cuda13[0]);
   for (i = 0; i < sizeof cuda13 / sizeof cuda13[0]; i++) dev.nvrtc_archs[i] = cuda13[i];
   dev.driver_version = 13000;
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "cpu");
   CHECK_STR(refusal(&p, "portable"), "NVRTC 13.0 has no virtual arch in compute_70..compute_70 (its "
                                      "lowest is compute_75)");
   /* an old driver cannot JIT PTX written by a newer NVRTC */
   load_device("v100", &dev);
   dev.driver_version = 12020;
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "cpu");
   CHECK_STR(refusal(&p, "portable"), "driver 12.2 cannot JIT PTX from NVRTC 12.8 (needs driver >= 12.8)");
 }
@@ -185,7 +186,7 @@ static void test_b200(void)
   dev.nvrtc_minor = 4;
   dev.n_nvrtc_archs = (int)(sizeof cuda124 / sizeof cuda124[0]);
   for (i = 0; i < sizeof cuda124 / sizeof cuda124[0]; i++) dev.nvrtc_archs[i] = cuda124[i];
-  CHECK(plan_for(&dev, k_ops, N_OPS, &h) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &h) == H5FZ_OK, "plan");
   CHECK_STR(h.klass, "portable");
   CHECK_STR(h.arch_name, "compute_90");
   CHECK_STR(refusal(&h, "blackwell"), "NVRTC 12.4 cannot target sm_100 (supports sm_50..sm_90)");
@@ -201,7 +202,7 @@ static void test_none(void)
   size_t i;
   load_device("none", &dev);
   CHECK(!dev.present, "absent");
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "cpu");
   CHECK(p.target == H5FZ_TARGET_CPU && p.arch_name[0] == '\0', "cpu target");
   CHECK(p.n_refused == 4, "4 refusals, got %d", p.n_refused);
@@ -211,7 +212,7 @@ static void test_none(void)
   CHECK(p.roofline.hbm_GBps == 0.0 && p.roofline.pcie_GBps == 0.0, "no bw");
   /* the "none" device built in code says the same */
   h5fz_device_none(&dev, "libcuda.so.1 not found: no NVIDIA driver");
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(refusal(&p, "hopper"), "no GPU: libcuda.so.1 not found: no NVIDIA driver");
 }
 
@@ -222,7 +223,7 @@ static void test_ops(void)
   h5fz_device_desc dev;
   h5fz_plan p;
   load_device("h200", &dev);
-  CHECK(plan_for(&dev, lorenzo, 5, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, lorenzo, 5, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "cpu");
   CHECK_STR(refusal(&p, "hopper"), "op 99 not supported by the class");
   CHECK_STR(refusal(&p, "portable"), "op 99 not supported by the class");
@@ -235,14 +236,14 @@ static void test_driver(void)
   h5fz_plan p;
   load_device("h100", &dev);
   dev.driver_version = 11040;
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(refusal(&p, "hopper"), "driver 11.4 too old: the class needs 11.8");
   /* cubins of NVRTC 12.8 load on any 12.x driver (minor version compat) */
   dev.driver_version = 12020;
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "hopper");
   dev.nvrtc_major = 13;
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(refusal(&p, "hopper"), "driver 12.2 cannot load cubins from NVRTC 13.8");
 }
 
@@ -266,9 +267,9 @@ static void test_resources(void)
   h5fz_device_desc dev;
   h5fz_plan p;
   char err[256];
-  CHECK(h5fz_registry_parse(k_big_registry, "big", &reg, err, sizeof err) == H5FZ_PLAN_OK, "parse: %s", err);
+  CHECK(h5fz_registry_parse(k_big_registry, "big", &reg, err, sizeof err) == H5FZ_OK, "parse: %s", err);
   load_device("a100", &dev);
-  CHECK(h5fz_plan_make(&dev, &reg, k_ops, N_OPS, NULL, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(h5fz_plan_make(&dev, &reg, k_ops, N_OPS, NULL, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "host");
   CHECK_STR(refusal(&p, "big"), "needs 200000 B shared memory per block, device allows 166912");
   CHECK_STR(refusal(&p, "fat"), "needs 131072 registers per block, device has 65536");
@@ -280,8 +281,14 @@ static void expect_registry_error(const char *text, const char *want)
   h5fz_registry reg;
   char err[256] = "";
   int r = h5fz_registry_parse(text, "r", &reg, err, sizeof err);
-  CHECK(r == H5FZ_PLAN_ERR_PARSE, "parse error expected for '%s'", want);
+  CHECK(r == H5FZ_ERR_PARSE, "parse error expected for '%s'", want);
   CHECK_HAS(err, want);
+  /* h5fz's one error style: the same reason is the thread's last error,
+   * also when no buffer is passed */
+  CHECK_STR(h5fz_last_error(), err);
+  h5fz_clear_error();
+  CHECK(h5fz_registry_parse(text, "r", &reg, NULL, 0) == H5FZ_ERR_PARSE, "parse error without a buffer");
+  CHECK_HAS(h5fz_last_error(), want);
 }
 
 static void test_registry(void)
@@ -313,8 +320,12 @@ static void expect_device_error(const char *text, const char *want)
   h5fz_device_desc dev;
   char err[256] = "";
   int r = h5fz_device_parse(text, "d", &dev, err, sizeof err);
-  CHECK(r == H5FZ_PLAN_ERR_PARSE, "parse error expected for '%s'", want);
+  CHECK(r == H5FZ_ERR_PARSE, "parse error expected for '%s'", want);
   CHECK_HAS(err, want);
+  CHECK_STR(h5fz_last_error(), err);
+  h5fz_clear_error();
+  CHECK(h5fz_device_parse(text, "d", &dev, NULL, 0) == H5FZ_ERR_PARSE, "parse error without a buffer");
+  CHECK_HAS(h5fz_last_error(), want);
 }
 
 static void test_device_file(void)
@@ -328,19 +339,21 @@ static void test_device_file(void)
   expect_device_error("present = 2\n", "bad value for 'present'");
   expect_device_error("name = x\n", "missing key 'present'");
   r = h5fz_device_load("/nonexistent/dev.txt", &dev, err, sizeof err);
-  CHECK(r == H5FZ_PLAN_ERR_IO, "io error");
+  CHECK(r == H5FZ_ERR_IO, "io error");
   CHECK_HAS(err, "/nonexistent/dev.txt: cannot open");
+  CHECK_HAS(h5fz_last_error(), "/nonexistent/dev.txt: cannot open");
+  CHECK_STR(h5fz_status_name(r), "cannot read file");
   /* without PCIe figures, gen 4 x16 is assumed and said */
   r = h5fz_device_parse("present = 1\nname = x\ncompute_capability = 8.6\nsm_count = 84\n"
                         "max_threads_per_block = 1024\nsmem_per_block_optin = 101376\n"
                         "regs_per_block = 65536\nmemory_clock_khz = 9751000\n"
                         "memory_bus_bits = 384\n",
                         "d", &dev, err, sizeof err);
-  CHECK(r == H5FZ_PLAN_OK, "parse: %s", err);
+  CHECK(r == H5FZ_OK, "parse: %s", err);
   CHECK(dev.pcie_source == H5FZ_PCIE_ASSUMED && dev.pcie_gen == 4, "assumed");
   CHECK_HAS(dev.note, "gen 4 x16 assumed");
   CHECK(!dev.nvrtc_known, "nvrtc not described");
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
   CHECK_STR(p.klass, "cpu");
   CHECK_HAS(refusal(&p, "ampere"), "NVRTC unavailable: NVRTC not described");
 }
@@ -363,17 +376,16 @@ static void test_calibration(void)
              "NVIDIA H100 80GB HBM3 | hopper | kernel_GBps=1\n");
   fclose(f);
   load_device("h200", &dev);
-  CHECK(plan_for(&dev, k_ops, N_OPS, &plain) == H5FZ_PLAN_OK, "plain");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &plain) == H5FZ_OK, "plain");
   CHECK(!plain.calibrated, "not calibrated");
   /* the default path is <cache dir>/calibration.txt */
   setenv("H5FZ_CACHE_DIR", dir, 1);
   h5fz_plan_options_default(&o);
   o.calibration_path = NULL;
-  CHECK(h5fz_calibration_lookup(NULL, "NVIDIA H200", "hopper", &(h5fz_calibration){0}, err, sizeof err) == H5FZ_PLAN_OK,
+  CHECK(h5fz_calibration_lookup(NULL, "NVIDIA H200", "hopper", &(h5fz_calibration){0}, err, sizeof err) == H5FZ_OK,
         "lookup: %s", err);
   o.calibration_path = path;
-  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_PLAN_OK, "calibrated plan: %s",
-        cal.calibration_note);
+  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_OK, "calibrated plan: %s", cal.calibration_note);
   CHECK(cal.calibrated, "calibrated");
   CHECK_NEAR(cal.roofline.predicted_kernel_GBps, 1500.0, 1e-9);
   CHECK_NEAR(cal.options.overhead_us, 200.0, 1e-9);
@@ -389,12 +401,12 @@ static void test_calibration(void)
     fprintf(f, "NVIDIA H200 | hopper | kernel_GBps=fast\n");
     fclose(f);
   }
-  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_PLAN_ERR_PARSE, "bad calibration");
+  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_ERR_PARSE, "bad calibration");
   CHECK_HAS(cal.calibration_note, "calibration.txt:1: bad field");
   unlink(path);
   rmdir(dir);
   /* no file: roofline, no error */
-  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_PLAN_OK, "missing file");
+  CHECK(h5fz_plan_make(&dev, &g_reg, k_ops, N_OPS, &o, &cal) == H5FZ_OK, "missing file");
   CHECK(!cal.calibrated, "not calibrated");
 }
 
@@ -421,8 +433,8 @@ static void test_format(void)
   char text[8192], json[8192], canon[1024], tiny[8];
   int n, depth = 0, i;
   load_device("h200", &dev);
-  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
-  CHECK(plan_for(&dev, k_ops, N_OPS, &q) == H5FZ_PLAN_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
+  CHECK(plan_for(&dev, k_ops, N_OPS, &q) == H5FZ_OK, "plan");
   CHECK(p.digest == q.digest, "digest is stable");
   n = h5fz_plan_format_text(&p, 4u << 20, text, sizeof text);
   CHECK(n > 0 && (size_t)n < sizeof text, "text length %d", n);
@@ -456,14 +468,14 @@ static void test_embedded_default(void)
   h5fz_registry reg;
   char err[256], path[1024];
   unsetenv("H5FZ_REGISTRY");
-  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_PLAN_OK, "default: %s", err);
+  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_OK, "default: %s", err);
   CHECK_STR(reg.source, "embedded");
   snprintf(path, sizeof path, "%s/../registry/kernel_classes.txt", g_dir);
   setenv("H5FZ_REGISTRY", path, 1);
-  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_PLAN_OK, "override: %s", err);
+  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_OK, "override: %s", err);
   CHECK_STR(reg.source, path);
   setenv("H5FZ_REGISTRY", "/nonexistent.txt", 1);
-  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_PLAN_ERR_IO, "missing override is an error");
+  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_ERR_IO, "missing override is an error");
   unsetenv("H5FZ_REGISTRY");
 }
 
@@ -474,7 +486,7 @@ static int test_nvrtc_real(void)
   char why[256];
   int i, has90 = 0;
   h5fz_device_none(&dev, NULL);
-  if (h5fz_nvrtc_query(&dev, why, sizeof why) != H5FZ_PLAN_OK) {
+  if (h5fz_nvrtc_query(&dev, why, sizeof why) != H5FZ_OK) {
     printf("SKIP: %s\n", why);
     return 77;
   }
@@ -497,15 +509,15 @@ static void test_detect_real(void)
   h5fz_plan p;
   char why[256] = "?";
   int r = h5fz_device_detect(0, &dev, why, sizeof why);
-  if (r == H5FZ_PLAN_OK) {
+  if (r == H5FZ_OK) {
     printf("detected %s sm_%d%d\n", dev.name, dev.cc_major, dev.cc_minor);
     CHECK(dev.present && dev.sm_count > 0 && dev.mem_bus_bits > 0, "gpu");
   } else {
     printf("no GPU: %s\n", why);
-    CHECK(r == H5FZ_PLAN_ERR_NODEVICE, "rc %d", r);
+    CHECK(r == H5FZ_ERR_DEVICE, "rc %d", r);
     CHECK(!dev.present && why[0] != '\0', "reason");
     CHECK_STR(dev.absent_reason, why);
-    CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_PLAN_OK, "plan");
+    CHECK(plan_for(&dev, k_ops, N_OPS, &p) == H5FZ_OK, "plan");
     CHECK_STR(p.klass, "cpu");
     if (strstr(why, "libcuda.so.1") != NULL) CHECK_STR(why, "libcuda.so.1 not found: no NVIDIA driver");
   }

@@ -564,3 +564,43 @@ def test_plan_refuses_empty_or_bad_op_items(ops):
     """An empty item was skipped ("1,,30" planned as "1,30"; a tester)."""
     p = lib.cli("plan", "--ops", ops, check=False)
     assert p.returncode == 2 and "bad --ops" in p.stderr, p.stderr
+
+
+def test_rel_above_one_is_a_warning_not_an_error(tmp_path):
+    """rel= above 1 lets any value come back as any other of its chunk:
+    kept (SZ3 takes it) but said, by every command that takes a
+    spec; rel=1 and below say nothing (docs/spec.md)."""
+    p = lib.cli("cd-values", "rel=2")
+    assert "h5fz cd-values: warning: rel=2 allows errors of up to 200 % of each chunk's value range" in p.stderr
+    assert "did you mean rel=0.02, i.e. 2 %?" in p.stderr, p.stderr
+    assert lib.cli("cd-values", "rel=1").stderr == ""
+    src, out = tmp_path / "s.h5", tmp_path / "o.h5"
+    a = np.sin(np.arange(8000) / 30).astype("f4")
+    with h5py.File(src, "w") as f:
+        f.create_dataset("x", data=a)
+    p = lib.cli("compress", src, out, "rel=3")
+    # said once, by the filter's set_local (the plugin under the CLI)
+    assert p.stderr.count("h5fz: warning: rel=3 allows errors of up to 300 %") == 1, p.stderr
+    with h5py.File(out, "r") as f:
+        b = f["x"][...]
+    assert np.all(np.abs(b.astype("f8") - a) <= 3 * (a.max() - a.min()))
+    a.tofile(tmp_path / "a.f32")
+    p = lib.cli("from-raw", tmp_path / "a.f32", tmp_path / "r.h5", "--shape", "8000", "--spec", "rel=1.5")
+    assert p.stderr.count("h5fz: warning: rel=1.5 allows errors of up to 150 %") == 1, p.stderr
+
+
+def test_plan_maps_library_errors_to_exit_codes(tmp_path):
+    """`h5fz plan`: the planner's failures reach the user through the CLI's
+    one mapping (cli/cli_status.c): a bad input file is 2 with the
+    planner's own message, a chain no class can run is 1 (docs/cli.md)."""
+    devices = os.path.join(os.path.dirname(__file__), "..", "..", "planner", "devices")
+    cal = tmp_path / "cal.txt"
+    cal.write_text("not a calibration line\n")
+    p = lib.cli("plan", "--device", os.path.join(devices, "h200.txt"), "--calibration", cal, check=False)
+    assert p.returncode == 2 and ("%s:1: expected 'device | class | key=value ...'" % cal) in p.stderr, p.stderr
+    p = lib.cli("plan", "--device", tmp_path / "none.txt", check=False)
+    assert p.returncode == 2 and "h5fz plan: device description: " in p.stderr and "cannot open" in p.stderr
+    reg = tmp_path / "reg.txt"
+    reg.write_text("start = c\n[c]\ntarget = cpu\nops = 1\n")
+    p = lib.cli("plan", "--registry", reg, "--ops", "1,10,11,13,30", check=False)
+    assert p.returncode == 1 and "no class of the chain is available" in p.stderr, p.stderr

@@ -321,3 +321,42 @@ def test_only_naming_nothing_is_an_error(mixed, tmp_path):
         assert p.returncode == 2 and ("--only %s: no such object" % bad) in p.stderr, p.stderr
         assert "HDF5-DIAG" not in p.stderr
         assert not (tmp_path / "o.h5").exists()
+
+
+def test_verify_require_filter_accepts_what_compress_leaves_unfiltered(tmp_path):
+    """verify --require-filter follows compress's one rule (cli/cli_space.h):
+    a scalar, a null dataspace and a fixed one-element float dataset are
+    copied unchanged, so verify must not call the copy a failure (a tester
+    found it did for the one-element one); a null dataspace is named
+    "null", not "scalar"; a one-element dataset that can grow is compressed
+    and still required."""
+    src, out = tmp_path / "s.h5", tmp_path / "o.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("big", data=np.sin(np.arange(4000) / 7).astype("f4"))
+        f.create_dataset("tiny", data=np.float32([3.5]))
+        f.create_dataset("scalar", data=np.float64(2.5))
+        f.create_dataset("nothing", data=h5py.Empty("f4"))
+        f.create_dataset("grows", data=np.float32([1.0]), maxshape=(None,), chunks=(16,))
+    p = lib.cli("compress", src, out, "abs=1e-3")
+    assert "/nothing: float32 null  copied unchanged (null dataspace (no elements))" in p.stdout, p.stdout
+    assert "/scalar: float64 scalar  copied unchanged (scalar)" in p.stdout, p.stdout
+    v = lib.cli("verify", src, out, "--abs", "1e-3", "--require-filter", check=False)
+    assert v.returncode == 0, v.stdout + v.stderr
+    rows = {line.split(":")[0]: line for line in v.stdout.splitlines() if line.startswith("/")}
+    assert "float32 null " in rows["/nothing"] and "scalar" not in rows["/nothing"], rows["/nothing"]
+    assert "none (fewer than 2 elements: h5fz compress leaves it unchanged" in rows["/tiny"], rows["/tiny"]
+    assert "filter h5fz " in rows["/grows"] and rows["/grows"].endswith("ok"), rows["/grows"]
+    j = json.loads(lib.cli("verify", src, out, "--abs", "1e-3", "--require-filter", "--json").stdout)
+    ds = {d["dataset"]: d for d in j["datasets"]}
+    assert ds["/nothing"]["shape"] == "null" and ds["/nothing"]["ok"]
+    assert ds["/tiny"]["left_unfiltered"] == "fewer than 2 elements" and ds["/tiny"]["ok"]
+    assert ds["/grows"]["left_unfiltered"] is None and ds["/grows"]["filter_applied"]
+    # the rule is about what compress leaves alone: a growable one-element
+    # dataset stored without the filter is still a failure
+    with h5py.File(out, "a") as f:
+        del f["grows"]
+        f.create_dataset("grows", data=np.float32([1.0]), maxshape=(None,), chunks=(16,))
+    v = lib.cli("verify", src, out, "--abs", "1e-3", "--require-filter", "--dataset", "/grows", check=False)
+    assert v.returncode == 1 and "MISSING" in v.stdout, v.stdout
+    # and inspect names the null dataspace too
+    assert "shape null" in lib.cli("inspect", out, "/nothing").stdout

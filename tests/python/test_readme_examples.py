@@ -43,11 +43,11 @@ def root(tmp_path):
     """The repository root as a user has it after the build."""
     r = tmp_path / "repo"
     r.mkdir()
-    for name in ["api", "fusion", "h5_examples", "tests"]:
+    for name in ["api", "fusion", "errors", "h5_examples", "tests"]:
         (r / name).symlink_to(REPO / name)
     b = r / "build"
     b.mkdir()
-    for name in ["bin", "plugin", "api", "fusion", "planner"]:
+    for name in ["bin", "plugin", "api", "fusion", "device_ops", "planner", "errors"]:
         (b / name).symlink_to(BUILD / name)
     return r
 

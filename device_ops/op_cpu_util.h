@@ -1,10 +1,10 @@
 /*
- * h5fz_cpu_fast_util.h - what the CPU-specialised ops share (header only):
- * the target clones of the hot loops and little-endian 64-bit loads,
- * stores and 8x8 bit transposes.
+ * op_cpu_util.h - what the CPU fast forms of the ops (op_*_cpu.c) share,
+ * header only: the target clones of the hot loops and little-endian 64-bit
+ * loads, stores and 8x8 bit transposes. Host C only, never handed to NVRTC.
  */
-#ifndef H5FZ_CPU_FAST_UTIL_H
-#define H5FZ_CPU_FAST_UTIL_H
+#ifndef H5FZ_OP_CPU_UTIL_H
+#define H5FZ_OP_CPU_UTIL_H
 
 #include <stdint.h>
 #include <string.h>
@@ -47,4 +47,4 @@ static inline uint64_t transpose8(uint64_t x)
   return x;
 }
 
-#endif /* H5FZ_CPU_FAST_UTIL_H */
+#endif /* H5FZ_OP_CPU_UTIL_H */
