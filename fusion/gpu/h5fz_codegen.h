@@ -26,9 +26,9 @@
 #define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
 #define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
 #define H5FZ_KERNEL_LND_XFIX "h5fz_lnd_xfix_kernel"
-#define H5FZ_KERNEL_LND_YSCAN "h5fz_lnd_yscan_kernel"
-#define H5FZ_KERNEL_LND_ZSCAN "h5fz_lnd_zscan_kernel"
-#define H5FZ_KERNEL_LND_DEQUANT "h5fz_lnd_dequant_kernel"
+#define H5FZ_KERNEL_LND_ASUM "h5fz_lnd_asum_kernel"
+#define H5FZ_KERNEL_LND_APART "h5fz_lnd_apart_kernel"
+#define H5FZ_KERNEL_LND_ASCAN "h5fz_lnd_ascan_kernel"
 
 /* Codegen flags. PADDED_PLANES: bitshuffle goes through planes padded by
  * one word in shared memory (no bank conflicts; the kernel class's

@@ -83,8 +83,8 @@ static int set_attributes(const h5fz_gpu_context *gc, const chain_entry *c)
                                        (int)c->smem))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
   if (c->n_ops > 2 && c->ops[1] == H5FZ_OP_LORENZO_ND &&
-      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
-        c->mod.lnd_dequant))
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_asum && c->mod.lnd_apart &&
+        c->mod.lnd_ascan))
     return h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
   return H5FZ_OK;
 }

@@ -128,12 +128,15 @@ int main(void)
     unsigned flags = t->features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
     if (t->features & H5FZ_FEAT_WARP_FUSED) flags |= H5FZ_CODEGEN_WARP_FUSED;
     if (t->regs_per_thread > 0) flags |= H5FZ_CODEGEN_MIN_BLOCKS(65536 / (t->threads_per_block * t->regs_per_thread));
-    for (int f64 = 0; f64 < 2; f64++) {
+    /* the default chain and lorenzo_nd's (warp-fused kernels for its 1-D predictor) */
+    for (int cc = 0; cc < 4; cc++) {
+      static const char *const class_chains[4] = {"abs=1e-3 dtype=f32", "abs=1e-3 dtype=f64",
+                                                  "abs=1e-3 dtype=f32 lorenzo_nd zigzag bitshuffle rze",
+                                                  "abs=1e-3 dtype=f64 lorenzo_nd zigzag bitshuffle rze"};
       h5fz_spec s;
       char *src = NULL;
       size_t smem = 0;
-      if (h5fz_spec_parse(f64 ? "abs=1e-3 dtype=f64" : "abs=1e-3 dtype=f32", &s) ||
-          h5fz_codegen(&s, t->threads_per_block, flags, &src, &smem)) {
+      if (h5fz_spec_parse(class_chains[cc], &s) || h5fz_codegen(&s, t->threads_per_block, flags, &src, &smem)) {
         printf("FAIL class %s: %s\n", k->name, h5fz_last_error());
         failed++;
         continue;
@@ -150,11 +153,13 @@ int main(void)
         char what[2048];
         int wf = (flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(&s);
         if (wf && !strstr(src, H5FZ_KERNEL_ENCODE_WF)) {
-          printf("FAIL class %s: no warp-fused kernels in the source of its default float32 chain\n", k->name);
+          printf("FAIL class %s: no warp-fused kernels in the source of its float32 chain %s\n", k->name,
+                 class_chains[cc]);
           failed++;
         }
-        snprintf(what, sizeof what, "class %-10s %s %-6s %d threads%s%s", k->name, arch, f64 ? "f64" : "f32",
-                 t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", wf ? ", warp-fused" : "");
+        snprintf(what, sizeof what, "class %-10s %s %-6s %d threads%s%s%s", k->name, arch, cc & 1 ? "f64" : "f32",
+                 t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", wf ? ", warp-fused" : "",
+                 cc >= 2 ? ", lorenzo_nd" : "");
         compile_one(src, arch, what, &passed, &failed);
       }
       free(src);
