@@ -2,11 +2,12 @@
  * bench_dataset.c - the dataset API against the per-chunk filter path,
  * through HDF5 into a file, on a real float32 field tiled to >= 1 GiB.
  *
- *   h5fz_bench_dataset --data DIR [--gib G] [--chunk-planes N,...] [--dir D] [--reps R]
+ *   h5fz_bench_dataset --data DIR [--gib G] [--chunk-planes N,...] [--dir D] [--reps R] [--chain WORDS]
  *
  * The field (um_sea_ice 120 x 215 x 360 float32) is repeated along time to
  * at least G GiB; chunks are N x 215 x 360 (N = 16: 4.7 MiB, 48: 14.2 MiB).
- * The bound is ABS 1e-4 x the value range, the default chain. For each
+ * The bound is ABS 1e-4 x the value range, the default chain (--chain:
+ * another, e.g. "lorenzo_nd zigzag bitshuffle rze"). For each
  * chunk shape, each path writes the whole array into a fresh file in D
  * (default /dev/shm, so the disk does not set the figure) and reads it
  * back; the best of R runs (after one warm-up that compiles or loads the
@@ -196,7 +197,7 @@ static int same_chunks(const char *pa, const char *pb)
 
 int main(int argc, char **argv)
 {
-  const char *data_dir = NULL, *dir = "/dev/shm", *planes_text = "16,48";
+  const char *data_dir = NULL, *dir = "/dev/shm", *planes_text = "16,48", *chain = "";
   double gib = 1.0;
   int reps = 3;
   for (int i = 1; i < argc; i++) {
@@ -210,8 +211,11 @@ int main(int argc, char **argv)
       dir = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--chain") && i + 1 < argc)
+      chain = argv[++i];
     else {
-      fprintf(stderr, "usage: h5fz_bench_dataset --data DIR [--gib G] [--chunk-planes N,...] [--dir D] [--reps R]\n");
+      fprintf(stderr, "usage: h5fz_bench_dataset --data DIR [--gib G] [--chunk-planes N,...] [--dir D] [--reps R] "
+                      "[--chain WORDS]\n");
       return 2;
     }
   }
@@ -264,8 +268,8 @@ int main(int argc, char **argv)
   }
   free(one);
   double bound = 1e-4 * (hi - lo);
-  char spec[64];
-  snprintf(spec, sizeof spec, "abs=%.9g", bound);
+  char spec[300];
+  snprintf(spec, sizeof spec, "abs=%.9g%s%s", bound, *chain ? " " : "", chain);
   hsize_t dims[3] = {120 * copies, 215, 360};
   const char *why = NULL;
   cu = h5fz_cuda_get(&why);

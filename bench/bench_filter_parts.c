@@ -82,7 +82,8 @@ static int cmp_double(const void *a, const void *b)
 
 enum { CODEC_ENC, CODEC_DEC, COPY_1, COPY_T, THREADS, COPY_POOL, POOL, COPY_PAGEABLE, CRC, ALLOC_OUT, N_PARTS };
 static const char *const part_names[N_PARTS] = {"codec_encode", "codec_decode",  "copy_1thread", "copy_threads",
-                                                "threads_only", "copy_pool", "pool_only", "copy_pageable", "crc32", "alloc_copy_out"};
+                                                "threads_only", "copy_pool",     "pool_only",    "copy_pageable",
+                                                "crc32",        "alloc_copy_out"};
 
 typedef struct {
   unsigned char *dst;

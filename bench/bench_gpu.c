@@ -220,7 +220,11 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
 /* The headline: the realistic array at ABS 1e-2, 1e-3, 1e-4 (every field at
  * R times its own range), kernel-only times, then one encode and decode of
  * the whole array through the public API on the GPU, checked element by
- * element (the kernels timed are the ones that run there). */
+ * element (the kernels timed are the ones that run there). The default
+ * chain, then the fast chain (rows "realistic fast R=..."); only_r > 0:
+ * that bound's rows only (--realistic-r).
+ * H5FZ_BENCH_REALISTIC_CHAINS="lorenzo_nd zigzag bitshuffle rze;...": the
+ * same rows for more chains (after those two). */
 static void realistic_section(const char *dir, double gib, int reps, double only_r)
 {
   h5fz_realistic ra;
@@ -236,41 +240,47 @@ static void realistic_section(const char *dir, double gib, int reps, double only
          "\"bytes\": %zu, \"fields\": %d, \"special_values\": %zu, \"kernel\": [\n",
          ra.repeats, bytes, ra.n_fields, ra.n_special);
   static const double rel[] = {1e-2, 1e-3, 1e-4};
-  /* the default chain, then the fast chain (its rows "realistic fast R=...") */
-  static const char *const chains[2][2] = {{"", ""}, {" delta zigzag bitpack", "fast "}};
-  int last_r = 2;
-  while (only_r > 0 && last_r > 0 && rel[last_r] != only_r) last_r--;
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 2; c++) {
-      if (only_r > 0 && rel[r] != only_r) continue; /* --realistic-r: that bound's rows only */
-      const char *sep = r == last_r && c == 1 ? "" : ",";
-      char spec[128], name[64];
-      snprintf(spec, sizeof spec, "abs=%.17g%s dtype=f32", rel[r], chains[c][0]);
-      snprintf(name, sizeof name, "realistic %sR=%g", chains[c][1], rel[r]);
-      kernel_row(name, spec, ra.values, bytes, reps, 1);
-      /* kernel_row ended the object; the check adds a second one for this R */
-      h5fz_spec s;
-      h5fz_spec_parse(spec, &s);
-      setenv("H5FZ_DEVICE", "gpu", 1);
-      void *enc = NULL, *out = NULL;
-      size_t en = 0, on = 0;
-      int rc = h5fz_chunk_encode(&s, ra.values, bytes, &enc, &en);
-      if (!rc) rc = h5fz_chunk_decode(enc, en, &out, &on);
-      int short_out = !rc && on != bytes;
-      printf("    ,{\"field\": \"%s check\", ", name);
-      if (rc || short_out) {
-        printf("\"error\": \"%s\"}%s\n", short_out ? "decoded size differs" : h5fz_last_error(), sep);
-      } else {
-        h5fz_realistic_check_result cr;
-        h5fz_realistic_check(ra.values, out, ra.n, rel[r], &cr);
-        printf("\"checked\": %zu, \"violations\": %zu, \"nan_lost\": %zu, \"max_error\": %.9g, "
-               "\"bound_held\": %s, \"container_ratio\": %.3f}%s\n",
-               cr.checked, cr.violations, cr.nan_lost, cr.max_error, cr.violations ? "false" : "true",
-               (double)bytes / (double)en, sep);
-      }
-      free(enc);
-      free(out);
+  const char *more = getenv("H5FZ_BENCH_REALISTIC_CHAINS");
+  char list[1024];
+  snprintf(list, sizeof list, "%s", more ? more : "");
+  const char *chains[16] = {"", "delta zigzag bitpack"};
+  int n_chains = 2;
+  for (char *save = NULL, *t = strtok_r(list, ";", &save); t && n_chains < 16; t = strtok_r(NULL, ";", &save))
+    chains[n_chains++] = t;
+  for (int r = 0; r < 3 * n_chains; r++) {
+    char spec[600], name[600];
+    const char *chain = chains[r / 3];
+    if (only_r > 0 && rel[r % 3] != only_r) continue;
+    int last = only_r > 0 ? r / 3 == n_chains - 1 : r == 3 * n_chains - 1;
+    snprintf(spec, sizeof spec, "abs=%.17g dtype=f32%s%s", rel[r % 3], *chain ? " " : "", chain);
+    if (r / 3 == 1)
+      snprintf(name, sizeof name, "realistic fast R=%g", rel[r % 3]);
+    else
+      snprintf(name, sizeof name, "realistic R=%g%s%s", rel[r % 3], *chain ? " " : "", chain);
+    kernel_row(name, spec, ra.values, bytes, reps, 1);
+    /* kernel_row ended the object; the check adds a second one for this R */
+    h5fz_spec s;
+    h5fz_spec_parse(spec, &s);
+    setenv("H5FZ_DEVICE", "gpu", 1);
+    void *enc = NULL, *out = NULL;
+    size_t en = 0, on = 0;
+    int rc = h5fz_chunk_encode(&s, ra.values, bytes, &enc, &en);
+    if (!rc) rc = h5fz_chunk_decode(enc, en, &out, &on);
+    int short_out = !rc && on != bytes;
+    printf("    ,{\"field\": \"%s check\", ", name);
+    if (rc || short_out) {
+      printf("\"error\": \"%s\"}%s\n", short_out ? "decoded size differs" : h5fz_last_error(), last ? "" : ",");
+    } else {
+      h5fz_realistic_check_result cr;
+      h5fz_realistic_check(ra.values, out, ra.n, rel[r % 3], &cr);
+      printf("\"checked\": %zu, \"violations\": %zu, \"nan_lost\": %zu, \"max_error\": %.9g, "
+             "\"bound_held\": %s, \"container_ratio\": %.3f}%s\n",
+             cr.checked, cr.violations, cr.nan_lost, cr.max_error, cr.violations ? "false" : "true",
+             (double)bytes / (double)en, last ? "" : ",");
     }
+    free(enc);
+    free(out);
+  }
   printf("  ]},\n");
   h5fz_realistic_free(&ra);
 }

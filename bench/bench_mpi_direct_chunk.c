@@ -180,9 +180,12 @@ int main(int argc, char **argv)
   uint64_t chunks = 256;
   const char *dir = ".";
   for (int a = 1; a < argc; a++) {
-    if (!strcmp(argv[a], "--mode") && a + 1 < argc) only = atoi(argv[++a]);
-    else if (!strcmp(argv[a], "--chunks") && a + 1 < argc) chunks = strtoull(argv[++a], NULL, 10);
-    else if (!strcmp(argv[a], "--dir") && a + 1 < argc) dir = argv[++a];
+    if (!strcmp(argv[a], "--mode") && a + 1 < argc)
+      only = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--chunks") && a + 1 < argc)
+      chunks = strtoull(argv[++a], NULL, 10);
+    else if (!strcmp(argv[a], "--dir") && a + 1 < argc)
+      dir = argv[++a];
     else {
       if (rank == 0) fprintf(stderr, "usage: h5fz_bench_mpi_direct_chunk [--mode 0-5] [--chunks C] [--dir DIR]\n");
       MPI_Finalize();

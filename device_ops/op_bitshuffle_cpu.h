@@ -11,13 +11,13 @@
 #ifndef H5FZ_OP_BITSHUFFLE_CPU_H
 #define H5FZ_OP_BITSHUFFLE_CPU_H
 
-#include <stdint.h>
+#include "op_cpu_words.h"
 
 /* Bit planes of n words (a multiple of 8): in[0..n) -> out[0..n * size of
  * a word); in and out must differ. Decode is the inverse. No errors. */
-void h5fz_fast_bitshuffle_encode_32(const uint32_t *in, uint8_t *out, uint32_t n);
-void h5fz_fast_bitshuffle_encode_64(const uint64_t *in, uint8_t *out, uint32_t n);
-void h5fz_fast_bitshuffle_decode_32(const uint8_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n);
+h5fz_planes_from32_fn h5fz_fast_bitshuffle_encode_32;
+h5fz_planes_from64_fn h5fz_fast_bitshuffle_encode_64;
+h5fz_planes_to32_fn h5fz_fast_bitshuffle_decode_32;
+h5fz_planes_to64_fn h5fz_fast_bitshuffle_decode_64;
 
 #endif /* H5FZ_OP_BITSHUFFLE_CPU_H */

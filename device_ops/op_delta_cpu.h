@@ -11,24 +11,18 @@
 #ifndef H5FZ_OP_DELTA_CPU_H
 #define H5FZ_OP_DELTA_CPU_H
 
-#include <stdint.h>
+#include "op_cpu_words.h"
 
 /* n words in[] -> out[]; in and out must differ for the encodes (they may
  * be the same buffer for delta's decode). No errors. */
-void h5fz_fast_delta_encode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_delta_encode_64(const uint64_t *in, uint64_t *out, uint32_t n);
-void h5fz_fast_delta_decode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_delta_decode_64(const uint64_t *in, uint64_t *out, uint32_t n);
+h5fz_words32_fn h5fz_fast_delta_encode_32, h5fz_fast_delta_decode_32;
+h5fz_words64_fn h5fz_fast_delta_encode_64, h5fz_fast_delta_decode_64;
 
 /* delta then zigzag (or negabinary) in one pass, and the inverse
  * (zigzag^-1 (or negabinary^-1) then delta^-1); in and out must differ. */
-void h5fz_fast_delta_zigzag_encode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_delta_zigzag_encode_64(const uint64_t *in, uint64_t *out, uint32_t n);
-void h5fz_fast_delta_zigzag_decode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_delta_zigzag_decode_64(const uint64_t *in, uint64_t *out, uint32_t n);
-void h5fz_fast_delta_negabinary_encode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_delta_negabinary_encode_64(const uint64_t *in, uint64_t *out, uint32_t n);
-void h5fz_fast_delta_negabinary_decode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_delta_negabinary_decode_64(const uint64_t *in, uint64_t *out, uint32_t n);
+h5fz_words32_fn h5fz_fast_delta_zigzag_encode_32, h5fz_fast_delta_zigzag_decode_32,
+    h5fz_fast_delta_negabinary_encode_32, h5fz_fast_delta_negabinary_decode_32;
+h5fz_words64_fn h5fz_fast_delta_zigzag_encode_64, h5fz_fast_delta_zigzag_decode_64,
+    h5fz_fast_delta_negabinary_encode_64, h5fz_fast_delta_negabinary_decode_64;
 
 #endif /* H5FZ_OP_DELTA_CPU_H */

@@ -156,6 +156,123 @@ H5FZ_FN void h5fz_lnd_carry(uint64_t *aux, uint32_t n_sub)
   }
 }
 
+/* One pass of the inverse along y or z, seen as lines: line (grp, c) has
+ * the elements grp G + i S + c (i < L, only those < n). A line is cut in
+ * segments of R elements so that the pass has enough threads (one per
+ * line walked the whole column before, 403 threads for a 344x403 chunk):
+ * h5fz_lnd_asum sums each segment, h5fz_lnd_apart scans those sums along
+ * each line, h5fz_lnd_ascan adds a segment's offset to its own prefix
+ * sums (and runs the quantizer decode when it is the last pass). */
+typedef struct {
+  uint32_t n;      /* elements of the chunk */
+  uint32_t S;      /* stride between the elements of a line: ex (y) or ex ey (z) */
+  uint32_t L;      /* elements of a line: ey (y) or the planes (z) */
+  uint32_t G;      /* elements between groups of lines: a plane (y), 0 (z: one group) */
+  uint32_t groups; /* groups of S lines: the planes (y), 1 (z) */
+  uint32_t R;      /* elements per segment */
+  uint32_t nseg;   /* segments per line, ceil(L / R) */
+} h5fz_lnd_axis;
+
+/* The y pass (z = 0) or the z pass (z = 1) of predictor g->dim; returns 0
+ * when the predictor has no such pass. R grows with the line (about its
+ * square root) so that neither the segments nor the scan of their sums is
+ * long. */
+H5FZ_FN int h5fz_lnd_axis_make(const h5fz_lnd_geom *g, uint32_t z, h5fz_lnd_axis *a)
+{
+  uint32_t ex, ey, n = g->n ? g->n : 1u;
+  h5fz_lnd_eff(g, &ex, &ey);
+  uint32_t P = ex * ey;
+  if (z ? P >= n : ey <= 1u) return 0;
+  a->n = g->n;
+  a->S = z ? P : ex;
+  a->L = z ? (n + P - 1u) / P : ey;
+  a->G = z ? 0u : P;
+  a->groups = z ? 1u : (n + P - 1u) / P;
+  uint32_t R = 32u;
+  while ((uint64_t)R * R < a->L) R *= 2u;
+  a->R = R;
+  a->nseg = (a->L + R - 1u) / R;
+  return 1;
+}
+
+/* Threads of h5fz_lnd_asum and h5fz_lnd_ascan (one per segment), which is
+ * also the number of segment sums h5fz_lnd_apart scans. */
+H5FZ_FN uint64_t h5fz_lnd_axis_segments(const h5fz_lnd_axis *a) { return (uint64_t)a->groups * a->nseg * a->S; }
+
+/* Lines of h5fz_lnd_apart (one thread each). */
+H5FZ_FN uint64_t h5fz_lnd_axis_lines(const h5fz_lnd_axis *a) { return (uint64_t)a->groups * a->S; }
+
+/* Segment t (t < h5fz_lnd_axis_segments): its line's first element and
+ * its range of i. */
+H5FZ_FN void h5fz_lnd_axis_segment(const h5fz_lnd_axis *a, uint64_t t, uint64_t *base, uint32_t *i_lo, uint32_t *i_hi)
+{
+  uint32_t c = (uint32_t)(t % a->S);
+  uint64_t rest = t / a->S;
+  uint32_t seg = (uint32_t)(rest % a->nseg), grp = (uint32_t)(rest / a->nseg);
+  *base = (uint64_t)grp * a->G + c;
+  *i_lo = seg * a->R;
+  *i_hi = a->L - *i_lo < a->R ? a->L : *i_lo + a->R;
+}
+
+/* Words of segment sums the decode of predictor g->dim needs (the larger
+ * of its two passes; 0 when every line is one segment), after the 2 words
+ * of carry information per sub-chunk. */
+H5FZ_FN uint64_t h5fz_lnd_part_words(const h5fz_lnd_geom *g)
+{
+  uint64_t most = 0;
+  h5fz_lnd_axis a;
+  for (uint32_t z = 0; z < 2u; z++)
+    if (h5fz_lnd_axis_make(g, z, &a) && a.nseg > 1u && h5fz_lnd_axis_segments(&a) > most)
+      most = h5fz_lnd_axis_segments(&a);
+  return most;
+}
+
+/* h5fz_lnd_carry by a whole block (GPU: one block of up to 1024 threads
+ * instead of one thread walking every sub-chunk). The carry is a segmented
+ * scan: sub-chunk s is (starts_s, tail_s) and the pairs combine as
+ * (a, b) -> (a.starts | b.starts, b.starts ? b.tail : a.tail + b.tail),
+ * which is associative, so each thread reduces a contiguous share, the
+ * block scans the shares (sv, sf: nthreads words each of scratch, shared
+ * memory on the GPU), and each thread writes its share's carries. The
+ * same words as h5fz_lnd_carry (wrapping sums). */
+H5FZ_FN void h5fz_lnd_carry_blk(const h5fz_blk *blk, uint64_t *aux, uint32_t n_sub, uint64_t *sv, uint32_t *sf)
+{
+  uint32_t lo, hi, T = blk->nthreads, t = blk->tid;
+  h5fz_blk_share(blk, n_sub, 1u, &lo, &hi);
+  uint64_t v = 0;
+  uint32_t f = 0;
+  for (uint32_t s = lo; s < hi; s++) {
+    uint64_t tail = aux[2u * s];
+    if (aux[2u * s + 1u]) {
+      v = tail;
+      f = 1u;
+    } else {
+      v += tail;
+    }
+  }
+  sv[t] = v;
+  sf[t] = f;
+  h5fz_blk_sync(blk);
+  for (uint32_t d = 1u; d < T; d <<= 1) { /* inclusive scan of the shares (Hillis-Steele) */
+    uint64_t pv = t >= d ? sv[t - d] : 0;
+    uint32_t pf = t >= d ? sf[t - d] : 0u;
+    h5fz_blk_sync(blk);
+    if (t >= d) {
+      if (!f) v += pv;
+      f |= pf;
+      sv[t] = v;
+      sf[t] = f;
+    }
+    h5fz_blk_sync(blk);
+  }
+  uint64_t carry = t ? sv[t - 1u] : 0;
+  for (uint32_t s = lo; s < hi; s++) {
+    uint64_t tail = aux[2u * s], starts = aux[2u * s + 1u];
+    aux[2u * s] = carry;
+    carry = starts ? tail : carry + tail;
+  }
+}
+
 #endif /* H5FZ_LND_COMMON */
 
 /* ---- per word width ----------------------------------------------------- */
@@ -205,6 +322,17 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *ql
   uint32_t P = ex * ey;
   h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
   if (lo >= hi) return;
+  if (g.dim <= 1u) { /* 1-D: the delta over the chunk, one neighbour (the common case: no dims) */
+    for (uint32_t i = lo; i < hi; i++) {
+      if (i >= m) {
+        out[i] = 0;
+        continue;
+      }
+      H5FZ_T_WORD prev = f + i ? H5FZ_TN(h5fz_lnd_q)(qloc, f, in, qc, p, f + i - 1u) : (H5FZ_T_WORD)0;
+      out[i] = (H5FZ_T_WORD)(H5FZ_TN(h5fz_lnd_q)(qloc, f, in, qc, p, f + i) - prev);
+    }
+    return;
+  }
   uint32_t cx = (f + lo) % ex, ry = (f + lo) / ex % ey;
   for (uint32_t i = lo; i < hi; i++) {
     out[i] = i < m ? H5FZ_TN(h5fz_lnd_resid)(qloc, f, in, qc, p, f + i, ex, P, cx > 0, ry > 0) : (H5FZ_T_WORD)0;
@@ -263,6 +391,59 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in,
   }
 }
 
+#if H5FZ_ON_GPU
+/* h5fz_lnd_cost with 16 threads per sampled group (lane j of a half-warp
+ * takes its elements 8j..8j+7, the level-1 term by shuffles between lanes
+ * j and j + 8), so that the cost pass keeps the GPU busy instead of 32
+ * threads a block walking 128 elements each. The same sums (integer sums
+ * do not depend on the order); blk->nthreads must be a multiple of 32. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
+                                          h5fz_lnd_geom g, const h5fz_quant_params *p, uint64_t k_lo, uint64_t k_hi,
+                                          uint64_t T, uint64_t cost[3])
+{
+  uint64_t c[3] = {0, 0, 0};
+  uint32_t exd[3], eyd[3];
+  for (uint32_t d = 0; d < 3u; d++) {
+    h5fz_lnd_geom gd = g;
+    gd.dim = d + 1u;
+    h5fz_lnd_eff(&gd, &exd[d], &eyd[d]);
+  }
+  const uint32_t j = blk->tid & 15u;
+  const uint64_t items = (k_hi - k_lo) * 16u;
+  for (uint64_t base = 0; base < items; base += blk->nthreads) { /* warp-uniform: the shuffles need every lane */
+    const uint64_t it = base + blk->tid;
+    const uint32_t active = it < items;
+    const uint64_t g0 = (k_lo + it / 16u) * T * 128u + 8u * j;
+    H5FZ_T_WORD or8[3] = {0, 0, 0};
+    for (uint32_t e = 0; active && e < 8u && g0 + e < g.n; e++) {
+      uint32_t gi = (uint32_t)(g0 + e);
+      for (uint32_t d = 0; d < g.dim && d < 3u; d++) {
+        uint32_t ex = exd[d], ey = eyd[d];
+        H5FZ_T_WORD r = H5FZ_TN(h5fz_lnd_resid)((const H5FZ_T_WORD *)0, 0, in, qc, p, gi, ex, ex * ey, gi % ex > 0,
+                                                gi / ex % ey > 0);
+        or8[d] |= (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
+      }
+    }
+    for (uint32_t d = 0; d < 3u; d++) {
+      H5FZ_T_WORD other = __shfl_xor_sync(0xffffffffu, or8[d], 8);
+      H5FZ_T_WORD diff = j < 8u ? (H5FZ_T_WORD)(or8[d] ^ other) : (H5FZ_T_WORD)0;
+      diff |= __shfl_xor_sync(0xffffffffu, diff, 1);
+      diff |= __shfl_xor_sync(0xffffffffu, diff, 2);
+      diff |= __shfl_xor_sync(0xffffffffu, diff, 4);
+      if (active) {
+        c[d] += h5fz_popcount64((uint64_t)or8[d]);
+        if (j == 0) c[d] += 2u * h5fz_popcount64((uint64_t)diff);
+      }
+    }
+  }
+  for (uint32_t d = 0; d < 3u; d++) {
+    uint64_t total;
+    h5fz_blk_exscan(blk, c[d], &total);
+    cost[d] = total;
+  }
+}
+#endif
+
 /* Decode, inside a sub-chunk: w (m_pad residual words) becomes the prefix
  * sums along x, each from the start of its x segment, or from the
  * sub-chunk's element 0 when the segment began in an earlier sub-chunk.
@@ -302,6 +483,77 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_xfix)(const h5fz_blk *blk, H5FZ_T_WORD *w, uint32_
   if (head > m) head = m;
   h5fz_blk_share(blk, head, 1u, &lo, &hi);
   for (uint32_t i = lo; i < hi; i++) w[i] = (H5FZ_T_WORD)(w[i] + (H5FZ_T_WORD)carry);
+}
+
+/* Decode, the last step when the predictor is 1-D (no y or z pass):
+ * h5fz_lnd_xfix and the quantizer decode in one pass, each word of the
+ * sub-chunk (w, m words) becoming its value in place (outliers are
+ * patched from the side section by the executor). Items strided over
+ * the threads: coalesced on the GPU. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_xfix_dequant)(const h5fz_blk *blk, H5FZ_T_WORD *w, uint32_t m, unsigned long long first,
+                                            h5fz_lnd_geom g, uint64_t carry, const h5fz_quant_params *p)
+{
+  uint32_t ex, ey, f = (uint32_t)first;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  uint32_t head = f % ex ? ex - f % ex : 0u;
+  H5FZ_T_FLOAT *v = (H5FZ_T_FLOAT *)(void *)w;
+  H5FZ_FOR_ITEMS(i, blk, m) {
+    H5FZ_T_WORD x = (H5FZ_T_WORD)(w[i] + (i < head ? (H5FZ_T_WORD)carry : (H5FZ_T_WORD)0));
+    v[i] = H5FZ_TN(h5fz_quant_value)(x, p);
+  }
+}
+
+/* Decode, one pass along an axis (h5fz_lnd_axis), step 1: part[t] = the
+ * sum of segment t of the words w (wrapping). */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_asum)(const H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t, H5FZ_T_WORD *part)
+{
+  uint64_t base;
+  uint32_t lo, hi;
+  h5fz_lnd_axis_segment(&a, t, &base, &lo, &hi);
+  H5FZ_T_WORD acc = 0;
+  for (uint32_t i = lo; i < hi; i++) {
+    uint64_t at = base + (uint64_t)i * a.S;
+    if (at >= a.n) break;
+    acc = (H5FZ_T_WORD)(acc + w[at]);
+  }
+  part[t] = acc;
+}
+
+/* ... step 2: the segment sums of line `line` become their exclusive
+ * prefix sums along the line (the offset each segment starts from). */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_apart)(H5FZ_T_WORD *part, h5fz_lnd_axis a, uint64_t line)
+{
+  uint64_t grp = line / a.S, c = line % a.S;
+  H5FZ_T_WORD acc = 0;
+  for (uint32_t seg = 0; seg < a.nseg; seg++) {
+    uint64_t k = (grp * a.nseg + seg) * a.S + c;
+    H5FZ_T_WORD v = part[k];
+    part[k] = acc;
+    acc = (H5FZ_T_WORD)(acc + v);
+  }
+}
+
+/* ... step 3: the prefix sums of segment t from its offset (part[t]; part
+ * may be NULL when a line is one segment), in place; with p (the last
+ * pass), each word becomes its value in place instead (outliers are
+ * patched from the side section by the executor). */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan)(H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t, const H5FZ_T_WORD *part,
+                                     const h5fz_quant_params *p)
+{
+  uint64_t base;
+  uint32_t lo, hi;
+  h5fz_lnd_axis_segment(&a, t, &base, &lo, &hi);
+  H5FZ_T_WORD acc = part && lo ? part[t] : (H5FZ_T_WORD)0;
+  H5FZ_T_FLOAT *v = (H5FZ_T_FLOAT *)(void *)w;
+  for (uint32_t i = lo; i < hi; i++) {
+    uint64_t at = base + (uint64_t)i * a.S;
+    if (at >= a.n) break;
+    acc = (H5FZ_T_WORD)(acc + w[at]);
+    if (p)
+      v[at] = H5FZ_TN(h5fz_quant_value)(acc, p);
+    else
+      w[at] = acc;
+  }
 }
 
 /* Decode: prefix sums along y of columns [c_lo, c_hi) of plane `plane`,

@@ -138,13 +138,14 @@ H5FZ_FN void h5fz_wf_store_planes(uint32_t *col, uint32_t *lane_col, uint32_t z,
  * the warp's groups g0 .. g0 + per_warp - 1, a group of 32 values per step,
  * the next 4 groups' loads in flight while these are worked (Nsight
  * Compute found a fifth of the stall samples waiting on them); escape
- * masks to S->esc. *any_all: the OR of the zigzag words, *n_esc: the
- * escapes. */
+ * masks to S->esc. carry0: the word before the sub-chunk's first (0 for
+ * the default chain's delta). *any_all: the OR of the zigzag words,
+ * *n_esc: the escapes. */
 H5FZ_FN void h5fz_wf_quantize_groups(h5fz_wf_smem *S, const float *in, const h5fz_quant_params *q, uint32_t g0,
-                                     uint32_t per_warp, uint32_t *any_all_out, uint32_t *n_esc_out)
+                                     uint32_t per_warp, uint32_t carry0, uint32_t *any_all_out, uint32_t *n_esc_out)
 {
   const uint32_t lane = threadIdx.x & 31u;
-  uint32_t carry = 0, any_all = 0, n_esc = 0;
+  uint32_t carry = carry0, any_all = 0, n_esc = 0;
   if (g0) (void)h5fz_wf_quant(in[32u * g0 - 1u], q, &carry); /* the word before the warp's first */
   const float *src = in + 32u * g0 + lane;
   const uint32_t lane_ge = 0xffffffffu << lane, lane0 = lane == 0;
@@ -185,15 +186,18 @@ H5FZ_FN void h5fz_wf_quantize_groups(h5fz_wf_smem *S, const float *in, const h5f
  * a multiple of 32 that divides 4096). The RZE stream, or the bit planes
  * raw when RZE would not shrink them, goes to slot (16384 bytes), its size
  * (raw: 16384 | 0x80000000) to *entry, the escaped values' positions and
- * bits to opos[]/oval[] in index order and their count to *ocount. */
-H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_params *q, uint8_t *slot,
-                            uint32_t *entry, uint32_t *ocount, uint32_t *opos, uint32_t *oval)
+ * bits to opos[]/oval[] in index order and their count to *ocount.
+ * carry0: the quantizer word the first value is predicted from (0 for the
+ * default chain; lorenzo_nd's 1-D predictor: the word of the value before
+ * the sub-chunk, which is the same delta across sub-chunks). */
+H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_params *q, uint32_t carry0,
+                            uint8_t *slot, uint32_t *entry, uint32_t *ocount, uint32_t *opos, uint32_t *oval)
 {
   const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, nwarps = blockDim.x >> 5;
   const uint32_t per_warp = H5FZ_WF_GROUPS / nwarps, g0 = warp * per_warp;
   /* 1. quantize, delta, zigzag, bit planes */
   uint32_t any_all, n_esc;
-  h5fz_wf_quantize_groups(S, in, q, g0, per_warp, &any_all, &n_esc);
+  h5fz_wf_quantize_groups(S, in, q, g0, per_warp, carry0, &any_all, &n_esc);
   if (lane == 0) {
     S->warp_or[warp] = any_all;
     S->warp_out[warp] = n_esc;
@@ -331,9 +335,13 @@ H5FZ_FN uint32_t h5fz_wf_inclusive_unzz(uint32_t u)
  * out[] (escaped values come out as bin 0's value and are patched from the
  * side section on the host). Returns 1 (on every thread) when the RZE
  * stream is inconsistent, exactly when h5fz_rze_decode would fail, or a
- * raw entry's size is not 16384. */
+ * raw entry's size is not 16384. words: NULL, or where the words (the
+ * prefix sums of the sub-chunk) go instead of the values (lorenzo_nd's
+ * 1-D predictor, whose sums continue across sub-chunks: the
+ * h5fz_lnd_*_kernel kernels add the carry and dequantize); out is then
+ * not written. */
 H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, const h5fz_quant_params *q,
-                           float *out)
+                           float *out, uint32_t *words)
 {
   const uint32_t tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5, nwarps = blockDim.x >> 5;
   const uint32_t size = entry & 0x7fffffffu;
@@ -424,9 +432,10 @@ H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, 
   __syncthreads();
   uint32_t carry = 0;
   for (uint32_t w = 0; w < warp; w++) carry += S->warp_out[w];
-  float *dst = out + 32u * g0 + lane;
+  float *dst = words ? (float *)0 : out + 32u * g0 + lane;
+  uint32_t *wdst = words ? words + 32u * g0 + lane : (uint32_t *)0;
   const uint32_t *col = S->planes + g0;
-  for (uint32_t g = 0; g < per_warp; g++, dst += 32, col++) {
+  for (uint32_t g = 0; g < per_warp; g++, col++) {
     uint32_t u = 0;
     if (np > H5FZ_WF_BROADCAST_PLANES) {
       u = h5fz_warp_transpose32(lane < np ? col[lane * H5FZ_WF_STRIDE] : 0u);
@@ -440,7 +449,13 @@ H5FZ_FN int h5fz_wf_decode(h5fz_wf_smem *S, const uint8_t *src, uint32_t entry, 
     uint32_t x = h5fz_wf_inclusive_unzz(u);
     uint32_t w = carry + x;
     carry += __shfl_sync(H5FZ_WF_FULL, x, 31);
-    __stcs(dst, h5fz_quant_recon_32((int32_t)w, q->step));
+    if (words) {
+      __stcs(wdst, w);
+      wdst += 32;
+    } else {
+      __stcs(dst, h5fz_quant_recon_32((int32_t)w, q->step));
+      dst += 32;
+    }
   }
   return 0;
 }

@@ -9,12 +9,10 @@
 #ifndef H5FZ_OP_ZIGZAG_CPU_H
 #define H5FZ_OP_ZIGZAG_CPU_H
 
-#include <stdint.h>
+#include "op_cpu_words.h"
 
 /* n words in[] -> out[]; in may equal out. No errors. */
-void h5fz_fast_zigzag_encode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_zigzag_encode_64(const uint64_t *in, uint64_t *out, uint32_t n);
-void h5fz_fast_zigzag_decode_32(const uint32_t *in, uint32_t *out, uint32_t n);
-void h5fz_fast_zigzag_decode_64(const uint64_t *in, uint64_t *out, uint32_t n);
+h5fz_words32_fn h5fz_fast_zigzag_encode_32, h5fz_fast_zigzag_decode_32;
+h5fz_words64_fn h5fz_fast_zigzag_encode_64, h5fz_fast_zigzag_decode_64;
 
 #endif /* H5FZ_OP_ZIGZAG_CPU_H */

@@ -23,9 +23,9 @@ static void exec_cpu(h5fz_array_exec *ex)
 
 /* After the GPU batches returned rc (user_rc: their *user_rc): 1 when rc is
  * the answer (done; the sink or source stopped them; a device array, which
- * only the GPU can reach; H5FZ_DEVICE_STRICT, except for a chain the
- * batches do not take, lorenzo_nd, which the per-chunk path still runs on
- * the GPU; when decoding, a container that is bad on any executor), 0 when
+ * only the GPU can reach; H5FZ_DEVICE_STRICT, except for what the batches
+ * refuse as unsupported; when decoding, a container that is bad on any
+ * executor), 0 when
  * the CPU executor takes the remaining chunks: said once, except when
  * there is no GPU at all and H5FZ_DEVICE did not ask for one (the normal
  * CPU case, not worth a word). */

@@ -42,15 +42,7 @@ extern "C" {
  * H5FZ_ERR_PARSE (malformed description, registry or calibration),
  * H5FZ_ERR_IO (a file cannot be opened or read), H5FZ_ERR_DEVICE (no
  * usable GPU, driver or NVRTC) and H5FZ_ERR_UNSUPPORTED (no class of the
- * chain is available).
- *
- * Old names, kept only until fusion/gpu/ (being re-cut in parallel) uses
- * the h5fz_status names; nothing else may use them (tests/layering,
- * check_layers.py, rule "one error style"). */
-#define H5FZ_PLAN_OK H5FZ_OK
-#define H5FZ_PLAN_ERR_ARG H5FZ_ERR_ARG
-#define H5FZ_PLAN_ERR_PARSE H5FZ_ERR_PARSE
-#define H5FZ_PLAN_ERR_NODEVICE H5FZ_ERR_DEVICE
+ * chain is available). */
 
 /* ---- limits --------------------------------------------------------------- */
 #define H5FZ_PLAN_NAME_MAX 64    /* class, device and arch names, with NUL */

@@ -57,7 +57,7 @@ static void emit_prologue(strbuf *b, const char *kernel, const char *params)
           "  /* block = chunk_ix * n_sub + sub: a batch of equal chunks of n values\n"
           "   * each in one launch (one chunk: chunk_ix = 0); per-chunk absolute bounds in qchunk */\n"
           "  /* tail_only: block b takes the last sub-chunk of chunk b (the warp-fused kernels took the rest) */\n"
-          "  const uint32_t bid = tail_only ? blockIdx.x * n_sub + n_sub - 1u : blockIdx.x;\n"
+          "  const uint32_t bid = tail_only == 1u ? blockIdx.x * n_sub + n_sub - 1u : blockIdx.x;\n"
           "  const uint32_t chunk_ix = bid / n_sub;\n"
           "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
           "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
@@ -83,7 +83,7 @@ static void emit_lnd_encode(strbuf *b, const char *w, const char *from, const ch
        "  {\n"
        "    const value_t *const chunk = in; /* the chunk's values (first is chunk-relative) */\n"
        "    h5fz_lnd_geom g = lnd;\n"
-       "    g.dim = h5fz_lnd_choose(lnd_costs, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+       "    g.dim = h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim);\n"
        "    h5fz_lnd_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m, m_pad, chunk, (const word_t *)0, first, g,\n"
        "                      &qp);\n"
        "  }\n"
@@ -122,6 +122,12 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
                 "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only");
+  if (s->ops[1] == H5FZ_OP_LORENZO_ND)
+    emit(b,
+         "  /* tail_only 2: the warp-fused kernel takes the full sub-chunks when the 1-D predictor won */\n"
+         "  if (tail_only == 2u && m == SUB_ELEMS &&\n"
+         "      h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim) == 1u)\n"
+         "    return;\n");
   emit(b, "  uint8_t *slot = slots + (size_t)bid * SLOT_BYTES;\n"
           "  in += base;\n  opos += base;\n  oval += base;\n\n");
   emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
@@ -172,13 +178,20 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
 
 static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
-  emit_prologue(b, H5FZ_KERNEL_DECODE,
-                "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-                "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long "
-                "long fill, unsigned row,\n"
-                "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
-                "            int *status,\n"
-                "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, uint32_t tail_only");
+  emit_prologue(
+      b, H5FZ_KERNEL_DECODE,
+      "const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+      "            unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long "
+      "long fill, unsigned row,\n"
+      "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
+      "            int *status,\n"
+      "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, const uint32_t *lnd_pred, uint32_t tail_only");
+  if (s->ops[1] == H5FZ_OP_LORENZO_ND)
+    emit(b, "  /* lorenzo_nd: the chunk's predictor (its header's); tail_only 2: the warp-fused kernel takes the\n"
+            "   * full sub-chunks of the chunks with the 1-D predictor */\n"
+            "  h5fz_lnd_geom lg = lnd;\n"
+            "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
+            "  if (tail_only == 2u && m == SUB_ELEMS && lg.dim == 1u) return;\n");
   emit(b, "  out += base;\n"
           "  const uint32_t e = entries[bid], size = e & 0x7fffffffu;\n"
           "  const uint8_t *src = payload + offsets[bid];\n\n");
@@ -226,8 +239,7 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b,
          "  /* inverse transform: lorenzo_nd, its part inside the sub-chunk (prefix sums along x); the\n"
          "   * h5fz_lnd_*_kernel kernels finish it on the whole chunk, then run the quantizer decode */\n"
-         "  h5fz_lnd_xscan_%s(&blk, (word_t *)%s, (word_t *)%s, m, m_pad, first, lnd, lnd_aux + 2u * (first / "
-         "SUB_ELEMS));\n"
+         "  h5fz_lnd_xscan_%s(&blk, (word_t *)%s, (word_t *)%s, m, m_pad, first, lg, lnd_aux + 2u * bid);\n"
          "  word_t *const chunk_words = (word_t *)out; /* the chunk's output: words until the quantizer decode */\n"
          "  h5fz_blk_copy(&blk, %s, chunk_words + first, m * (uint32_t)sizeof(word_t));\n}\n",
          w, bufname(k), bufname(k + 1), bufname(k));
@@ -248,87 +260,151 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
 
 /* lorenzo_nd's chunk-level kernels: the encoder's cost pass, and the end of
  * the decode after h5fz_decode (carry along x, sums along y and z, the
- * quantizer decode in place). */
+ * quantizer decode in place, fused into the last of those passes). Every
+ * kernel takes a batch of chunks of lnd.n values back to back; lnd_pred
+ * (NULL: lnd.dim for all) holds each chunk's predictor. */
 static void emit_lnd_kernels(strbuf *b, const char *w)
 {
+  emit(
+      b,
+      "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x %% H5FZ_LND_COST_PARTS of the sample of\n"
+      " * chunk blockIdx.x / H5FZ_LND_COST_PARTS (16 threads a group) */\n"
+      "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+      "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
+      "unsigned long long fill,\n"
+      "                     const double *qchunk, unsigned long long *costs)\n{\n"
+      "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
+      "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
+      "  const uint32_t chunk_ix = blockIdx.x / H5FZ_LND_COST_PARTS, part = blockIdx.x %% H5FZ_LND_COST_PARTS;\n"
+      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
+      "  uint64_t k_lo, k_hi, T, c[3];\n"
+      "  h5fz_lnd_sample(lnd.n, part, H5FZ_LND_COST_PARTS, &k_lo, &k_hi, &T);\n"
+      "  h5fz_lnd_cost_lanes_%s(&blk, in + (unsigned long long)chunk_ix * lnd.n, (const word_t *)0, lnd, &qp, k_lo, "
+      "k_hi, T, c);\n"
+      "  if (threadIdx.x == 0)\n"
+      "    for (uint32_t d = 0; d < 3u; d++) costs[3u * blockIdx.x + d] = c[d];\n}\n",
+      w);
+  emit(b, "\n/* lorenzo_nd, decode after h5fz_decode: the carry of each sub-chunk's first x segment, a segmented\n"
+          " * scan by one block of LND_CARRY_THREADS a chunk */\n"
+          "#define LND_CARRY_THREADS 1024u\n"
+          "extern \"C\" __global__ void __launch_bounds__(LND_CARRY_THREADS)\n"
+          "h5fz_lnd_carry_kernel(unsigned long long *aux, uint32_t n_sub)\n{\n"
+          "  __shared__ uint64_t sv[LND_CARRY_THREADS];\n"
+          "  __shared__ uint32_t sf[LND_CARRY_THREADS];\n"
+          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
+          "  h5fz_lnd_carry_blk(&blk, aux + 2ull * n_sub * blockIdx.x, n_sub, sv, sf);\n}\n");
+  emit(b, "\n/* chunk blockIdx.x / per_chunk's geometry with its own predictor; 0 when it has no pass z */\n"
+          "static __device__ __forceinline__ int lnd_chunk_axis(h5fz_lnd_geom lnd, const uint32_t *lnd_pred, "
+          "uint32_t chunk_ix, uint32_t z,\n"
+          "                                                     h5fz_lnd_geom *lg, h5fz_lnd_axis *a)\n{\n"
+          "  *lg = lnd;\n"
+          "  if (lnd_pred) lg->dim = lnd_pred[chunk_ix];\n"
+          "  return h5fz_lnd_axis_make(lg, z, a);\n}\n");
+  emit(
+      b,
+      "\n/* ... added to the elements of that segment: one block per sub-chunk; a chunk with no y or z pass\n"
+      " * (the 1-D predictor) has every word become its value in the same pass */\n"
+      "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+      "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t *lnd_pred, const unsigned long long "
+      "*aux, double eb,\n"
+      "                     double step, double inv_step, int mode, unsigned long long fill, const double *qchunk)\n{\n"
+      "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
+      "  const uint32_t n_sub = (lnd.n + SUB_ELEMS - 1u) / SUB_ELEMS, chunk_ix = blockIdx.x / n_sub;\n"
+      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
+      "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+      "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
+      "  h5fz_lnd_geom lg;\n"
+      "  h5fz_lnd_axis a;\n"
+      "  int dequant = !lnd_chunk_axis(lnd, lnd_pred, chunk_ix, 0u, &lg, &a) && !h5fz_lnd_axis_make(&lg, 1u, &a);\n"
+      "  word_t *const w = words + (unsigned long long)chunk_ix * lnd.n + first;\n"
+      "  if (dequant)\n"
+      "    h5fz_lnd_xfix_dequant_%s(&blk, w, m, first, lg, aux[2u * blockIdx.x], &qp);\n"
+      "  else\n"
+      "    h5fz_lnd_xfix_%s(&blk, w, m, first, lg, aux[2u * blockIdx.x]);\n}\n",
+      w, w);
+}
+
+/* lorenzo_nd's y and z passes (h5fz_lnd_axis), after h5fz_lnd_xfix_kernel. */
+static void emit_lnd_axis_kernels(strbuf *b, const char *w)
+{
   emit(b,
-       "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x of the sample */\n"
-       "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-       "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
-       "unsigned long long fill,\n"
-       "                     unsigned long long *costs)\n{\n"
-       "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
-       "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
-       "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-       "  uint64_t k_lo, k_hi, T, c[3];\n"
-       "  h5fz_lnd_sample(lnd.n, blockIdx.x, gridDim.x, &k_lo, &k_hi, &T);\n"
-       "  h5fz_lnd_cost_%s(&blk, in, (const word_t *)0, lnd, &qp, k_lo, k_hi, T, c);\n"
-       "  if (threadIdx.x == 0)\n"
-       "    for (uint32_t d = 0; d < 3u; d++) costs[3u * blockIdx.x + d] = c[d];\n}\n",
+       "\n/* ... then along y (z = 0) and z (z = 1), h5fz_lnd_axis, per_chunk threads a chunk: the sum of each\n"
+       " * segment of a line, a thread each (part: part_stride words a chunk) */\n"
+       "extern \"C\" __global__ void h5fz_lnd_asum_kernel(const word_t *words, h5fz_lnd_geom lnd, const uint32_t "
+       "*lnd_pred, uint32_t z,\n"
+       "                                                 unsigned long long per_chunk, word_t *part, unsigned long "
+       "long part_stride)\n{\n"
+       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
+       "  const unsigned long long t = tg %% per_chunk;\n"
+       "  h5fz_lnd_geom lg;\n"
+       "  h5fz_lnd_axis a;\n"
+       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, &lg, &a) || a.nseg <= 1u || t >= "
+       "h5fz_lnd_axis_segments(&a)) return;\n"
+       "  h5fz_lnd_asum_%s(words + (unsigned long long)chunk_ix * lnd.n, a, t, part + chunk_ix * part_stride);\n}\n",
        w);
-  emit(b, "\n/* lorenzo_nd, decode after h5fz_decode: the carry of each sub-chunk's first x segment */\n"
-          "extern \"C\" __global__ void h5fz_lnd_carry_kernel(unsigned long long *aux, uint32_t n_sub)\n{\n"
-          "  if (blockIdx.x == 0 && threadIdx.x == 0) h5fz_lnd_carry(aux, n_sub);\n}\n");
   emit(b,
-       "\n/* ... added to the elements of that segment: one block per sub-chunk */\n"
-       "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-       "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const unsigned long long *aux)\n{\n"
-       "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-       "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
-       "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
-       "  h5fz_lnd_xfix_%s(&blk, words + first, m, first, lnd, aux[2u * blockIdx.x]);\n}\n",
+       "\n/* ... those sums scanned along each line, a thread per line (per_chunk lines a chunk) */\n"
+       "extern \"C\" __global__ void h5fz_lnd_apart_kernel(word_t *part, h5fz_lnd_geom lnd, const uint32_t *lnd_pred, "
+       "uint32_t z,\n"
+       "                                                  unsigned long long per_chunk, unsigned long long "
+       "part_stride)\n{\n"
+       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
+       "  const unsigned long long line = tg %% per_chunk;\n"
+       "  h5fz_lnd_geom lg;\n"
+       "  h5fz_lnd_axis a;\n"
+       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, &lg, &a) || a.nseg <= 1u || line >= "
+       "h5fz_lnd_axis_lines(&a)) return;\n"
+       "  h5fz_lnd_apart_%s(part + chunk_ix * part_stride, a, line);\n}\n",
        w);
   emit(b,
-       "\n/* ... the prefix sums along y: one thread per column of a plane */\n"
-       "extern \"C\" __global__ void h5fz_lnd_yscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
-       "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  uint32_t ex, ey;\n"
-       "  h5fz_lnd_eff(&lnd, &ex, &ey);\n"
-       "  if (line < lines) h5fz_lnd_yscan_%s(words, lnd, line / ex, line %% ex, line %% ex + 1u);\n}\n",
-       w);
-  emit(b,
-       "\n/* ... along z: one thread per position in the plane */\n"
-       "extern \"C\" __global__ void h5fz_lnd_zscan_kernel(word_t *words, h5fz_lnd_geom lnd, uint32_t lines)\n{\n"
-       "  const uint32_t line = blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  if (line < lines) h5fz_lnd_zscan_%s(words, lnd, line, line + 1u);\n}\n",
-       w);
-  emit(b,
-       "\n/* ... and the quantizer decode, each word becoming its value in place: one block per sub-chunk\n"
-       " * (outliers are patched from the side section on the host) */\n"
-       "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-       "h5fz_lnd_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
-       "unsigned long long fill)\n{\n"
-       "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-       "  const h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-       "  const unsigned long long first = (unsigned long long)blockIdx.x * SUB_ELEMS;\n"
-       "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
-       "  h5fz_quant_decode_%s(&blk, words + first, m, &qp, (value_t *)(words + first));\n}\n",
+       "\n/* ... and each segment's prefix sums from its offset, a thread each; a chunk's last pass leaves the\n"
+       " * values (outliers are patched from the side section on the host) */\n"
+       "extern \"C\" __global__ void h5fz_lnd_ascan_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t "
+       "*lnd_pred, uint32_t z,\n"
+       "                                                  unsigned long long per_chunk, const word_t *part,\n"
+       "                                                  unsigned long long part_stride, double eb, double step,\n"
+       "                                                  double inv_step, int mode, unsigned long long fill,\n"
+       "                                                  const double *qchunk)\n{\n"
+       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
+       "  const unsigned long long t = tg %% per_chunk;\n"
+       "  h5fz_lnd_geom lg;\n"
+       "  h5fz_lnd_axis a, later;\n"
+       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, &lg, &a) || t >= h5fz_lnd_axis_segments(&a)) return;\n"
+       "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+       "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
+       "  const int last = z == 1u || !h5fz_lnd_axis_make(&lg, 1u, &later);\n"
+       "  h5fz_lnd_ascan_%s(words + (unsigned long long)chunk_ix * lnd.n, a, t,\n"
+       "                   a.nseg > 1u ? part + chunk_ix * part_stride : (const word_t *)0,\n"
+       "                   last ? &qp : (const h5fz_quant_params *)0);\n}\n",
        w);
 }
 
 int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
 {
   static const uint8_t chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
+  static const uint8_t lnd[5] = {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
   static const uint8_t fast[4] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITPACK};
   if (s->dtype != H5FZ_DTYPE_F32 || s->subchunk_bytes != 4u * H5FZ_WF_ELEMS) return 0;
-  if (s->n_ops == 5 && !memcmp(s->ops, chain, 5)) return H5FZ_WF_CHAIN_DEFAULT;
+  if (s->n_ops == 5 && (!memcmp(s->ops, chain, 5) || !memcmp(s->ops, lnd, 5))) return H5FZ_WF_CHAIN_DEFAULT;
   if (s->n_ops == 4 && !memcmp(s->ops, fast, 4)) return H5FZ_WF_CHAIN_FAST;
   return 0;
 }
 
-/* The warp-fused kernels (device_ops/op_warp_fused.h, or op_warp_fast.h
- * for the fast chain: kind, H5FZ_WF_CHAIN_*): one block of WF_THREADS per
- * full sub-chunk, the same arguments as the generic ones; a partial
- * sub-chunk's block returns at once (the generic kernel takes it). */
-static void emit_warp_fused(strbuf *b, int kind)
+/* The fast chain's warp-fused kernels (device_ops/op_warp_fast.h): one
+ * block of WF_THREADS per full sub-chunk, the same arguments as the
+ * default chain's (so the host launches them alike), their own names
+ * (profilers tell them apart); the warps per block go in as a constant, so
+ * that the kernels' loops are known. A partial sub-chunk's block returns
+ * at once (the generic kernel takes it). */
+static void emit_warp_fast(strbuf *b)
 {
-  const int fast = kind == H5FZ_WF_CHAIN_FAST;
-  const char *fn = fast ? "h5fz_wfp" : "h5fz_wf";
-  /* the fast chain's kernels take the warps per block as a constant (their loops are then known) */
-  const char *nwarps = fast ? "WF_THREADS / 32u, " : "";
-  /* both kernels: the block's chunk and sub-chunk, partial ones left to the generic kernel, the bound */
   static const char prologue[] =
-      "  __shared__ %s_smem S;\n"
+      "  __shared__ h5fz_wfp_smem S;\n"
       "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
       "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
       "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
@@ -336,33 +412,119 @@ static void emit_warp_fused(strbuf *b, int kind)
       "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
       "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
   emit(b,
-       "\n/* warp-fused kernels (%s): the whole chain with the words in registers,\n"
-       " * one block per full sub-chunk */\n"
+       "\n/* warp-fused kernels of quant delta zigzag bitpack (device_ops/op_warp_fast.h): the words in\n"
+       " * registers, one block per full sub-chunk */\n"
        "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
        "%s(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
        "unsigned long long fill,\n"
        "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
-       "               word_t *oval, uint32_t *ocount)\n{\n",
-       fast ? "quant delta zigzag bitpack, device_ops/op_warp_fast.h" : "the default chain, device_ops/op_warp_fused.h",
-       fast ? H5FZ_KERNEL_ENCODE_WFP : H5FZ_KERNEL_ENCODE_WF);
-  emit(b, prologue, fn);
-  emit(b,
-       "  %s_encode(&S, %sin + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + blockIdx.x,\n"
-       "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
-       fn, nwarps);
+       "               word_t *oval, uint32_t *ocount)\n{\n"
+       "%s"
+       "  h5fz_wfp_encode(&S, WF_THREADS / 32u, in + base + first, &qp, slots + (size_t)blockIdx.x * SLOT_BYTES,\n"
+       "                  entries + blockIdx.x, ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
+       H5FZ_KERNEL_ENCODE_WFP, prologue);
   emit(b,
        "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
        "%s(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
        "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
        "fill, uint32_t n_sub,\n"
-       "               const double *qchunk, value_t *out, int *status)\n{\n",
-       fast ? H5FZ_KERNEL_DECODE_WFP : H5FZ_KERNEL_DECODE_WF);
-  emit(b, prologue, fn);
-  emit(b,
-       "  if (%s_decode(&S, %spayload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first) &&\n"
+       "               const double *qchunk, value_t *out, int *status)\n{\n"
+       "%s"
+       "  if (h5fz_wfp_decode(&S, WF_THREADS / 32u, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp,\n"
+       "                      out + base + first) &&\n"
        "      threadIdx.x == 0)\n"
        "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
-       fn, nwarps);
+       H5FZ_KERNEL_DECODE_WFP, prologue);
+}
+
+/* The warp-fused kernels (device_ops/op_warp_fused.h): one block of
+ * WF_THREADS per full sub-chunk, the same arguments as the generic ones;
+ * a partial sub-chunk's block returns at once (the generic kernel takes it). */
+static void emit_warp_fused(strbuf *b, int lnd)
+{
+  /* both kernels: the block's chunk and sub-chunk, partial ones left to the generic kernel, the bound */
+  static const char prologue[] =
+      "  __shared__ h5fz_wf_smem S;\n"
+      "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+      "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
+      "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+      "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
+      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
+  if (!lnd) {
+    emit(b,
+         "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
+         "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+         "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
+         "unsigned long long fill,\n"
+         "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
+         "               word_t *oval, uint32_t *ocount)\n{\n"
+         "%s"
+         "  h5fz_wf_encode(&S, in + base + first, &qp, 0u, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "
+         "blockIdx.x,\n"
+         "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
+         prologue);
+    emit(b,
+         "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+         "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+         "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
+         "fill, uint32_t n_sub,\n"
+         "               const double *qchunk, value_t *out, int *status)\n{\n"
+         "%s"
+         "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first,\n"
+         "                     (uint32_t *)0) &&\n"
+         "      threadIdx.x == 0)\n"
+         "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
+         prologue);
+    return;
+  }
+  /* lorenzo_nd's 1-D predictor is the delta over the whole chunk: the
+   * default chain's kernels, the first value predicted from the one before
+   * the sub-chunk (encode), the words and carry information left for
+   * h5fz_lnd_*_kernel (decode) */
+  emit(b,
+       "\n/* warp-fused kernels for lorenzo_nd's 1-D predictor (the delta across sub-chunks): one block per full\n"
+       " * sub-chunk; the generic kernels take the other predictors */\n"
+       "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+       "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
+       "unsigned long long fill,\n"
+       "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
+       "               word_t *oval, uint32_t *ocount, h5fz_lnd_geom lnd, const unsigned long long *lnd_costs)\n{\n"
+       "%s"
+       "  if (h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim) != 1u)\n"
+       "    return; /* the generic kernel's */\n"
+       "  uint32_t carry0 = 0; /* the word of the value before the sub-chunk */\n"
+       "  if (first) (void)h5fz_wf_quant(in[base + first - 1u], &qp, &carry0);\n"
+       "  h5fz_wf_encode(&S, in + base + first, &qp, carry0, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "
+       "blockIdx.x,\n"
+       "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
+       prologue);
+  emit(b,
+       "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+       "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+       "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
+       "fill, uint32_t n_sub,\n"
+       "               const double *qchunk, value_t *out, int *status, h5fz_lnd_geom lnd, unsigned long long "
+       "*lnd_aux,\n"
+       "               const uint32_t *lnd_pred)\n{\n"
+       "%s"
+       "  h5fz_lnd_geom lg = lnd; /* the chunk's predictor (its header's) */\n"
+       "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
+       "  if (lg.dim != 1u) return; /* the generic kernel's */\n"
+       "  word_t *const words = (word_t *)(out + base + first); /* words until h5fz_lnd_xfix_kernel */\n"
+       "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, (value_t *)0, words)) {\n"
+       "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
+       "    return; /* every thread of the block */\n"
+       "  }\n"
+       "  __syncthreads(); /* the last word, stored by another warp */\n"
+       "  if (threadIdx.x == 0) { /* as h5fz_lnd_xscan leaves them */\n"
+       "    uint32_t ex, ey, f = (uint32_t)first;\n"
+       "    h5fz_lnd_eff(&lg, &ex, &ey);\n"
+       "    uint32_t head = f %% ex ? ex - f %% ex : 0u;\n"
+       "    lnd_aux[2u * blockIdx.x] = (unsigned long long)words[SUB_ELEMS - 1u];\n"
+       "    lnd_aux[2u * blockIdx.x + 1u] = head < SUB_ELEMS ? 1u : 0u;\n"
+       "  }\n}\n",
+       prologue);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
@@ -410,9 +572,15 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
   emit_encode(&b, spec, w, padded);
   emit_decode(&b, spec, w, padded);
-  if (spec->ops[1] == H5FZ_OP_LORENZO_ND) emit_lnd_kernels(&b, w);
+  if (spec->ops[1] == H5FZ_OP_LORENZO_ND) {
+    emit_lnd_kernels(&b, w);
+    emit_lnd_axis_kernels(&b, w);
+  }
   int wf_kind = h5fz_codegen_warp_fused_chain(spec);
-  if ((flags & H5FZ_CODEGEN_WARP_FUSED) && wf_kind) emit_warp_fused(&b, wf_kind);
+  if ((flags & H5FZ_CODEGEN_WARP_FUSED) && wf_kind == H5FZ_WF_CHAIN_FAST)
+    emit_warp_fast(&b);
+  else if ((flags & H5FZ_CODEGEN_WARP_FUSED) && wf_kind)
+    emit_warp_fused(&b, spec->ops[1] == H5FZ_OP_LORENZO_ND);
   if (b.oom) {
     free(b.buf);
     return h5fz_fail(H5FZ_ERR_NOMEM, "codegen: out of memory");

@@ -30,9 +30,9 @@
 #define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
 #define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
 #define H5FZ_KERNEL_LND_XFIX "h5fz_lnd_xfix_kernel"
-#define H5FZ_KERNEL_LND_YSCAN "h5fz_lnd_yscan_kernel"
-#define H5FZ_KERNEL_LND_ZSCAN "h5fz_lnd_zscan_kernel"
-#define H5FZ_KERNEL_LND_DEQUANT "h5fz_lnd_dequant_kernel"
+#define H5FZ_KERNEL_LND_ASUM "h5fz_lnd_asum_kernel"
+#define H5FZ_KERNEL_LND_APART "h5fz_lnd_apart_kernel"
+#define H5FZ_KERNEL_LND_ASCAN "h5fz_lnd_ascan_kernel"
 
 /* Codegen flags. PADDED_PLANES: bitshuffle goes through planes padded by
  * one word in shared memory (no bank conflicts; the kernel class's
@@ -56,9 +56,10 @@
 
 /* Which warp-fused kernels serve spec's chain (float32, 16 KiB
  * sub-chunks): H5FZ_WF_CHAIN_DEFAULT for quant delta zigzag bitshuffle rze
- * (device_ops/op_warp_fused.h), H5FZ_WF_CHAIN_FAST for quant delta zigzag
- * bitpack (device_ops/op_warp_fast.h), 0 for none. Either has the same
- * kernel arguments, so the host launches them alike. */
+ * and quant lorenzo_nd zigzag bitshuffle rze (device_ops/op_warp_fused.h),
+ * H5FZ_WF_CHAIN_FAST for quant delta zigzag bitpack
+ * (device_ops/op_warp_fast.h, with the default chain's kernel arguments,
+ * so the host launches them alike), 0 for none. */
 #define H5FZ_WF_CHAIN_DEFAULT 1
 #define H5FZ_WF_CHAIN_FAST 2
 int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);

@@ -10,6 +10,7 @@
 
 #include "h5fz_cuda.h"
 #include "h5fz_device_query.h"
+#include "h5fz_fail.h"
 
 /* CUdevice_attribute values (cuda.h, CUDA 11-13) */
 enum {
@@ -121,7 +122,7 @@ static int detect_gpu(int ordinal, h5fz_device_desc *out, char *why, size_t why_
       say(why, why_len, "libcuda.so.1 not found: no NVIDIA driver");
     else
       say(why, why_len, "libcuda.so.1: %s", bind_why);
-    return H5FZ_PLAN_ERR_NODEVICE;
+    return H5FZ_ERR_DEVICE;
   }
   CUdevice d;
   CUresult r;
@@ -141,24 +142,25 @@ static int detect_gpu(int ordinal, h5fz_device_desc *out, char *why, size_t why_
     if (cu->cuDriverGetVersion(&out->driver_version) != 0) out->driver_version = 0;
     read_attributes(cu, d, out);
     snprintf(out->source, sizeof out->source, "driver");
-    return H5FZ_PLAN_OK;
+    return H5FZ_OK;
   }
-  return H5FZ_PLAN_ERR_NODEVICE;
+  return H5FZ_ERR_DEVICE;
 }
 
 int h5fz_device_detect(int ordinal, h5fz_device_desc *out, char *why, size_t why_len)
 {
   if (!out) {
     say(why, why_len, "NULL argument");
-    return H5FZ_PLAN_ERR_ARG;
+    return H5FZ_ERR_ARG;
   }
   char reason[H5FZ_PLAN_REASON_MAX] = "";
   memset(out, 0, sizeof *out);
   int rc = detect_gpu(ordinal, out, reason, sizeof reason);
-  if (rc != H5FZ_PLAN_OK) {
+  if (rc != H5FZ_OK) {
     h5fz_device_none(out, reason);
     snprintf(out->source, sizeof out->source, "driver");
     say(why, why_len, "%s", reason);
+    h5fz_fail(rc, "%s", reason);
   } else {
     say(why, why_len, "%s", "");
   }
@@ -172,12 +174,12 @@ static int nvrtc_fail(h5fz_device_desc *dev, char *why, size_t why_len, const ch
   dev->n_nvrtc_archs = 0;
   snprintf(dev->nvrtc_why, sizeof dev->nvrtc_why, "%s", reason);
   say(why, why_len, "%s", reason);
-  return H5FZ_PLAN_ERR_NODEVICE;
+  return H5FZ_ERR_DEVICE;
 }
 
 int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len)
 {
-  if (!dev) return H5FZ_PLAN_ERR_ARG;
+  if (!dev) return H5FZ_ERR_ARG;
   const char *bind_why = "";
   const h5fz_nvrtc_api *nv = h5fz_nvrtc_get(&bind_why);
   if (!nv) return nvrtc_fail(dev, why, why_len, bind_why);
@@ -201,7 +203,7 @@ int h5fz_nvrtc_query(h5fz_device_desc *dev, char *why, size_t why_len)
   dev->nvrtc_known = 1;
   dev->nvrtc_why[0] = '\0';
   say(why, why_len, "%s", "");
-  return H5FZ_PLAN_OK;
+  return H5FZ_OK;
 }
 
 int h5fz_gpu_visible_count(void)

@@ -138,7 +138,7 @@ static int add_task(const h5fz_device_desc *dev, const h5fz_registry *reg, const
   h5fz_plan plan;
   h5fz_plan_options opts;
   h5fz_plan_options_default(&opts);
-  if (h5fz_plan_make(dev, reg, s.ops, s.n_ops, &opts, &plan) != H5FZ_PLAN_OK || plan.target == H5FZ_TARGET_CPU)
+  if (h5fz_plan_make(dev, reg, s.ops, s.n_ops, &opts, &plan) != H5FZ_OK || plan.target == H5FZ_TARGET_CPU)
     return 0; /* no GPU class for this chain on this arch: the executor would use the CPU */
   h5fz_kernel_config kc = h5fz_kernel_config_default(&s, &plan, dev);
   char *src = NULL;

@@ -66,6 +66,10 @@ static int parse_one(void *ctx, uint64_t j)
              h.subchunk_elems == p->subchunk_elems && h.n_ops == p->n_ops && !memcmp(h.ops, p->ops, p->n_ops) &&
              (h.rank >= 2 ? h.dims[h.rank - 1] : 0u) == p->row && h.mode == (uint8_t)p->quant.mode &&
              h.n_elements * d->esize == h.input_bytes;
+  if (same && h5fz_plan_has_lnd(p)) { /* lorenzo_nd: the batch's geometry; the predictor may differ by chunk */
+    h5fz_lnd_geom gh = h5fz_lnd_geom_make(h.rank, h.dims, h.n_elements, h.predictor);
+    same = gh.x == p->lnd.x && gh.y == p->lnd.y && h.predictor >= 1u && h.predictor <= 3u;
+  }
   if (!rc && same) {
     /* the size table and side section, checked as h5fz_chunk_decode checks them */
     size_t body_len = len - H5FZ_HEADER_BYTES - H5FZ_CHECKSUM_BYTES, table = 4u * (size_t)h.n_subchunks;
@@ -168,7 +172,8 @@ typedef struct {
   int have_plan;
   uint64_t fill_bits, chunk_n, n_chunks, bc;
   h5fz_slab_geom sg;
-  double *eb; /* per chunk of the batch: its bound */
+  double *eb;     /* per chunk of the batch: its bound */
+  uint32_t *pred; /* lorenzo_nd: per chunk of the batch, its predictor */
 } decode_run;
 
 /* The batch size, the page-locked region and the batch tables. */
@@ -196,6 +201,7 @@ static int decode_prepare(decode_run *r, double fill, h5fz_array_exec *ex)
   }
   r->bc = bc;
   r->eb = malloc((bc + 1) * sizeof *r->eb);
+  r->pred = malloc((bc + 1) * sizeof *r->pred);
   d->in = calloc(bc + 1, sizeof *d->in);
   d->in_bytes = calloc(bc + 1, sizeof *d->in_bytes);
   d->kind = calloc(bc + 1, sizeof *d->kind);
@@ -206,8 +212,8 @@ static int decode_prepare(decode_run *r, double fill, h5fz_array_exec *ex)
   d->payload_len = calloc(bc + 1, 8u);
   d->pos = calloc(bc + 1, sizeof *d->pos);
   d->vals = calloc(bc + 1, sizeof *d->vals);
-  if (!r->eb || !d->in || !d->in_bytes || !d->kind || !d->hdr || !d->values || !d->table_at || !d->payload_at ||
-      !d->payload_len || !d->pos || !d->vals)
+  if (!r->eb || !r->pred || !d->in || !d->in_bytes || !d->kind || !d->hdr || !d->values || !d->table_at ||
+      !d->payload_at || !d->payload_len || !d->pos || !d->vals)
     return h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
   if (ex) {
     memset(ex, 0, sizeof *ex);
@@ -244,11 +250,6 @@ static int decode_read_batch(decode_run *r, uint64_t first, uint64_t count, h5fz
       }
     }
     h5fz_clear_error();
-    if (r->have_plan && h5fz_plan_has_lnd(&r->p0)) {
-      *user_rc = H5FZ_GPU_UNUSABLE;
-      rc = h5fz_fail(H5FZ_ERR_UNSUPPORTED, "the GPU batches do not take lorenzo_nd chains (they run chunk by chunk)");
-      goto out;
-    }
     if (r->have_plan) {
       TRY(h5fz_gpu_get_chain(gc, &r->p0, &r->c));
       if (ex) {
@@ -331,7 +332,9 @@ static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
       memcpy(packed + at, in + d->payload_at[j], d->payload_len[j]);
       at += d->payload_len[j];
       r->eb[j] = d->hdr[j].abs_bound;
+      r->pred[j] = d->hdr[j].predictor;
     } else {
+      r->pred[j] = r->p0.lnd.dim; /* any: the garbage is overwritten */
       /* decoded as raw garbage, then overwritten below: give the kernel
        * L readable bytes per sub-chunk (the zero pad at the end) */
       for (uint32_t s = 0; s < n_sub; s++) {
@@ -355,6 +358,7 @@ static int decode_upload(decode_run *r, uint64_t count, uint64_t *n_out_total)
       }
   TRY(h5fz_gpu_grow_decode(gc, &r->p0, count, payload + slot));
   TRY(h5fz_gpu_grow(gc, &gc->batch.qchunk, count * 8u));
+  if (h5fz_plan_has_lnd(&r->p0)) TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)count)));
   TRY(h5fz_gpu_grow(gc, &gc->batch.upos, n_out * 8u + 8u));
   TRY(h5fz_gpu_grow(gc, &gc->batch.uval, n_out * esize + 8u));
   CUstream st = gc->stream;
@@ -385,7 +389,8 @@ static int decode_place(decode_run *r, uint64_t first, uint64_t count, uint64_t 
   CUstream st = gc->stream;
   volatile int *status_pin = (volatile int *)gc->batch.pin_status;
   TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4u, st), "clear status");
-  TRY(h5fz_gpu_launch_decode(gc, r->c, &r->p0, (uint32_t)count, gc->batch.qchunk.ptr, gc->in.ptr));
+  TRY(h5fz_gpu_launch_decode(gc, r->c, &r->p0, (uint32_t)count, gc->batch.qchunk.ptr, gc->in.ptr,
+                             h5fz_plan_has_lnd(&r->p0) ? r->pred : NULL));
   int w = d->dtype == H5FZ_DTYPE_F64;
   if (n_out) {
     unsigned long long n_ull = n_out;
@@ -480,6 +485,7 @@ out:
   decode_job *d = &r.d;
   if (d->in) free_decode_tables(d, r.bc);
   free(r.eb);
+  free(r.pred);
   free(d->in);
   free(d->in_bytes);
   free(d->kind);

@@ -41,6 +41,7 @@ typedef struct {
   const uint8_t *packed, *gval;
   const uint32_t *gpos;
   uint64_t n_out, count;
+  const uint64_t *lnd_costs; /* lorenzo_nd: the cost sums, 3 H5FZ_LND_COST_PARTS a chunk, else NULL */
   void **out;
   size_t *out_bytes;
   h5fz_chunk_info *info;
@@ -67,6 +68,8 @@ static int assemble(encode_job *e, uint64_t j, const uint8_t *in)
   uint64_t s0 = j * e->n_sub, o0 = e->ooffsets[s0];
   uint64_t o1 = j + 1 < e->count ? e->ooffsets[s0 + e->n_sub] : e->n_out;
   h.n_outliers = (uint32_t)(o1 - o0);
+  if (e->lnd_costs) /* the predictor the chunk's encode chose, as every block of it did */
+    h.predictor = (uint8_t)h5fz_lnd_choose(e->lnd_costs + 3u * H5FZ_LND_COST_PARTS * j, H5FZ_LND_COST_PARTS, p.lnd.dim);
   h5fz_payload pl = {e->packed + e->offsets[s0], 0, e->entries + s0};
   h5fz_chunk_info_from_header(&h, &e->info[j]);
   for (uint32_t s = 0; s < e->n_sub; s++)
@@ -116,10 +119,11 @@ typedef struct {
   uint64_t chunk_n, n_chunks, bc; /* values per chunk, chunks, chunks per batch */
   h5fz_slab_geom sg;
   double *eb, *lohi; /* per chunk of the batch: bound, value range */
+  uint64_t *costs;   /* lorenzo_nd: per chunk of the batch, the cost sums */
 } encode_run;
 
 /* The chain, the batch size and every buffer, before the first batch. */
-static int encode_prepare(encode_run *r, h5fz_array_exec *ex, int *user_rc)
+static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
 {
   h5fz_gpu_context *gc = r->e.gc;
   int rc;
@@ -129,10 +133,6 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex, int *user_rc)
   size_t esize = e->esize, chunk_bytes = e->chunk_bytes;
   TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->mode == H5FZ_MODE_REL ? 0.0 : spec->bound, &r->p0, &r->h0));
   if (r->p0.n_subchunks == 0) return h5fz_fail(H5FZ_ERR_ARG, "empty chunks");
-  if (h5fz_plan_has_lnd(&r->p0)) { /* predicts across a whole chunk: one chunk per launch (h5fz_chunk_encode) */
-    *user_rc = H5FZ_GPU_UNUSABLE;
-    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "the GPU batches do not take lorenzo_nd chains (they run chunk by chunk)");
-  }
   TRY(h5fz_gpu_get_chain(gc, &r->p0, &r->c));
   if (ex) {
     memset(ex, 0, sizeof *ex);
@@ -156,6 +156,11 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex, int *user_rc)
   TRY(h5fz_gpu_grow_encode(gc, &r->p0, bc));
   TRY(h5fz_gpu_grow(gc, &gc->batch.qchunk, bc * 8u));
   TRY(h5fz_gpu_grow(gc, &gc->batch.lohi, bc * 16u));
+  if (h5fz_plan_has_lnd(&r->p0)) { /* lorenzo_nd: each chunk's cost sums, then its predictor in its header */
+    TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)bc)));
+    r->costs = malloc(bc * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs);
+    if (!r->costs) return h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
+  }
   if (r->pinned) {
     uint64_t e0;
     size_t region;
@@ -276,6 +281,11 @@ static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdev
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->entries, gc->entries.ptr, n_sub_all * 4u, gc->stream), "copy sizes");
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->offsets, gc->offsets.ptr, n_sub_all * 8u, gc->stream), "copy offsets");
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->ooffsets, gc->ooffsets.ptr, n_sub_all * 4u, gc->stream), "copy offsets");
+  if (r->costs)
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(r->costs, gc->lnd.ptr, count * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs,
+                                     gc->stream),
+           "copy costs");
+  e->lnd_costs = r->costs;
   TRY(h5fz_gpu_sync_stream(gc, "batch encode"));
   uint64_t payload = totals[0], n_out = totals[1];
   if (payload > n_sub_all * slot || n_out > count * r->chunk_n) {
@@ -367,7 +377,7 @@ static int encode_locked(h5fz_gpu_context *gc, const h5fz_spec *spec, const h5fz
   r.chunk_n = h5fz_array_chunk_elems(g);
   r.n_chunks = h5fz_array_chunks(g);
   r.e = (encode_job){.gc = gc, .spec = spec, .g = g, .data = data, .chunk_bytes = r.chunk_n * esize, .esize = esize};
-  TRY(encode_prepare(&r, ex, user_rc));
+  TRY(encode_prepare(&r, ex));
   for (uint64_t first = 0; first < r.n_chunks; first += r.bc) {
     uint64_t count = r.n_chunks - first < r.bc ? r.n_chunks - first : r.bc;
     r.e.first = first;
@@ -387,6 +397,7 @@ out:
   free(r.e.info);
   free(r.eb);
   free(r.lohi);
+  free(r.costs);
   return rc;
 }
 

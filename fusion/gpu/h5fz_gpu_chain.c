@@ -58,7 +58,7 @@ static void plan_chain(const h5fz_gpu_context *gc, chain_entry *c)
   if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 &&
       snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
-  if (h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_PLAN_ERR_PARSE)
+  if (h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_ERR_PARSE)
     h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, NULL, &c->plan); /* ignore a broken calibration file */
 }
 
@@ -83,8 +83,8 @@ static int set_attributes(const h5fz_gpu_context *gc, const chain_entry *c)
                                        (int)c->smem))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
   if (c->n_ops > 2 && c->ops[1] == H5FZ_OP_LORENZO_ND &&
-      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_yscan && c->mod.lnd_zscan &&
-        c->mod.lnd_dequant))
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_asum && c->mod.lnd_apart &&
+        c->mod.lnd_ascan))
     return h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
   return H5FZ_OK;
 }

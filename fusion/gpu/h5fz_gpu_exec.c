@@ -45,8 +45,7 @@ static int grow_encode_buffers(h5fz_gpu_context *gc, const h5fz_chunk_plan *p)
   TRY(h5fz_gpu_grow_pinned(gc, data_bytes > back ? data_bytes : back));
   TRY(h5fz_gpu_grow(gc, &gc->status, 4u));
   /* the cost sums, and 2 words per sub-chunk for a decode after it (h5fz_gpu_time_kernels) */
-  TRY(h5fz_gpu_grow(gc, &gc->lnd,
-                    (size_t)n_sub * 16u > 24u * H5FZ_LND_COST_PARTS ? (size_t)n_sub * 16u : 24u * H5FZ_LND_COST_PARTS));
+  TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(p, 1)));
 out:
   return rc;
 }
@@ -110,7 +109,7 @@ static int decode_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const u
   size_t data_bytes = (size_t)p->n_elements * p->esize;
   size_t up = payload_bytes + (size_t)n_sub * 12u + 16u;
   TRY(h5fz_gpu_grow_decode(gc, p, 1, payload_bytes + 1u));
-  TRY(h5fz_gpu_grow(gc, &gc->lnd, (size_t)n_sub * 16u));
+  TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(p, 1)));
   TRY(h5fz_gpu_grow_pinned(gc, up > data_bytes ? up : data_bytes));
   uint8_t *host = gc->pinned;
   memcpy(host, offsets, (size_t)n_sub * 8u);
@@ -122,7 +121,7 @@ static int decode_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const u
   TRY_CU(gc->cu->cuMemcpyHtoDAsync(gc->packed.ptr, host + (size_t)n_sub * 12u, payload_bytes, gc->stream),
          "copy to GPU");
   TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4u, gc->stream), "clear status");
-  TRY(h5fz_gpu_launch_decode(gc, c, p, 1, 0, gc->in.ptr));
+  TRY(h5fz_gpu_launch_decode(gc, c, p, 1, 0, gc->in.ptr, NULL));
   int status = 0;
   TRY_CU(gc->cu->cuMemcpyDtoHAsync(&status, gc->status.ptr, 4u, gc->stream), "copy status from GPU");
   TRY(h5fz_gpu_stage_from_device(gc, values, gc->in.ptr, data_bytes));
@@ -204,15 +203,21 @@ static int time_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const uin
     if (r >= 0) te[r] = ms;
   }
   unsigned long long totals[2];
+  uint64_t costs[3u * H5FZ_LND_COST_PARTS];
   TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy totals");
+  if (h5fz_plan_has_lnd(p))
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(costs, gc->lnd.ptr, sizeof costs, gc->stream), "copy costs from GPU");
   TRY(h5fz_gpu_sync_stream(gc, "timing"));
   *payload_bytes = totals[0];
+  /* the decode runs with the predictor the encode chose (the header's), not the highest allowed */
+  h5fz_chunk_plan pd = *p;
+  if (h5fz_plan_has_lnd(p)) pd.lnd.dim = h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
   TRY(h5fz_gpu_grow(gc, out, data_bytes));
   TRY(h5fz_gpu_grow(gc, &gc->status, 4u));
   TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4, gc->stream), "clear decode status");
   for (int r = -1; r < reps; r++) {
     TRY_CU(gc->cu->cuEventRecord(e0, gc->stream), "cuEventRecord");
-    TRY(h5fz_gpu_launch_decode(gc, c, p, 1, 0, out->ptr));
+    TRY(h5fz_gpu_launch_decode(gc, c, &pd, 1, 0, out->ptr, NULL));
     TRY_CU(gc->cu->cuEventRecord(e1, gc->stream), "cuEventRecord");
     TRY_CU(gc->cu->cuEventSynchronize(e1), "cuEventSynchronize");
     float ms = 0;

@@ -97,27 +97,31 @@ int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   int rc;
   kernel_params k = params_of(p);
   uint32_t grid = k.n_sub * n_chunks;
-  /* lorenzo_nd predicts across the sub-chunks of one chunk, from a cost
-   * pass over that chunk: one chunk per launch */
-  if (h5fz_plan_has_lnd(p) && n_chunks != 1)
-    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "lorenzo_nd chunks are encoded one per launch, not in batches");
-  /* lorenzo_nd: its encode picks the predictor from the cost pass */
-  void *cost_args[] = {&gc->in.ptr, &k.lnd, QUANT_ARGS(k), &gc->lnd.ptr};
-  if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(gc, c->mod.lnd_cost, H5FZ_LND_COST_PARTS, (unsigned)c->threads, 0,
-                                                    cost_args, "lorenzo_nd cost kernel")))
+  /* lorenzo_nd: each chunk's encode picks its predictor from the cost
+   * pass over that chunk (H5FZ_LND_COST_PARTS blocks a chunk, the sums in
+   * gc->lnd, 3 words a block) */
+  void *cost_args[] = {&gc->in.ptr, &k.lnd, QUANT_ARGS(k), &qchunk, &gc->lnd.ptr};
+  if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(gc, c->mod.lnd_cost, H5FZ_LND_COST_PARTS * n_chunks,
+                                                    (unsigned)c->threads, 0, cost_args, "lorenzo_nd cost kernel")))
     return rc;
   /* the warp-fused kernel takes the full sub-chunks; the generic one the
    * rest (each chunk's partial last one: tail_only), on the side stream
-   * at the same time */
+   * at the same time. lorenzo_nd: the warp-fused kernel serves the 1-D
+   * predictor only; where the chunks allow others, the cost pass picks one
+   * on the device, so both kernels run over every sub-chunk and each block
+   * returns at once where the other kernel's (tail_only 2) */
   uint32_t tail_only = use_warp_fused(gc, c->mod.encode_wf, k.mode);
-  int beside = tail_only && k.n % p->subchunk_elems;
-  void *wf_args[] = {&gc->in.ptr, &k.n, QUANT_ARGS(k), &k.n_sub, &qchunk, ENCODE_OUT_ARGS(gc)};
+  if (tail_only && h5fz_plan_has_lnd(p) && k.lnd.dim > 1u) tail_only = 2u;
+  int beside = tail_only == 2u || (tail_only && k.n % p->subchunk_elems);
+  unsigned generic_grid = tail_only == 2u ? grid : n_chunks;
+  /* (the default chain's warp-fused kernel takes no lorenzo_nd arguments: the last two are ignored) */
+  void *wf_args[] = {&gc->in.ptr, &k.n, QUANT_ARGS(k), &k.n_sub, &qchunk, ENCODE_OUT_ARGS(gc), &k.lnd, &gc->lnd.ptr};
   void *enc_args[] = {&gc->in.ptr,         &k.n,   QUANT_ARGS(k), &k.row,    &k.n_sub, &qchunk,
                       ENCODE_OUT_ARGS(gc), &k.lnd, &gc->lnd.ptr,  &tail_only};
   if (beside) {
     TRY_CU(gc->cu->cuEventRecord(gc->fork, gc->stream), "cuEventRecord");
     TRY_CU(gc->cu->cuStreamWaitEvent(gc->side, gc->fork, 0), "cuStreamWaitEvent");
-    TRY(launch_on(gc, gc->side, c->mod.encode, n_chunks, (unsigned)c->threads, (unsigned)c->smem, enc_args,
+    TRY(launch_on(gc, gc->side, c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
                   "encode kernel (partial sub-chunks)"));
     TRY_CU(gc->cu->cuEventRecord(gc->join, gc->side), "cuEventRecord");
   }
@@ -134,45 +138,130 @@ out:
   return rc;
 }
 
+/* Layout of gc->lnd for a decode of n_chunks chunks: 2 words of carry
+ * information a sub-chunk, then a predictor word a chunk (rounded up to 8
+ * bytes), then part_stride segment sums a chunk. */
+static size_t lnd_pred_offset(const h5fz_chunk_plan *p, uint32_t n_chunks)
+{
+  return (size_t)p->n_subchunks * n_chunks * 16u;
+}
+
+static size_t lnd_part_offset(const h5fz_chunk_plan *p, uint32_t n_chunks)
+{
+  return lnd_pred_offset(p, n_chunks) + ((size_t)n_chunks * 4u + 7u) / 8u * 8u;
+}
+
+/* Segment sums a chunk of p needs, whichever its predictor. */
+static uint64_t lnd_part_stride(const h5fz_chunk_plan *p)
+{
+  uint64_t most = 0;
+  for (uint32_t d = 1; d <= 3u; d++) {
+    h5fz_lnd_geom g = p->lnd;
+    g.dim = d;
+    uint64_t w = h5fz_lnd_part_words(&g);
+    if (w > most) most = w;
+  }
+  return most;
+}
+
+size_t h5fz_gpu_lnd_bytes(const h5fz_chunk_plan *p, uint32_t n_chunks)
+{
+  size_t costs = (size_t)n_chunks * 24u * H5FZ_LND_COST_PARTS;
+  size_t dec = lnd_part_offset(p, n_chunks) + (size_t)lnd_part_stride(p) * n_chunks * p->esize;
+  return costs > dec ? costs : dec;
+}
+
 /* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in
- * out as words and its carry information in gc->lnd: the carry along x,
- * the sums along y and z, and the quantizer decode in place. */
-static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, kernel_params *k, CUdeviceptr out)
+ * out as words and its carry information in gc->lnd: the carry along x
+ * (one block a chunk), the fix of the x segments begun in an earlier
+ * sub-chunk, then the y and z passes in segments (h5fz_lnd_axis: segment
+ * sums, their scan along each line, the segments' prefix sums); the
+ * quantizer decode runs in each chunk's last pass. pred: the predictors
+ * on the device (0: p->lnd.dim), pred_host the same on the host (NULL). */
+static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, kernel_params *k,
+                             uint32_t n_chunks, CUdeviceptr qchunk, CUdeviceptr out, CUdeviceptr pred,
+                             const uint32_t *pred_host)
 {
   int rc;
-  uint32_t yl = h5fz_lnd_ylines(&k->lnd), zl = h5fz_lnd_zlines(&k->lnd);
   unsigned threads = (unsigned)c->threads;
+  /* the predictors in the batch, and for each pass the most segments and lines a chunk has with one of them */
+  int used[4] = {0, 0, 0, 0};
+  for (uint32_t j = 0; j < (pred_host ? n_chunks : 1u); j++) used[pred_host ? pred_host[j] & 3u : k->lnd.dim & 3u] = 1;
+  unsigned long long segs[2] = {0, 0}, lines[2] = {0, 0}, part_stride = lnd_part_stride(p);
+  int split[2] = {0, 0};
+  for (uint32_t d = 1; d <= 3u; d++) {
+    if (!used[d]) continue;
+    h5fz_lnd_geom gd = k->lnd;
+    gd.dim = d;
+    for (uint32_t z = 0; z < 2u; z++) {
+      h5fz_lnd_axis a;
+      if (!h5fz_lnd_axis_make(&gd, z, &a)) continue;
+      if (h5fz_lnd_axis_segments(&a) > segs[z]) segs[z] = h5fz_lnd_axis_segments(&a);
+      if (h5fz_lnd_axis_lines(&a) > lines[z]) lines[z] = h5fz_lnd_axis_lines(&a);
+      if (a.nseg > 1u) split[z] = 1;
+    }
+  }
+  CUdeviceptr part = gc->lnd.ptr + lnd_part_offset(p, n_chunks);
   void *carry_args[] = {&gc->lnd.ptr, &k->n_sub};
-  void *fix_args[] = {&out, &k->lnd, &gc->lnd.ptr};
-  void *y_args[] = {&out, &k->lnd, &yl}, *z_args[] = {&out, &k->lnd, &zl};
-  void *dq_args[] = {&out, &k->lnd, QUANT_ARGS(*k)};
-  if ((rc = h5fz_gpu_launch(gc, c->mod.lnd_carry, 1, 32, 0, carry_args, "lorenzo_nd carry kernel")) ||
-      (rc = h5fz_gpu_launch(gc, c->mod.lnd_xfix, k->n_sub, threads, 0, fix_args, "lorenzo_nd x kernel")) ||
-      (yl && (rc = h5fz_gpu_launch(gc, c->mod.lnd_yscan, (yl + 255u) / 256u, 256, 0, y_args, "lorenzo_nd y kernel"))) ||
-      (zl && (rc = h5fz_gpu_launch(gc, c->mod.lnd_zscan, (zl + 255u) / 256u, 256, 0, z_args, "lorenzo_nd z kernel"))))
+  void *fix_args[] = {&out, &k->lnd, &pred, &gc->lnd.ptr, QUANT_ARGS(*k), &qchunk};
+  if ((rc = h5fz_gpu_launch(gc, c->mod.lnd_carry, n_chunks, 1024, 0, carry_args, "lorenzo_nd carry kernel")) ||
+      (rc = h5fz_gpu_launch(gc, c->mod.lnd_xfix, k->n_sub * n_chunks, threads, 0, fix_args, "lorenzo_nd x kernel")))
     return rc;
-  return h5fz_gpu_launch(gc, c->mod.lnd_dequant, k->n_sub, threads, 0, dq_args, "lorenzo_nd quantizer decode kernel");
+  for (uint32_t z = 0; z < 2u; z++) {
+    if (!segs[z]) continue;
+    unsigned seg_blocks = (unsigned)((segs[z] * n_chunks + 255u) / 256u);
+    unsigned line_blocks = (unsigned)((lines[z] * n_chunks + 255u) / 256u);
+    void *sum_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride};
+    void *part_args[] = {&part, &k->lnd, &pred, &z, &lines[z], &part_stride};
+    void *scan_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride, QUANT_ARGS(*k), &qchunk};
+    if (split[z] &&
+        ((rc = h5fz_gpu_launch(gc, c->mod.lnd_asum, seg_blocks, 256, 0, sum_args, "lorenzo_nd segment sum kernel")) ||
+         (rc = h5fz_gpu_launch(gc, c->mod.lnd_apart, line_blocks, 256, 0, part_args,
+                               "lorenzo_nd segment offset kernel"))))
+      return rc;
+    if ((rc = h5fz_gpu_launch(gc, c->mod.lnd_ascan, seg_blocks, 256, 0, scan_args, "lorenzo_nd segment scan kernel")))
+      return rc;
+  }
+  return H5FZ_OK;
 }
 
 int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks,
-                           CUdeviceptr qchunk, CUdeviceptr out)
+                           CUdeviceptr qchunk, CUdeviceptr out, const uint32_t *lnd_pred)
 {
-  if (h5fz_plan_has_lnd(p) && n_chunks != 1)
-    return h5fz_fail(H5FZ_ERR_UNSUPPORTED, "lorenzo_nd chunks are decoded one per launch, not in batches");
+  int lnd_chain = h5fz_plan_has_lnd(p);
+  CUdeviceptr pred = 0; /* lorenzo_nd: each chunk's predictor on the device, 0 for p->lnd.dim */
+  if (lnd_chain && lnd_pred) {
+    pred = gc->lnd.ptr + lnd_pred_offset(p, n_chunks);
+    CUresult r = gc->cu->cuMemcpyHtoDAsync(pred, lnd_pred, (size_t)n_chunks * 4u, gc->stream);
+    if (r) return h5fz_gpu_cuda_fail(r, "copy the lorenzo_nd predictors to the GPU");
+  }
   kernel_params k = params_of(p);
   int rc = H5FZ_OK;
-  uint32_t grid = k.n_sub * n_chunks, tail_only = use_warp_fused(gc, c->mod.decode_wf, k.mode);
-  void *wf_args[] = {DECODE_IN_ARGS(gc), &k.n, QUANT_ARGS(k), &k.n_sub, &qchunk, &out, &gc->status.ptr};
+  /* lorenzo_nd: the warp-fused kernel serves the chunks with the 1-D
+   * predictor (their header's), leaving words and carry information as
+   * h5fz_decode does; the generic kernel then runs over every sub-chunk,
+   * its blocks returning at once where the other kernel's (tail_only 2),
+   * or, when every chunk is 1-D, over each chunk's partial one (1) */
+  uint32_t grid = k.n_sub * n_chunks, any_1d = !lnd_chain || k.lnd.dim == 1u;
+  for (uint32_t j = 0; lnd_chain && lnd_pred && j < n_chunks && !any_1d; j++) any_1d = lnd_pred[j] == 1u;
+  uint32_t tail_only = use_warp_fused(gc, c->mod.decode_wf, k.mode) && any_1d;
+  int all_1d = lnd_chain && tail_only && (lnd_pred || k.lnd.dim == 1u);
+  for (uint32_t j = 0; all_1d && lnd_pred && j < n_chunks; j++) all_1d = lnd_pred[j] == 1u;
+  /* (the default chain's warp-fused kernel takes no lorenzo_nd arguments: the last three are ignored) */
+  void *wf_args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.n_sub, &qchunk, &out,
+                     &gc->status.ptr,    &k.lnd, &gc->lnd.ptr,  &pred};
   if (tail_only) {
     if ((rc = h5fz_gpu_launch(gc, c->mod.decode_wf, grid, 32u * (unsigned)c->wf_warps, 0, wf_args,
                               "warp-fused decode kernel")))
       return rc;
     gc->stats.warp_fused_decodes++;
-    if (k.n % p->subchunk_elems == 0) return H5FZ_OK;
+    if (k.n % p->subchunk_elems == 0 && (!lnd_chain || all_1d))
+      return lnd_chain ? launch_lnd_finish(gc, c, p, &k, n_chunks, qchunk, out, pred, lnd_pred) : H5FZ_OK;
+    if (lnd_chain && !all_1d) tail_only = 2u; /* else 1: the generic kernel takes each chunk's partial sub-chunk */
   }
-  void *args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.row,    &k.n_sub, &qchunk, &out,
-                  &gc->status.ptr,    &k.lnd, &gc->lnd.ptr,  &tail_only};
-  rc = h5fz_gpu_launch(gc, c->mod.decode, tail_only ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem, args,
-                       "decode kernel");
-  return rc || !h5fz_plan_has_lnd(p) ? rc : launch_lnd_finish(gc, c, &k, out);
+  void *args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.row, &k.n_sub,  &qchunk, &out,
+                  &gc->status.ptr,    &k.lnd, &gc->lnd.ptr,  &pred,  &tail_only};
+  rc = h5fz_gpu_launch(gc, c->mod.decode, tail_only == 1u ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem,
+                       args, "decode kernel");
+  return rc || !lnd_chain ? rc : launch_lnd_finish(gc, c, p, &k, n_chunks, qchunk, out, pred, lnd_pred);
 }

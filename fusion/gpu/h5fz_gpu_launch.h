@@ -21,8 +21,15 @@ int h5fz_gpu_sync_stream(h5fz_gpu_context *gc, const char *what);
 int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks,
                            CUdeviceptr qchunk);
 /* The fused decode of n_chunks chunks from gc->packed (offsets and entries
- * over all their sub-chunks) into out, chunks back to back. */
+ * over all their sub-chunks) into out, chunks back to back. lnd_pred: for
+ * a lorenzo_nd chain, each chunk's predictor from its header (host array
+ * of n_chunks), or NULL for p->lnd.dim. */
 int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks,
-                           CUdeviceptr qchunk, CUdeviceptr out);
+                           CUdeviceptr qchunk, CUdeviceptr out, const uint32_t *lnd_pred);
+/* Bytes of gc->lnd that n_chunks chunks of plan p need for a lorenzo_nd
+ * chain, encode and decode: the cost sums (3 H5FZ_LND_COST_PARTS words a
+ * chunk), or 2 words of carry information a sub-chunk, a predictor word a
+ * chunk and the segment sums of the y and z passes, for any predictor. */
+size_t h5fz_gpu_lnd_bytes(const h5fz_chunk_plan *p, uint32_t n_chunks);
 
 #endif /* H5FZ_GPU_LAUNCH_H */

@@ -7,7 +7,10 @@
  * the filter; all three datasets must hold byte-identical chunks. Then
  * h5fz_dataset_read(H5FZ_MEM_DEVICE) decodes into device memory, and the
  * values copied back must equal the host read bit for bit. ABS and REL (whose
- * per-chunk ranges come from a kernel). Skips (77) without a usable GPU.
+ * per-chunk ranges come from a kernel), and lorenzo_nd chains (batched:
+ * each chunk's predictor from its own cost pass, chunks of 6 full
+ * sub-chunks and of 2 full and a partial one). Skips (77) without a usable
+ * GPU.
  */
 #include <math.h>
 #include <stdio.h>
@@ -50,9 +53,10 @@ static int chunks_equal(hid_t a, hid_t b, size_t n_chunks_max, const hsize_t *di
   return (int)same;
 }
 
-static void run(hid_t file, const char *tag, const char *spec, const float *host, size_t n)
+static void run_shaped(hid_t file, const char *tag, const char *spec, const float *host, size_t n,
+                       const hsize_t dims_in[3], const hsize_t chunk_in[3])
 {
-  hsize_t dims[3] = {50, 100, 100}, chunk[3] = {8, 48, 64};
+  hsize_t dims[3] = {dims_in[0], dims_in[1], dims_in[2]}, chunk[3] = {chunk_in[0], chunk_in[1], chunk_in[2]};
   size_t bytes = n * 4;
   CUdeviceptr din = 0, dout = 0;
   FT_CHECK(!cu->cuMemAlloc(&din, bytes) && !cu->cuMemAlloc(&dout, bytes), "cuMemAlloc");
@@ -104,6 +108,20 @@ static void run(hid_t file, const char *tag, const char *spec, const float *host
   free(back_dev);
 }
 
+static const hsize_t field_dims[3] = {50, 100, 100};
+
+static void run_chunked(hid_t file, const char *tag, const char *spec, const float *host, size_t n,
+                        const hsize_t chunk[3])
+{
+  run_shaped(file, tag, spec, host, n, field_dims, chunk);
+}
+
+static void run(hid_t file, const char *tag, const char *spec, const float *host, size_t n)
+{
+  static const hsize_t chunk[3] = {8, 48, 64};
+  run_chunked(file, tag, spec, host, n, chunk);
+}
+
 int main(void)
 {
   const char *why = NULL;
@@ -133,6 +151,16 @@ int main(void)
   run(file, "abs", "abs=1e-5", field, n);
   run(file, "rel", "rel=1e-4", field, n);
   run(file, "specials", "abs=1e-5", special, n);
+  /* lorenzo_nd: 6 full sub-chunks a chunk, then 2 full and a partial one (5 x 33 x 70) */
+  static const hsize_t odd[3] = {5, 33, 70};
+  run(file, "lnd", "abs=1e-5 lorenzo_nd zigzag bitshuffle rze", field, n);
+  run(file, "lnd_rel", "rel=1e-4 lorenzo_nd zigzag bitshuffle rze", field, n);
+  run_chunked(file, "lnd_specials", "abs=1e-5 lorenzo_nd zigzag bitshuffle rze", special, n, odd);
+  run_chunked(file, "lnd_bitpack", "abs=1e-4 lorenzo_nd zigzag bitpack", special, n, odd);
+  /* rows of one line: every chunk takes the 1-D predictor (the others tie with it), the warp-fused
+   * kernels' lorenzo_nd form (4 full sub-chunks and a partial one a chunk) */
+  static const hsize_t row_dims[3] = {1, 1, 500000}, row_chunk[3] = {1, 1, 20000};
+  run_shaped(file, "lnd_1d", "abs=1e-5 lorenzo_nd zigzag bitshuffle rze", special, n, row_dims, row_chunk);
   /* a page-locked host array: the API moves its slabs without staging */
   float *pinned = NULL;
   FT_CHECK(!cu->cuMemAllocHost((void **)&pinned, n * 4), "cuMemAllocHost");
@@ -140,6 +168,7 @@ int main(void)
     memcpy(pinned, field, n * 4);
     run(file, "pinned", "abs=1e-5", pinned, n);
     run(file, "pinned_rel", "rel=1e-4", pinned, n);
+    run(file, "pinned_lnd", "abs=1e-5 lorenzo_nd zigzag bitshuffle rze", pinned, n);
     cu->cuMemFreeHost(pinned);
   }
   H5Fclose(file);

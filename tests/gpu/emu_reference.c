@@ -69,6 +69,65 @@ int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, fl
   return bad;
 }
 
+uint32_t emu_ref_encode_lnd1(const float *chunk, uint32_t n, uint32_t first, uint32_t m, double eb, uint8_t *slot,
+                             uint32_t *opos, uint32_t *oval, uint32_t *ocount)
+{
+  const uint32_t m_pad = (m + 63u) & ~63u, L = 4u * m_pad;
+  h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, eb, emu_fill_bits);
+  uint32_t *words = malloc(4096u * 4u), *resid = malloc(4096u * 4u), *zz = malloc(4096u * 4u);
+  uint8_t *planes = malloc(16384u), *scratch = malloc(h5fz_rze_scratch_bytes(16384u) + 64u);
+  uint32_t size = 0, dims[1] = {n};
+  h5fz_lnd_geom g = h5fz_lnd_geom_make(0, dims, n, 1u); /* no dims: the 1-D predictor */
+  if (words && resid && zz && planes && scratch) {
+    *ocount = h5fz_quant_encode_32(&one_thread, chunk + first, m, m_pad, &q, words, opos, oval);
+    h5fz_lnd_encode_32(&one_thread, words, resid, m, m_pad, chunk, NULL, first, g, &q);
+    h5fz_zigzag_encode_32(&one_thread, resid, zz, m_pad);
+    h5fz_bitshuffle_encode_32(&one_thread, zz, planes, m_pad);
+    size = h5fz_rze_encode(&one_thread, planes, L, slot, L, scratch);
+    if (size == H5FZ_RZE_NOT_SMALLER) {
+      memcpy(slot, planes, L);
+      size = L | 0x80000000u;
+    }
+  }
+  free(words);
+  free(resid);
+  free(zz);
+  free(planes);
+  free(scratch);
+  return size;
+}
+
+int emu_ref_decode_lnd1(const uint8_t *src, uint32_t entry, uint32_t n, uint32_t first, uint32_t m, uint32_t *words,
+                        uint64_t *aux)
+{
+  const uint32_t m_pad = (m + 63u) & ~63u, L = 4u * m_pad;
+  uint32_t size = entry & 0x7fffffffu, *zz = malloc(4096u * 4u), *w = malloc(4096u * 4u), *tmp = malloc(4096u * 4u);
+  uint8_t *planes = malloc(16384u), *scratch = malloc(h5fz_rze_scratch_bytes(16384u) + 64u);
+  uint32_t dims[1] = {n};
+  h5fz_lnd_geom g = h5fz_lnd_geom_make(0, dims, n, 1u);
+  int bad = !zz || !w || !tmp || !planes || !scratch;
+  if (!bad && (entry & 0x80000000u)) {
+    if (size != L)
+      bad = 1;
+    else
+      memcpy(planes, src, L);
+  } else if (!bad && h5fz_rze_decode(&one_thread, src, size, planes, L, scratch)) {
+    bad = 1;
+  }
+  if (!bad) {
+    h5fz_bitshuffle_decode_32(&one_thread, planes, zz, m_pad);
+    h5fz_zigzag_decode_32(&one_thread, zz, w, m_pad);
+    h5fz_lnd_xscan_32(&one_thread, w, tmp, m, m_pad, first, g, aux);
+    memcpy(words, w, m * 4u);
+  }
+  free(zz);
+  free(w);
+  free(tmp);
+  free(planes);
+  free(scratch);
+  return bad;
+}
+
 uint32_t emu_ref_fast_encode(const float *in, uint32_t m, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval,
                              uint32_t *ocount)
 {

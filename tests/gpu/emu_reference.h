@@ -25,6 +25,19 @@ uint32_t emu_ref_encode(const float *in, uint32_t m, double eb, uint8_t *slot, u
  * refused (a raw entry must hold L bytes). */
 int emu_ref_decode(const uint8_t *src, uint32_t entry, uint32_t m, double eb, float *out);
 
+/* lorenzo_nd zigzag bitshuffle rze with the 1-D predictor (the delta over
+ * the whole chunk) on sub-chunk [first, first + m) of chunk[n], ABS eb, as
+ * emu_ref_encode: the plain ops of op_lorenzo_nd.h (the value before the
+ * sub-chunk quantized again). */
+uint32_t emu_ref_encode_lnd1(const float *chunk, uint32_t n, uint32_t first, uint32_t m, double eb, uint8_t *slot,
+                             uint32_t *opos, uint32_t *oval, uint32_t *ocount);
+
+/* Its decode inside the sub-chunk (h5fz_lnd_xscan): words[m] (the prefix
+ * sums from the sub-chunk's start) and aux[2] (the last sum, whether an x
+ * segment starts here); 0, or 1 when the stream is refused. */
+int emu_ref_decode_lnd1(const uint8_t *src, uint32_t entry, uint32_t n, uint32_t first, uint32_t m, uint32_t *words,
+                        uint64_t *aux);
+
 /* The same for the fast chain (quant delta zigzag bitpack): entry =
  * bitpack size, or L | 0x80000000 for the raw zigzag words. */
 uint32_t emu_ref_fast_encode(const float *in, uint32_t m, double eb, uint8_t *slot, uint32_t *opos, uint32_t *oval,

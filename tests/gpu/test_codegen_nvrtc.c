@@ -129,6 +129,8 @@ int main(int argc, char **argv)
    * padded planes, sm_90), for the default chain on both types and the
    * fast chain on float32 (the chains with warp-fused kernels) */
   static const char *const class_specs[] = {"abs=1e-3 dtype=f32", "abs=1e-3 dtype=f64",
+                                            "abs=1e-3 dtype=f32 lorenzo_nd zigzag bitshuffle rze",
+                                            "abs=1e-3 dtype=f64 lorenzo_nd zigzag bitshuffle rze",
                                             "abs=1e-3 delta zigzag bitpack dtype=f32"};
   for (int c = 0; c < reg.n_classes; c++) {
     const h5fz_kernel_class *k = &reg.classes[c];
@@ -137,12 +139,12 @@ int main(int argc, char **argv)
     unsigned flags = t->features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
     if (t->features & H5FZ_FEAT_WARP_FUSED) flags |= H5FZ_CODEGEN_WARP_FUSED;
     if (t->regs_per_thread > 0) flags |= H5FZ_CODEGEN_MIN_BLOCKS(65536 / (t->threads_per_block * t->regs_per_thread));
-    for (int cs = 0; cs < 3; cs++) {
+    /* the default chain, lorenzo_nd's (warp-fused kernels for its 1-D predictor) and the fast chain's */
+    for (int cs = 0; cs < 5; cs++) {
       h5fz_spec s;
       char *src = NULL;
       size_t smem = 0;
-      if (h5fz_spec_parse(class_specs[cs], &s) ||
-          h5fz_codegen(&s, t->threads_per_block, flags, &src, &smem)) {
+      if (h5fz_spec_parse(class_specs[cs], &s) || h5fz_codegen(&s, t->threads_per_block, flags, &src, &smem)) {
         printf("FAIL class %s: %s\n", k->name, h5fz_last_error());
         failed++;
         continue;
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
           printf("FAIL class %s: no warp-fused kernels in the source of %s\n", k->name, class_specs[cs]);
           failed++;
         }
-        snprintf(what, sizeof what, "class %-10s %s %-40s %d threads%s%s", k->name, arch, class_specs[cs],
+        snprintf(what, sizeof what, "class %-10s %s %-52s %d threads%s%s", k->name, arch, class_specs[cs],
                  t->threads_per_block, flags & H5FZ_CODEGEN_PADDED_PLANES ? ", padded" : "", wf ? ", warp-fused" : "");
         compile_one(src, arch, what, &passed, &failed);
       }

@@ -44,13 +44,13 @@ typedef struct {
 static void encode_thread(void *arg)
 {
   encode_job *j = arg;
-  h5fz_wf_encode(&smem, j->in, &j->q, j->slot, &j->entry, &j->ocount, j->opos, j->oval);
+  h5fz_wf_encode(&smem, j->in, &j->q, 0u, j->slot, &j->entry, &j->ocount, j->opos, j->oval);
 }
 
 static void decode_thread(void *arg)
 {
   decode_job *j = arg;
-  j->rc[threadIdx.x] = h5fz_wf_decode(&smem, j->src, j->entry, &j->q, j->out);
+  j->rc[threadIdx.x] = h5fz_wf_decode(&smem, j->src, j->entry, &j->q, j->out, (uint32_t *)0);
 }
 
 static void fill_shared_with_noise(void)
