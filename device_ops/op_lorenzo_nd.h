@@ -93,6 +93,22 @@ H5FZ_FN void h5fz_lnd_eff(const h5fz_lnd_geom *g, uint32_t *ex, uint32_t *ey)
   }
 }
 
+/* h5fz_lnd_eff of each predictor D = 1..3 of one shape (the cost passes
+ * measure all of them): ex[D - 1], ey[D - 1]. */
+typedef struct {
+  uint32_t ex[3], ey[3];
+} h5fz_lnd_effs;
+
+H5FZ_FN h5fz_lnd_effs h5fz_lnd_eff_each(h5fz_lnd_geom g)
+{
+  h5fz_lnd_effs e;
+  for (uint32_t d = 0; d < 3u; d++) {
+    g.dim = d + 1u;
+    h5fz_lnd_eff(&g, &e.ex[d], &e.ey[d]);
+  }
+  return e;
+}
+
 /* Lines of the y and z passes of the inverse (0: no such pass). A y line
  * is a column of one plane, a z line a position in the plane. */
 H5FZ_FN uint32_t h5fz_lnd_ylines(const h5fz_lnd_geom *g)
@@ -343,6 +359,21 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *ql
   }
 }
 
+/* or8[d] |= the zigzagged residual of element gi under the predictor
+ * D = d + 1, for each D <= g.dim (eff: h5fz_lnd_eff_each); what the
+ * cost passes OR together per 8 elements. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_or_resid)(const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc, h5fz_lnd_geom g,
+                                        const h5fz_quant_params *p, const h5fz_lnd_effs *eff, uint32_t gi,
+                                        H5FZ_T_WORD or8[3])
+{
+  for (uint32_t d = 0; d < g.dim && d < 3u; d++) {
+    uint32_t ex = eff->ex[d], ey = eff->ey[d];
+    H5FZ_T_WORD r = H5FZ_TN(h5fz_lnd_resid)((const H5FZ_T_WORD *)0, 0, in, qc, p, gi, ex, ex * ey, gi % ex > 0,
+                                            gi / ex % ey > 0);
+    or8[d] |= (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
+  }
+}
+
 /* Cost of each predictor D = 1..g.dim on the sampled groups k_lo..k_hi
  * (stride T, h5fz_lnd_sample) of 128 elements: an estimate of the bytes
  * bitshuffle + RZE keep of their zigzagged residuals. Per 8 elements, the
@@ -356,26 +387,14 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in,
                                     uint64_t T, uint64_t cost[3])
 {
   uint64_t c[3] = {0, 0, 0};
-  uint32_t exd[3], eyd[3];
-  for (uint32_t d = 0; d < 3u; d++) {
-    h5fz_lnd_geom gd = g;
-    gd.dim = d + 1u;
-    h5fz_lnd_eff(&gd, &exd[d], &eyd[d]);
-  }
+  const h5fz_lnd_effs eff = h5fz_lnd_eff_each(g);
   for (uint64_t k = k_lo + blk->tid; k < k_hi; k += blk->nthreads) {
     uint64_t g0 = k * T * 128u;
     H5FZ_T_WORD prev[8][3], diff[3] = {0, 0, 0};
     for (uint32_t e8 = 0; e8 < 128u; e8 += 8u) {
       H5FZ_T_WORD or8[3] = {0, 0, 0};
-      for (uint32_t e = e8; e < e8 + 8u && g0 + e < g.n; e++) {
-        uint32_t gi = (uint32_t)(g0 + e);
-        for (uint32_t d = 0; d < g.dim && d < 3u; d++) {
-          uint32_t ex = exd[d], ey = eyd[d];
-          H5FZ_T_WORD r = H5FZ_TN(h5fz_lnd_resid)((const H5FZ_T_WORD *)0, 0, in, qc, p, gi, ex, ex * ey, gi % ex > 0,
-                                                  gi / ex % ey > 0);
-          or8[d] |= (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
-        }
-      }
+      for (uint32_t e = e8; e < e8 + 8u && g0 + e < g.n; e++)
+        H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8);
       for (uint32_t d = 0; d < 3u; d++) {
         c[d] += h5fz_popcount64((uint64_t)or8[d]);
         if (e8 < 64u) prev[e8 / 8u][d] = or8[d];
@@ -402,12 +421,7 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOA
                                           uint64_t T, uint64_t cost[3])
 {
   uint64_t c[3] = {0, 0, 0};
-  uint32_t exd[3], eyd[3];
-  for (uint32_t d = 0; d < 3u; d++) {
-    h5fz_lnd_geom gd = g;
-    gd.dim = d + 1u;
-    h5fz_lnd_eff(&gd, &exd[d], &eyd[d]);
-  }
+  const h5fz_lnd_effs eff = h5fz_lnd_eff_each(g);
   const uint32_t j = blk->tid & 15u;
   const uint64_t items = (k_hi - k_lo) * 16u;
   for (uint64_t base = 0; base < items; base += blk->nthreads) { /* warp-uniform: the shuffles need every lane */
@@ -415,15 +429,8 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOA
     const uint32_t active = it < items;
     const uint64_t g0 = (k_lo + it / 16u) * T * 128u + 8u * j;
     H5FZ_T_WORD or8[3] = {0, 0, 0};
-    for (uint32_t e = 0; active && e < 8u && g0 + e < g.n; e++) {
-      uint32_t gi = (uint32_t)(g0 + e);
-      for (uint32_t d = 0; d < g.dim && d < 3u; d++) {
-        uint32_t ex = exd[d], ey = eyd[d];
-        H5FZ_T_WORD r = H5FZ_TN(h5fz_lnd_resid)((const H5FZ_T_WORD *)0, 0, in, qc, p, gi, ex, ex * ey, gi % ex > 0,
-                                                gi / ex % ey > 0);
-        or8[d] |= (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
-      }
-    }
+    for (uint32_t e = 0; active && e < 8u && g0 + e < g.n; e++)
+      H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8);
     for (uint32_t d = 0; d < 3u; d++) {
       H5FZ_T_WORD other = __shfl_xor_sync(0xffffffffu, or8[d], 8);
       H5FZ_T_WORD diff = j < 8u ? (H5FZ_T_WORD)(or8[d] ^ other) : (H5FZ_T_WORD)0;

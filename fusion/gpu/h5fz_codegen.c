@@ -451,80 +451,71 @@ static void emit_warp_fused(strbuf *b, int lnd)
       "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
       "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
       "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
+  /* the two kernels' heads; lorenzo_nd's take its arguments after the others (%s) */
+  static const char encode_head[] =
+      "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+      "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
+      "unsigned long long fill,\n"
+      "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
+      "               word_t *oval, uint32_t *ocount%s)\n{\n";
+  static const char decode_head[] =
+      "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
+      "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
+      "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
+      "fill, uint32_t n_sub,\n"
+      "               const double *qchunk, value_t *out, int *status%s)\n{\n";
+  static const char encode_call[] =
+      "  h5fz_wf_encode(&S, in + base + first, &qp, %s, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "
+      "blockIdx.x,\n"
+      "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n";
   if (!lnd) {
-    emit(b,
-         "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n"
-         "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-         "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
-         "unsigned long long fill,\n"
-         "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
-         "               word_t *oval, uint32_t *ocount)\n{\n"
-         "%s"
-         "  h5fz_wf_encode(&S, in + base + first, &qp, 0u, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "
-         "blockIdx.x,\n"
-         "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
-         prologue);
-    emit(b,
-         "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-         "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-         "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
-         "fill, uint32_t n_sub,\n"
-         "               const double *qchunk, value_t *out, int *status)\n{\n"
-         "%s"
+    emit(b, "%s",
+         "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n");
+    emit(b, encode_head, "");
+    emit(b, "%s", prologue);
+    emit(b, encode_call, "0u");
+    emit(b, decode_head, "");
+    emit(b, "%s", prologue);
+    emit(b, "%s",
          "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first,\n"
          "                     (uint32_t *)0) &&\n"
          "      threadIdx.x == 0)\n"
-         "    atomicMax(status, (int)blockIdx.x + 1);\n}\n",
-         prologue);
+         "    atomicMax(status, (int)blockIdx.x + 1);\n}\n");
     return;
   }
   /* lorenzo_nd's 1-D predictor is the delta over the whole chunk: the
    * default chain's kernels, the first value predicted from the one before
    * the sub-chunk (encode), the words and carry information left for
    * h5fz_lnd_*_kernel (decode) */
-  emit(b,
+  emit(b, "%s",
        "\n/* warp-fused kernels for lorenzo_nd's 1-D predictor (the delta across sub-chunks): one block per full\n"
-       " * sub-chunk; the generic kernels take the other predictors */\n"
-       "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-       "h5fz_encode_wf(const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, "
-       "unsigned long long fill,\n"
-       "               uint32_t n_sub, const double *qchunk, uint8_t *slots, uint32_t *entries, uint32_t *opos,\n"
-       "               word_t *oval, uint32_t *ocount, h5fz_lnd_geom lnd, const unsigned long long *lnd_costs)\n{\n"
-       "%s"
+       " * sub-chunk; the generic kernels take the other predictors */\n");
+  emit(b, encode_head, ", h5fz_lnd_geom lnd, const unsigned long long *lnd_costs");
+  emit(b, "%s", prologue);
+  emit(b, "%s",
        "  if (h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim) != 1u)\n"
        "    return; /* the generic kernel's */\n"
        "  uint32_t carry0 = 0; /* the word of the value before the sub-chunk */\n"
-       "  if (first) (void)h5fz_wf_quant(in[base + first - 1u], &qp, &carry0);\n"
-       "  h5fz_wf_encode(&S, in + base + first, &qp, carry0, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "
-       "blockIdx.x,\n"
-       "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n",
-       prologue);
-  emit(b,
-       "\nextern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
-       "h5fz_decode_wf(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries,\n"
-       "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
-       "fill, uint32_t n_sub,\n"
-       "               const double *qchunk, value_t *out, int *status, h5fz_lnd_geom lnd, unsigned long long "
-       "*lnd_aux,\n"
-       "               const uint32_t *lnd_pred)\n{\n"
-       "%s"
-       "  h5fz_lnd_geom lg = lnd; /* the chunk's predictor (its header's) */\n"
-       "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
-       "  if (lg.dim != 1u) return; /* the generic kernel's */\n"
-       "  word_t *const words = (word_t *)(out + base + first); /* words until h5fz_lnd_xfix_kernel */\n"
-       "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, (value_t *)0, words)) {\n"
-       "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
-       "    return; /* every thread of the block */\n"
-       "  }\n"
-       "  __syncthreads(); /* the last word, stored by another warp */\n"
-       "  if (threadIdx.x == 0) { /* as h5fz_lnd_xscan leaves them */\n"
-       "    uint32_t ex, ey, f = (uint32_t)first;\n"
-       "    h5fz_lnd_eff(&lg, &ex, &ey);\n"
-       "    uint32_t head = f %% ex ? ex - f %% ex : 0u;\n"
-       "    lnd_aux[2u * blockIdx.x] = (unsigned long long)words[SUB_ELEMS - 1u];\n"
-       "    lnd_aux[2u * blockIdx.x + 1u] = head < SUB_ELEMS ? 1u : 0u;\n"
-       "  }\n}\n",
-       prologue);
+       "  if (first) (void)h5fz_wf_quant(in[base + first - 1u], &qp, &carry0);\n");
+  emit(b, encode_call, "carry0");
+  emit(b, decode_head, ", h5fz_lnd_geom lnd, unsigned long long *lnd_aux,\n               const uint32_t *lnd_pred");
+  emit(b, "%s", prologue);
+  emit(b, "  h5fz_lnd_geom lg = lnd; /* the chunk's predictor (its header's) */\n"
+          "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
+          "  if (lg.dim != 1u) return; /* the generic kernel's */\n"
+          "  word_t *const words = (word_t *)(out + base + first); /* words until h5fz_lnd_xfix_kernel */\n"
+          "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, (value_t *)0, words)) {\n"
+          "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
+          "    return; /* every thread of the block */\n"
+          "  }\n"
+          "  __syncthreads(); /* the last word, stored by another warp */\n"
+          "  if (threadIdx.x == 0) { /* as h5fz_lnd_xscan leaves them */\n"
+          "    uint32_t ex, ey, f = (uint32_t)first;\n"
+          "    h5fz_lnd_eff(&lg, &ex, &ey);\n"
+          "    uint32_t head = f %% ex ? ex - f %% ex : 0u;\n"
+          "    lnd_aux[2u * blockIdx.x] = (unsigned long long)words[SUB_ELEMS - 1u];\n"
+          "    lnd_aux[2u * blockIdx.x + 1u] = head < SUB_ELEMS ? 1u : 0u;\n"
+          "  }\n}\n");
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
