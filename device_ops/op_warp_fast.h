@@ -190,16 +190,7 @@ H5FZ_FN void h5fz_wfp_outliers(const h5fz_wfp_smem *S, const float *in, uint32_t
   uint32_t pos = __reduce_add_sync(H5FZ_WF_FULL, before);
   all = __reduce_add_sync(H5FZ_WF_FULL, all);
   if (threadIdx.x == 0) *ocount = all;
-  for (uint32_t g = g0; g < g0 + per_warp; g++) {
-    const uint32_t m = S->esc[g];
-    if (!m) continue;
-    if ((m >> lane) & 1u) {
-      uint32_t r = pos + (uint32_t)__popc(m & ((1u << lane) - 1u));
-      opos[r] = 32u * g + lane;
-      oval[r] = __float_as_uint(in[32u * g + lane]);
-    }
-    pos += (uint32_t)__popc(m);
-  }
+  h5fz_wf_place_outliers(S->esc, in, g0, per_warp, pos, lane, opos, oval);
 }
 
 /* Encode the 4096 values in[] of one sub-chunk (all threads of the block,

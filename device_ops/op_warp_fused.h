@@ -182,6 +182,25 @@ H5FZ_FN void h5fz_wf_quantize_groups(h5fz_wf_smem *S, const float *in, const h5f
   *n_esc_out = n_esc;
 }
 
+/* The escaped values of groups g0 .. g0 + n_groups - 1 (escape masks
+ * esc[], one bit a lane) to opos[]/oval[] from index pos on, in index
+ * order: a lane writes its own value. Both warp-fused encodes use it
+ * (op_warp_fast.h too). */
+H5FZ_FN void h5fz_wf_place_outliers(const uint32_t *esc, const float *in, uint32_t g0, uint32_t n_groups, uint32_t pos,
+                                    uint32_t lane, uint32_t *opos, uint32_t *oval)
+{
+  for (uint32_t g = g0; g < g0 + n_groups; g++) {
+    const uint32_t m = esc[g];
+    if (!m) continue;
+    if ((m >> lane) & 1u) {
+      uint32_t r = pos + (uint32_t)__popc(m & ((1u << lane) - 1u));
+      opos[r] = 32u * g + lane;
+      oval[r] = __float_as_uint(in[32u * g + lane]);
+    }
+    pos += (uint32_t)__popc(m);
+  }
+}
+
 /* Encode the 4096 values in[] of one sub-chunk (all threads of the block,
  * a multiple of 32 that divides 4096). The RZE stream, or the bit planes
  * raw when RZE would not shrink them, goes to slot (16384 bytes), its size
@@ -210,19 +229,7 @@ H5FZ_FN void h5fz_wf_encode(h5fz_wf_smem *S, const float *in, const h5fz_quant_p
     n_out += S->warp_out[w];
   }
   /* outliers, in index order (rare: only sub-chunks that have them) */
-  if (n_out) {
-    uint32_t pos = out_before;
-    for (uint32_t k = 0; k < per_warp; k++) {
-      const uint32_t g = g0 + k, m = S->esc[g];
-      if (!m) continue;
-      if ((m >> lane) & 1u) {
-        uint32_t r = pos + (uint32_t)__popc(m & ((1u << lane) - 1u));
-        opos[r] = 32u * g + lane;
-        oval[r] = __float_as_uint(in[32u * g + lane]);
-      }
-      pos += (uint32_t)__popc(m);
-    }
-  }
+  if (n_out) h5fz_wf_place_outliers(S->esc, in, g0, per_warp, out_before, lane, opos, oval);
   /* planes at or above `bits` are zero in every group; the first of them
    * can still start a run in the bitmaps above level 0 */
   const uint32_t bits = 32u - (uint32_t)__clz((int)all_or), np = bits < 32u ? bits + 1u : 32u;
