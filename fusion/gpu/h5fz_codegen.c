@@ -395,6 +395,18 @@ int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
   return 0;
 }
 
+/* Both warp-fused kernel pairs begin alike (%s: their shared-memory type):
+ * the block's chunk and sub-chunk, partial ones left to the generic
+ * kernel, the bound. */
+static const char wf_prologue_fmt[] =
+    "  __shared__ %s S;\n"
+    "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
+    "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
+    "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
+    "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
+    "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
+    "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
+
 /* The fast chain's warp-fused kernels (device_ops/op_warp_fast.h): one
  * block of WF_THREADS per full sub-chunk, the same arguments as the
  * default chain's (so the host launches them alike), their own names
@@ -403,14 +415,8 @@ int h5fz_codegen_warp_fused_chain(const h5fz_spec *s)
  * at once (the generic kernel takes it). */
 static void emit_warp_fast(strbuf *b)
 {
-  static const char prologue[] =
-      "  __shared__ h5fz_wfp_smem S;\n"
-      "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
-      "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
-      "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
-      "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
-      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
+  char prologue[sizeof wf_prologue_fmt + 16];
+  snprintf(prologue, sizeof prologue, wf_prologue_fmt, "h5fz_wfp_smem");
   emit(b,
        "\n/* warp-fused kernels of quant delta zigzag bitpack (device_ops/op_warp_fast.h): the words in\n"
        " * registers, one block per full sub-chunk */\n"
@@ -443,14 +449,8 @@ static void emit_warp_fast(strbuf *b)
 static void emit_warp_fused(strbuf *b, int lnd)
 {
   /* both kernels: the block's chunk and sub-chunk, partial ones left to the generic kernel, the bound */
-  static const char prologue[] =
-      "  __shared__ h5fz_wf_smem S;\n"
-      "  const uint32_t chunk_ix = blockIdx.x / n_sub;\n"
-      "  const unsigned long long base = (unsigned long long)chunk_ix * n;\n"
-      "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
-      "  if (n - first < SUB_ELEMS) return; /* partial: the generic kernel's */\n"
-      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n";
+  char prologue[sizeof wf_prologue_fmt + 16];
+  snprintf(prologue, sizeof prologue, wf_prologue_fmt, "h5fz_wf_smem");
   /* the two kernels' heads; lorenzo_nd's take its arguments after the others (%s) */
   static const char encode_head[] =
       "extern \"C\" __global__ void __launch_bounds__(WF_THREADS, WF_MIN_BLOCKS)\n"
