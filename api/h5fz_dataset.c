@@ -138,7 +138,7 @@ int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_datase
 {
   double t0 = now_s();
   h5fz_dataset_info di;
-  uint64_t n;
+  uint64_t n = 0;
   int rc = begin_whole("h5fz_dataset_write", dset, data, where, &di, &n);
   if (rc) return rc;
   write_ctx w = {.dset = dset};
@@ -189,7 +189,7 @@ int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
 {
   double t0 = now_s();
   h5fz_dataset_info di;
-  uint64_t n;
+  uint64_t n = 0;
   int rc = begin_whole("h5fz_dataset_read", dset, data, where, &di, &n);
   if (rc) return rc;
   read_ctx r = {.dset = dset, .di = &di};
