@@ -65,6 +65,16 @@ static int parse_spec(const char *text, h5fz_compress_options *o, char *canonica
     h5fz_cli_library_error(cmd, st, "invalid spec \"%s\"", text);
     return -1;
   }
+  /* H5FZ_DEVICE (and a GPU it asks for) once, before any dataset: a
+   * mistyped value would otherwise be each dataset's refusal, which
+   * --skip-refused turns into copies of the input, unchanged */
+  h5fz_spec probe = o->spec; /* a float32 chunk of 1 MiB: whether a GPU that H5FZ_DEVICE=gpu asks for is usable */
+  if (probe.dtype == H5FZ_DTYPE_UNKNOWN) probe.dtype = H5FZ_DTYPE_F32;
+  st = h5fz_device_check(&probe, (size_t)1 << 20);
+  if (st != H5FZ_OK) {
+    h5fz_cli_library_error(cmd, st, "device setting");
+    return -1;
+  }
   /* a rel= above 1 is said by the filter's set_local, once, when the
    * first dataset is created with it (not twice) */
   return 0;

@@ -4,6 +4,7 @@
  * codec's (h5fz.h) to check that --ops is a valid chain.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,18 @@ int h5fz_cmd_plan(int argc, char **argv)
   }
   h5fz_plan_options_default(&opts);
   if (a.calibration) {
+    /* a file named on the command line must be there: a mistyped path
+     * would otherwise plan from the roofline without a word (the default
+     * file in the cache folder may be absent: nothing measured yet) */
+    struct stat st;
+    FILE *f = fopen(a.calibration, "rb");
+    const char *bad = !f ? strerror(errno) : (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) ? "not a regular file" : NULL;
+    if (f) fclose(f);
+    if (bad) {
+      fprintf(stderr, "h5fz plan: calibration: %s: cannot open: %s\n", a.calibration, bad);
+      rc = H5FZ_CLI_USAGE;
+      goto done;
+    }
     opts.calibration_path = a.calibration;
   } else if (h5fz_planner_cache_dir(dir, sizeof dir) == H5FZ_OK) {
     snprintf(cal, sizeof cal, "%s/calibration.txt", dir);
@@ -235,7 +248,7 @@ int h5fz_cmd_plan(int argc, char **argv)
     goto done;
   }
   if (r != H5FZ_OK) {
-    rc = h5fz_cli_library_error("plan", r, "planning failed"); /* a bad calibration file: 2 */
+    rc = h5fz_cli_library_error("plan", r, "calibration"); /* a bad calibration file: 2 */
     goto done;
   }
   rc = print_plan(plan, &a);

@@ -598,6 +598,9 @@ def test_plan_maps_library_errors_to_exit_codes(tmp_path):
     cal.write_text("not a calibration line\n")
     p = lib.cli("plan", "--device", os.path.join(devices, "h200.txt"), "--calibration", cal, check=False)
     assert p.returncode == 2 and ("%s:1: expected 'device | class | key=value ...'" % cal) in p.stderr, p.stderr
+    for missing in (tmp_path / "no-such-calibration.txt", tmp_path):  # a mistyped path, a folder: never silently the roofline
+        p = lib.cli("plan", "--device", os.path.join(devices, "h200.txt"), "--calibration", missing, check=False)
+        assert p.returncode == 2 and ("h5fz plan: calibration: %s: cannot open" % missing) in p.stderr, p.stderr
     p = lib.cli("plan", "--device", tmp_path / "none.txt", check=False)
     assert p.returncode == 2 and "h5fz plan: device description: " in p.stderr and "cannot open" in p.stderr
     reg = tmp_path / "reg.txt"

@@ -173,6 +173,19 @@ def test_refused_dataset_is_an_error_naming_it(tmp_path):
         assert lib.filter_ids(b["ok"]) == [lib.FILTER_ID]
 
 
+def test_bad_device_setting_refused_before_any_dataset(mixed, tmp_path):
+    """A mistyped H5FZ_DEVICE is the command's error, said once, before any
+    dataset: not a refusal of each dataset that --skip-refused would turn
+    into an unchanged copy (exit 0) (fresh tester)."""
+    out = tmp_path / "out.h5"
+    env = dict(os.environ, H5FZ_DEVICE="gpus")
+    p = subprocess.run([lib.BIN, "compress", str(mixed), str(out), "abs=1e-3", "--skip-refused"], env=env,
+                       capture_output=True, text=True)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert 'h5fz compress: device setting: H5FZ_DEVICE="gpus": want auto, gpu or cpu' in p.stderr, p.stderr
+    assert "copied unchanged" not in p.stdout and not out.exists()
+
+
 def test_big_endian_float_compressed_never_raw(tmp_path):
     """A big-endian float dataset is compressed in its byte order (the filter
     takes both orders, docs/filter.md): every chunk filtered, within the
