@@ -253,6 +253,13 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || argv[1][0] == '-' || argc > 3)) {
+    /* as heat3d: an option is not a file name */
+    if (rank_ == 0)
+      fprintf(stderr, "usage: mpirun -n N heat3d_mpi [OUT.h5] [SPEC]   (default heat3d_mpi.h5 \"abs=1e-3\")\n");
+    MPI_Finalize();
+    return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
+  }
   const char *out = argc > 1 ? argv[1] : "heat3d_mpi.h5", *spec = argc > 2 ? argv[2] : "abs=1e-3";
   h5fz_spec s;
   if (h5fz_spec_parse(spec, &s) || s.mode != H5FZ_MODE_ABS) {
