@@ -24,7 +24,7 @@ static void exec_cpu(h5fz_array_exec *ex)
 /* After the GPU batches returned rc (user_rc: their *user_rc): 1 when rc is
  * the answer (done; the sink or source stopped them; a device array, which
  * only the GPU can reach; H5FZ_DEVICE_STRICT, except for what the batches
- * refuse as unsupported; when decoding, a container that is bad on any
+ * refuse as unsupported and for no GPU at all under auto; when decoding, a container that is bad on any
  * executor), 0 when
  * the CPU executor takes the remaining chunks: said once, except when
  * there is no GPU at all and H5FZ_DEVICE did not ask for one (the normal
@@ -33,8 +33,12 @@ static int gpu_answered(int rc, int user_rc, int on_device, h5fz_device_mode mod
 {
   int bad_container = decoding && (rc == H5FZ_ERR_CORRUPT || rc == H5FZ_ERR_CHECKSUM || rc == H5FZ_ERR_TRUNCATED ||
                                    rc == H5FZ_ERR_VERSION);
-  if (rc == H5FZ_OK || user_rc == 1 || on_device || (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED) ||
-      bad_container)
+  /* no GPU at all under auto is the CPU's route, not a device failure: the
+   * filter's chunk calls take it even under H5FZ_DEVICE_STRICT, so do the
+   * batches (a fresh tester found them refusing the write instead) */
+  int cpu_route = user_rc == H5FZ_GPU_UNUSABLE && mode != H5FZ_DEVICE_GPU;
+  if (rc == H5FZ_OK || user_rc == 1 || on_device ||
+      (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED && !cpu_route) || bad_container)
     return 1;
   if (user_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
     h5fz_log_once("h5fz: GPU batch %s failed, the CPU executor %s the remaining chunks: %s",
