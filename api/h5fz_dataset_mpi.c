@@ -296,21 +296,32 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
   return H5FZ_OK;
 }
 
+/* What a part write or read begins with (fn names it in errors): the
+ * file's communicator, this rank's claim, and every rank's agreement on
+ * the parts (collective). On failure nothing is held: *comm is freed. */
+static int begin_part(const char *fn, hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
+                      const void *data, h5fz_mem where, int writing, MPI_Comm *comm, h5fz_dataset_info *di,
+                      h5fz_mpi_claim *c)
+{
+  h5fz_clear_error();
+  int rc = file_comm(fn, dset, comm);
+  if (rc) return rc;
+  claim_part(dset, mem_type, start, count, data, where, writing, di, c);
+  if ((rc = agree_on_parts(fn, *comm, c, di->dtype, writing))) MPI_Comm_free(comm);
+  return rc;
+}
+
 int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
                             h5fz_mem where, h5fz_dataset_report *report)
 {
-  static const char fn[] = "h5fz_dataset_write_part";
-  h5fz_clear_error();
   double t0 = now_s();
   MPI_Comm comm;
-  int rc = file_comm(fn, dset, &comm);
-  if (rc) return rc;
   h5fz_dataset_info di;
   h5fz_mpi_claim c;
-  claim_part(dset, mem_type, start, count, data, where, 1, &di, &c);
+  int rc = begin_part("h5fz_dataset_write_part", dset, mem_type, start, count, data, where, 1, &comm, &di, &c);
+  if (rc) return rc;
   part_write w = {.di = &di};
   h5fz_mpi_chunks all = {0};
-  if ((rc = agree_on_parts(fn, comm, &c, di.dtype, 1))) goto out;
   uint64_t lo[H5FZ_ARRAY_MAX_RANK] = {0}, hi[H5FZ_ARRAY_MAX_RANK] = {0}, elems = 1;
   for (uint32_t d = 0; d < di.g.rank; d++) {
     lo[d] = start[d];
@@ -397,15 +408,12 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
                            h5fz_mem where, h5fz_dataset_report *report)
 {
   static const char fn[] = "h5fz_dataset_read_part";
-  h5fz_clear_error();
   double t0 = now_s();
   MPI_Comm comm;
-  int rc = file_comm(fn, dset, &comm);
-  if (rc) return rc;
   h5fz_dataset_info di;
   h5fz_mpi_claim c;
-  claim_part(dset, mem_type, start, count, data, where, 0, &di, &c);
-  if ((rc = agree_on_parts(fn, comm, &c, di.dtype, 0))) goto out;
+  int rc = begin_part(fn, dset, mem_type, start, count, data, where, 0, &comm, &di, &c);
+  if (rc) return rc;
   /* the chunks the box touches, as an array of their own (the hull) */
   uint64_t lo[H5FZ_ARRAY_MAX_RANK] = {0}, hi[H5FZ_ARRAY_MAX_RANK] = {0}, at[H5FZ_ARRAY_MAX_RANK] = {0},
            box[H5FZ_ARRAY_MAX_RANK] = {0};
