@@ -643,3 +643,12 @@ char *h5fz_cli_join_words(int argc, char **argv, int first)
   }
   return text;
 }
+
+void h5fz_cli_reclaim(hid_t mtype, hid_t space, void *buf)
+{
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(mtype, space, H5P_DEFAULT, buf);
+#else
+  H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+#endif
+}

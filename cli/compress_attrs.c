@@ -29,15 +29,6 @@ typedef struct {
   size_t err_len;
 } attr_copy;
 
-static void reclaim(hid_t mtype, hid_t space, void *buf)
-{
-#if H5_VERSION_GE(1, 12, 0)
-  H5Treclaim(mtype, space, H5P_DEFAULT, buf);
-#else
-  H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
-#endif
-}
-
 static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t *ainfo, void *data)
 {
   attr_copy *c = data;
@@ -82,7 +73,7 @@ static herr_t copy_one_attribute(hid_t from, const char *name, const H5A_info_t 
 done:
   /* variable-length data (strings, also inside compounds) was allocated by
    * the read; reclaiming a buffer without any is a no-op */
-  if (read_ok) reclaim(mtype, space, buf);
+  if (read_ok) h5fz_cli_reclaim(mtype, space, buf);
   free(buf);
   if (copy >= 0) H5Aclose(copy);
   if (acpl >= 0) H5Pclose(acpl);

@@ -29,15 +29,6 @@ int h5fz_compress_has_variable_data(hid_t type)
   return found;
 }
 
-static void reclaim(hid_t mtype, hid_t space, void *buf)
-{
-#if H5_VERSION_GE(1, 12, 0)
-  H5Treclaim(mtype, space, H5P_DEFAULT, buf);
-#else
-  H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
-#endif
-}
-
 int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out_type, hid_t lcpl, const char *path,
                                 hid_t *out, char *err, size_t err_len)
 {
@@ -75,7 +66,7 @@ int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out
   if (H5Dwrite(*out, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
     rc = h5fz_cli_keep_error(err, err_len, "%s: cannot write its copy: %s", path, h5fz_cli_hdf5_why(why, sizeof why));
 done:
-  if (read_ok) reclaim(mtype, space, buf);
+  if (read_ok) h5fz_cli_reclaim(mtype, space, buf);
   free(buf);
   if (mtype >= 0) H5Tclose(mtype);
   if (ftype >= 0) H5Tclose(ftype);

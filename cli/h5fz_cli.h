@@ -47,6 +47,12 @@ int h5fz_cli_keep_error(char *err, size_t len, const char *fmt, ...) __attribute
 /* h5fz_cli_hdf5_reason, or "HDF5 gave no reason" when the stack is empty. */
 const char *h5fz_cli_hdf5_why(char *buf, size_t len);
 
+/* Free the variable-length parts (strings, also inside compounds) that an
+ * H5Aread/H5Dread of mtype over space put into buf (buf itself stays the
+ * caller's); a buffer without any is left alone. H5Treclaim from HDF5
+ * 1.12 on, H5Dvlen_reclaim before. */
+void h5fz_cli_reclaim(hid_t mtype, hid_t space, void *buf);
+
 /* After a usage error's message: one line pointing at `h5fz <cmd> --help`
  * (the whole help after every mistake buried the message; a tester). */
 void h5fz_cli_usage_hint(const char *cmd);
