@@ -49,7 +49,9 @@ typedef struct {
   char plan_digest[20];  /* planner digest as 16 hex digits, "cpu" on the CPU */
   double seconds;
   double hdf5_seconds; /* of seconds, the time in HDF5's chunk writes or reads and the
-                          attribute tables: the rest is the compression and its copies */
+                          attribute tables: the rest is the compression and its copies
+                          (h5fz_dataset_write/_read; the collective part calls leave it 0:
+                          H5FZ_MPI_PROFILE prints their phases) */
 } h5fz_dataset_report;
 
 /* Make the h5fz filter known to this process's libhdf5, loading the plugin
