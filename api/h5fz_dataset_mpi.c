@@ -5,15 +5,22 @@
  * claims are gathered and checked the same way on every rank
  * (h5fz_mpi_parts.c), each rank encodes the chunks of its part with
  * h5fz_array_encode (its part is an array of its own whose chunk grid is
- * the dataset's, shifted), the containers go to every rank
- * (h5fz_mpi_exchange.c) and every rank stores every chunk with
- * H5Dwrite_chunk in the same order: HDF5 1.10 refuses H5Dwrite_chunk with
- * a collective transfer under MPI-IO (1.14.5 accepts one only when every
- * rank writes every chunk, and it is slower), and any H5Dwrite_chunk may
- * change the file's metadata (chunk index, free space) only when all ranks
- * change it the same way: a rank writing only its own chunks hangs 1.14.5
- * (bench/bench_mpi_direct_chunk.c, docs/mpi.md). Then the attribute tables
- * are summed over the ranks and written by all.
+ * the dataset's, shifted), and the chunks reach the file one of two ways:
+ *
+ *  - filtered (the default): one collective H5Dwrite that selects each
+ *    chunk's origin, the plugin handing HDF5 the containers in place of
+ *    compressing (h5fz_mpi_prepared.c): HDF5 gathers the sizes, every rank
+ *    allocates every chunk, each writes only its own bytes;
+ *  - direct (H5FZ_MPI_WRITE=direct, or a plugin that does not take
+ *    prepared containers): the containers go to every rank
+ *    (h5fz_mpi_exchange.c) and every rank stores every chunk with
+ *    H5Dwrite_chunk in the same order. Any H5Dwrite_chunk may change the
+ *    file's metadata (chunk index, free space) only when all ranks change
+ *    it the same way: a rank writing only its own chunks hangs 1.14.5
+ *    (bench/bench_mpi_direct_chunk.c, docs/mpi.md), so each rank writes the
+ *    whole compressed dataset.
+ *
+ * Then the attribute tables are summed over the ranks and written by all.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +35,7 @@
 #include "h5fz_settings.h"
 #include "h5fz_mpi_exchange.h"
 #include "h5fz_mpi_parts.h"
+#include "h5fz_mpi_prepared.h"
 
 static double now_s(void)
 {
@@ -296,6 +304,39 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
   return H5FZ_OK;
 }
 
+/* 1 on every rank when all store their chunks through the collective
+ * filtered H5Dwrite (h5fz_mpi_prepared.c): more than one rank,
+ * H5FZ_MPI_WRITE is not "direct" and every rank's HDF5 calls a plugin
+ * that takes prepared containers; else 0 on every rank (each rank then
+ * writes every chunk). One rank writes its chunks directly: "every chunk"
+ * is then its own, and HDF5 1.14's collective filtered write fills each
+ * chunk's buffer first (0.6 s a GiB on the H200 host; docs/mpi.md).
+ * Collective. */
+static int use_filtered_write(MPI_Comm comm)
+{
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  int usable = size > 1 && s.mpi_write != H5FZ_SETTING_MPI_WRITE_DIRECT && h5fz_mpi_prepared_usable();
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm);
+  return usable;
+}
+
+/* Said once per process when the filtered write stored chunks that were
+ * not the containers (an h5fz plugin HDF5 calls did not take them): they
+ * are written again the direct way, so nothing wrong stays in the file. */
+static void say_rewritten_once(const char *why)
+{
+  static int said;
+  if (said || h5fz_settings_quiet()) return;
+  said = 1;
+  fprintf(stderr,
+          "h5fz: the collective filtered write did not store the prepared chunks (%s); they were written "
+          "again with H5Dwrite_chunk on every rank\n",
+          why && *why ? why : "no reason given");
+}
+
 /* What a part write or read begins with (fn names it in errors): the
  * file's communicator, this rank's claim, and every rank's agreement on
  * the parts (collective). On failure nothing is held: *comm is freed. */
@@ -341,16 +382,29 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   h5fz_dataset_report mine = w.t.rep;
   double t_encoded = now_s();
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
-  if ((rc = h5fz_mpi_chunks_allgather(comm, &w.chunks, &all))) goto out;
-  double t_exchanged = now_s();
-  if ((rc = h5fz_mpi_agree(comm, store_chunks(dset, &di, &all)))) goto out;
+  int filtered = use_filtered_write(comm);
+  double t_exchanged = t_encoded;
+  if (filtered) {
+    rc = h5fz_mpi_agree(comm, h5fz_mpi_write_prepared(comm, dset, &di, &w.chunks));
+    if (rc == H5FZ_ERR_UNSUPPORTED) { /* stored chunks that are not the containers: write them again */
+      say_rewritten_once(h5fz_last_error());
+      filtered = 0;
+    } else if (rc) {
+      goto out;
+    }
+  }
+  if (!filtered) {
+    if ((rc = h5fz_mpi_chunks_allgather(comm, &w.chunks, &all))) goto out;
+    t_exchanged = now_s();
+    if ((rc = h5fz_mpi_agree(comm, store_chunks(dset, &di, &all)))) goto out;
+  }
   double t_stored = now_s();
   if ((rc = h5fz_mpi_tables_allreduce(comm, &w.t))) goto out;
   if ((rc = h5fz_mpi_agree(comm, h5fz_attr_tables_write(dset, &w.t)))) goto out;
   mine.seconds = now_s() - t0;
-  profile(comm, "write_part",
+  profile(comm, filtered ? "write_part (collective filtered H5Dwrite)" : "write_part (H5Dwrite_chunk on every rank)",
           (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged, now_s() - t_stored},
-          (const char *[]){"check+encode", "exchange", "H5Dwrite_chunk", "attributes"}, 4, (double)all.used);
+          (const char *[]){"check+encode", "exchange", "write", "attributes"}, 4, (double)all.used);
   if (report) *report = mine;
 out:
   h5fz_mpi_chunks_free(&w.chunks);

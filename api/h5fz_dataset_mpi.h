@@ -63,10 +63,12 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
  * left as they are.
  *
  * Each rank compresses its chunks in batches on its GPU (h5fz_mpi_select_gpu),
- * then the containers are exchanged and every rank writes every chunk with
- * H5Dwrite_chunk in the same order (HDF5 1.10 refuses collective
- * H5Dwrite_chunk under MPI-IO, and independent metadata changes must be
- * identical on all ranks: docs/mpi.md). Then the attributes of
+ * then all ranks store them with one collective filtered H5Dwrite in which
+ * the h5fz plugin hands HDF5 each rank's containers, so each rank writes
+ * only its own compressed bytes (needs the plugin HDF5 loads to be of this
+ * release; else, or with H5FZ_MPI_WRITE=direct, the containers are
+ * exchanged and every rank writes every chunk with H5Dwrite_chunk, since
+ * chunk allocations must be identical on all ranks: docs/mpi.md). Then the attributes of
  * docs/dataset_api.md are written for the whole dataset (per-chunk bounds
  * and outlier counts gathered from all ranks, 0 for chunks not written;
  * ratio and stored bytes of the chunks written by this call). report (may

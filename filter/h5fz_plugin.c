@@ -44,6 +44,7 @@
 #include <H5PLextern.h>
 
 #include "h5fz_filter_core.h"
+#include "h5fz_prepared_take.h"
 #include "h5fz_settings.h"
 
 #ifndef H5FZ_FILTER_ID
@@ -623,7 +624,14 @@ static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_va
   void *out = NULL;
   size_t out_bytes = 0;
   int reverse = (flags & H5Z_FLAG_REVERSE) != 0;
-  if (h5fz_filter_run(reverse, cd_values, cd_nelmts, *buf, nbytes, &out, &out_bytes, msg, sizeof msg) != H5FZ_OK) {
+  /* a collective dataset write's containers, made before its H5Dwrite */
+  int prepared = h5fz_prepared_answer(reverse, *buf, nbytes, &out, &out_bytes, msg, sizeof msg);
+  if (prepared < 0) {
+    H5FZ_PUSH(h, H5E_CANTFILTER_g, msg);
+    return 0;
+  }
+  if (!prepared &&
+      h5fz_filter_run(reverse, cd_values, cd_nelmts, *buf, nbytes, &out, &out_bytes, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_CANTFILTER_g, msg);
     return 0;
   }
@@ -686,3 +694,14 @@ H5FZ_EXPORT const void *H5PLget_plugin_info(void)
  * its version without HDF5: dlopen + dlsym("h5fz_plugin_version"), or
  * `strings`/`nm -D`. Static storage; needs no HDF5 binding. */
 H5FZ_EXPORT const char *h5fz_plugin_version(void) { return h5fz_version(); }
+
+/* The collective dataset API's way in (h5fz_prepared.h): it finds this
+ * entry point in the loaded plugin with dlsym and installs the containers
+ * it made for its next collective H5Dwrite, then removes them (NULL).
+ * *bound_hdf5: the load address of the libhdf5 this copy is bound to, so
+ * the API uses it only when that is the libhdf5 it calls itself. */
+H5FZ_EXPORT int h5fz_plugin_prepared(h5fz_prepared_chunks *p, const void **bound_hdf5)
+{
+  if (bound_hdf5) *bound_hdf5 = api() ? g_bound_base : NULL;
+  return h5fz_prepared_install(p);
+}

@@ -45,6 +45,12 @@ typedef struct {
   int jit_embedded; /* H5FZ_JIT_EMBEDDED: 0 keeps the build-time kernels out; default 1 */
   /* MPI group (api/h5fz_dataset_mpi.c) */
   int mpi_profile; /* H5FZ_MPI_PROFILE set, not empty and not "0": rank 0 prints each phase's seconds */
+  /* H5FZ_MPI_WRITE: how the collective API stores its chunks:
+   * H5FZ_SETTING_MPI_WRITE_AUTO (unset, empty or "auto": through HDF5's
+   * collective filtered write when the loaded plugin takes prepared
+   * containers, else direct) or _DIRECT ("direct": every rank
+   * H5Dwrite_chunk's every chunk; for comparing the two) */
+  int mpi_write;
 } h5fz_settings;
 
 /* h5fz_settings.device */
@@ -52,6 +58,10 @@ typedef struct {
 #define H5FZ_SETTING_DEVICE_CPU 1
 #define H5FZ_SETTING_DEVICE_GPU 2
 #define H5FZ_SETTING_DEVICE_BAD (-1) /* none of auto, cpu, gpu (device_text says what) */
+
+/* h5fz_settings.mpi_write */
+#define H5FZ_SETTING_MPI_WRITE_AUTO 0
+#define H5FZ_SETTING_MPI_WRITE_DIRECT 1
 
 #define H5FZ_SETTINGS_HOST 1u
 #define H5FZ_SETTINGS_GPU 2u

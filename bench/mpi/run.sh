@@ -56,6 +56,8 @@ while [ $# -gt 0 ]; do
 done
 SECONDS=0
 phase() { echo "-- [$SECONDS s] $*"; }
+# glibc's malloc: large blocks from the heap (up to 32 MiB) and freed memory kept (up to 16 GiB)
+H5FZ_MALLOC_TUNABLES=${H5FZ_MALLOC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=17179869184}
 if [ -z "$phdf5" ] && [ -f "$root/.devrun/phdf5/include/hdf5.h" ]; then phdf5=$root/.devrun/phdf5; fi
 missing=""
 h5fz_phdf5_cmake_args=()
@@ -179,6 +181,18 @@ bench() { # bench LABEL N [ARGS...] in the chosen layout(s)
 }
 phase "benchmark, no MPS"
 for n in 1 2 4 8; do bench no_mps "$n"; done
+if [ "$layout" != node ]; then
+  # the API's other way to store its chunks, for comparison: every rank
+  # H5Dwrite_chunk's every chunk (docs/mpi.md, "How the collective write stores its chunks")
+  phase "benchmark, API with H5FZ_MPI_WRITE=direct"
+  for n in 8; do H5FZ_MPI_WRITE=direct bench_mpi direct_no_mps "$n" --paths api_host,api_pinned,api_device; done
+  # glibc keeping the chunk buffers HDF5 allocates for each collective
+  # filtered write (they are filled or copied into, every byte: fresh pages
+  # each time by default): docs/mpi.md, "Speed"
+  phase "benchmark, glibc malloc keeping freed memory ($H5FZ_MALLOC_TUNABLES)"
+  for n in 1 8; do GLIBC_TUNABLES=$H5FZ_MALLOC_TUNABLES bench_mpi malloc_kept "$n"; done
+  GLIBC_TUNABLES=$H5FZ_MALLOC_TUNABLES H5FZ_MPI_WRITE=direct bench_mpi direct_malloc_kept 8 --paths api_host,api_pinned,api_device
+fi
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/h5fz-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/h5fz-mps-log
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 phase "benchmark, MPS"
