@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "h5fz_dataset_attrs.h"
+#include "h5fz_dataset_create.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_dataset_mpi.h"
 #include "h5fz_device_query.h"
@@ -264,7 +265,9 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
     c.dataset_digest = h5fz_fnv1a(h, text, strlen(text));
   }
   rc = agree_on_parts(fn, comm, &c, c.dtype, 0);
-  if (!rc) rc = h5fz_mpi_agree(comm, h5fz_dataset_create(loc, name, mem_type, rank, dims, chunk_dims, spec_text, dset));
+  if (!rc)
+    rc = h5fz_mpi_agree(comm, h5fz_dataset_create_allocated(loc, name, mem_type, rank, dims, chunk_dims, spec_text,
+                                                            H5D_ALLOC_TIME_EARLY, dset));
   if (rc && dset && *dset >= 0) {
     H5Dclose(*dset);
     *dset = H5I_INVALID_HID;
@@ -305,8 +308,8 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
 }
 
 /* 1 on every rank when all store their chunks through the collective
- * filtered H5Dwrite (h5fz_mpi_prepared.c): more than one rank,
- * H5FZ_MPI_WRITE is not "direct" and every rank's HDF5 calls a plugin
+ * filtered H5Dwrite (h5fz_mpi_prepared.c): more than one rank (or
+ * H5FZ_MPI_WRITE=filtered), not H5FZ_MPI_WRITE=direct, and every rank's HDF5 calls a plugin
  * that takes prepared containers; else 0 on every rank (each rank then
  * writes every chunk). One rank writes its chunks directly: "every chunk"
  * is then its own, and HDF5 1.14's collective filtered write fills each
@@ -318,7 +321,9 @@ static int use_filtered_write(MPI_Comm comm)
   h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
   int size = 1;
   MPI_Comm_size(comm, &size);
-  int usable = size > 1 && s.mpi_write != H5FZ_SETTING_MPI_WRITE_DIRECT && h5fz_mpi_prepared_usable();
+  int wanted =
+      s.mpi_write == H5FZ_SETTING_MPI_WRITE_FILTERED || (s.mpi_write == H5FZ_SETTING_MPI_WRITE_AUTO && size > 1);
+  int usable = wanted && h5fz_mpi_prepared_usable();
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm);
   return usable;
 }

@@ -42,8 +42,11 @@ int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal);
  * HDF5 creates datasets collectively), after checking that every rank
  * passed the same name, type, rank, dims, chunk dims and spec (a mismatch
  * fails on every rank with H5FZ_ERR_ARG naming the first differing rank).
- * loc must be in a file opened with the MPI-IO driver. Arguments and
- * statuses as h5fz_dataset_create. */
+ * loc must be in a file opened with the MPI-IO driver. The dataset's
+ * chunks are allocated at creation (H5D_ALLOC_TIME_EARLY, each holding the
+ * filtered fill value), so that h5fz_dataset_write_part's collective
+ * filtered write reads them instead of filling a buffer per chunk
+ * (docs/mpi.md). Arguments and statuses as h5fz_dataset_create. */
 int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
                             const hsize_t *chunk_dims, const char *spec_text, hid_t *dset);
 

@@ -43,8 +43,9 @@ typedef struct {
 } h5fz_prepared_chunks;
 
 /* The entry point: p != NULL makes the plugin answer encode calls from p
- * (and decode calls of HDF5's read-before-modify with a zeroed chunk, as
- * the chunk's every value is replaced), until it is called with NULL.
+ * (and decode calls of HDF5's read-before-modify with an uninitialized
+ * chunk buffer, as every value is replaced and only the tag is read),
+ * until it is called with NULL.
  * *bound_hdf5 receives the load address of the libhdf5 the plugin is bound
  * to (NULL: none), so the caller can tell whether HDF5 calls this copy.
  * 0, or -1 for a version this plugin does not know. */

@@ -59,9 +59,12 @@ static int answer_locked(h5fz_prepared_chunks *p, int reverse, const void *in, s
 {
   if (reverse) {
     /* HDF5 reads a chunk that exists before it writes the selected
-     * elements into it; the prepared container replaces all of them, so
-     * the old values are never looked at. */
-    void *z = calloc(1, p->chunk_bytes ? p->chunk_bytes : 1);
+     * elements (the tag) into it; the prepared container replaces every
+     * value, so nothing but the tag is ever read from this buffer: it is
+     * left as malloc gives it, as touching it would cost a write of the
+     * whole chunk (what HDF5's fill of an unallocated chunk costs), and
+     * the encode call reads only the tag. */
+    void *z = malloc(p->chunk_bytes ? p->chunk_bytes : 1);
     if (!z) return refuse(p, msg, msg_len, "no memory for the chunk", in_bytes);
     *out = z;
     *out_bytes = p->chunk_bytes;

@@ -18,7 +18,8 @@ int h5fz_prepared_install(h5fz_prepared_chunks *p);
  * (in_bytes, HDF5's chunk buffer) must carry a valid tag at offset 0 and be
  * the whole chunk; *out becomes a malloc'd copy of that chunk's container.
  * reverse != 0 (HDF5 reading a stored chunk before it modifies it): *out
- * becomes a zeroed malloc'd chunk, since the write replaces every value.
+ * becomes a malloc'd chunk, uninitialized: the write replaces every value
+ * and only the tag HDF5 writes into it is read (by the encode call).
  * Returns 0 when nothing is installed (the caller runs the codec), 1 when
  * answered, or -1 with msg filled (a chunk the collective write did not
  * prepare: refusing it keeps the tag from being stored as data). */

@@ -112,8 +112,10 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     s->mpi_write = H5FZ_SETTING_MPI_WRITE_AUTO;
     if (write && !strcasecmp(write, "direct"))
       s->mpi_write = H5FZ_SETTING_MPI_WRITE_DIRECT;
+    else if (write && !strcasecmp(write, "filtered"))
+      s->mpi_write = H5FZ_SETTING_MPI_WRITE_FILTERED;
     else if (write && *write && strcasecmp(write, "auto"))
-      warn_once("H5FZ_MPI_WRITE", write, "auto or direct");
+      warn_once("H5FZ_MPI_WRITE", write, "auto, filtered or direct");
   }
   if (groups & H5FZ_SETTINGS_JIT) s->jit_embedded = (int)h5fz_env_int("H5FZ_JIT_EMBEDDED", 0, 1, 1, 1);
 }

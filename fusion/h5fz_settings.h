@@ -48,8 +48,9 @@ typedef struct {
   /* H5FZ_MPI_WRITE: how the collective API stores its chunks:
    * H5FZ_SETTING_MPI_WRITE_AUTO (unset, empty or "auto": through HDF5's
    * collective filtered write when the loaded plugin takes prepared
-   * containers, else direct) or _DIRECT ("direct": every rank
-   * H5Dwrite_chunk's every chunk; for comparing the two) */
+   * containers, else direct; one rank: direct), _FILTERED ("filtered":
+   * that write with one rank too, where the plugin takes them) or _DIRECT
+   * ("direct": every rank H5Dwrite_chunk's every chunk; for comparing) */
   int mpi_write;
 } h5fz_settings;
 
@@ -62,6 +63,7 @@ typedef struct {
 /* h5fz_settings.mpi_write */
 #define H5FZ_SETTING_MPI_WRITE_AUTO 0
 #define H5FZ_SETTING_MPI_WRITE_DIRECT 1
+#define H5FZ_SETTING_MPI_WRITE_FILTERED 2
 
 #define H5FZ_SETTINGS_HOST 1u
 #define H5FZ_SETTINGS_GPU 2u

@@ -187,11 +187,10 @@ if [ "$layout" != node ]; then
   phase "benchmark, API with H5FZ_MPI_WRITE=direct"
   for n in 8; do H5FZ_MPI_WRITE=direct bench_mpi direct_no_mps "$n" --paths api_host,api_pinned,api_device; done
   # glibc keeping the chunk buffers HDF5 allocates for each collective
-  # filtered write (they are filled or copied into, every byte: fresh pages
+  # filtered write (the filter path copies every chunk into one: fresh pages
   # each time by default): docs/mpi.md, "Speed"
   phase "benchmark, glibc malloc keeping freed memory ($H5FZ_MALLOC_TUNABLES)"
-  for n in 1 8; do GLIBC_TUNABLES=$H5FZ_MALLOC_TUNABLES bench_mpi malloc_kept "$n"; done
-  GLIBC_TUNABLES=$H5FZ_MALLOC_TUNABLES H5FZ_MPI_WRITE=direct bench_mpi direct_malloc_kept 8 --paths api_host,api_pinned,api_device
+  GLIBC_TUNABLES=$H5FZ_MALLOC_TUNABLES bench_mpi malloc_kept 8
 fi
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/h5fz-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/h5fz-mps-log
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"

@@ -1,7 +1,7 @@
 /*
  * test_prepared_take.c - the plugin's answers from a collective write's
  * prepared containers (filter/h5fz_prepared_take.c): the container a valid
- * tag names, a zeroed chunk for HDF5's read-before-modify, and a refusal
+ * tag names, a chunk-sized buffer for HDF5's read-before-modify, and a refusal
  * (never a compressed tag) for a buffer without a valid tag, of the wrong
  * size, or asked for twice; nothing answered once the table is removed.
  */
@@ -84,12 +84,11 @@ int main(void)
         "a buffer shorter than the chunk: %s", msg);
   CHECK(p.n_refused == 3, "three refusals counted, got %llu", (unsigned long long)p.n_refused);
 
-  /* HDF5 reading a stored chunk before modifying it: a zeroed chunk, whatever came in */
+  /* HDF5 reading a stored chunk before modifying it: a chunk-sized buffer
+   * (not decoded), into which HDF5 writes the tag; then the encode answers */
   uint8_t stored[7] = {9, 9, 9, 9, 9, 9, 9};
-  CHECK(answer(1, stored, sizeof stored, &out, &out_bytes, msg) == 1 && out_bytes == CHUNK, "the read gets a chunk");
-  int zero = out != NULL;
-  for (size_t i = 0; out && i < CHUNK; i++) zero &= ((uint8_t *)out)[i] == 0;
-  CHECK(zero, "the chunk is zeroed");
+  CHECK(answer(1, stored, sizeof stored, &out, &out_bytes, msg) == 1 && out && out_bytes == CHUNK,
+        "the read gets a chunk-sized buffer");
   free(out);
 
   CHECK(h5fz_prepared_install(NULL) == 0, "remove");
