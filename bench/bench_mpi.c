@@ -7,6 +7,7 @@
  *
  *   mpirun -n N h5fz_bench_mpi --data DIR [--gib-per-rank G] [--chunk-planes P]
  *                              [--dir D] [--reps R] [--paths LIST] [--label TEXT]
+ *                              [--filter-alloc default|early]
  *
  * Each rank owns a slab of planes of a global float32 array: the real
  * um_sea_ice field (120 x 215 x 360) repeated along time, G GiB per rank
@@ -20,6 +21,10 @@
  * file's chunks against the filter file's (byte-identical). LIST: any of
  * filter,api_host,api_pinned,api_device (default all; the last two need a
  * GPU on every rank). --label is copied into the JSON (e.g. "mps").
+ * The filter path's dataset is made with H5Dcreate2 and HDF5's default
+ * allocation time, as a code using the filter makes it; --filter-alloc
+ * early makes it with h5fz_dataset_create_mpi (chunks allocated at
+ * create, as the API's datasets are).
  * JSON on rank 0's stdout (bench/mpi/run.sh collects it).
  */
 #include <math.h>
@@ -51,11 +56,29 @@ typedef struct {
   double bound;
   hid_t fapl, dxpl;
   const char *dir;
+  int filter_early; /* --filter-alloc early: the filter path's dataset made by h5fz_dataset_create_mpi */
 } bench;
 
 static void file_name(const bench *b, bench_path p, char *out, size_t cap)
 {
   snprintf(out, cap, "%s/h5fz_bench_mpi_%s.h5", b->dir, bench_path_names[p]);
+}
+
+/* The filter path's dataset as H5Dcreate2 makes it: the chunk dims and the
+ * filter with the spec's cd_values, everything else HDF5's default. */
+static hid_t create_for_filter(const bench *b, hid_t f)
+{
+  h5fz_spec spec;
+  unsigned cd[H5FZ_CD_MAX];
+  size_t n = 0;
+  if (h5fz_spec_parse(b->spec, &spec) || h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n)) return -1;
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(3, b->dims, NULL);
+  H5Pset_chunk(dcpl, 3, b->chunk);
+  H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n, cd);
+  hid_t d = H5Dcreate2(f, "x", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  return d;
 }
 
 /* Time one collective write (create, write, close, flush); the slowest rank's seconds. */
@@ -70,8 +93,11 @@ static double timed_write(const bench *b, bench_path p, h5fz_dataset_report *rep
   double t0 = bench_now_s();
   hid_t d;
   if (p == BENCH_FILTER) {
-    /* the same pipeline as the API's datasets: created by the API's create, written by HDF5 */
-    if (h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d))
+    /* the same pipeline as the API's datasets, made as a code using the
+     * filter makes it (H5Dcreate2, HDF5's allocation time) unless
+     * --filter-alloc early (the API's create: chunks allocated at once) */
+    if (b->filter_early ? h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d) != 0
+                        : (d = create_for_filter(b, f)) < 0)
       die("create", h5fz_last_error());
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, b->count, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, b->start, NULL, b->count, NULL);
@@ -155,18 +181,24 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   bench_options o;
   bench_options_default(&o);
+  int filter_early = 0;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--filter-alloc") && i + 1 < argc &&
+        (!strcmp(argv[i + 1], "early") || !strcmp(argv[i + 1], "default"))) {
+      filter_early = !strcmp(argv[++i], "early");
+      continue;
+    }
     if (!bench_option(&o, argc, argv, &i)) {
       if (me == 0)
         fprintf(stderr, "usage: mpirun -n N h5fz_bench_mpi --data DIR [--gib-per-rank G] [--chunk-planes P] "
-                        "[--dir D] [--reps R] [--paths LIST] [--label TEXT]\n");
+                        "[--dir D] [--reps R] [--paths LIST] [--label TEXT] [--filter-alloc default|early]\n");
       MPI_Finalize();
       return 2;
     }
   }
   const char *data = o.data, *paths = o.paths, *label = o.label;
   int planes = o.planes, reps = o.reps;
-  bench b = {.dir = o.dir};
+  bench b = {.dir = o.dir, .filter_early = filter_early};
   if (!bench_options_valid(&o)) die("arguments", "--data DIR (or H5FZ_DATA_DIR) is required");
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   int ordinal = -1;
@@ -198,14 +230,15 @@ int main(int argc, char **argv)
   unsigned maj, min, rel;
   H5get_libversion(&maj, &min, &rel);
   if (me == 0)
-    printf(
-        "{\n  \"benchmark\": \"h5fz_bench_mpi\",\n  \"label\": \"%s\",\n  \"ranks\": %d,\n  \"hdf5\": \"%u.%u.%u\",\n"
-        "  \"field\": \"um_sea_ice tiled\",\n  \"dims\": [%llu, %d, %d],\n  \"chunk\": [%d, %d, %d],\n"
-        "  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n  \"file_dir\": \"%s\",\n"
-        "  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"gpu_ordinal_rank0\": %d,\n  \"results\": [",
-        label, nranks, maj, min, rel, (unsigned long long)dims[0], NY, NX, planes, NY, NX,
-        (unsigned long long)(b.buf.elems * 4), (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir,
-        reps, all_gpu ? "true" : "false", ordinal);
+    printf("{\n  \"benchmark\": \"h5fz_bench_mpi\",\n  \"label\": \"%s\",\n  \"filter_alloc\": \"%s\",\n  \"ranks\": "
+           "%d,\n  \"hdf5\": \"%u.%u.%u\",\n"
+           "  \"field\": \"um_sea_ice tiled\",\n  \"dims\": [%llu, %d, %d],\n  \"chunk\": [%d, %d, %d],\n"
+           "  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n  \"file_dir\": \"%s\",\n"
+           "  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"gpu_ordinal_rank0\": %d,\n  \"results\": [",
+           label, filter_early ? "early" : "default", nranks, maj, min, rel, (unsigned long long)dims[0], NY, NX,
+           planes, NY, NX, (unsigned long long)(b.buf.elems * 4),
+           (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir, reps, all_gpu ? "true" : "false",
+           ordinal);
   int first = 1, all_ok = 1, have_filter = 0;
   for (int p = 0; p < BENCH_N_PATHS; p++) {
     if (!strstr(paths, bench_path_names[p])) continue;
