@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# ninth session, device call 5: the filter path's dataset made by H5Dcreate2 (HDF5's allocation time) vs
+# allocated early, 1 and 8 ranks under MPS; where the API's write time goes with 8 ranks (perf, if there)
+t0=$(date +%s); root=$PWD; b=$root/build-mpi-bench; log=/tmp/c5; rm -rf $log; mkdir -p $log
+. bench/mpi/phdf5_env.sh; h5fz_phdf5_setup .devrun/phdf5 $b > $log/phdf5.txt || { cat $log/phdf5.txt; exit 1; }
+. tests/gpu/devdata.sh; h5fz_use_devdata "$root"; data=${H5FZ_DATA_DIR}
+cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DH5FZ_MPI=ON -DH5FZ_DATA_DIR="$data" -DH5FZ_EMBED_KERNELS=OFF "${h5fz_phdf5_cmake_args[@]}" > $log/cmake.log 2>&1 || { tail $log/cmake.log; exit 1; }
+cmake --build $b -j16 --target h5fz_bench_mpi h5fz_plugin > $log/build.log 2>&1 || { tail $log/build.log; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export H5FZ_CACHE_DIR=$b/jit-cache HDF5_PLUGIN_PATH=$b/plugin H5FZ_MPI_PROFILE=1
+mpirun -n 1 $b/bin/h5fz_bench_mpi --data "$data" --gib-per-rank 0.01 --reps 1 --dir /dev/shm > /dev/null 2>&1
+echo "built+warm after $(( $(date +%s) - t0 )) s"
+one() { local label=$1 n=$2; shift 2
+  timeout 100 mpirun -n $n "$@" $b/bin/h5fz_bench_mpi --data "$data" --gib-per-rank 1 --reps 1 --dir /dev/shm --label $label ${ARGS:-} > $log/$label.json 2> $log/$label.err
+  echo "== $label ($n ranks, rc $?): $(grep -o '"path": "[a-z_]*", "write_s": [0-9.]*, "read_s": [0-9.]*, "write_GBps": [0-9.]*, "read_GBps": [0-9.]*' $log/$label.json | sed 's/"write_s.*"write_GBps"/w/; s/"read_GBps"/r/' | tr '\n' ' ')"; }
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/h5fz-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/h5fz-mps-log; mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+nvidia-cuda-mps-control -d || echo "no MPS"
+for a in default early; do for n in 1 8; do ARGS="--paths filter --filter-alloc $a" one mps_filter_${a}_$n $n; done; done
+echo quit | nvidia-cuda-mps-control
+if command -v perf > /dev/null; then
+  printf '#!/bin/sh\nexec perf record -g -o %s/perf.$OMPI_COMM_WORLD_RANK.data -- "$@"\n' $log > $log/perfwrap.sh; chmod +x $log/perfwrap.sh
+  ARGS="--paths api_pinned" one perf_api_pinned_8 8 $log/perfwrap.sh
+  ls $log | grep perf | head -3
+  f=$log/perf.0.data; [ -n "$f" ] && perf report -i $f --no-children --sort dso,sym 2>/dev/null | grep -v '^#' | grep '%' | head -25
+else echo "no perf here"; fi
+echo "total $(( $(date +%s) - t0 )) s"
+rm -f $log/perf*.data; tar czf $OUT/c5.tgz -C $log .
