@@ -42,7 +42,8 @@ typedef struct {
   uint64_t n_refused;              /* and the calls it refused (no valid tag, wrong size, twice) */
 } h5fz_prepared_chunks;
 
-/* The entry point: p != NULL makes the plugin answer encode calls from p
+/* The entry point: p != NULL makes the plugin answer the calling thread's
+ * encode calls (HDF5 runs filters on the thread that calls H5Dwrite) from p
  * (and decode calls of HDF5's read-before-modify with an uninitialized
  * chunk buffer, as every value is replaced and only the tag is read),
  * until it is called with NULL.

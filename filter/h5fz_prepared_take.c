@@ -2,28 +2,28 @@
  * h5fz_prepared_take.c - answering filter calls from a collective write's
  * prepared containers (h5fz_prepared_take.h, h5fz_prepared.h).
  *
- * One table at a time for the whole plugin, behind a lock: HDF5 runs
- * filters on the thread that called H5Dwrite and serializes its API calls,
- * so while the collective API's H5Dwrite runs, every encode call of this
- * plugin is one of that write's chunks; a process-wide table (rather than a
- * thread's) also holds if a later HDF5 filters on threads of its own.
+ * The table is the installing thread's own: HDF5 runs filters on the
+ * thread that called H5Dwrite, so while the collective API's H5Dwrite runs
+ * on this thread, every encode call here is one of that write's chunks,
+ * and another thread's writes (another file, through the filter) never see
+ * the table, so its data can never be taken for a tag. Were an HDF5 to run
+ * filters on threads of its own, the table would simply not be found: the
+ * chunks would be compressed as they come (tags and all), the API's count
+ * of chunks handed over would come up short, and it writes them again the
+ * direct way (api/h5fz_dataset_mpi.c).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_prepared_take.h"
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static h5fz_prepared_chunks *g_table;
+static _Thread_local h5fz_prepared_chunks *g_table;
 
 int h5fz_prepared_install(h5fz_prepared_chunks *p)
 {
   if (p && p->version != H5FZ_PREPARED_VERSION) return -1;
-  pthread_mutex_lock(&g_lock);
   g_table = p;
-  pthread_mutex_unlock(&g_lock);
   return 0;
 }
 
@@ -54,8 +54,8 @@ static int refuse(h5fz_prepared_chunks *p, char *msg, size_t msg_len, const char
   return -1;
 }
 
-static int answer_locked(h5fz_prepared_chunks *p, int reverse, const void *in, size_t in_bytes, void **out,
-                         size_t *out_bytes, char *msg, size_t msg_len)
+static int answer_from(h5fz_prepared_chunks *p, int reverse, const void *in, size_t in_bytes, void **out,
+                       size_t *out_bytes, char *msg, size_t msg_len)
 {
   if (reverse) {
     /* HDF5 reads a chunk that exists before it writes the selected
@@ -87,8 +87,5 @@ static int answer_locked(h5fz_prepared_chunks *p, int reverse, const void *in, s
 int h5fz_prepared_answer(int reverse, const void *in, size_t in_bytes, void **out, size_t *out_bytes, char *msg,
                          size_t msg_len)
 {
-  pthread_mutex_lock(&g_lock);
-  int rc = g_table ? answer_locked(g_table, reverse, in, in_bytes, out, out_bytes, msg, msg_len) : 0;
-  pthread_mutex_unlock(&g_lock);
-  return rc;
+  return g_table ? answer_from(g_table, reverse, in, in_bytes, out, out_bytes, msg, msg_len) : 0;
 }

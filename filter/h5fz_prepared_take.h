@@ -10,11 +10,12 @@
 
 #include "h5fz_prepared.h"
 
-/* Make p the prepared containers the filter answers from (NULL: none).
- * 0, or -1 when p's version is not H5FZ_PREPARED_VERSION. */
+/* Make p the prepared containers the filter answers from on the calling
+ * thread (NULL: none). 0, or -1 when p's version is not
+ * H5FZ_PREPARED_VERSION. */
 int h5fz_prepared_install(h5fz_prepared_chunks *p);
 
-/* One filter call while containers are installed. reverse = 0: in
+/* One filter call while containers are installed on this thread. reverse = 0: in
  * (in_bytes, HDF5's chunk buffer) must carry a valid tag at offset 0 and be
  * the whole chunk; *out becomes a malloc'd copy of that chunk's container.
  * reverse != 0 (HDF5 reading a stored chunk before it modifies it): *out

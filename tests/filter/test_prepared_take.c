@@ -3,8 +3,10 @@
  * prepared containers (filter/h5fz_prepared_take.c): the container a valid
  * tag names, a chunk-sized buffer for HDF5's read-before-modify, and a refusal
  * (never a compressed tag) for a buffer without a valid tag, of the wrong
- * size, or asked for twice; nothing answered once the table is removed.
+ * size, or asked for twice; nothing answered once the table is removed,
+ * nor on another thread while it is installed.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,16 @@ static void tagged(uint8_t *chunk, uint32_t tag)
   memcpy(chunk, &tag, 4);
 }
 
+/* Another thread's encode calls while this one has a table: the codec's
+ * turn there (its data is never taken for a tag). */
+static void *other_thread(void *chunk)
+{
+  void *out = NULL;
+  size_t out_bytes = 0;
+  char msg[256];
+  return (void *)(intptr_t)answer(0, chunk, CHUNK, &out, &out_bytes, msg);
+}
+
 int main(void)
 {
   const uint8_t a[] = {1, 2, 3}, b[] = {4, 5, 6, 7, 8};
@@ -66,6 +78,10 @@ int main(void)
   CHECK(h5fz_prepared_install(&p) == 0, "install");
 
   tagged(chunk, 0xffffffffu); /* chunk 1 */
+  pthread_t t;
+  void *other = (void *)(intptr_t)-7;
+  CHECK(pthread_create(&t, NULL, other_thread, chunk) == 0 && pthread_join(t, &other) == 0 && other == NULL,
+        "another thread does not see this thread's table");
   CHECK(answer(0, chunk, CHUNK, &out, &out_bytes, msg) == 1 && out_bytes == sizeof b && !memcmp(out, b, sizeof b),
         "chunk 1's container");
   free(out);
