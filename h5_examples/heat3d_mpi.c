@@ -269,6 +269,9 @@ int main(int argc, char **argv)
   }
   int ordinal = -1;
   h5fz_mpi_select_gpu(MPI_COMM_WORLD, &ordinal); /* before the first compression, for the filter too */
+  /* the plugin found before anything is created: its folder in the message
+   * instead of HDF5's error stack at the first H5Dcreate2 */
+  if (h5fz_dataset_register_filter()) return fail("the h5fz filter");
   int z0, nz;
   my_slab(&z0, &nz);
   float *t = calloc((size_t)(nz + 2) * PLANE, sizeof *t), *next = calloc((size_t)(nz + 2) * PLANE, sizeof *next);
