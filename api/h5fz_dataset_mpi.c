@@ -210,15 +210,19 @@ static uint64_t dataset_chunk(const h5fz_dataset_info *di, const h5fz_array_geom
   return idx;
 }
 
-/* With H5FZ_MPI_PROFILE set (not 0): rank 0 prints the slowest rank's
- * seconds of each phase of a call to stderr, for finding the bottleneck
- * (docs/mpi.md). Collective. */
-static void profile(MPI_Comm comm, const char *call, const double *secs, const char *const *names, int n,
-                    double exchanged_bytes)
+/* With H5FZ_MPI_PROFILE set (not 0) on any rank: rank 0 prints the
+ * slowest rank's seconds of each phase of a call to stderr, for finding
+ * the bottleneck (docs/mpi.md), and `bytes` with what they are (`what`).
+ * Collective: the ranks agree first, as the variable may be set on some
+ * ranks only. */
+static void profile(MPI_Comm comm, const char *call, const double *secs, const char *const *names, int n, double bytes,
+                    const char *what)
 {
   h5fz_settings s;
   h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
-  if (!s.mpi_profile) return;
+  int on = s.mpi_profile;
+  MPI_Allreduce(MPI_IN_PLACE, &on, 1, MPI_INT, MPI_MAX, comm);
+  if (!on) return;
   double slowest[8] = {0};
   MPI_Allreduce(secs, slowest, n, MPI_DOUBLE, MPI_MAX, comm);
   int me = 0;
@@ -226,7 +230,7 @@ static void profile(MPI_Comm comm, const char *call, const double *secs, const c
   if (me) return;
   fprintf(stderr, "h5fz %s profile (slowest rank, s):", call);
   for (int i = 0; i < n; i++) fprintf(stderr, " %s %.4f", names[i], slowest[i]);
-  fprintf(stderr, "; %.1f MB of containers on every rank\n", exchanged_bytes / 1e6);
+  fprintf(stderr, "; %.1f MB %s\n", bytes / 1e6, what);
 }
 
 /* ---- create ------------------------------------------------------------------------- */
@@ -265,6 +269,9 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
     c.dataset_digest = h5fz_fnv1a(h, text, strlen(text));
   }
   rc = agree_on_parts(fn, comm, &c, c.dtype, 0);
+  /* the plugin found on every rank before the create's collective calls
+   * (a rank without it would leave the others waiting in them) */
+  if (!rc) rc = h5fz_mpi_agree(comm, h5fz_dataset_register_filter());
   if (!rc)
     rc = h5fz_mpi_agree(comm, h5fz_dataset_create_allocated(loc, name, mem_type, rank, dims, chunk_dims, spec_text,
                                                             H5D_ALLOC_TIME_EARLY, dset));
@@ -307,6 +314,24 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
   return H5FZ_OK;
 }
 
+/* 1 when dset's next write allocates all its chunks (a late allocation
+ * time, nothing allocated yet): that write has HDF5 filter a fill chunk in
+ * the middle of the H5Dwrite (HDF5 1.14), which the prepared containers
+ * cannot answer, so it goes the direct way (later writes find the chunk
+ * index made; HDF5 1.10 allocates filtered datasets at create under
+ * MPI-IO); the same on every rank (the dataset's creation property and its
+ * allocation state are). */
+static int allocates_all_at_write(hid_t dset)
+{
+  hid_t dcpl = H5Dget_create_plist(dset);
+  H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
+  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+  if (dcpl < 0 || H5Pget_alloc_time(dcpl, &when) < 0 || H5Dget_space_status(dset, &status) < 0)
+    when = H5D_ALLOC_TIME_LATE;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  return when == H5D_ALLOC_TIME_LATE && status == H5D_SPACE_STATUS_NOT_ALLOCATED;
+}
+
 /* 1 on every rank when all store their chunks through the collective
  * filtered H5Dwrite (h5fz_mpi_prepared.c): more than one rank (or
  * H5FZ_MPI_WRITE=filtered), not H5FZ_MPI_WRITE=direct, and every rank's HDF5 calls a plugin
@@ -315,7 +340,7 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
  * is then its own, and HDF5 1.14's collective filtered write fills each
  * chunk's buffer first (0.6 s a GiB on the H200 host; docs/mpi.md).
  * Collective. */
-static int use_filtered_write(MPI_Comm comm)
+static int use_filtered_write(MPI_Comm comm, hid_t dset)
 {
   h5fz_settings s;
   h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
@@ -323,18 +348,21 @@ static int use_filtered_write(MPI_Comm comm)
   MPI_Comm_size(comm, &size);
   int wanted =
       s.mpi_write == H5FZ_SETTING_MPI_WRITE_FILTERED || (s.mpi_write == H5FZ_SETTING_MPI_WRITE_AUTO && size > 1);
-  int usable = wanted && h5fz_mpi_prepared_usable();
+  int usable = wanted && !allocates_all_at_write(dset) && h5fz_mpi_prepared_usable();
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm);
   return usable;
 }
 
-/* Said once per process when the filtered write stored chunks that were
- * not the containers (an h5fz plugin HDF5 calls did not take them): they
- * are written again the direct way, so nothing wrong stays in the file. */
-static void say_rewritten_once(const char *why)
+/* Said once per process, by rank 0 of comm, when the filtered write
+ * stored chunks that were not the containers (an h5fz plugin HDF5 calls
+ * did not take them): they are written again the direct way, so nothing
+ * wrong stays in the file. */
+static void say_rewritten_once(MPI_Comm comm, const char *why)
 {
   static int said;
-  if (said || h5fz_settings_quiet()) return;
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  if (said || me || h5fz_settings_quiet()) return;
   said = 1;
   fprintf(stderr,
           "h5fz: the collective filtered write did not store the prepared chunks (%s); they were written "
@@ -387,12 +415,12 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   h5fz_dataset_report mine = w.t.rep;
   double t_encoded = now_s();
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
-  int filtered = use_filtered_write(comm);
+  int filtered = use_filtered_write(comm, dset);
   double t_exchanged = t_encoded;
   if (filtered) {
     rc = h5fz_mpi_agree(comm, h5fz_mpi_write_prepared(comm, dset, &di, &w.chunks));
     if (rc == H5FZ_ERR_UNSUPPORTED) { /* stored chunks that are not the containers: write them again */
-      say_rewritten_once(h5fz_last_error());
+      say_rewritten_once(comm, h5fz_last_error());
       filtered = 0;
     } else if (rc) {
       goto out;
@@ -409,7 +437,9 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   mine.seconds = now_s() - t0;
   profile(comm, filtered ? "write_part (collective filtered H5Dwrite)" : "write_part (H5Dwrite_chunk on every rank)",
           (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged, now_s() - t_stored},
-          (const char *[]){"check+encode", "exchange", "write", "attributes"}, 4, (double)all.used);
+          (const char *[]){"check+encode", "exchange", "write", "attributes"}, 4,
+          filtered ? (double)w.chunks.used : (double)all.used,
+          filtered ? "of containers on rank 0, written by it alone" : "of containers on every rank");
   if (report) *report = mine;
 out:
   h5fz_mpi_chunks_free(&w.chunks);

@@ -17,6 +17,7 @@
 
 #include "h5fz_container.h"
 #include "h5fz_error.h"
+#include "h5fz_hdf5_reason.h"
 #include "h5fz_mpi_parts.h"
 #include "h5fz_mpi_prepared.h"
 #include "h5fz_prepared.h"
@@ -197,9 +198,12 @@ int h5fz_mpi_write_prepared(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *
     wr = H5Dwrite(dset, w.ftype, w.mspace, w.fspace, w.dxpl, w.tags);
     fn(NULL, NULL);
   }
-  if (wr < 0)
-    rc = h5fz_fail(H5FZ_ERR_HDF5, "the collective H5Dwrite of %llu chunks failed", (unsigned long long)mine->n);
-  else if (p.n_taken != mine->n || p.n_refused)
+  if (wr < 0) {
+    char why[400];
+    h5fz_hdf5_innermost_reason(why, sizeof why);
+    rc = h5fz_fail(H5FZ_ERR_HDF5, "the collective H5Dwrite of %llu chunks failed: %s", (unsigned long long)mine->n,
+                   why[0] ? why : "HDF5 gave no reason");
+  } else if (p.n_taken != mine->n || p.n_refused)
     rc = h5fz_fail(H5FZ_ERR_UNSUPPORTED,
                    "the plugin handed HDF5 %llu of this rank's %llu prepared chunks (%llu calls refused)",
                    (unsigned long long)p.n_taken, (unsigned long long)mine->n, (unsigned long long)p.n_refused);
