@@ -201,8 +201,11 @@ int h5fz_mpi_write_prepared(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *
   if (wr < 0) {
     char why[400];
     h5fz_hdf5_innermost_reason(why, sizeof why);
+    /* the plugin's own refusal says more than HDF5's "filter returned failure" */
     rc = h5fz_fail(H5FZ_ERR_HDF5, "the collective H5Dwrite of %llu chunks failed: %s", (unsigned long long)mine->n,
-                   why[0] ? why : "HDF5 gave no reason");
+                   p.refusal[0] ? p.refusal
+                   : why[0]     ? why
+                                : "HDF5 gave no reason");
   } else if (p.n_taken != mine->n || p.n_refused)
     rc = h5fz_fail(H5FZ_ERR_UNSUPPORTED,
                    "the plugin handed HDF5 %llu of this rank's %llu prepared chunks (%llu calls refused)",

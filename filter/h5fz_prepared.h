@@ -40,6 +40,7 @@ typedef struct {
   uint8_t *taken;                  /* [n] 0 on entry; the filter sets 1 when it hands chunk i over */
   uint64_t n_taken;                /* the filter counts the chunks it handed over */
   uint64_t n_refused;              /* and the calls it refused (no valid tag, wrong size, twice) */
+  char refusal[256];               /* the first refusal's message ("" when none), for the API's error */
 } h5fz_prepared_chunks;
 
 /* The entry point: p != NULL makes the plugin answer the calling thread's

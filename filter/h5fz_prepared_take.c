@@ -51,6 +51,7 @@ static int refuse(h5fz_prepared_chunks *p, char *msg, size_t msg_len, const char
            "h5fz: the collective dataset write was handed a chunk it did not prepare (%s, %zu bytes); "
            "nothing of it is stored",
            why, bytes);
+  if (!p->refusal[0]) snprintf(p->refusal, sizeof p->refusal, "%s", msg);
   return -1;
 }
 

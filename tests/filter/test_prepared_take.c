@@ -99,6 +99,7 @@ int main(void)
   CHECK(answer(0, chunk, CHUNK - 4, &out, &out_bytes, msg) == -1 && !out && strstr(msg, "whole chunk"),
         "a buffer shorter than the chunk: %s", msg);
   CHECK(p.n_refused == 3, "three refusals counted, got %llu", (unsigned long long)p.n_refused);
+  CHECK(strstr(p.refusal, "asked for twice") != NULL, "the first refusal kept for the API: '%s'", p.refusal);
 
   /* HDF5 reading a stored chunk before modifying it: a chunk-sized buffer
    * (not decoded), into which HDF5 writes the tag; then the encode answers */
