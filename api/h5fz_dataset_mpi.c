@@ -314,23 +314,28 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
   return H5FZ_OK;
 }
 
-/* 1 when dset's next write allocates all its chunks (a late allocation
- * time, nothing allocated yet): that write has HDF5 filter a fill chunk in
- * the middle of the H5Dwrite (HDF5 1.14), which the prepared containers
- * cannot answer, so it goes the direct way (later writes find the chunk
- * index made; HDF5 1.10 allocates filtered datasets at create under
- * MPI-IO); the same on every rank (the dataset's creation property and its
- * allocation state are). */
-static int allocates_all_at_write(hid_t dset)
+/* 1 when dset has a late allocation time. Its first write makes HDF5 1.14
+ * allocate every chunk and filter a fill chunk inside the H5Dwrite, which
+ * the prepared containers cannot answer, so that write must go the direct
+ * way; and once a dataset has been written the direct way, a filtered
+ * write must not follow while it is open: HDF5 (1.10.8, 1.14.5) keeps the
+ * address of the last chunk H5Dwrite_chunk wrote cached, the collective
+ * filtered write moves that chunk without updating it, and later reads of
+ * it come from the old place (a tester found it). So such a dataset always
+ * goes the direct way. The same on every rank (a creation property). */
+static int late_allocation(hid_t dset)
 {
   hid_t dcpl = H5Dget_create_plist(dset);
   H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
-  H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
-  if (dcpl < 0 || H5Pget_alloc_time(dcpl, &when) < 0 || H5Dget_space_status(dset, &status) < 0)
-    when = H5D_ALLOC_TIME_LATE;
+  if (dcpl < 0 || H5Pget_alloc_time(dcpl, &when) < 0) when = H5D_ALLOC_TIME_LATE;
   if (dcpl >= 0) H5Pclose(dcpl);
-  return when == H5D_ALLOC_TIME_LATE && status == H5D_SPACE_STATUS_NOT_ALLOCATED;
+  return when == H5D_ALLOC_TIME_LATE;
 }
+
+/* Set when this process had to write the chunks again the direct way after
+ * a filtered write (below): from then on its writes go the direct way, so
+ * that no filtered write follows a direct one on a dataset (see above). */
+static int g_filtered_off;
 
 /* 1 on every rank when all store their chunks through the collective
  * filtered H5Dwrite (h5fz_mpi_prepared.c): more than one rank (or
@@ -348,7 +353,7 @@ static int use_filtered_write(MPI_Comm comm, hid_t dset)
   MPI_Comm_size(comm, &size);
   int wanted =
       s.mpi_write == H5FZ_SETTING_MPI_WRITE_FILTERED || (s.mpi_write == H5FZ_SETTING_MPI_WRITE_AUTO && size > 1);
-  int usable = wanted && !allocates_all_at_write(dset) && h5fz_mpi_prepared_usable();
+  int usable = wanted && !g_filtered_off && !late_allocation(dset) && h5fz_mpi_prepared_usable();
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm);
   return usable;
 }
@@ -366,7 +371,7 @@ static void say_rewritten_once(MPI_Comm comm, const char *why)
   said = 1;
   fprintf(stderr,
           "h5fz: the collective filtered write did not store the prepared chunks (%s); they were written "
-          "again with H5Dwrite_chunk on every rank\n",
+          "again with H5Dwrite_chunk on every rank, as this process's later writes will be\n",
           why && *why ? why : "no reason given");
 }
 
@@ -421,6 +426,7 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
     rc = h5fz_mpi_agree(comm, h5fz_mpi_write_prepared(comm, dset, &di, &w.chunks));
     if (rc == H5FZ_ERR_UNSUPPORTED) { /* stored chunks that are not the containers: write them again */
       say_rewritten_once(comm, h5fz_last_error());
+      g_filtered_off = 1;
       filtered = 0;
     } else if (rc) {
       goto out;

@@ -362,9 +362,11 @@ static void read_case(hid_t file, const api_case *c, const void *data)
 }
 
 /* A dataset made by H5Dcreate2 with a late allocation time, written twice
- * by the parts of SLABS: on HDF5 1.14 its first write allocates every chunk
- * and filters a fill chunk inside the H5Dwrite (that write goes the direct
- * way; the second, filtered); chunks equal the serial write of abs_slabs
+ * by the parts of SLABS (other values, then these) and read back while
+ * still open: on HDF5 1.14 its first write allocates every chunk and
+ * filters a fill chunk inside the H5Dwrite (it failed), and a filtered
+ * write after that direct one left a stale chunk address in HDF5 (wrong
+ * values read back); chunks equal the serial write of abs_slabs
  * (mpi_api_serial.h5), values within the bound. H5FZ_MPI_PROFILE is set on
  * rank 0 only for these writes (a tester saw that hang). */
 static void late_allocation_write(const float *f32)
@@ -380,10 +382,17 @@ static void late_allocation_write(const float *f32)
   part_of(&c, start, count);
   float *part = box_of(f32, 4, start, count);
   if (mt_rank == 0) setenv("H5FZ_MPI_PROFILE", "1", 1);
+  /* other values first (other chunk sizes: the second write moves chunks),
+   * then these, then read back with the dataset still open: a filtered
+   * write after a direct one read the last direct chunk's old bytes */
+  size_t elems = count[0] * count[1] * count[2];
+  float *other = malloc(elems ? elems * 4 : 4);
+  for (size_t i = 0; i < elems; i++) other[i] = 1.0f - 0.5f * part[i];
   for (int k = 0; k < 2; k++) {
-    int rc = h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
+    int rc = h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, k ? part : other, H5FZ_MEM_HOST, NULL);
     MT_CHECK(!rc, "late allocation, write %d: h5fz_dataset_write_part: %s", k + 1, h5fz_last_error());
   }
+  free(other);
   unsetenv("H5FZ_MPI_PROFILE");
   memset(part, 0, count[0] * count[1] * count[2] * 4);
   int rc = h5fz_dataset_read_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
