@@ -1,8 +1,9 @@
 /*
  * h5fz_mpi_exchange.h - moving what each rank compressed to every rank:
- * the chunk containers (every rank writes every chunk, so that HDF5's
- * metadata changes are the same on all ranks) and the attribute tables.
- * Not installed.
+ * the chunk containers, for the collective API's direct way (every rank
+ * writes every chunk, so that HDF5's metadata changes are the same on all
+ * ranks; h5fz_dataset_mpi.c says when that way is taken), and the
+ * attribute tables, for both ways. Not installed.
  */
 #ifndef H5FZ_MPI_EXCHANGE_H
 #define H5FZ_MPI_EXCHANGE_H
