@@ -193,11 +193,8 @@ int h5fz_mpi_write_prepared(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *
     release(&w);
     return rc;
   }
-  herr_t wr = -1;
-  {
-    wr = H5Dwrite(dset, w.ftype, w.mspace, w.fspace, w.dxpl, w.tags);
-    fn(NULL, NULL);
-  }
+  herr_t wr = H5Dwrite(dset, w.ftype, w.mspace, w.fspace, w.dxpl, w.tags);
+  fn(NULL, NULL);
   if (wr < 0) {
     char why[400];
     h5fz_hdf5_innermost_reason(why, sizeof why);
