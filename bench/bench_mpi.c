@@ -21,8 +21,9 @@
  * file's chunks against the filter file's (byte-identical). LIST: any of
  * filter,api_host,api_pinned,api_device (default all; the last two need a
  * GPU on every rank). --label is copied into the JSON (e.g. "mps").
- * The filter path's dataset is made with H5Dcreate2 and HDF5's default
- * allocation time, as a code using the filter makes it; --filter-alloc
+ * The filter path's dataset is made by h5fz_dataset_create (H5Dcreate2
+ * with the filter) with HDF5's default allocation time, as a code using
+ * the filter makes it; --filter-alloc
  * early makes it with h5fz_dataset_create_mpi (chunks allocated at
  * create, as the API's datasets are).
  * JSON on rank 0's stdout (bench/mpi/run.sh collects it).
@@ -64,23 +65,6 @@ static void file_name(const bench *b, bench_path p, char *out, size_t cap)
   snprintf(out, cap, "%s/h5fz_bench_mpi_%s.h5", b->dir, bench_path_names[p]);
 }
 
-/* The filter path's dataset as H5Dcreate2 makes it: the chunk dims and the
- * filter with the spec's cd_values, everything else HDF5's default. */
-static hid_t create_for_filter(const bench *b, hid_t f)
-{
-  h5fz_spec spec;
-  unsigned cd[H5FZ_CD_MAX];
-  size_t n = 0;
-  if (h5fz_spec_parse(b->spec, &spec) || h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n)) return -1;
-  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(3, b->dims, NULL);
-  H5Pset_chunk(dcpl, 3, b->chunk);
-  H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n, cd);
-  hid_t d = H5Dcreate2(f, "x", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  H5Pclose(dcpl);
-  H5Sclose(space);
-  return d;
-}
-
 /* Time one collective write (create, write, close, flush); the slowest rank's seconds. */
 static double timed_write(const bench *b, bench_path p, h5fz_dataset_report *rep)
 {
@@ -93,11 +77,12 @@ static double timed_write(const bench *b, bench_path p, h5fz_dataset_report *rep
   double t0 = bench_now_s();
   hid_t d;
   if (p == BENCH_FILTER) {
-    /* the same pipeline as the API's datasets, made as a code using the
-     * filter makes it (H5Dcreate2, HDF5's allocation time) unless
-     * --filter-alloc early (the API's create: chunks allocated at once) */
-    if (b->filter_early ? h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d) != 0
-                        : (d = create_for_filter(b, f)) < 0)
+    /* the same pipeline as the API's datasets, with HDF5's allocation
+     * time as a code using the filter gets it (h5fz_dataset_create, on
+     * every rank: the chunk dims and the filter, HDF5's defaults otherwise)
+     * unless --filter-alloc early (the API's create: chunks allocated at once) */
+    if (b->filter_early ? h5fz_dataset_create_mpi(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d)
+                        : h5fz_dataset_create(f, "x", H5T_NATIVE_FLOAT, 3, b->dims, b->chunk, b->spec, &d))
       die("create", h5fz_last_error());
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, b->count, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, b->start, NULL, b->count, NULL);

@@ -361,6 +361,41 @@ static void read_case(hid_t file, const api_case *c, const void *data)
   H5Dclose(d);
 }
 
+/* A dataset made by H5Dcreate2 (as a code using the filter makes it):
+ * abs=1e-3, chunks of 10x50x100, element type `type`, allocation time
+ * `alloc` (H5D_ALLOC_TIME_DEFAULT: HDF5's), named `name`, in a new file
+ * `path` (*file, for the caller to close); and this rank's part of SLABS. */
+static hid_t made_dataset(const char *path, const char *name, hid_t type, H5D_alloc_time_t alloc, hid_t *file,
+                          hsize_t *start, hsize_t *count)
+{
+  static const hsize_t chunk[3] = {10, 50, 100};
+  hid_t fapl = mt_fapl_mpio();
+  *file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  hid_t dcpl = mt_dcpl(3, chunk, "abs=1e-3"), space = H5Screate_simple(3, dims, NULL);
+  if (alloc != H5D_ALLOC_TIME_DEFAULT) H5Pset_alloc_time(dcpl, alloc);
+  hid_t d = H5Dcreate2(*file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  MT_CHECK(d >= 0, "%s: H5Dcreate2", name);
+  H5Sclose(space);
+  H5Pclose(dcpl);
+  H5Pclose(fapl);
+  api_case c = {name, "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0};
+  part_of(&c, start, count);
+  return d;
+}
+
+/* This rank's part of d read back (h5fz_dataset_read_part into part) and
+ * checked against f32 within abs=1e-3; `what` names it in failures. */
+static void read_back_part(hid_t d, const float *f32, const hsize_t *start, const hsize_t *count, float *part,
+                           const char *what)
+{
+  static const hsize_t chunk[3] = {10, 50, 100};
+  memset(part, 0, count[0] * count[1] * count[2] * 4);
+  int rc = h5fz_dataset_read_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
+  MT_CHECK(!rc, "%s: h5fz_dataset_read_part: %s", what, h5fz_last_error());
+  size_t bad = rc ? 1 : mt_check_box(f32, part, 0, 3, dims, chunk, start, count, MT_ABS, 1e-3, what);
+  MT_CHECK(!bad, "%s: %zu values off", what, bad);
+}
+
 /* A dataset made by H5Dcreate2 with a late allocation time, written twice
  * by the parts of SLABS (other values, then these) and read back while
  * still open: on HDF5 1.14 its first write allocates every chunk and
@@ -371,15 +406,9 @@ static void read_case(hid_t file, const api_case *c, const void *data)
  * rank 0 only for these writes (a tester saw that hang). */
 static void late_allocation_write(const float *f32)
 {
-  static const hsize_t chunk[3] = {10, 50, 100};
-  hid_t fapl = mt_fapl_mpio(), file = H5Fcreate("mpi_api_late.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  hid_t dcpl = mt_dcpl(3, chunk, "abs=1e-3"), space = H5Screate_simple(3, dims, NULL);
-  H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_LATE);
-  hid_t d = H5Dcreate2(file, "abs_slabs", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  MT_CHECK(d >= 0, "late allocation: H5Dcreate2");
-  api_case c = {"abs_slabs", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0};
+  hid_t file;
   hsize_t start[3], count[3];
-  part_of(&c, start, count);
+  hid_t d = made_dataset("mpi_api_late.h5", "abs_slabs", H5T_NATIVE_FLOAT, H5D_ALLOC_TIME_LATE, &file, start, count);
   float *part = box_of(f32, 4, start, count);
   if (mt_rank == 0) setenv("H5FZ_MPI_PROFILE", "1", 1);
   /* other values first (other chunk sizes: the second write moves chunks),
@@ -394,17 +423,10 @@ static void late_allocation_write(const float *f32)
   }
   free(other);
   unsetenv("H5FZ_MPI_PROFILE");
-  memset(part, 0, count[0] * count[1] * count[2] * 4);
-  int rc = h5fz_dataset_read_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
-  MT_CHECK(!rc, "late allocation: h5fz_dataset_read_part: %s", h5fz_last_error());
-  size_t bad = rc ? 1 : mt_check_box(f32, part, 0, 3, dims, chunk, start, count, MT_ABS, 1e-3, "late allocation");
-  MT_CHECK(!bad, "late allocation: %zu values off", bad);
+  read_back_part(d, f32, start, count, part, "late allocation");
   free(part);
   H5Dclose(d);
-  H5Sclose(space);
-  H5Pclose(dcpl);
   H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 /* A big-endian float32 dataset (made with H5Dcreate2, as a code writing
@@ -412,30 +434,18 @@ static void late_allocation_write(const float *f32)
  * H5FZ_MPI_WRITE says (NULL: the default), and read back within the bound. */
 static void big_endian_write(const char *path, const char *how, const float *f32)
 {
-  static const hsize_t chunk[3] = {10, 50, 100};
-  hid_t fapl = mt_fapl_mpio(), file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  hid_t dcpl = mt_dcpl(3, chunk, "abs=1e-3"), space = H5Screate_simple(3, dims, NULL);
-  hid_t d = H5Dcreate2(file, "big_endian", H5T_IEEE_F32BE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  MT_CHECK(d >= 0, "big-endian: H5Dcreate2");
-  api_case c = {"big_endian", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0};
+  hid_t file;
   hsize_t start[3], count[3];
-  part_of(&c, start, count);
+  hid_t d = made_dataset(path, "big_endian", H5T_IEEE_F32BE, H5D_ALLOC_TIME_DEFAULT, &file, start, count);
   float *part = box_of(f32, 4, start, count);
   if (how) setenv("H5FZ_MPI_WRITE", how, 1);
   int rc = h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
   unsetenv("H5FZ_MPI_WRITE");
   MT_CHECK(!rc, "big-endian (%s): h5fz_dataset_write_part: %s", how ? how : "default", h5fz_last_error());
-  memset(part, 0, count[0] * count[1] * count[2] * 4);
-  rc = h5fz_dataset_read_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
-  MT_CHECK(!rc, "big-endian: h5fz_dataset_read_part: %s", h5fz_last_error());
-  size_t bad = rc ? 1 : mt_check_box(f32, part, 0, 3, dims, chunk, start, count, MT_ABS, 1e-3, "big_endian");
-  MT_CHECK(!bad, "big-endian (%s): %zu values off", how ? how : "default", bad);
+  read_back_part(d, f32, start, count, part, how ? "big_endian (direct)" : "big_endian");
   free(part);
   H5Dclose(d);
-  H5Sclose(space);
-  H5Pclose(dcpl);
   H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 int main(int argc, char **argv)
