@@ -36,6 +36,7 @@
 #include "h5fz_settings.h"
 #include "h5fz_mpi_exchange.h"
 #include "h5fz_mpi_parts.h"
+#include "h5fz_mpi_pieces.h"
 #include "h5fz_mpi_prepared.h"
 
 static double now_s(void)
@@ -187,29 +188,6 @@ static int agree_on_parts(const char *fn, MPI_Comm comm, const h5fz_mpi_claim *m
   return rc; /* the same on every rank: the same checks of the same claims */
 }
 
-/* The part as an array of its own: the dataset's chunk dims and fill, the
- * part's extent. Its chunk grid is the dataset's, shifted by start. */
-static h5fz_array_geom part_geom(const h5fz_dataset_info *di, const uint64_t *lo, const uint64_t *hi)
-{
-  h5fz_array_geom g = di->g;
-  for (uint32_t d = 0; d < g.rank; d++) g.dims[d] = hi[d] - lo[d];
-  return g;
-}
-
-/* Chunk `local` of the part array (part_geom) as the dataset's chunk:
- * its index in the dataset's grid, and its element offset in origin. */
-static uint64_t dataset_chunk(const h5fz_dataset_info *di, const h5fz_array_geom *pg, const uint64_t *lo,
-                              uint64_t local, hsize_t *origin)
-{
-  uint64_t o[H5FZ_ARRAY_MAX_RANK], idx = 0;
-  h5fz_array_chunk_origin(pg, local, o);
-  for (uint32_t d = 0; d < pg->rank; d++) {
-    origin[d] = lo[d] + o[d];
-    idx = idx * ((di->g.dims[d] + di->g.chunk[d] - 1) / di->g.chunk[d]) + origin[d] / di->g.chunk[d];
-  }
-  return idx;
-}
-
 /* With H5FZ_MPI_PROFILE set (not 0) on any rank: rank 0 prints the
  * slowest rank's seconds of each phase of a call to stderr, for finding
  * the bottleneck (docs/mpi.md), and `bytes` with what they are (`what`).
@@ -284,23 +262,6 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
 }
 
 /* ---- write -------------------------------------------------------------------------- */
-
-typedef struct {
-  const h5fz_dataset_info *di;
-  const h5fz_array_geom *pg;
-  const uint64_t *lo;
-  h5fz_mpi_chunks chunks; /* this rank's containers */
-  h5fz_attr_tables t;     /* this rank's entries, summed over the ranks later */
-} part_write;
-
-static int part_sink(void *ctx, const h5fz_encoded_chunk *c)
-{
-  part_write *w = ctx;
-  hsize_t origin[H5FZ_ARRAY_MAX_RANK];
-  uint64_t idx = dataset_chunk(w->di, w->pg, w->lo, c->index, origin);
-  int rc = h5fz_mpi_chunks_add(&w->chunks, idx, c->container, c->bytes);
-  return rc ? rc : h5fz_attr_tables_add(&w->t, c, idx, origin);
-}
 
 /* Every rank stores every chunk of all, in the same order. */
 static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_chunks *all)
@@ -390,67 +351,126 @@ static int begin_part(const char *fn, hid_t dset, hid_t mem_type, const hsize_t 
   return rc;
 }
 
+/* The executor of this rank's pieces into rep: the one they all name
+ * ("cpu", or a GPU class), "mixed" when a piece fell back to the CPU. */
+static void name_executor(h5fz_dataset_report *rep, const h5fz_array_exec *ex, int *named)
+{
+  char digest[sizeof rep->plan_digest];
+  h5fz_dataset_plan_digest_text(ex, digest, sizeof digest);
+  if (!*named) {
+    rep->on_gpu = ex->on_gpu;
+    snprintf(rep->kernel_class, sizeof rep->kernel_class, "%s", ex->kernel_class);
+    snprintf(rep->plan_digest, sizeof rep->plan_digest, "%s", digest);
+    *named = 1;
+  } else if (strcmp(rep->kernel_class, ex->kernel_class) || strcmp(rep->plan_digest, digest)) {
+    rep->on_gpu = rep->on_gpu && ex->on_gpu;
+    snprintf(rep->kernel_class, sizeof rep->kernel_class, "mixed");
+    snprintf(rep->plan_digest, sizeof rep->plan_digest, "mixed");
+  }
+}
+
+/* Where a write's time goes, slowest rank (H5FZ_MPI_PROFILE). */
+enum { T_CHECK, T_ENCODE, T_WAIT, T_EXCHANGE, T_WRITE, T_ATTRS, T_PHASES };
+
+/* Store piece p's chunks (collective: every rank, the same number of
+ * times): through the collective filtered H5Dwrite while *filtered, else
+ * every rank writes every chunk of the piece of every rank. A filtered
+ * write that did not store the containers turns *filtered off and writes
+ * them again the direct way. */
+static int store_piece(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_piece *p,
+                       int *filtered, double *secs, double *moved)
+{
+  double t0 = now_s();
+  if (*filtered) {
+    int rc = h5fz_mpi_agree(comm, h5fz_mpi_write_prepared(comm, dset, di, (h5fz_mpi_chunks *)&p->chunks));
+    if (rc == H5FZ_ERR_UNSUPPORTED) { /* stored chunks that are not the containers: write them again */
+      say_rewritten_once(comm, h5fz_last_error());
+      g_filtered_off = 1;
+      *filtered = 0;
+    } else {
+      secs[T_WRITE] += now_s() - t0;
+      *moved += (double)p->chunks.used;
+      return rc;
+    }
+  }
+  h5fz_mpi_chunks all = {0};
+  int rc = h5fz_mpi_chunks_allgather(comm, &p->chunks, &all);
+  double t1 = now_s();
+  secs[T_EXCHANGE] += t1 - t0;
+  if (!rc) rc = h5fz_mpi_agree(comm, store_chunks(dset, di, &all));
+  secs[T_WRITE] += now_s() - t1;
+  *moved += (double)all.used;
+  h5fz_mpi_chunks_free(&all);
+  return rc;
+}
+
 int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
                             h5fz_mem where, h5fz_dataset_report *report)
 {
-  double t0 = now_s();
+  double t0 = now_s(), secs[T_PHASES] = {0}, moved = 0;
   MPI_Comm comm;
   h5fz_dataset_info di;
   h5fz_mpi_claim c;
   int rc = begin_part("h5fz_dataset_write_part", dset, mem_type, start, count, data, where, 1, &comm, &di, &c);
   if (rc) return rc;
-  part_write w = {.di = &di};
-  h5fz_mpi_chunks all = {0};
+  h5fz_attr_tables t;
   uint64_t lo[H5FZ_ARRAY_MAX_RANK] = {0}, hi[H5FZ_ARRAY_MAX_RANK] = {0}, elems = 1;
   for (uint32_t d = 0; d < di.g.rank; d++) {
     lo[d] = start[d];
     hi[d] = start[d] + count[d];
     elems *= count[d];
   }
-  h5fz_array_geom pg = part_geom(&di, lo, hi);
-  w.pg = &pg;
-  w.lo = lo;
-  h5fz_array_exec ex = {.kernel_class = "cpu"};
-  rc = h5fz_attr_tables_init(&w.t, &di);
-  w.t.rep.input_bytes = elems * h5fz_dtype_size(di.dtype);
-  if (!rc && elems) rc = h5fz_array_encode(&di.spec, &pg, data, where == H5FZ_MEM_DEVICE, part_sink, &w, &ex);
-  w.t.rep.on_gpu = ex.on_gpu;
-  snprintf(w.t.rep.kernel_class, sizeof w.t.rep.kernel_class, "%s", ex.kernel_class);
-  h5fz_dataset_plan_digest_text(&ex, w.t.rep.plan_digest, sizeof w.t.rep.plan_digest);
-  h5fz_dataset_report mine = w.t.rep;
-  double t_encoded = now_s();
-  if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
-  int filtered = use_filtered_write(comm, dset);
-  double t_exchanged = t_encoded;
-  if (filtered) {
-    rc = h5fz_mpi_agree(comm, h5fz_mpi_write_prepared(comm, dset, &di, &w.chunks));
-    if (rc == H5FZ_ERR_UNSUPPORTED) { /* stored chunks that are not the containers: write them again */
-      say_rewritten_once(comm, h5fz_last_error());
-      g_filtered_off = 1;
-      filtered = 0;
-    } else if (rc) {
-      goto out;
+  rc = h5fz_attr_tables_init(&t, &di);
+  t.rep.input_bytes = elems * h5fz_dtype_size(di.dtype);
+  h5fz_settings s;
+  h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
+  h5fz_mpi_pieces ps;
+  h5fz_mpi_pieces_init(&ps, &di, lo, hi, data, where == H5FZ_MEM_DEVICE, s.mpi_piece_bytes, &t);
+  /* every rank stores as many pieces (a rank with fewer stores empty ones),
+   * as each store is a collective H5Dwrite */
+  unsigned long long pieces = ps.n;
+  MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  if ((rc = h5fz_mpi_agree(comm, rc))) goto out_tables;
+  int filtered = use_filtered_write(comm, dset), named = 0;
+  if (!ps.n) name_executor(&t.rep, &(h5fz_array_exec){.kernel_class = "cpu"}, &named);
+  secs[T_CHECK] = now_s() - t0;
+  /* piece k is stored while piece k + 1 is encoded on its own thread */
+  h5fz_mpi_piece piece[2];
+  uint64_t k = 0;
+  if (pieces) h5fz_mpi_piece_start(&ps, 0, 0, &piece[0]);
+  for (; k < pieces; k++) {
+    h5fz_mpi_piece *now = &piece[k % 2], *next = &piece[(k + 1) % 2];
+    double waited = now_s();
+    rc = h5fz_mpi_piece_finish(now);
+    secs[T_WAIT] += k ? now_s() - waited : 0;
+    secs[T_ENCODE] += now->seconds;
+    if (k < ps.n) name_executor(&t.rep, &now->ex, &named);
+    if (k + 1 < pieces) h5fz_mpi_piece_start(&ps, k + 1, 1, next);
+    if (!(rc = h5fz_mpi_agree(comm, rc))) rc = store_piece(comm, dset, &di, now, &filtered, secs, &moved);
+    h5fz_mpi_piece_free(now);
+    if (rc) {
+      if (k + 1 < pieces) { /* nothing more is stored: let the next encode end */
+        h5fz_mpi_piece_finish(next);
+        h5fz_mpi_piece_free(next);
+      }
+      goto out_tables;
     }
   }
-  if (!filtered) {
-    if ((rc = h5fz_mpi_chunks_allgather(comm, &w.chunks, &all))) goto out;
-    t_exchanged = now_s();
-    if ((rc = h5fz_mpi_agree(comm, store_chunks(dset, &di, &all)))) goto out;
-  }
   double t_stored = now_s();
-  if ((rc = h5fz_mpi_tables_allreduce(comm, &w.t))) goto out;
-  if ((rc = h5fz_mpi_agree(comm, h5fz_attr_tables_write(dset, &w.t)))) goto out;
+  h5fz_dataset_report mine = t.rep; /* this rank's own, before the sum over the ranks */
+  if ((rc = h5fz_mpi_tables_allreduce(comm, &t))) goto out_tables;
+  if ((rc = h5fz_mpi_agree(comm, h5fz_attr_tables_write(dset, &t)))) goto out_tables;
+  secs[T_ATTRS] = now_s() - t_stored;
   mine.seconds = now_s() - t0;
+  char what[160];
+  snprintf(what, sizeof what, "%s, in %llu pieces", filtered ? "of containers on rank 0, written by it alone"
+                                                            : "of containers on every rank", pieces);
   profile(comm, filtered ? "write_part (collective filtered H5Dwrite)" : "write_part (H5Dwrite_chunk on every rank)",
-          (double[]){t_encoded - t0, t_exchanged - t_encoded, t_stored - t_exchanged, now_s() - t_stored},
-          (const char *[]){"check+encode", "exchange", "write", "attributes"}, 4,
-          filtered ? (double)w.chunks.used : (double)all.used,
-          filtered ? "of containers on rank 0, written by it alone" : "of containers on every rank");
+          secs, (const char *[]){"check", "encode", "wait-for-encode", "exchange", "write", "attributes"}, T_PHASES,
+          moved, what);
   if (report) *report = mine;
-out:
-  h5fz_mpi_chunks_free(&w.chunks);
-  h5fz_mpi_chunks_free(&all);
-  h5fz_attr_tables_free(&w.t);
+out_tables:
+  h5fz_attr_tables_free(&t);
   MPI_Comm_free(&comm);
   return rc;
 }
@@ -470,7 +490,7 @@ static int part_source(void *ctx, uint64_t index, void **container, size_t *byte
 {
   part_read *r = ctx;
   hsize_t origin[H5FZ_ARRAY_MAX_RANK];
-  uint64_t idx = dataset_chunk(r->di, r->pg, r->lo, index, origin);
+  uint64_t idx = h5fz_mpi_dataset_chunk(r->di, r->pg, r->lo, index, origin);
   int rc = h5fz_dataset_read_container(r->dset, r->di, origin, idx, container, bytes);
   if (!rc && index == r->counted) {
     r->counted++;
@@ -523,7 +543,7 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
     elems *= count[d];
     hull_elems *= hi[d] - lo[d];
   }
-  h5fz_array_geom pg = part_geom(&di, lo, hi);
+  h5fz_array_geom pg = h5fz_mpi_part_geom(&di, lo, hi);
   part_read r = {.dset = dset, .di = &di, .pg = &pg, .lo = lo};
   h5fz_array_exec ex = {.kernel_class = "cpu"};
   size_t esize = h5fz_dtype_size(di.dtype);

@@ -8,7 +8,9 @@
  * Per case (slabs along the slowest dim; parts along dim 1 with edge chunks
  * in every dim under REL; float64 with the last rank's part empty; and, when
  * a GPU is visible, device arrays; host arrays under a 1 MiB
- * H5FZ_GPU_MEMORY_LIMIT, where a GPU runs out and the CPU takes over): the stored chunks must equal a serial
+ * H5FZ_GPU_MEMORY_LIMIT, where a GPU runs out and the CPU takes over;
+ * parts cut into pieces of one chunk row, H5FZ_MPI_PIECE_BYTES=1, which
+ * ranks store in different numbers): the stored chunks must equal a serial
  * H5Dwrite through the filter (rank 0), the attributes a serial
  * h5fz_dataset_write of the same array; every element read back (by
  * h5fz_dataset_read_part in another, off-grid decomposition, and by a
@@ -42,17 +44,29 @@ typedef struct {
   int gpu_limit; /* 1: H5FZ_GPU_MEMORY_LIMIT of 1 MiB, a GPU that runs out: the CPU takes over */
   int rewrite;   /* 1: other values are written first, then these over them (HDF5 reads the chunks it modifies) */
   int direct;    /* 1: H5FZ_MPI_WRITE=direct (every rank H5Dwrite_chunk's every chunk) */
+  /* H5FZ_MPI_PIECE_BYTES for the writes (NULL: unset, the default of
+   * 256 MiB, one piece here): "1" cuts each part into pieces of one chunk
+   * row, so ranks store different numbers of pieces (empty ones for the
+   * rest), each encoded while the last is written; "0" one piece */
+  const char *piece_bytes;
 } api_case;
 
 static const api_case cases[] = {
-    {"abs_slabs", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0},
-    {"rel_dim1_edges", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 0},
-    {"pw_rel_f64_last_empty", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0, 0, 0},
-    {"abs_slabs_device", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 1, 0, 0, 0},
-    {"abs_slabs_gpu_out_of_memory", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 1, 0, 0},
-    {"abs_slabs_rewrite", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 1, 0},
-    {"rel_dim1_edges_direct", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 1},
-    {"pw_rel_f64_direct_rewrite", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0, 1, 1},
+    {"abs_slabs", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0, NULL},
+    {"rel_dim1_edges", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 0, NULL},
+    {"pw_rel_f64_last_empty", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0, 0, 0, NULL},
+    {"abs_slabs_device", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 1, 0, 0, 0, NULL},
+    {"abs_slabs_gpu_out_of_memory", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 1, 0, 0, "1"},
+    {"abs_slabs_rewrite", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 1, 0, NULL},
+    {"rel_dim1_edges_direct", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 1, NULL},
+    {"pw_rel_f64_direct_rewrite", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0, 1, 1, NULL},
+    {"abs_slabs_pieces", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0, "1"},
+    {"abs_slabs_one_piece", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0, "0"},
+    {"rel_dim1_edges_pieces", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 0, "1"},
+    {"pw_rel_f64_last_empty_pieces_rewrite", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0, 1, 0,
+     "1"},
+    {"rel_dim1_edges_pieces_direct", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 1, "1"},
+    {"abs_slabs_device_pieces", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 1, 0, 0, 0, "1"},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -292,6 +306,7 @@ static void write_case(hid_t file, const api_case *c, const void *data)
   if (c->device) src = to_device(part, bytes);
   h5fz_dataset_report rep;
   if (c->direct) setenv("H5FZ_MPI_WRITE", "direct", 1);
+  if (c->piece_bytes) setenv("H5FZ_MPI_PIECE_BYTES", c->piece_bytes, 1);
   if (c->rewrite) { /* other values first: the second write replaces every one of them */
     void *other = malloc(bytes ? bytes : 1);
     for (size_t i = 0; i < bytes / esize; i++)
@@ -307,6 +322,7 @@ static void write_case(hid_t file, const api_case *c, const void *data)
   rc = h5fz_dataset_write_part(d, type, start, count, src, c->device ? H5FZ_MEM_DEVICE : H5FZ_MEM_HOST, &rep);
   unsetenv("H5FZ_GPU_MEMORY_LIMIT");
   unsetenv("H5FZ_MPI_WRITE");
+  unsetenv("H5FZ_MPI_PIECE_BYTES");
   MT_CHECK(!rc, "%s: h5fz_dataset_write_part: %s", c->name, h5fz_last_error());
   if (!rc && mt_rank == 0)
     printf("  %s: rank 0 wrote %llu chunks on the %s (%s), %.3f s\n", c->name, (unsigned long long)rep.n_chunks,
@@ -378,7 +394,7 @@ static hid_t made_dataset(const char *path, const char *name, hid_t type, H5D_al
   H5Sclose(space);
   H5Pclose(dcpl);
   H5Pclose(fapl);
-  api_case c = {name, "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0};
+  api_case c = {name, "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0, NULL};
   part_of(&c, start, count);
   return d;
 }
