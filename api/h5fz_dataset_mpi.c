@@ -377,8 +377,8 @@ enum { T_CHECK, T_ENCODE, T_WAIT, T_EXCHANGE, T_WRITE, T_ATTRS, T_PHASES };
  * every rank writes every chunk of the piece of every rank. A filtered
  * write that did not store the containers turns *filtered off and writes
  * them again the direct way. */
-static int store_piece(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_piece *p,
-                       int *filtered, double *secs, double *moved)
+static int store_piece(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_piece *p, int *filtered,
+                       double *secs, double *moved)
 {
   double t0 = now_s();
   if (*filtered) {
@@ -463,8 +463,8 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   secs[T_ATTRS] = now_s() - t_stored;
   mine.seconds = now_s() - t0;
   char what[160];
-  snprintf(what, sizeof what, "%s, in %llu pieces", filtered ? "of containers on rank 0, written by it alone"
-                                                            : "of containers on every rank", pieces);
+  snprintf(what, sizeof what, "%s, in %llu pieces",
+           filtered ? "of containers on rank 0, written by it alone" : "of containers on every rank", pieces);
   profile(comm, filtered ? "write_part (collective filtered H5Dwrite)" : "write_part (H5Dwrite_chunk on every rank)",
           secs, (const char *[]){"check", "encode", "wait-for-encode", "exchange", "write", "attributes"}, T_PHASES,
           moved, what);

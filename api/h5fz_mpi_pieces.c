@@ -53,9 +53,13 @@ void h5fz_mpi_pieces_init(h5fz_mpi_pieces *ps, const h5fz_dataset_info *di, cons
   if (!elems) return;
   uint64_t k0 = di->g.chunk[0], rows = (hi[0] - lo[0] + k0 - 1) / k0;
   uint64_t row_bytes = k0 * plane_elems(ps) * h5fz_dtype_size(di->dtype);
-  ps->rows_per_piece = piece_bytes ? piece_bytes / row_bytes : rows;
-  if (ps->rows_per_piece < 1) ps->rows_per_piece = 1;
-  if (ps->rows_per_piece > rows) ps->rows_per_piece = rows;
+  uint64_t most = piece_bytes ? piece_bytes / row_bytes : rows;
+  if (most < 1) most = 1;
+  if (most > rows) most = rows;
+  /* as many pieces as `most` rows need, the rows spread evenly over them
+   * (217 rows at most 51 a piece: 5 of 44, not 4 of 51 and one of 13) */
+  ps->n = (rows + most - 1) / most;
+  ps->rows_per_piece = (rows + ps->n - 1) / ps->n;
   ps->n = (rows + ps->rows_per_piece - 1) / ps->rows_per_piece;
 }
 

@@ -39,25 +39,25 @@ typedef struct {
   const uint8_t *data;
   int on_device;
   uint64_t rows_per_piece;
-  uint64_t n;           /* 0 for an empty part */
-  h5fz_attr_tables *t;  /* every piece's chunks are entered here (one piece encodes at a time) */
+  uint64_t n;          /* 0 for an empty part */
+  h5fz_attr_tables *t; /* every piece's chunks are entered here (one piece encodes at a time) */
 } h5fz_mpi_pieces;
 
-/* The pieces of part [lo, hi) of di at data: about piece_bytes of values
- * each (whole chunk rows, at least one); piece_bytes 0: one piece, the
- * whole part. Their chunks are entered in t as they are encoded. */
+/* The pieces of part [lo, hi) of di at data: as few as hold at most
+ * piece_bytes of values each (whole chunk rows, at least one), the rows
+ * spread evenly over them; piece_bytes 0: one piece, the whole part. Their chunks are entered in t as they are encoded. */
 void h5fz_mpi_pieces_init(h5fz_mpi_pieces *ps, const h5fz_dataset_info *di, const uint64_t *lo, const uint64_t *hi,
                           const void *data, int on_device, unsigned long long piece_bytes, h5fz_attr_tables *t);
 
 /* One piece being encoded, and what came of it. */
 typedef struct {
   const h5fz_mpi_pieces *of;
-  h5fz_array_geom g;                 /* the piece as an array */
-  uint64_t lo[H5FZ_ARRAY_MAX_RANK];  /* its first element in the dataset */
-  const uint8_t *data;               /* its first value */
-  h5fz_mpi_chunks chunks;            /* its containers, by the dataset's chunk index */
-  h5fz_array_exec ex;                /* the executor that made them */
-  double seconds;                    /* the encode's own time */
+  h5fz_array_geom g;                /* the piece as an array */
+  uint64_t lo[H5FZ_ARRAY_MAX_RANK]; /* its first element in the dataset */
+  const uint8_t *data;              /* its first value */
+  h5fz_mpi_chunks chunks;           /* its containers, by the dataset's chunk index */
+  h5fz_array_exec ex;               /* the executor that made them */
+  double seconds;                   /* the encode's own time */
   int rc;
   char message[512]; /* the encode's message when rc fails (it ran on another thread) */
   pthread_t thread;

@@ -116,7 +116,8 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
       s->mpi_write = H5FZ_SETTING_MPI_WRITE_FILTERED;
     else if (write && *write && strcasecmp(write, "auto"))
       warn_once("H5FZ_MPI_WRITE", write, "auto, filtered or direct");
-    s->mpi_piece_bytes = (unsigned long long)h5fz_env_int("H5FZ_MPI_PIECE_BYTES", 0, 0x7fffffffffffffffLL, 1, 256ll << 20);
+    s->mpi_piece_bytes =
+        (unsigned long long)h5fz_env_int("H5FZ_MPI_PIECE_BYTES", 0, 0x7fffffffffffffffLL, 1, 512ll << 20);
   }
   if (groups & H5FZ_SETTINGS_JIT) s->jit_embedded = (int)h5fz_env_int("H5FZ_JIT_EMBEDDED", 0, 1, 1, 1);
 }

@@ -52,7 +52,7 @@ typedef struct {
    * that write with one rank too, where the plugin takes them) or _DIRECT
    * ("direct": every rank H5Dwrite_chunk's every chunk; for comparing) */
   int mpi_write;
-  /* H5FZ_MPI_PIECE_BYTES (default 256 MiB): the collective API cuts a
+  /* H5FZ_MPI_PIECE_BYTES (default 512 MiB): the collective API cuts a
    * rank's part along its slowest axis into pieces of at most this many
    * bytes of values (whole chunk rows, at least one) and encodes the next
    * piece while HDF5 writes the last; 0 keeps the part whole (encode all,

@@ -45,7 +45,7 @@ typedef struct {
   int rewrite;   /* 1: other values are written first, then these over them (HDF5 reads the chunks it modifies) */
   int direct;    /* 1: H5FZ_MPI_WRITE=direct (every rank H5Dwrite_chunk's every chunk) */
   /* H5FZ_MPI_PIECE_BYTES for the writes (NULL: unset, the default of
-   * 256 MiB, one piece here): "1" cuts each part into pieces of one chunk
+   * 512 MiB, one piece here): "1" cuts each part into pieces of one chunk
    * row, so ranks store different numbers of pieces (empty ones for the
    * rest), each encoded while the last is written; "0" one piece */
   const char *piece_bytes;
@@ -63,7 +63,17 @@ static const api_case cases[] = {
     {"abs_slabs_pieces", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0, "1"},
     {"abs_slabs_one_piece", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 0, 0, 0, 0, "0"},
     {"rel_dim1_edges_pieces", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 0, "1"},
-    {"pw_rel_f64_last_empty_pieces_rewrite", "pw_rel=1e-3", MT_PW_REL, 1e-3, 1, {7, 100, 100}, LAST_EMPTY, 0, 0, 1, 0,
+    {"pw_rel_f64_last_empty_pieces_rewrite",
+     "pw_rel=1e-3",
+     MT_PW_REL,
+     1e-3,
+     1,
+     {7, 100, 100},
+     LAST_EMPTY,
+     0,
+     0,
+     1,
+     0,
      "1"},
     {"rel_dim1_edges_pieces_direct", "rel=1e-3", MT_REL, 1e-3, 0, {8, 40, 64}, DIM1_PARTS, 0, 0, 0, 1, "1"},
     {"abs_slabs_device_pieces", "abs=1e-3", MT_ABS, 1e-3, 0, {10, 50, 100}, SLABS, 1, 0, 0, 0, "1"},
