@@ -7,7 +7,7 @@
  *
  *   mpirun -n N h5fz_bench_mpi --data DIR [--gib-per-rank G] [--chunk-planes P]
  *                              [--dir D] [--reps R] [--paths LIST] [--label TEXT]
- *                              [--filter-alloc default|early]
+ *                              [--filter-alloc default|early] [--libver earliest|latest]
  *
  * Each rank owns a slab of planes of a global float32 array: the real
  * um_sea_ice field (120 x 215 x 360) repeated along time, G GiB per rank
@@ -25,7 +25,8 @@
  * with the filter) with HDF5's default allocation time, as a code using
  * the filter makes it; --filter-alloc
  * early makes it with h5fz_dataset_create_mpi (chunks allocated at
- * create, as the API's datasets are).
+ * create, as the API's datasets are). --libver latest creates the files
+ * in the newest format (H5Pset_libver_bounds; default: HDF5's earliest).
  * JSON on rank 0's stdout (bench/mpi/run.sh collects it).
  */
 #include <math.h>
@@ -166,8 +167,13 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   bench_options o;
   bench_options_default(&o);
-  int filter_early = 0;
+  int filter_early = 0, libver_latest = 0;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--libver") && i + 1 < argc &&
+        (!strcmp(argv[i + 1], "latest") || !strcmp(argv[i + 1], "earliest"))) {
+      libver_latest = !strcmp(argv[++i], "latest");
+      continue;
+    }
     if (!strcmp(argv[i], "--filter-alloc") && i + 1 < argc &&
         (!strcmp(argv[i + 1], "early") || !strcmp(argv[i + 1], "default"))) {
       filter_early = !strcmp(argv[++i], "early");
@@ -176,7 +182,8 @@ int main(int argc, char **argv)
     if (!bench_option(&o, argc, argv, &i)) {
       if (me == 0)
         fprintf(stderr, "usage: mpirun -n N h5fz_bench_mpi --data DIR [--gib-per-rank G] [--chunk-planes P] "
-                        "[--dir D] [--reps R] [--paths LIST] [--label TEXT] [--filter-alloc default|early]\n");
+                        "[--dir D] [--reps R] [--paths LIST] [--label TEXT] [--filter-alloc default|early] "
+                        "[--libver earliest|latest]\n");
       MPI_Finalize();
       return 2;
     }
@@ -210,18 +217,22 @@ int main(int argc, char **argv)
   MPI_Allreduce(&gpu, &all_gpu, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   b.fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_mpio(b.fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+  /* latest: the newest file format, whose chunk index for a fixed-size
+   * dataset is a fixed array instead of a version-1 B-tree */
+  if (libver_latest) H5Pset_libver_bounds(b.fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
   b.dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(b.dxpl, H5FD_MPIO_COLLECTIVE);
   unsigned maj, min, rel;
   H5get_libversion(&maj, &min, &rel);
   if (me == 0)
-    printf("{\n  \"benchmark\": \"h5fz_bench_mpi\",\n  \"label\": \"%s\",\n  \"filter_alloc\": \"%s\",\n  \"ranks\": "
-           "%d,\n  \"hdf5\": \"%u.%u.%u\",\n"
+    printf("{\n  \"benchmark\": \"h5fz_bench_mpi\",\n  \"label\": \"%s\",\n  \"filter_alloc\": \"%s\",\n  \"libver\": "
+           "\"%s\",\n"
+           "  \"ranks\": %d,\n  \"hdf5\": \"%u.%u.%u\",\n"
            "  \"field\": \"um_sea_ice tiled\",\n  \"dims\": [%llu, %d, %d],\n  \"chunk\": [%d, %d, %d],\n"
            "  \"bytes_per_rank\": %llu,\n  \"total_bytes\": %llu,\n  \"spec\": \"%s\",\n  \"file_dir\": \"%s\",\n"
            "  \"reps\": %d,\n  \"gpu_on_every_rank\": %s,\n  \"gpu_ordinal_rank0\": %d,\n  \"results\": [",
-           label, filter_early ? "early" : "default", nranks, maj, min, rel, (unsigned long long)dims[0], NY, NX,
-           planes, NY, NX, (unsigned long long)(b.buf.elems * 4),
+           label, filter_early ? "early" : "default", libver_latest ? "latest" : "earliest", nranks, maj, min, rel,
+           (unsigned long long)dims[0], NY, NX, planes, NY, NX, (unsigned long long)(b.buf.elems * 4),
            (unsigned long long)(b.buf.elems * 4 * (size_t)nranks), b.spec, b.dir, reps, all_gpu ? "true" : "false",
            ordinal);
   int first = 1, all_ok = 1, have_filter = 0;
