@@ -5,7 +5,9 @@
  * claims are gathered and checked the same way on every rank
  * (h5fz_mpi_parts.c), each rank encodes the chunks of its part with
  * h5fz_array_encode (its part is an array of its own whose chunk grid is
- * the dataset's, shifted), and the chunks reach the file one of two ways:
+ * the dataset's, shifted) piece by piece (h5fz_mpi_pieces.c: the next
+ * piece on its own thread while this thread stores the last), and each
+ * piece's chunks reach the file one of two ways:
  *
  *  - filtered (the default): one collective H5Dwrite that selects each
  *    chunk's origin, the plugin handing HDF5 the containers in place of

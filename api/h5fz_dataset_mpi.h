@@ -66,7 +66,12 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
  * left as they are.
  *
  * Each rank compresses its chunks in batches on its GPU (h5fz_mpi_select_gpu),
- * then all ranks store them with one collective filtered H5Dwrite in which
+ * in pieces of its part along dim 0 (whole chunk rows, at most
+ * H5FZ_MPI_PIECE_BYTES of values each, default 512 MiB; the next piece is
+ * encoded on a thread of the library's while the last is stored; that
+ * thread calls neither HDF5 nor MPI), and all ranks store each piece with
+ * a collective filtered H5Dwrite (as many as the rank with the most
+ * pieces; the others store empty ones) in which
  * the h5fz plugin hands HDF5 each rank's containers, so each rank writes
  * only its own compressed bytes (needs the plugin HDF5 loads to be of this
  * release; else, or with H5FZ_MPI_WRITE=direct, the containers are
@@ -80,7 +85,7 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
  * is not the dataset's or differs between ranks, ranks writing different
  * datasets, parts sharing a chunk, a file not opened with MPI-IO), or the
  * statuses of h5fz_dataset_write (a failure on any rank fails every rank;
- * the message names the rank). */
+ * the message names the rank; pieces stored before it stay stored). */
 int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
                             h5fz_mem where, h5fz_dataset_report *report);
 
