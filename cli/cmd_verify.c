@@ -200,7 +200,12 @@ static void finite_range(const double *a, hsize_t n, dataset_report *r)
  * as NaN or Inf counts as an infinite error. */
 static void compare(const double *a, const double *b, hsize_t n, dataset_report *r)
 {
-  double sq = 0.0, range = r->max - r->min;
+  /* errors are summed in units of the larger magnitude of the range's
+   * ends, so that neither their squares nor the range overflow (float64
+   * values near 1e300 gave -inf dB) */
+  double scale = fmax(fabs(r->min), fabs(r->max));
+  if (!(scale > 0.0) || !isfinite(scale)) scale = 1.0;
+  double sq = 0.0, range = r->max / scale - r->min / scale;
   r->max_err = 0.0;
   r->nan_match = r->inf_match = 1;
   for (hsize_t i = 0; i < n; i++) {
@@ -210,7 +215,7 @@ static void compare(const double *a, const double *b, hsize_t n, dataset_report 
       double e = fabs(a[i] - b[i]);
       if (isnan(e)) e = INFINITY;
       if (e > r->max_err) r->max_err = e;
-      sq += e * e;
+      sq += (e / scale) * (e / scale);
     }
   }
   if (r->n_finite == 0 || sq == 0.0)

@@ -219,6 +219,24 @@ def test_verify_rel_bound(compressed_pair):
     assert p.returncode == 1 and "FAIL" in p.stdout
 
 
+def test_verify_psnr_of_huge_float64(tmp_path):
+    """PSNR of float64 values near +-1e300 is finite (squares of the errors
+    and of the range would overflow): 20 log10(range) - 10 log10(MSE),
+    computed here in scaled units."""
+    a = np.linspace(-1e300, 1e300, 1000)
+    b = a * (1 + 1e-6)
+    paths = []
+    for name, values in [("a.h5", a), ("b.h5", b)]:
+        with h5py.File(tmp_path / name, "w") as f:
+            f.create_dataset("data", data=values)
+        paths.append(tmp_path / name)
+    p = lib.cli("verify", paths[0], paths[1], "--rel", "1e-5", "--json")
+    d = json.loads(p.stdout)["datasets"][0]
+    s = 1e300
+    want = 20 * np.log10((a.max() - a.min()) / s) - 10 * np.log10(np.mean(((b - a) / s) ** 2))
+    assert d["psnr_db"] is not None and abs(d["psnr_db"] - want) < 1e-6, (d["psnr_db"], want)
+
+
 def test_verify_catches_broken_bound_nan_and_inf(tmp_path, compressed_pair):
     data, orig, comp, bound = compressed_pair
     for name, change in [("bound", lambda a: a.__setitem__((1, 2, 3), a[1, 2, 3] + 2 * bound)),
