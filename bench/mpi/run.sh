@@ -32,7 +32,7 @@
 # cmake.log, build.log, warmup.json, ctest-mpi.log and ctest-mpi-api.log,
 # direct_chunk_n8.jsonl, heat3d_mpi_n8.log, bench_mpi_<label>_n<N>.json,
 # summary.json and summary.md (each figure beside the one-rank figure;
-# bench/mpi/summarize.py), direct_chunk.json.
+# bench/mpi/summarize.py), direct_chunk.json, shared_file_write.txt.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${H5FZ_BENCH_BUILD:-$root/build-mpi-bench}
@@ -205,5 +205,9 @@ unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 # a GPU that "runs out of memory": 64 MiB allowed, host arrays must still be written (by the CPU)
 phase "benchmark, 64 MiB GPU memory limit"
 H5FZ_GPU_MEMORY_LIMIT=67108864 H5FZ_QUIET=1 bench gpu_memory_limit_64MiB 8 --paths filter,api_host
+# the floor under any write into one shared file in the files' folder
+# (docs/mpi.md "Speed"): N processes writing what 8 ranks store
+phase "one file vs a file each, $filedir"
+python3 "$root/bench/mpi/shared_file_write.py" 331 "$filedir" | tee "$out/shared_file_write.txt"
 python3 "$root/bench/mpi/summarize.py" "$out" | tee "$out/summary.md"
 phase "done"
