@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_tempfile.h"
 #include "compress_check.h"
 #include "compress_copy.h"
 #include "h5fz.h"
@@ -313,6 +314,7 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
     goto done;
   }
   close(fd);
+  h5fz_cli_temp_guard(tmp); /* Ctrl-C from here on leaves no half-written file */
   /* the input's creation properties: userblock, and the root group's link
    * creation order (netCDF-4 tracks it) */
   fcpl = root_creation_plist(in, &userblock);
@@ -345,6 +347,7 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
     h5fz_cli_error(cmd, "cannot rename %s to %s: %s", tmp, a->out, strerror(errno));
     goto done;
   }
+  if (checked) h5fz_cli_temp_release(); /* it is OUT now */
   if (a->json)
     print_json_report(a->in, a->out, canonical, &items, file_bytes(a->in), file_bytes(checked ? a->out : tmp), checked);
   else
@@ -355,6 +358,7 @@ done:
   if (fcpl >= 0) H5Pclose(fcpl);
   if (in >= 0) H5Fclose(in);
   if (rc != H5FZ_CLI_OK) unlink(tmp); /* nothing half-written is left behind */
+  h5fz_cli_temp_release();
   h5fz_compress_items_free(&items);
   free(tmp);
   return rc;

@@ -373,3 +373,29 @@ def test_verify_require_filter_accepts_what_compress_leaves_unfiltered(tmp_path)
     assert v.returncode == 1 and "MISSING" in v.stdout, v.stdout
     # and inspect names the null dataspace too
     assert "shape null" in lib.cli("inspect", out, "/nothing").stdout
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_interrupted_compress_leaves_no_temporary_file(tmp_path, sig):
+    """Ctrl-C (or SIGTERM) while compress writes OUT.h5fz-tmp-XXXXXX: the
+    process ends by the signal, and neither the temporary file nor OUT stays."""
+    import glob
+    import signal
+    import time
+    src, out = tmp_path / "big.h5", tmp_path / "out.h5"
+    with h5py.File(src, "w") as f:  # noise, so that the copy takes a while
+        f.create_dataset("noise", data=np.random.default_rng(1).normal(0, 1, (128, 512, 512)).astype("f4"),
+                         chunks=(8, 512, 512))
+    p = subprocess.Popen([lib.BIN, "compress", str(src), str(out), "abs=1e-6"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    pattern = str(out) + ".h5fz-tmp-*"
+    deadline = time.time() + 60
+    while not glob.glob(pattern) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    if p.poll() is not None:
+        pytest.skip("compress finished before its temporary file was seen (rc %d)" % p.returncode)
+    time.sleep(0.2)  # inside the copy
+    p.send_signal(getattr(signal, sig))
+    p.communicate(timeout=120)
+    assert p.returncode == -getattr(signal, sig), p.returncode
+    assert not glob.glob(pattern) and not out.exists(), os.listdir(tmp_path)
