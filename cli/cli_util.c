@@ -473,7 +473,7 @@ static int walk_by_index(hid_t dset, hid_t space, const grid_geom *g, hsize_t n,
       if (g->swizzled && swizzled_offsets()) unswizzle_offset(g, c.offset);
       c.size = size;
       c.filter_mask = mask;
-      if (want_bytes) read_chunk(dset, &c, b, why, sizeof why);
+      if (want_bytes == H5FZ_CLI_WALK_BYTES) read_chunk(dset, &c, b, why, sizeof why);
     }
     if ((rc = fn(&c, data)) != 0) return rc;
   }
@@ -549,7 +549,7 @@ int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void 
     if (size) {
       c.size = size;
       /* The filter mask comes with the bytes only. */
-      read_chunk(dset, &c, &b, why, sizeof why);
+      if (want_bytes != H5FZ_CLI_WALK_LOCATE) read_chunk(dset, &c, &b, why, sizeof why);
     }
     if (c.size) {
       c.index = found++;

@@ -286,6 +286,37 @@ static int note_scales(copy_state *st, hid_t dset, const char *path)
   return 0;
 }
 
+static int note_lost_chunk(const h5fz_cli_chunk *c, void *data)
+{
+  if (!c->error) return 0;
+  snprintf(data, 600, "%s", c->error);
+  return 1;
+}
+
+/* A chunked input whose chunk index lists chunks that its extent's grid
+ * does not hold (a damaged index: HDF5 reads such a chunk as the fill
+ * value, silently) fails here, before anything is copied: the copy would
+ * store fill values where the file has data, and the check after the
+ * copy, which reads the input the same way, would pass. One walk of the
+ * index (h5fz_cli_walk_chunks, near-linear; no chunk is read). */
+static int check_chunk_index(copy_state *st, hid_t dset, const char *path)
+{
+  hid_t dcpl = H5Dget_create_plist(dset);
+  int chunked = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (!chunked) return 0;
+  char lost[600] = "";
+  hsize_t n = 0;
+  if (h5fz_cli_walk_chunks(dset, H5FZ_CLI_WALK_LOCATE, note_lost_chunk, lost, &n) < 0)
+    return FAIL(st, "%s: cannot list its chunks: %s", path, h5fz_cli_hdf5_reason(lost, sizeof lost));
+  if (lost[0])
+    return FAIL(st,
+                "%s: its chunk index is damaged (%s): a copy would hold fill values in place of data "
+                "(h5fz inspect shows the chunks)",
+                path, lost);
+  return 0;
+}
+
 static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, const char *path, hid_t lcpl)
 {
   hid_t dset = H5Dopen2(from, name, H5P_DEFAULT), type = -1, space = -1, dcpl = -1, out = -1;
@@ -358,7 +389,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   }
   it->compressed = 1;
   st->n_compressed++;
-  if (copy_data(st, dset, out, space, chunk, rank, path) < 0 ||
+  if (check_chunk_index(st, dset, path) < 0 || copy_data(st, dset, out, space, chunk, rank, path) < 0 ||
       h5fz_compress_copy_attributes(dset, out, path, st->err, st->err_len) < 0)
     goto done;
   rc = 0;

@@ -162,9 +162,17 @@ typedef struct {
 /* Called once per chunk; a nonzero return stops the walk and is returned. */
 typedef int (*h5fz_cli_chunk_fn)(const h5fz_cli_chunk *chunk, void *data);
 
+/* h5fz_cli_walk_chunks's want_bytes: the chunks' stored bytes (and
+ * filter masks); their filter masks only (the bytes are read and dropped);
+ * or only where they are and their sizes (no read; masks unknown, 0: for
+ * checking the chunk index alone). */
+#define H5FZ_CLI_WALK_BYTES 1
+#define H5FZ_CLI_WALK_MASKS 0
+#define H5FZ_CLI_WALK_LOCATE (-1)
+
 /* Call fn for every allocated chunk of the chunked dataset dset, in the
- * order H5Dget_chunk_info numbers them, with the stored bytes when
- * want_bytes. Near-linear in the number of chunks: it walks the chunk grid
+ * order H5Dget_chunk_info numbers them, with what want_bytes asks
+ * (H5FZ_CLI_WALK_*; walked by index, the mask comes without a read). Near-linear in the number of chunks: it walks the chunk grid
  * in the index's order and looks each chunk up by its offset
  * (H5Dget_chunk_storage_size + H5Dread_chunk, one B-tree descent each)
  * instead of H5Dget_chunk_info by index, which walks the index from its

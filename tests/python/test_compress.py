@@ -399,3 +399,33 @@ def test_interrupted_compress_leaves_no_temporary_file(tmp_path, sig):
     p.communicate(timeout=120)
     assert p.returncode == -getattr(signal, sig), p.returncode
     assert not glob.glob(pattern) and not out.exists(), os.listdir(tmp_path)
+
+
+def test_damaged_chunk_index_is_refused(tmp_path):
+    """An input whose chunk index lists a chunk outside its extent's grid
+    (here the last chunk's B-tree key moved from plane 40 to 240): HDF5
+    reads that chunk as the fill value without an error, so a copy would
+    store zeros where the file has data and still pass its own check.
+    compress must refuse it, name the reason, and leave no OUT."""
+    import struct
+    src, out = tmp_path / "damaged.h5", tmp_path / "out.h5"
+    data = np.random.default_rng(0).normal(0, 1, (50, 100, 100)).astype("f4")
+    with h5py.File(src, "w", libver="earliest") as f:  # a version-1 B-tree chunk index
+        f.create_dataset("data", data=data, chunks=(10, 100, 100))
+    raw = bytearray(src.read_bytes())
+    moved, at = 0, raw.find(b"TREE")
+    while at >= 0:
+        if raw[at + 4] == 1:  # a node of raw data chunks: keys of size, mask, 4 offsets; 8-byte children
+            for k in range(struct.unpack_from("<H", raw, at + 6)[0] + 1):
+                key = at + 24 + k * 48
+                if struct.unpack_from("<4Q", raw, key + 8) == (40, 0, 0, 0):
+                    struct.pack_into("<Q", raw, key + 8, 240)
+                    moved += 1
+        at = raw.find(b"TREE", at + 4)
+    assert moved == 1
+    src.write_bytes(bytes(raw))
+    with h5py.File(src) as f:  # what HDF5 makes of it: the chunk reads as zeros
+        assert np.all(f["data"][40:] == 0) and np.array_equal(f["data"][:40], data[:40])
+    p = lib.cli("compress", src, out, "abs=1e-3", check=False)
+    assert p.returncode == 2 and "chunk index is damaged" in p.stderr, (p.returncode, p.stderr)
+    assert not out.exists() and not list(tmp_path.glob("out.h5.h5fz-tmp-*"))
