@@ -76,6 +76,22 @@ typedef struct {
 /* Reads a whole dataset converted to double, which holds every float32 and
  * float64 value exactly, NaN payload aside; tname (64 bytes) receives its
  * type's name (h5fz_cli_type_name), which the doubles no longer show. */
+
+/* 1 when dset's pipeline holds the h5fz filter and this process's HDF5
+ * cannot load it (no plugin on HDF5_PLUGIN_PATH). */
+static int needs_missing_plugin(hid_t dset)
+{
+  hid_t dcpl = H5Dget_create_plist(dset);
+  int uses = 0;
+  if (dcpl >= 0) {
+    unsigned flags;
+    H5E_BEGIN_TRY { uses = H5Pget_filter_by_id2(dcpl, H5FZ_FILTER_ID, &flags, NULL, NULL, 0, NULL, NULL) >= 0; }
+    H5E_END_TRY;
+    H5Pclose(dcpl);
+  }
+  return uses && H5Zfilter_avail(H5FZ_FILTER_ID) <= 0;
+}
+
 static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *rank, hsize_t *n, char tname[64],
                             char shape[256], dataset_report *r)
 {
@@ -114,7 +130,14 @@ static double *read_doubles(hid_t file, const char *name, hsize_t *dims, int *ra
     goto done;
   }
   if (H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-    snprintf(r->error, sizeof r->error, "read failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
+    h5fz_cli_hdf5_reason(why, sizeof why);
+    if (needs_missing_plugin(dset)) /* HDF5's own words for it end deep in its stack */
+      snprintf(r->error, sizeof r->error,
+               "read failed: the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH to the folder "
+               "of libh5fz.so (HDF5: %s)",
+               H5FZ_FILTER_ID, why);
+    else
+      snprintf(r->error, sizeof r->error, "read failed: %s", why);
     free(buf);
     buf = NULL;
   }

@@ -211,6 +211,17 @@ def test_verify_passes_and_reports(compressed_pair):
     assert "/data" in text and "ok" in text and "psnr" in text
 
 
+def test_verify_names_a_missing_plugin(compressed_pair, tmp_path):
+    """Without the plugin on HDF5_PLUGIN_PATH verify says so in its own
+    words (HDF5's stack only ends with "required filter is not registered")."""
+    data, orig, comp, bound = compressed_pair
+    env = dict(os.environ, HDF5_PLUGIN_PATH=str(tmp_path / "no-plugins-here"))
+    p = subprocess.run([lib.BIN, "verify", str(orig), str(comp), "--abs", repr(bound)], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH" % lib.FILTER_ID in p.stdout + p.stderr
+
+
 def test_verify_rel_bound(compressed_pair):
     data, orig, comp, bound = compressed_pair
     rng = float(data.max() - data.min())
