@@ -306,7 +306,12 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
     const char *val = eq + 1;
     double v = 0.0;
     if (!strcmp(key, "abs") || !strcmp(key, "rel") || !strcmp(key, "pw_rel")) {
-      if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'%s': the error bound is given twice", tok);
+      if (*have_bound)
+        return h5fz_fail(H5FZ_ERR_SPEC, "'%s': %s", tok,
+                         s->mode == H5FZ_MODE_LOSSLESS
+                             ? "lossless was given already (no error at all): give one of lossless, abs=, "
+                               "rel=, pw_rel="
+                             : "the error bound is given twice");
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
       s->mode = key[0] == 'a' ? H5FZ_MODE_ABS : key[0] == 'p' ? H5FZ_MODE_PW_REL : H5FZ_MODE_REL;
       s->bound = v;
@@ -350,7 +355,9 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
         "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=, order=)", tok);
   }
   if (!strcmp(tok, "lossless")) {
-    if (*have_bound) return h5fz_fail(H5FZ_ERR_SPEC, "'lossless': the error bound is given twice");
+    if (*have_bound)
+      return h5fz_fail(H5FZ_ERR_SPEC,
+                       "'lossless': an error bound is given already: give one of lossless, abs=, rel=, pw_rel=");
     s->mode = H5FZ_MODE_LOSSLESS;
     s->bound = 0.0;
     *have_bound = 1;

@@ -80,6 +80,14 @@ def test_cd_values_rejects_bad_specs(bad):
     assert p.stderr.strip()
 
 
+@pytest.mark.parametrize("spec,says", [("abs=1e-3 rel=1e-3", "'rel=1e-3': the error bound is given twice"),
+                                        ("lossless abs=1e-3", "'abs=1e-3': lossless was given already"),
+                                        ("abs=1e-3 lossless", "'lossless': an error bound is given already")])
+def test_cd_values_names_two_bounds(spec, says):
+    p = lib.cli("cd-values", spec, check=False)
+    assert p.returncode == 2 and says in p.stderr, (spec, p.stderr)
+
+
 def _small_raw(tmp_path, dtype="f4"):
     data = lib.embedded_field().load()[:5, :30, :40].astype(dtype)
     path = tmp_path / ("small.f32" if dtype == "f4" else "small.f64")
