@@ -195,7 +195,8 @@ static void describe_compressed(hid_t file, const char *name, dataset_report *r)
   r->raw_bytes = r->n * H5Tget_size(type);
   h5fz_cli_type_name(type, r->dtype, sizeof r->dtype);
   r->stored_bytes = H5Dget_storage_size(dset);
-  r->ratio = r->stored_bytes ? (double)r->raw_bytes / (double)r->stored_bytes : 0.0;
+  /* nothing stored (an empty or never-written dataset): no ratio, not 0 */
+  r->ratio = r->stored_bytes ? (double)r->raw_bytes / (double)r->stored_bytes : NAN;
   H5Sclose(space);
   H5Tclose(type);
   H5Pclose(dcpl);
@@ -356,9 +357,11 @@ static void print_text(const dataset_report *r, const verify_options *o)
     printf("%s: ERROR %s\n", r->name, r->error);
     return;
   }
-  printf("%s: %s %s  bound %.6g  max_err %.6g  psnr %.2f dB  ratio %.3f  nan %s  inf %s  "
+  char ratio[32] = "- (nothing stored)";
+  if (!isnan(r->ratio)) snprintf(ratio, sizeof ratio, "%.3f", r->ratio);
+  printf("%s: %s %s  bound %.6g  max_err %.6g  psnr %.2f dB  ratio %s  nan %s  inf %s  "
          "filter %s  -> %s\n",
-         r->name, r->dtype, r->shape, r->bound, r->max_err, r->psnr, r->ratio, r->nan_match ? "match" : "MISMATCH",
+         r->name, r->dtype, r->shape, r->bound, r->max_err, r->psnr, ratio, r->nan_match ? "match" : "MISMATCH",
          r->inf_match ? "match" : "MISMATCH", filter_text(r, o, filter, sizeof filter),
          report_ok(r, o) ? "ok" : "FAIL");
 }

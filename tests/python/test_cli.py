@@ -230,6 +230,16 @@ def test_verify_names_a_missing_plugin(compressed_pair, tmp_path):
     assert "the h5fz filter (id %d) is not available: set HDF5_PLUGIN_PATH" % lib.FILTER_ID in p.stdout + p.stderr
 
 
+def test_verify_empty_dataset_has_no_ratio(tmp_path):
+    """Nothing stored: no ratio (JSON null, "-" in the text), not 0.000."""
+    path = tmp_path / "empty.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("e", shape=(0, 10), dtype="f4", chunks=(4, 10), maxshape=(None, 10))
+    d = json.loads(lib.cli("verify", path, path, "--abs", "1e-3", "--json").stdout)["datasets"][0]
+    assert d["ratio"] is None, d
+    assert "ratio - (nothing stored)" in lib.cli("verify", path, path, "--abs", "1e-3").stdout
+
+
 def test_verify_rel_bound(compressed_pair):
     data, orig, comp, bound = compressed_pair
     rng = float(data.max() - data.min())
