@@ -451,9 +451,12 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
     if (!(rc = h5fz_mpi_agree(comm, rc))) rc = store_piece(comm, dset, &di, now, &filtered, secs, &moved);
     h5fz_mpi_piece_free(now);
     if (rc) {
-      if (k + 1 < pieces) { /* nothing more is stored: let the next encode end */
+      if (k + 1 < pieces) { /* nothing more is stored: let the next encode end, keeping this failure's message */
+        char why[512];
+        snprintf(why, sizeof why, "%s", h5fz_last_error());
         h5fz_mpi_piece_finish(next);
         h5fz_mpi_piece_free(next);
+        h5fz_fail(rc, "%s", why);
       }
       goto out_tables;
     }
