@@ -215,6 +215,22 @@ static void profile(MPI_Comm comm, const char *call, const double *secs, const c
 
 /* ---- create ------------------------------------------------------------------------- */
 
+/* What the filter's set_local asks of H5FZ_DEVICE for this dataset
+ * (h5fz_device_check on one chunk of dtype x chunk dims). */
+static int device_check(const h5fz_spec *user, int dtype, int rank, const hsize_t *chunk_dims)
+{
+  if (dtype != H5FZ_DTYPE_F32 && dtype != H5FZ_DTYPE_F64) return H5FZ_OK; /* refused before, with its reason */
+  h5fz_spec spec = *user;
+  spec.dtype = (h5fz_dtype)dtype;
+  /* the spec keeps H5FZ_MAX_RANK chunk dims, the slowest folded into the first */
+  int fold = rank > H5FZ_MAX_RANK ? rank - H5FZ_MAX_RANK : 0;
+  spec.rank = (uint32_t)(rank - fold);
+  spec.dims[0] = 1;
+  for (int d = 0; d <= fold; d++) spec.dims[0] *= (uint32_t)chunk_dims[d];
+  for (int d = fold + 1; d < rank; d++) spec.dims[d - fold] = (uint32_t)chunk_dims[d];
+  return h5fz_device_check(&spec, 0);
+}
+
 int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
                             const hsize_t *chunk_dims, const char *spec_text, hid_t *dset)
 {
@@ -252,6 +268,10 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
   /* the plugin found on every rank before the create's collective calls
    * (a rank without it would leave the others waiting in them) */
   if (!rc) rc = h5fz_mpi_agree(comm, h5fz_dataset_register_filter());
+  /* and the filter's set_local check of H5FZ_DEVICE (a mistyped value, a
+   * GPU asked for and missing) on every rank before them: a rank whose
+   * H5Dcreate2 fails there leaves the others in the chunk allocation */
+  if (!rc) rc = h5fz_mpi_agree(comm, device_check(&spec, c.dtype, rank, chunk_dims));
   if (!rc)
     rc = h5fz_mpi_agree(comm, h5fz_dataset_create_allocated(loc, name, mem_type, rank, dims, chunk_dims, spec_text,
                                                             H5D_ALLOC_TIME_EARLY, dset));
