@@ -33,7 +33,7 @@ int h5fz_dataset_create(hid_t loc, const char *name, hid_t mem_type, int rank, c
                         const hsize_t *chunk_dims, const char *spec_text, hid_t *dset)
 {
   return h5fz_dataset_create_allocated(loc, name, mem_type, rank, dims, chunk_dims, spec_text, H5D_ALLOC_TIME_DEFAULT,
-                                       dset);
+                                       H5P_DEFAULT, dset);
 }
 
 int h5fz_dataset_register_filter(void)

@@ -16,7 +16,7 @@
 
 int h5fz_dataset_create_allocated(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
                                   const hsize_t *chunk_dims, const char *spec_text, H5D_alloc_time_t alloc_time,
-                                  hid_t *dset)
+                                  hid_t dapl, hid_t *dset)
 {
   h5fz_clear_error();
   if (!name || !dims || !chunk_dims || !dset || rank < 1 || rank > H5FZ_ARRAY_MAX_RANK)
@@ -58,7 +58,7 @@ int h5fz_dataset_create_allocated(hid_t loc, const char *name, hid_t mem_type, i
     H5F_libver_t lo = H5F_LIBVER_LATEST, hi = H5F_LIBVER_LATEST;
     int raised = fapl >= 0 && H5Pget_libver_bounds(fapl, &lo, &hi) >= 0 && lo < H5F_LIBVER_V18 &&
                  H5Fset_libver_bounds(file, H5F_LIBVER_V18, hi >= H5F_LIBVER_V18 ? hi : H5F_LIBVER_LATEST) >= 0;
-    *dset = H5Dcreate2(loc, name, mem_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    *dset = H5Dcreate2(loc, name, mem_type, space, H5P_DEFAULT, dcpl, dapl);
     if (*dset < 0) {
       /* the filter's refusal (a bad H5FZ_DEVICE, a GPU asked for and
        * missing) is only on HDF5's stack: carry it, so a caller (and every

@@ -272,9 +272,16 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
    * GPU asked for and missing) on every rank before them: a rank whose
    * H5Dcreate2 fails there leaves the others in the chunk allocation */
   if (!rc) rc = h5fz_mpi_agree(comm, device_check(&spec, c.dtype, rank, chunk_dims));
-  if (!rc)
-    rc = h5fz_mpi_agree(comm, h5fz_dataset_create_allocated(loc, name, mem_type, rank, dims, chunk_dims, spec_text,
-                                                            H5D_ALLOC_TIME_EARLY, dset));
+  if (!rc) {
+    /* a handle without a chunk cache, so that the collective filtered write
+     * stays safe after an H5Dread of it (chunk_cache_holds_a_chunk) */
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    int made = dapl >= 0 && H5Pset_chunk_cache(dapl, 0, 0, 1.0) >= 0;
+    rc = h5fz_mpi_agree(comm, made ? h5fz_dataset_create_allocated(loc, name, mem_type, rank, dims, chunk_dims,
+                                                                   spec_text, H5D_ALLOC_TIME_EARLY, dapl, dset)
+                                   : h5fz_fail(H5FZ_ERR_HDF5, "cannot make a dataset access list"));
+    if (dapl >= 0) H5Pclose(dapl);
+  }
   if (rc && dset && *dset >= 0) {
     H5Dclose(*dset);
     *dset = H5I_INVALID_HID;
@@ -320,15 +327,39 @@ static int late_allocation(hid_t dset)
  * that no filtered write follows a direct one on a dataset (see above). */
 static int g_filtered_off;
 
+/* 1 when dset's raw-data chunk cache can hold one of its chunks (its
+ * access list's nbytes at least a chunk's bytes, slots > 0). HDF5's
+ * collective filtered write moves the chunks it writes but leaves the
+ * cache's entries, decoded values and old addresses, as they were, so a
+ * chunk an H5Dread cached before reads back stale afterwards, and the next
+ * collective write starts from its old address (a tester: wrong values,
+ * then "can't insert duplicate key" and a damaged file, on 1.10.8 and
+ * 1.14.5). H5Dwrite_chunk evicts the entry of the chunk it writes, so such
+ * a dataset goes the direct way. h5fz_dataset_create_mpi's handle has no
+ * cache; a handle of H5Dopen2 with the default access list caches chunks
+ * up to 1 MiB. */
+static int chunk_cache_holds_a_chunk(hid_t dset, const h5fz_dataset_info *di)
+{
+  hid_t dapl = H5Dget_access_plist(dset), type = H5Dget_type(dset);
+  size_t slots = 0, nbytes = 0, chunk_bytes = type >= 0 ? H5Tget_size(type) : 0;
+  double w0 = 0;
+  int known = dapl >= 0 && H5Pget_chunk_cache(dapl, &slots, &nbytes, &w0) >= 0;
+  for (uint32_t d = 0; d < di->g.rank; d++) chunk_bytes *= di->g.chunk[d];
+  if (dapl >= 0) H5Pclose(dapl);
+  if (type >= 0) H5Tclose(type);
+  return !known || (slots > 0 && nbytes >= chunk_bytes);
+}
+
 /* 1 on every rank when all store their chunks through the collective
  * filtered H5Dwrite (h5fz_mpi_prepared.c): more than one rank (or
- * H5FZ_MPI_WRITE=filtered), not H5FZ_MPI_WRITE=direct, and every rank's HDF5 calls a plugin
+ * H5FZ_MPI_WRITE=filtered), not H5FZ_MPI_WRITE=direct, a dataset whose
+ * chunk cache holds no chunk (above), and every rank's HDF5 calls a plugin
  * that takes prepared containers; else 0 on every rank (each rank then
  * writes every chunk). One rank writes its chunks directly: "every chunk"
  * is then its own, and HDF5 1.14's collective filtered write fills each
  * chunk's buffer first (0.6 s a GiB on the H200 host; docs/mpi.md).
  * Collective. */
-static int use_filtered_write(MPI_Comm comm, hid_t dset)
+static int use_filtered_write(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di)
 {
   h5fz_settings s;
   h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
@@ -336,7 +367,8 @@ static int use_filtered_write(MPI_Comm comm, hid_t dset)
   MPI_Comm_size(comm, &size);
   int wanted =
       s.mpi_write == H5FZ_SETTING_MPI_WRITE_FILTERED || (s.mpi_write == H5FZ_SETTING_MPI_WRITE_AUTO && size > 1);
-  int usable = wanted && !g_filtered_off && !late_allocation(dset) && h5fz_mpi_prepared_usable();
+  int usable = wanted && !g_filtered_off && !late_allocation(dset) && !chunk_cache_holds_a_chunk(dset, di) &&
+               h5fz_mpi_prepared_usable();
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm);
   return usable;
 }
@@ -453,7 +485,7 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   unsigned long long pieces = ps.n;
   MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out_tables;
-  int filtered = use_filtered_write(comm, dset), named = 0;
+  int filtered = use_filtered_write(comm, dset, &di), named = 0;
   if (!ps.n) name_executor(&t.rep, &(h5fz_array_exec){.kernel_class = "cpu"}, &named);
   secs[T_CHECK] = now_s() - t0;
   /* piece k is stored while piece k + 1 is encoded on its own thread */

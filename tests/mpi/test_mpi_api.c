@@ -20,6 +20,7 @@
  * covered partly, overlapping parts, a spec differing between ranks at
  * create, a file not opened with MPI-IO.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +465,47 @@ static void late_allocation_write(const float *f32)
   H5Fclose(file);
 }
 
+/* Writes of one open dataset with an ordinary independent H5Dread of the
+ * whole array after each (through HDF5's chunk cache), three times with
+ * other values, on the handle of h5fz_dataset_create_mpi (no chunk cache)
+ * and then on one of H5Dopen2 with the default access list, whose 1 MiB
+ * cache holds the whole 120 KB array (so the API must write the direct
+ * way): HDF5's collective filtered write leaves cached chunks stale (a
+ * tester read the previous values back, then the next write failed and
+ * damaged the file). Every value of every read within the bound. */
+static void cached_reads_between_writes(void)
+{
+  static const hsize_t small[3] = {50, 20, 30}, chunk[3] = {7, 20, 30}, origin[3] = {0, 0, 0};
+  hid_t fapl = mt_fapl_mpio(), file = H5Fcreate("mpi_api_cached.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl), d;
+  int rc = h5fz_dataset_create_mpi(file, "T", H5T_NATIVE_FLOAT, 3, small, chunk, "abs=1e-3", &d);
+  MT_CHECK(!rc, "cached reads: h5fz_dataset_create_mpi: %s", h5fz_last_error());
+  hsize_t start[3] = {0, 0, 0}, count[3] = {0, small[1], small[2]};
+  mt_chunk_slab(mt_rank, mt_size, small[0], chunk[0], &start[0], &count[0]);
+  size_t n = small[0] * small[1] * small[2], plane = small[1] * small[2], bad = 0;
+  float *values = malloc(n * 4), *back = malloc(n * 4);
+  for (int handle = 0; handle < 2 && !rc; handle++) {
+    if (handle) { /* the same dataset through a handle of its own, HDF5's default chunk cache */
+      H5Dclose(d);
+      d = H5Dopen2(file, "T", H5P_DEFAULT);
+    }
+    for (int step = 0; step < 3 && !rc; step++) {
+      for (size_t i = 0; i < n; i++) values[i] = (float)(1 + step + 3 * handle) + (float)sin(0.01 * (double)i);
+      rc = h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, values + start[0] * plane, H5FZ_MEM_HOST, NULL);
+      MT_CHECK(!rc, "cached reads, handle %d, write %d: %s", handle, step + 1, h5fz_last_error());
+      MT_CHECK(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0, "cached reads: H5Dread");
+      bad += mt_check_box(values, back, 0, 3, small, chunk, origin, small, MT_ABS, 1e-3, "cached reads");
+    }
+  }
+  MT_CHECK(!bad, "cached reads between writes: %zu values off", bad);
+  if (mt_rank == 0 && !bad && !rc)
+    printf("  cached reads between writes: every value of 6 reads within the bound (both handles)\n");
+  free(values);
+  free(back);
+  H5Dclose(d);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 /* A big-endian float32 dataset (made with H5Dcreate2, as a code writing
  * ">f4" does) in file `path`, written by the parts of SLABS, the way
  * H5FZ_MPI_WRITE says (NULL: the default), and read back within the bound. */
@@ -524,6 +566,7 @@ int main(int argc, char **argv)
   late_allocation_write(f32);
   if (!mt_compare_chunks("mpi_api_late.h5", "mpi_api_serial.h5", "abs_slabs", "late allocation") && mt_rank == 0)
     printf("  late allocation: chunks byte-identical to a serial write, values within the bound\n");
+  cached_reads_between_writes();
   /* a big-endian dataset: the default way and the direct way store the same bytes */
   big_endian_write("mpi_api_be.h5", NULL, f32);
   big_endian_write("mpi_api_be_direct.h5", "direct", f32);
