@@ -60,8 +60,9 @@ typedef struct {
  * a mandatory filter before that in H5Dset_extent and in H5Dwrite of new
  * chunks, and fails there with "required filter 32770 is not registered":
  * a program that reopens an h5fz dataset to extend it or write new chunks
- * before reading any needs this call (or H5Zfilter_avail(H5FZ_FILTER_ID))
- * once. h5fz_dataset_create, h5fz_dataset_write and h5fz_dataset_read make
+ * before reading any needs this call (or H5Zfilter_avail with the filter
+ * id: 32770 unless h5fz was built with another H5FZ_FILTER_ID; CMake's
+ * h5fz_FILTER_ID, pkg-config's filter_id) once. h5fz_dataset_create, h5fz_dataset_write and h5fz_dataset_read make
  * it themselves. Returns H5FZ_OK, or H5FZ_ERR_HDF5 when the plugin cannot be
  * loaded (the message names HDF5_PLUGIN_PATH). docs/filter.md, "Appending". */
 int h5fz_dataset_register_filter(void);

@@ -520,8 +520,9 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   secs[T_ATTRS] = now_s() - t_stored;
   mine.seconds = now_s() - t0;
   char what[160];
-  snprintf(what, sizeof what, "%s, in %llu pieces",
-           filtered ? "of containers on rank 0, written by it alone" : "of containers on every rank", pieces);
+  snprintf(what, sizeof what, "%s, in %llu piece%s",
+           filtered ? "of containers on rank 0, written by it alone" : "of containers on every rank", pieces,
+           pieces == 1 ? "" : "s");
   profile(comm, filtered ? "write_part (collective filtered H5Dwrite)" : "write_part (H5Dwrite_chunk on every rank)",
           secs, (const char *[]){"check", "encode", "wait-for-encode", "exchange", "write", "attributes"}, T_PHASES,
           moved, what);
