@@ -30,8 +30,14 @@ int h5fz_cli_temp_guard(const char *path)
   sa.sa_handler = remove_and_reraise;
   sigemptyset(&sa.sa_mask);
   const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction now;
+    if (sigaction(sigs[i], NULL, &now) != 0) return -1;
+    /* a signal the process inherited as ignored (nohup, a background job
+     * of a script) stays ignored: it does not end the process */
+    if (now.sa_handler == SIG_IGN) continue;
     if (sigaction(sigs[i], &sa, NULL) != 0) return -1;
+  }
   return 0;
 }
 

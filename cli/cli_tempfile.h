@@ -10,7 +10,8 @@
 /* Remove path if the process gets SIGINT, SIGTERM or SIGHUP before
  * h5fz_cli_temp_release: the handler unlinks it, restores the signal's
  * default action and raises it again, so the process still ends the way
- * the signal says. One file at a time (a later call replaces the path);
+ * the signal says; a signal inherited as ignored (nohup) stays ignored.
+ * One file at a time (a later call replaces the path);
  * path is copied (at most 4095 bytes; a longer one is not guarded).
  * Returns 0, or -1 when the handlers cannot be installed (the file is
  * then not guarded; nothing else changes). */

@@ -286,11 +286,28 @@ static int note_scales(copy_state *st, hid_t dset, const char *path)
   return 0;
 }
 
+typedef struct {
+  int rank;
+  hsize_t dims[H5S_MAX_RANK];
+  char lost[600];
+} index_check;
+
+/* A chunk the walk could not locate, or (walked by index, as sparse grids
+ * are) one whose offset lies outside the extent. */
 static int note_lost_chunk(const h5fz_cli_chunk *c, void *data)
 {
-  if (!c->error) return 0;
-  snprintf(data, 600, "%s", c->error);
-  return 1;
+  index_check *k = data;
+  if (c->error) {
+    snprintf(k->lost, sizeof k->lost, "%s", c->error);
+    return 1;
+  }
+  for (int d = 0; d < k->rank && d < c->rank; d++)
+    if (c->offset[d] >= k->dims[d]) {
+      snprintf(k->lost, sizeof k->lost, "the index lists chunk %llu at offset %llu in dim %d, beyond the extent %llu",
+               (unsigned long long)c->index, (unsigned long long)c->offset[d], d, (unsigned long long)k->dims[d]);
+      return 1;
+    }
+  return 0;
 }
 
 /* A chunked input whose chunk index lists chunks that its extent's grid
@@ -305,15 +322,20 @@ static int check_chunk_index(copy_state *st, hid_t dset, const char *path)
   int chunked = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED;
   if (dcpl >= 0) H5Pclose(dcpl);
   if (!chunked) return 0;
-  char lost[600] = "";
+  index_check k;
+  memset(&k, 0, sizeof k);
+  hid_t space = H5Dget_space(dset);
+  k.rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, k.dims, NULL);
+  if (space >= 0) H5Sclose(space);
+  if (k.rank < 0) return FAIL(st, "%s: cannot read its shape: %s", path, h5fz_cli_hdf5_reason(k.lost, sizeof k.lost));
   hsize_t n = 0;
-  if (h5fz_cli_walk_chunks(dset, H5FZ_CLI_WALK_LOCATE, note_lost_chunk, lost, &n) < 0)
-    return FAIL(st, "%s: cannot list its chunks: %s", path, h5fz_cli_hdf5_reason(lost, sizeof lost));
-  if (lost[0])
+  if (h5fz_cli_walk_chunks(dset, H5FZ_CLI_WALK_LOCATE, note_lost_chunk, &k, &n) < 0)
+    return FAIL(st, "%s: cannot list its chunks: %s", path, h5fz_cli_hdf5_reason(k.lost, sizeof k.lost));
+  if (k.lost[0])
     return FAIL(st,
                 "%s: its chunk index is damaged (%s): a copy would hold fill values in place of data "
                 "(h5fz inspect shows the chunks)",
-                path, lost);
+                path, k.lost);
   return 0;
 }
 

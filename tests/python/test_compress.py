@@ -401,7 +401,8 @@ def test_interrupted_compress_leaves_no_temporary_file(tmp_path, sig):
     assert not glob.glob(pattern) and not out.exists(), os.listdir(tmp_path)
 
 
-def test_damaged_chunk_index_is_refused(tmp_path):
+@pytest.mark.parametrize("walk", ["grid", "index"])  # the index walk is the one sparse datasets get
+def test_damaged_chunk_index_is_refused(tmp_path, walk, monkeypatch):
     """An input whose chunk index lists a chunk outside its extent's grid
     (here the last chunk's B-tree key moved from plane 40 to 240): HDF5
     reads that chunk as the fill value without an error, so a copy would
@@ -424,8 +425,33 @@ def test_damaged_chunk_index_is_refused(tmp_path):
         at = raw.find(b"TREE", at + 4)
     assert moved == 1
     src.write_bytes(bytes(raw))
+    monkeypatch.setenv("H5FZ_CHUNK_WALK", walk)
     with h5py.File(src) as f:  # what HDF5 makes of it: the chunk reads as zeros
         assert np.all(f["data"][40:] == 0) and np.array_equal(f["data"][:40], data[:40])
     p = lib.cli("compress", src, out, "abs=1e-3", check=False)
-    assert p.returncode == 2 and "chunk index is damaged" in p.stderr, (p.returncode, p.stderr)
+    assert p.returncode == 2 and "chunk index is damaged" in p.stderr, (walk, p.returncode, p.stderr)
     assert not out.exists() and not list(tmp_path.glob("out.h5.h5fz-tmp-*"))
+
+
+def test_compress_keeps_an_inherited_ignored_sighup(tmp_path):
+    """Under nohup (SIGHUP inherited as ignored) a hangup does not end
+    compress: the temporary file's guard leaves ignored signals ignored."""
+    import signal
+    import time
+    src, out = tmp_path / "big.h5", tmp_path / "out.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("noise", data=np.random.default_rng(2).normal(0, 1, (128, 512, 512)).astype("f4"),
+                         chunks=(8, 512, 512))
+    p = subprocess.Popen([lib.BIN, "compress", str(src), str(out), "abs=1e-6"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    import glob
+    deadline = time.time() + 60
+    while not glob.glob(str(out) + ".h5fz-tmp-*") and p.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    if p.poll() is not None:
+        pytest.skip("compress finished before its temporary file was seen (rc %d)" % p.returncode)
+    time.sleep(0.05)  # the guard is set right after the temporary file is made
+    p.send_signal(signal.SIGHUP)
+    p.communicate(timeout=300)
+    assert p.returncode == 0 and out.exists(), p.returncode
