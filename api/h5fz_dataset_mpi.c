@@ -258,7 +258,13 @@ int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int ran
       c.dims[d] = dims[d];
       c.chunk[d] = chunk_dims[d] ? chunk_dims[d] : 1;
     }
-    uint64_t h = h5fz_fnv1a(H5FZ_FNV_START, name, strlen(name));
+    /* where: ranks passing different groups (with the same name) would
+     * create different datasets, each waiting for the others */
+    char where_text[512] = "";
+    H5E_BEGIN_TRY { H5Iget_name(loc, where_text, sizeof where_text); }
+    H5E_END_TRY;
+    uint64_t h = h5fz_fnv1a(H5FZ_FNV_START, where_text, strlen(where_text));
+    h = h5fz_fnv1a(h, name, strlen(name));
     h = h5fz_fnv1a(h, &c.rank, sizeof c.rank);
     h = h5fz_fnv1a(h, c.dims, sizeof c.dims);
     for (int d = 0; d < rank; d++) h = h5fz_fnv1a(h, &chunk_dims[d], sizeof chunk_dims[d]);

@@ -150,11 +150,13 @@ int h5fz_mpi_check_claims(const char *fn, const h5fz_mpi_claim *all, int n, int 
     if (all[r].status) return h5fz_fail(all[r].status, "%s: rank %d: %s", fn, r, all[r].message);
   for (int r = 1; r < n; r++) {
     if (all[r].rank != all[0].rank || all[r].dataset_digest != all[0].dataset_digest)
-      return h5fz_fail(H5FZ_ERR_ARG,
-                       "%s: rank %d's dataset (dims %s) is not rank 0's (dims %s, or another chunk shape "
-                       "or pipeline, i.e. another spec or bound): every rank must pass the same dataset",
-                       fn, r, h5fz_mpi_shape(a, sizeof a, all[r].dims, all[r].rank),
-                       h5fz_mpi_shape(b, sizeof b, all[0].dims, all[0].rank));
+      return h5fz_fail(
+          H5FZ_ERR_ARG,
+          "%s: rank %d's dataset (dims %s) is not rank 0's (dims %s, or another chunk shape "
+          "or pipeline, i.e. another spec or bound; at create, another name or group): every rank must pass "
+          "the same dataset",
+          fn, r, h5fz_mpi_shape(a, sizeof a, all[r].dims, all[r].rank),
+          h5fz_mpi_shape(b, sizeof b, all[0].dims, all[0].rank));
     if (all[r].dtype != all[0].dtype)
       return h5fz_fail(H5FZ_ERR_ARG, "%s: rank %d passes %s values, rank 0 %s: every rank must pass the dataset's type",
                        fn, r, type_name(all[r].dtype), type_name(all[0].dtype));

@@ -229,6 +229,13 @@ static void bad_use(hid_t file, const float *f32)
                                    mt_rank == mt_size - 1 && mt_size > 1 ? "abs=1e-2" : "abs=1e-3", &d);
   if (mt_size > 1) {
     expect_refused(rc, H5FZ_ERR_ARG, "is not rank 0's", "a spec that differs between ranks at create");
+    /* the last rank in a group, the others at the root, the same name (a
+     * tester's hang: each rank created its own dataset) */
+    hid_t g = H5Gcreate2(file, "group", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    rc = h5fz_dataset_create_mpi(mt_rank == mt_size - 1 ? g : file, "bad", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3",
+                                 &d);
+    expect_refused(rc, H5FZ_ERR_ARG, "another name or group", "a group that differs between ranks at create");
+    H5Gclose(g);
     rc = h5fz_dataset_create_mpi(file, "bad", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3", &d);
   }
   MT_CHECK(!rc, "create: %s", h5fz_last_error());
