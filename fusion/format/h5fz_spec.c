@@ -356,8 +356,10 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
   }
   if (!strcmp(tok, "lossless")) {
     if (*have_bound)
-      return h5fz_fail(H5FZ_ERR_SPEC,
-                       "'lossless': an error bound is given already: give one of lossless, abs=, rel=, pw_rel=");
+      return h5fz_fail(H5FZ_ERR_SPEC, "'lossless': %s",
+                       s->mode == H5FZ_MODE_LOSSLESS
+                           ? "given twice"
+                           : "an error bound is given already: give one of lossless, abs=, rel=, pw_rel=");
     s->mode = H5FZ_MODE_LOSSLESS;
     s->bound = 0.0;
     *have_bound = 1;

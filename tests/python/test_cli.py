@@ -82,7 +82,8 @@ def test_cd_values_rejects_bad_specs(bad):
 
 @pytest.mark.parametrize("spec,says", [("abs=1e-3 rel=1e-3", "'rel=1e-3': the error bound is given twice"),
                                         ("lossless abs=1e-3", "'abs=1e-3': lossless was given already"),
-                                        ("abs=1e-3 lossless", "'lossless': an error bound is given already")])
+                                        ("abs=1e-3 lossless", "'lossless': an error bound is given already"),
+                                        ("lossless lossless", "'lossless': given twice")])
 def test_cd_values_names_two_bounds(spec, says):
     p = lib.cli("cd-values", spec, check=False)
     assert p.returncode == 2 and says in p.stderr, (spec, p.stderr)
