@@ -215,20 +215,16 @@ static void profile(MPI_Comm comm, const char *call, const double *secs, const c
 
 /* ---- create ------------------------------------------------------------------------- */
 
-/* What the filter's set_local asks of H5FZ_DEVICE for this dataset
- * (h5fz_device_check on one chunk of dtype x chunk dims). */
+/* What the filter's set_local asks of H5FZ_DEVICE for this dataset:
+ * h5fz_device_check on one chunk of dtype x chunk dims. */
 static int device_check(const h5fz_spec *user, int dtype, int rank, const hsize_t *chunk_dims)
 {
   if (dtype != H5FZ_DTYPE_F32 && dtype != H5FZ_DTYPE_F64) return H5FZ_OK; /* refused before, with its reason */
   h5fz_spec spec = *user;
   spec.dtype = (h5fz_dtype)dtype;
-  /* the spec keeps H5FZ_MAX_RANK chunk dims, the slowest folded into the first */
-  int fold = rank > H5FZ_MAX_RANK ? rank - H5FZ_MAX_RANK : 0;
-  spec.rank = (uint32_t)(rank - fold);
-  spec.dims[0] = 1;
-  for (int d = 0; d <= fold; d++) spec.dims[0] *= (uint32_t)chunk_dims[d];
-  for (int d = fold + 1; d < rank; d++) spec.dims[d - fold] = (uint32_t)chunk_dims[d];
-  return h5fz_device_check(&spec, 0);
+  size_t chunk_bytes = h5fz_dtype_size(spec.dtype);
+  for (int d = 0; d < rank; d++) chunk_bytes *= chunk_dims[d];
+  return h5fz_device_check(&spec, chunk_bytes);
 }
 
 int h5fz_dataset_create_mpi(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
@@ -346,13 +342,12 @@ static int g_filtered_off;
  * up to 1 MiB. */
 static int chunk_cache_holds_a_chunk(hid_t dset, const h5fz_dataset_info *di)
 {
-  hid_t dapl = H5Dget_access_plist(dset), type = H5Dget_type(dset);
-  size_t slots = 0, nbytes = 0, chunk_bytes = type >= 0 ? H5Tget_size(type) : 0;
+  hid_t dapl = H5Dget_access_plist(dset);
+  size_t slots = 0, nbytes = 0, chunk_bytes = h5fz_dtype_size(di->dtype); /* the file's element size too */
   double w0 = 0;
   int known = dapl >= 0 && H5Pget_chunk_cache(dapl, &slots, &nbytes, &w0) >= 0;
   for (uint32_t d = 0; d < di->g.rank; d++) chunk_bytes *= di->g.chunk[d];
   if (dapl >= 0) H5Pclose(dapl);
-  if (type >= 0) H5Tclose(type);
   return !known || (slots > 0 && nbytes >= chunk_bytes);
 }
 
@@ -365,14 +360,12 @@ static int chunk_cache_holds_a_chunk(hid_t dset, const h5fz_dataset_info *di)
  * is then its own, and HDF5 1.14's collective filtered write fills each
  * chunk's buffer first (0.6 s a GiB on the H200 host; docs/mpi.md).
  * Collective. */
-static int use_filtered_write(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di)
+static int use_filtered_write(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di, const h5fz_settings *s)
 {
-  h5fz_settings s;
-  h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
   int size = 1;
   MPI_Comm_size(comm, &size);
   int wanted =
-      s.mpi_write == H5FZ_SETTING_MPI_WRITE_FILTERED || (s.mpi_write == H5FZ_SETTING_MPI_WRITE_AUTO && size > 1);
+      s->mpi_write == H5FZ_SETTING_MPI_WRITE_FILTERED || (s->mpi_write == H5FZ_SETTING_MPI_WRITE_AUTO && size > 1);
   int usable = wanted && !g_filtered_off && !late_allocation(dset) && !chunk_cache_holds_a_chunk(dset, di) &&
                h5fz_mpi_prepared_usable();
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, comm);
@@ -491,7 +484,7 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   unsigned long long pieces = ps.n;
   MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out_tables;
-  int filtered = use_filtered_write(comm, dset, &di), named = 0;
+  int filtered = use_filtered_write(comm, dset, &di, &s), named = 0;
   if (!ps.n) name_executor(&t.rep, &(h5fz_array_exec){.kernel_class = "cpu"}, &named);
   secs[T_CHECK] = now_s() - t0;
   /* piece k is stored while piece k + 1 is encoded on its own thread */
