@@ -375,6 +375,27 @@ def test_verify_require_filter_accepts_what_compress_leaves_unfiltered(tmp_path)
     assert "shape null" in lib.cli("inspect", out, "/nothing").stdout
 
 
+def _compress_in_its_temporary_file(tmp_path, seed, preexec_fn=None):
+    """Start `h5fz compress` of 256 MiB of noise (so that the copy takes a
+    while) and return (process, OUT, the temporary file's glob pattern)
+    once OUT.h5fz-tmp-XXXXXX exists; skip if compress finished first."""
+    import glob
+    import time
+    src, out = tmp_path / "big.h5", tmp_path / "out.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("noise", data=np.random.default_rng(seed).normal(0, 1, (128, 512, 512)).astype("f4"),
+                         chunks=(8, 512, 512))
+    p = subprocess.Popen([lib.BIN, "compress", str(src), str(out), "abs=1e-6"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
+    pattern = str(out) + ".h5fz-tmp-*"
+    deadline = time.time() + 60
+    while not glob.glob(pattern) and p.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    if p.poll() is not None:
+        pytest.skip("compress finished before its temporary file was seen (rc %d)" % p.returncode)
+    return p, out, pattern
+
+
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_interrupted_compress_leaves_no_temporary_file(tmp_path, sig):
     """Ctrl-C (or SIGTERM) while compress writes OUT.h5fz-tmp-XXXXXX: the
@@ -382,18 +403,7 @@ def test_interrupted_compress_leaves_no_temporary_file(tmp_path, sig):
     import glob
     import signal
     import time
-    src, out = tmp_path / "big.h5", tmp_path / "out.h5"
-    with h5py.File(src, "w") as f:  # noise, so that the copy takes a while
-        f.create_dataset("noise", data=np.random.default_rng(1).normal(0, 1, (128, 512, 512)).astype("f4"),
-                         chunks=(8, 512, 512))
-    p = subprocess.Popen([lib.BIN, "compress", str(src), str(out), "abs=1e-6"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    pattern = str(out) + ".h5fz-tmp-*"
-    deadline = time.time() + 60
-    while not glob.glob(pattern) and p.poll() is None and time.time() < deadline:
-        time.sleep(0.002)
-    if p.poll() is not None:
-        pytest.skip("compress finished before its temporary file was seen (rc %d)" % p.returncode)
+    p, out, pattern = _compress_in_its_temporary_file(tmp_path, 1)
     time.sleep(0.2)  # inside the copy
     p.send_signal(getattr(signal, sig))
     p.communicate(timeout=120)
@@ -438,19 +448,8 @@ def test_compress_keeps_an_inherited_ignored_sighup(tmp_path):
     compress: the temporary file's guard leaves ignored signals ignored."""
     import signal
     import time
-    src, out = tmp_path / "big.h5", tmp_path / "out.h5"
-    with h5py.File(src, "w") as f:
-        f.create_dataset("noise", data=np.random.default_rng(2).normal(0, 1, (128, 512, 512)).astype("f4"),
-                         chunks=(8, 512, 512))
-    p = subprocess.Popen([lib.BIN, "compress", str(src), str(out), "abs=1e-6"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
-    import glob
-    deadline = time.time() + 60
-    while not glob.glob(str(out) + ".h5fz-tmp-*") and p.poll() is None and time.time() < deadline:
-        time.sleep(0.002)
-    if p.poll() is not None:
-        pytest.skip("compress finished before its temporary file was seen (rc %d)" % p.returncode)
+    p, out, _ = _compress_in_its_temporary_file(tmp_path, 2,
+                                                lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     time.sleep(0.05)  # the guard is set right after the temporary file is made
     p.send_signal(signal.SIGHUP)
     p.communicate(timeout=300)
