@@ -300,17 +300,30 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
     free(tmp);
     return H5FZ_CLI_USAGE;
   }
-  for (size_t i = 0; i < a->only.n; i++)
-    if (!object_exists(in, a->only.names[i])) {
-      /* a mistyped --only would compress nothing and report success */
-      h5fz_cli_error(cmd, "--only %s: no such object in %s", a->only.names[i], a->in);
-      free(tmp);
-      H5Fclose(in);
-      return H5FZ_CLI_USAGE;
-    }
+  /* a mistyped --only would compress nothing, a mistyped --exclude what
+   * the user meant to keep exact, each reporting success */
+  for (int which = 0; which < 2; which++) {
+    const h5fz_cli_names *names = which ? &a->exclude : &a->only;
+    for (size_t i = 0; i < names->n; i++)
+      if (!object_exists(in, names->names[i])) {
+        h5fz_cli_error(cmd, "--%s %s: no such object in %s", which ? "exclude" : "only", names->names[i], a->in);
+        free(tmp);
+        H5Fclose(in);
+        return H5FZ_CLI_USAGE;
+      }
+  }
   fd = mkstemp(tmp);
   if (fd < 0) {
     h5fz_cli_error(cmd, "cannot create a file beside %s: %s", a->out, strerror(errno));
+    goto done;
+  }
+  /* mkstemp makes the file 0600; OUT gets what the umask gives a new file,
+   * as from-raw's and h5repack's outputs do */
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0) {
+    h5fz_cli_error(cmd, "cannot set the mode of %s: %s", tmp, strerror(errno));
+    close(fd);
     goto done;
   }
   close(fd);

@@ -327,6 +327,24 @@ def test_extendable_datasets_are_compressed_even_when_empty(tmp_path):
         assert np.abs(d[...].astype("f8") - np.sin(np.arange(3000) / 9).astype("f4")).max() <= 1e-3
 
 
+def test_exclude_naming_nothing_is_an_error(mixed, tmp_path):
+    """A mistyped --exclude would compress what the user meant to keep exact."""
+    p = lib.cli("compress", mixed, tmp_path / "o.h5", "abs=1e-3", "--exclude", "/tempp", check=False)
+    assert p.returncode == 2 and "--exclude /tempp: no such object" in p.stderr, p.stderr
+    assert not (tmp_path / "o.h5").exists()
+
+
+def test_output_mode_follows_the_umask(mixed, tmp_path):
+    """OUT is made under a temporary name (mkstemp: 0600); it must end with
+    the mode a new file gets under the umask, as from-raw's output does."""
+    import stat
+    out = tmp_path / "o.h5"
+    p = subprocess.run([lib.BIN, "compress", str(mixed), str(out), "abs=1e-3"], capture_output=True, text=True,
+                       preexec_fn=lambda: os.umask(0o022))
+    assert p.returncode == 0, p.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644, oct(out.stat().st_mode)
+
+
 def test_only_naming_nothing_is_an_error(mixed, tmp_path):
     """A mistyped --only would compress nothing and report success."""
     for bad in ("/nope", "/sub/nope", "/temperature/below_a_dataset"):
