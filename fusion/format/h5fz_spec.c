@@ -46,7 +46,7 @@ static int validate_chain(const h5fz_spec *s)
                        op->name);
     if (last != (op->kind == H5FZ_KIND_CODER))
       return h5fz_fail(H5FZ_ERR_SPEC,
-                       last ? "the chain must end with a coder (rze, raw or bitpack), not '%s'"
+                       last ? "the chain must end with a coder (rze, raw, bitpack or huff), not '%s'"
                             : "'%s' is a coder; only the last op may be a coder",
                        op->name);
     /* rze and raw take words as little-endian bytes; bitpack and the
