@@ -208,7 +208,8 @@ int main(void)
     memset(s->hist, 0, sizeof s->hist);
     for (uint32_t a = 0; a < 40u; a++) s->hist[a] = 1u << (a < 30u ? a : 30u) >> 10;
     for (uint32_t a = 0; a < 40u; a++) s->hist[a] += 1u;
-    h5fz_huff_build(s, h5fz_huff_alphabet(32u));
+    static const h5fz_blk one = {0u, 1u, NULL};
+    h5fz_huff_build(s, h5fz_huff_alphabet(32u), h5fz_huff_sort_leaves(&one, s, h5fz_huff_alphabet(32u)));
     uint32_t kraft = 0, longest = 0;
     for (uint32_t a = 0; a < h5fz_huff_alphabet(32u); a++)
       if (s->len[a]) {
