@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "h5fz_array_geom.h"
-#include "h5fz_codec.h"
+#include "h5fz_device_choice.h"
 #include "h5fz_gpu_array_decode.h"
 #include "h5fz_gpu_array_encode.h"
 

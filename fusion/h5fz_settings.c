@@ -8,7 +8,7 @@
  * (H5FZ_QUIET=1 silences it), never silently and never as a failed read or
  * write, since these only tune speed or memory. H5FZ_DEVICE is kept as
  * given when it names no device: the codec refuses it where refusing is
- * safe (h5fz_codec.h).
+ * safe (h5fz_device_choice.h).
  */
 #include <errno.h>
 #include <stdint.h>
