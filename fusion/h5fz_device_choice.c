@@ -45,7 +45,7 @@ static int chunk_device_mode_of(const h5fz_settings *s, h5fz_device_mode *mode)
    * a failure cannot be reported and the chunk would be lost: a setting we
    * cannot read sends the data to the CPU executor, which every machine has
    * (set_local already refused it at H5Dcreate, if that ran here). */
-  h5fz_log_once("h5fz: %s; the CPU executor takes the chunks", h5fz_last_error());
+  h5fz_log_once(H5FZ_LOG_DEVICE_SETTING, "h5fz: %s; the CPU executor takes the chunks", h5fz_last_error());
   h5fz_clear_error();
   *mode = H5FZ_DEVICE_CPU;
   return H5FZ_OK;
@@ -81,7 +81,7 @@ static int choose_gpu_as(const h5fz_chunk_plan *p, size_t chunk_bytes, int stric
     snprintf(why, sizeof why, "%s", h5fz_last_error());
     if (strict || s->device_strict)
       return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
-    h5fz_log_once("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
+    h5fz_log_once(H5FZ_LOG_GPU_UNUSABLE, "h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
                   "chunks",
                   why);
     h5fz_clear_error();
