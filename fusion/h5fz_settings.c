@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "h5fz_error.h"
+#include "h5fz_fail.h"
 #include "h5fz_planner.h"
 #include "h5fz_settings.h"
 
