@@ -7,6 +7,7 @@
  * still names that dataset.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,46 +45,34 @@ int h5fz_options_set_device(h5fz_options *opts, const char *device)
   return H5FZ_OK;
 }
 
-/* value into *field when it is -1 (unset) or in [lo, hi]. */
-static int set_int(const char *fn, int *field, int value, int lo, int hi)
+/* value into the int field at offset of opts when it is -1 (unset) or in [lo, hi]. */
+static int set_int(const char *fn, h5fz_options *opts, size_t offset, int value, int lo, int hi)
 {
+  if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "%s: NULL options", fn);
   if (value != -1 && (value < lo || value > hi))
-    return h5fz_fail(H5FZ_ERR_ARG, "%s: %d is out of range: want %d..%d, or -1 for the environment's", fn, value,
-                     lo, hi);
-  *field = value == -1 ? H5FZ_UNSET : value;
+    return h5fz_fail(H5FZ_ERR_ARG, "%s: %d is out of range: want %d..%d, or -1 for the environment's", fn, value, lo,
+                     hi);
+  int set = value == -1 ? H5FZ_UNSET : value;
+  memcpy((char *)&opts->o + offset, &set, sizeof set);
   return H5FZ_OK;
 }
 
+#define SET_INT(opts, field, value, lo, hi) set_int(__func__, opts, offsetof(h5fz_overrides, field), value, lo, hi)
+
 int h5fz_options_set_gpu_ordinal(h5fz_options *opts, int ordinal)
 {
-  if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_gpu_ordinal: NULL options");
-  return set_int("h5fz_options_set_gpu_ordinal", &opts->o.gpu_ordinal, ordinal, 0, 1023);
+  return SET_INT(opts, gpu_ordinal, ordinal, 0, 1023);
 }
-
-int h5fz_options_set_threads(h5fz_options *opts, int threads)
-{
-  if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_threads: NULL options");
-  return set_int("h5fz_options_set_threads", &opts->o.host_threads, threads, 0, 1024);
-}
-
-int h5fz_options_set_strict(h5fz_options *opts, int strict)
-{
-  if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_strict: NULL options");
-  return set_int("h5fz_options_set_strict", &opts->o.device_strict, strict, 0, 1);
-}
-
-int h5fz_options_set_quiet(h5fz_options *opts, int quiet)
-{
-  if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_quiet: NULL options");
-  return set_int("h5fz_options_set_quiet", &opts->o.quiet, quiet, 0, 1);
-}
+int h5fz_options_set_threads(h5fz_options *opts, int threads) { return SET_INT(opts, host_threads, threads, 0, 1024); }
+int h5fz_options_set_strict(h5fz_options *opts, int strict) { return SET_INT(opts, device_strict, strict, 0, 1); }
+int h5fz_options_set_quiet(h5fz_options *opts, int quiet) { return SET_INT(opts, quiet, quiet, 0, 1); }
 
 int h5fz_options_set_cache_dir(h5fz_options *opts, const char *dir)
 {
   if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_cache_dir: NULL options");
   if (dir && strlen(dir) >= sizeof opts->o.cache_dir)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_cache_dir: the path has %zu bytes, at most %zu fit",
-                     strlen(dir), sizeof opts->o.cache_dir - 1);
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_cache_dir: the path has %zu bytes, at most %zu fit", strlen(dir),
+                     sizeof opts->o.cache_dir - 1);
   snprintf(opts->o.cache_dir, sizeof opts->o.cache_dir, "%s", dir ? dir : "");
   return H5FZ_OK;
 }

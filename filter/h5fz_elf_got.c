@@ -90,8 +90,7 @@ static int got_scan(struct dl_phdr_info *info, size_t size, void *data)
       const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + ELF64_R_SYM(r->r_info);
       const char *name = (const char *)strtab + sym->st_name;
       for (size_t k = 0; k < q->n; k++)
-        if (!q->addr[k] && strcmp(name, q->names[k]) == 0)
-          q->addr[k] = *(void *const *)(info->dlpi_addr + r->r_offset);
+        if (!q->addr[k] && strcmp(name, q->names[k]) == 0) q->addr[k] = *(void *const *)(info->dlpi_addr + r->r_offset);
     }
   }
   return 1;

@@ -32,10 +32,7 @@ static int g_bound;              /* set once, with release order, after g_api */
 static const void *g_bound_base; /* dli_fbase of the bound libhdf5 */
 static pthread_mutex_t g_bind_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const h5fz_hdf5_api *h5fz_hdf5_api_bound(void)
-{
-  return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL;
-}
+const h5fz_hdf5_api *h5fz_hdf5_api_bound(void) { return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL; }
 
 const void *h5fz_hdf5_bound_base(void) { return h5fz_hdf5_api_bound() ? g_bound_base : NULL; }
 

@@ -133,6 +133,16 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
   return 1;
 }
 
+/* classify_type, with an HDF5 failure pushed under minor_g (the caller's
+ * H5E_CANAPPLY_g or H5E_SETLOCAL_g). */
+static int classify_or_push(const h5fz_hdf5_api *h, const hid_t *minor_g, hid_t type, h5fz_dtype *dtype,
+                            int *big_endian, char *why, size_t why_len)
+{
+  int ok = classify_type(h, type, dtype, big_endian, why, why_len);
+  if (ok < 0) push_error(h, minor_g, __func__, __LINE__, "h5fz: cannot inspect the dataset type");
+  return ok;
+}
+
 /* H5Z can_apply: 1 for IEEE float32/float64 of either byte order, 0 (with the
  * reason on the error stack) for anything else, -1 if HDF5 fails. An
  * optional filter refused here stays in the pipeline; set_local then stores
@@ -146,11 +156,8 @@ static htri_t h5fz_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
   char why[H5FZ_FILTER_MSG_LEN];
   h5fz_dtype dtype;
   int big_endian;
-  int ok = classify_type(h, type_id, &dtype, &big_endian, why, sizeof why);
-  if (ok < 0) {
-    H5FZ_PUSH(h, H5E_CANAPPLY_g, "h5fz: cannot inspect the dataset type");
-    return -1;
-  }
+  int ok = classify_or_push(h, h->H5E_CANAPPLY_g, type_id, &dtype, &big_endian, why, sizeof why);
+  if (ok < 0) return -1;
   if (ok == 0) {
     H5FZ_PUSH(h, H5E_CANAPPLY_g, why);
     return 0;
@@ -278,11 +285,8 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
   }
   h5fz_dtype dtype;
   int big_endian;
-  int ok = classify_type(h, type_id, &dtype, &big_endian, msg, sizeof msg);
-  if (ok < 0) {
-    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot inspect the dataset type");
-    return -1;
-  }
+  int ok = classify_or_push(h, h->H5E_SETLOCAL_g, type_id, &dtype, &big_endian, msg, sizeof msg);
+  if (ok < 0) return -1;
   uint32_t rank = 0, dims[H5FZ_MAX_RANK] = {0};
   if (ok == 1 && (check_first_in_pipeline(h, dcpl_id) < 0 || chunk_dims(h, dcpl_id, &rank, dims) < 0)) return -1;
   int has_fill = 0, padding_known = 1;

@@ -54,7 +54,8 @@ static int encode_little_endian(const h5fz_spec *spec, const void *in, size_t in
     h5fz_header gh = h;
     int gpu_rc = h5fz_gpu_encode_chunk(&p, &gh, in, in_bytes, out, out_bytes);
     if (gpu_rc == H5FZ_OK || s.device_strict) return gpu_rc;
-    h5fz_log_once(H5FZ_LOG_GPU_ENCODE, "h5fz: GPU encode failed, this and later failing chunks use the CPU executor: %s", h5fz_last_error());
+    h5fz_log_once(H5FZ_LOG_GPU_ENCODE,
+                  "h5fz: GPU encode failed, this and later failing chunks use the CPU executor: %s", h5fz_last_error());
   }
   h5fz_clear_error();
   return h5fz_cpu_encode_chunk(&p, &h, in, in_bytes, out, out_bytes);
@@ -88,7 +89,8 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
       return gpu_rc;
     } else {
       if (rc)
-        h5fz_log_once(H5FZ_LOG_GPU_DECODE, "h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
+        h5fz_log_once(H5FZ_LOG_GPU_DECODE,
+                      "h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
                       h5fz_last_error());
       if ((rc = h5fz_cpu_decode_chunk(p, r.entries, r.payload, r.offsets, r.values))) {
         h5fz_chunk_read_free(&r);

@@ -81,7 +81,8 @@ static int choose_gpu_as(const h5fz_chunk_plan *p, size_t chunk_bytes, int stric
     snprintf(why, sizeof why, "%s", h5fz_last_error());
     if (strict || s->device_strict)
       return h5fz_fail(H5FZ_ERR_DEVICE, "H5FZ_DEVICE=gpu, but the GPU executor is not usable: %s", why);
-    h5fz_log_once(H5FZ_LOG_GPU_UNUSABLE, "h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
+    h5fz_log_once(H5FZ_LOG_GPU_UNUSABLE,
+                  "h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable (%s); the CPU executor takes the "
                   "chunks",
                   why);
     h5fz_clear_error();

@@ -20,12 +20,12 @@ extern "C" {
 /* What a warning of h5fz_log_once is about: each kind is said once per
  * process, so the first fallback of one kind does not silence another. */
 typedef enum {
-  H5FZ_LOG_DEVICE_SETTING,  /* H5FZ_DEVICE names no device: the CPU executor takes the chunks */
-  H5FZ_LOG_GPU_UNUSABLE,    /* a GPU was asked for and is not usable: the CPU executor instead */
-  H5FZ_LOG_GPU_ENCODE,      /* a chunk's GPU encode failed: the CPU executor encodes it */
-  H5FZ_LOG_GPU_DECODE,      /* a chunk's GPU decode failed: the CPU executor decodes it */
-  H5FZ_LOG_GPU_BATCH,       /* a GPU batch failed: the CPU executor takes the remaining chunks */
-  H5FZ_LOG_KINDS            /* how many kinds there are */
+  H5FZ_LOG_DEVICE_SETTING, /* H5FZ_DEVICE names no device: the CPU executor takes the chunks */
+  H5FZ_LOG_GPU_UNUSABLE,   /* a GPU was asked for and is not usable: the CPU executor instead */
+  H5FZ_LOG_GPU_ENCODE,     /* a chunk's GPU encode failed: the CPU executor encodes it */
+  H5FZ_LOG_GPU_DECODE,     /* a chunk's GPU decode failed: the CPU executor decodes it */
+  H5FZ_LOG_GPU_BATCH,      /* a GPU batch failed: the CPU executor takes the remaining chunks */
+  H5FZ_LOG_KINDS           /* how many kinds there are */
 } h5fz_log_kind;
 
 /* Print a warning (printf-style, one line; the newline is added) to stderr

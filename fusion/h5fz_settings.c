@@ -120,7 +120,9 @@ static void apply_overrides(h5fz_settings *s, unsigned groups)
   if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device) != H5FZ_UNSET) {
     s->device = OVERRIDE(device);
     snprintf(s->device_text, sizeof s->device_text, "%s",
-             s->device == H5FZ_SETTING_DEVICE_CPU ? "cpu" : s->device == H5FZ_SETTING_DEVICE_GPU ? "gpu" : "auto");
+             s->device == H5FZ_SETTING_DEVICE_CPU   ? "cpu"
+             : s->device == H5FZ_SETTING_DEVICE_GPU ? "gpu"
+                                                    : "auto");
   }
   if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device_strict) != H5FZ_UNSET)
     s->device_strict = OVERRIDE(device_strict) != 0;

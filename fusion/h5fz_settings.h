@@ -108,11 +108,11 @@ int h5fz_settings_cache_dir(char *out, size_t out_len);
 #define H5FZ_UNSET (-2147483647 - 1)
 #define H5FZ_CACHE_DIR_MAX 1024
 typedef struct {
-  int device;        /* H5FZ_SETTING_DEVICE_AUTO, _CPU or _GPU */
-  int device_strict; /* 0 or 1: a device problem fails the call (H5FZ_DEVICE_STRICT) */
-  int gpu_ordinal;   /* 0..1023: the GPU the calls use (H5FZ_GPU_ORDINAL) */
-  int host_threads;  /* 0 (the cores) or 1..1024 (H5FZ_THREADS) */
-  int quiet;         /* 0 or 1: h5fz's warnings stay silent (H5FZ_QUIET) */
+  int device;                         /* H5FZ_SETTING_DEVICE_AUTO, _CPU or _GPU */
+  int device_strict;                  /* 0 or 1: a device problem fails the call (H5FZ_DEVICE_STRICT) */
+  int gpu_ordinal;                    /* 0..1023: the GPU the calls use (H5FZ_GPU_ORDINAL) */
+  int host_threads;                   /* 0 (the cores) or 1..1024 (H5FZ_THREADS) */
+  int quiet;                          /* 0 or 1: h5fz's warnings stay silent (H5FZ_QUIET) */
   char cache_dir[H5FZ_CACHE_DIR_MAX]; /* the JIT cache folder (H5FZ_CACHE_DIR) */
 } h5fz_overrides;
 

@@ -27,8 +27,8 @@ static int overrides_of(const h5fzpy_options *opts, h5fz_overrides *o, char *why
   h5fz_overrides_init(o);
   static const int devices[] = {H5FZ_SETTING_DEVICE_AUTO, H5FZ_SETTING_DEVICE_CPU, H5FZ_SETTING_DEVICE_GPU};
   int device = H5FZ_UNSET;
-  if (take("device", opts->device, 0, 2, &device, why, len) || take("gpu_ordinal", opts->gpu_ordinal, 0, 1023,
-                                                                       &o->gpu_ordinal, why, len) ||
+  if (take("device", opts->device, 0, 2, &device, why, len) ||
+      take("gpu_ordinal", opts->gpu_ordinal, 0, 1023, &o->gpu_ordinal, why, len) ||
       take("threads", opts->threads, 0, 1024, &o->host_threads, why, len) ||
       take("strict", opts->strict, 0, 1, &o->device_strict, why, len) ||
       take("quiet", opts->quiet, 0, 1, &o->quiet, why, len))
@@ -47,7 +47,7 @@ static int overrides_of(const h5fzpy_options *opts, h5fz_overrides *o, char *why
   do {                                                                                                                 \
     h5fz_overrides o;                                                                                                  \
     char why[200];                                                                                                     \
-    if (opts && overrides_of(opts, &o, why, sizeof why)) return h5fz_py_fail_arg(why);                                     \
+    if (opts && overrides_of(opts, &o, why, sizeof why)) return h5fz_py_fail_arg(why);                                 \
     const h5fz_overrides *previous = h5fz_overrides_enter(opts ? &o : NULL);                                           \
     int rc = (call);                                                                                                   \
     h5fz_overrides_leave(previous);                                                                                    \

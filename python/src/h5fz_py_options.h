@@ -23,15 +23,13 @@ typedef struct {
 
 /* h5fzpy_encode with opts (NULL: the environment alone) in force for the
  * call. H5FZ_ERR_ARG for a field out of its range. */
-H5FZPY_EXPORT int h5fzpy_encode_with(const h5fzpy_options *opts, const unsigned *cd, size_t n_cd,
-                                     const h5fzpy_geom *g, const void *data, int on_device, h5fzpy_sink sink,
-                                     void *ctx, h5fzpy_exec *ex);
+H5FZPY_EXPORT int h5fzpy_encode_with(const h5fzpy_options *opts, const unsigned *cd, size_t n_cd, const h5fzpy_geom *g,
+                                     const void *data, int on_device, h5fzpy_sink sink, void *ctx, h5fzpy_exec *ex);
 
 /* h5fzpy_decode with opts (NULL: the environment alone) in force for the
  * call. H5FZ_ERR_ARG for a field out of its range. */
-H5FZPY_EXPORT int h5fzpy_decode_with(const h5fzpy_options *opts, const unsigned *cd, size_t n_cd,
-                                     const h5fzpy_geom *g, h5fzpy_source source, void *ctx, void *data,
-                                     int on_device, h5fzpy_exec *ex);
+H5FZPY_EXPORT int h5fzpy_decode_with(const h5fzpy_options *opts, const unsigned *cd, size_t n_cd, const h5fzpy_geom *g,
+                                     h5fzpy_source source, void *ctx, void *data, int on_device, h5fzpy_exec *ex);
 
 /* Not exported: record why (a bad option) as this library's last error
  * (h5fzpy_last_error) and return H5FZ_ERR_ARG. In h5fz_py.c, which keeps

@@ -23,7 +23,7 @@ static long checks;
       failures++;                                                                                                      \
       fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
       fprintf(stderr, __VA_ARGS__);                                                                                    \
-      fprintf(stderr, "\n");                                                                                          \
+      fprintf(stderr, "\n");                                                                                           \
     }                                                                                                                  \
   } while (0)
 
