@@ -25,6 +25,7 @@ typedef enum {
   H5FZ_LOG_GPU_ENCODE,     /* a chunk's GPU encode failed: the CPU executor encodes it */
   H5FZ_LOG_GPU_DECODE,     /* a chunk's GPU decode failed: the CPU executor decodes it */
   H5FZ_LOG_GPU_BATCH,      /* a GPU batch failed: the CPU executor takes the remaining chunks */
+  H5FZ_LOG_REL_ABOVE_ONE,  /* the filter's set_local: a REL bound above 1 is kept as given */
   H5FZ_LOG_KINDS           /* how many kinds there are */
 } h5fz_log_kind;
 
