@@ -244,7 +244,7 @@ def test_errors_match_the_c_decoder():
         (_, raw), = chunks_of(d)
         kind = chunk_kind(d)
     cases = {
-        "version": _reseal(raw[:4] + b"\x03" + raw[5:]),
+        "version": _reseal(raw[:4] + b"\x04" + raw[5:]),  # newer than the C decoder knows (3)
         "checksum": raw[:100] + bytes([raw[100] ^ 1]) + raw[101:],
         "truncated": raw[:50],
         "corrupt": _reseal(raw[:80] + b"\xff\xff\x00\x00" + raw[84:]),  # table entry > L
