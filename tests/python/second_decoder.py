@@ -1,4 +1,4 @@
-"""A second decoder of the h5fz chunk container, format versions 1 and 2.
+"""A second decoder of the h5fz chunk container, format versions 1 to 3.
 
 Written from docs/format.md alone (pure Python + numpy), as the proof that
 the document is enough to read h5fz chunks without the C code. Section
@@ -13,7 +13,7 @@ Errors raise FormatError whose .status is one of the names of §8:
 Covers modes ABS/REL (linear bins), PW_REL (log2_det/exp2_det of §5.4,
 reproduced one binary64 operation at a time; no library log2/exp2) and
 LOSSLESS; ops quant, delta, zigzag, negabinary, bitshuffle, lorenzo (§5.3),
-lorenzo_nd (§5.6), rze, raw and bitpack (§5.5).
+lorenzo_nd (§5.6), rze, raw, bitpack (§5.5) and huff (§5.7, version 3).
 """
 import struct
 import zlib
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-KNOWN_VERSION = 2
+KNOWN_VERSION = 3
 HEADER_BYTES = 80
 CHECKSUM_BYTES = 4
 FLAG_STORED_RAW = 0x01
@@ -35,7 +35,8 @@ MAX_RANK = 4
 
 DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
 QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, LORENZO, LORENZO_ND = 1, 10, 11, 12, 13, 14, 15
-RZE, RAW, BITPACK = 30, 31, 32
+RZE, RAW, BITPACK, HUFF = 30, 31, 32, 33
+HUFF_VERSION = 3  # §11: the first version whose chains may hold huff
 MODE_ABS, MODE_REL, MODE_PW_REL, MODE_LOSSLESS = 0, 1, 2, 3
 # §5.1: id -> (kind, input stream, output stream). rze and raw read any
 # stream as bytes; bitpack needs words.
@@ -50,6 +51,7 @@ OPS = {
     RZE: ("coder", "bytes", "bytes"),
     RAW: ("coder", "bytes", "bytes"),
     BITPACK: ("coder", "words", "bytes"),
+    HUFF: ("coder", "words", "bytes"),
 }
 RZE_TOP_MAX = 64
 RZE_MAX_LEVELS = 12
@@ -163,6 +165,8 @@ def parse_header(buf):
     if any(ops[n_ops:]):
         _fail("corrupt", "op ids past the chain")
     _check_chain(ops[:n_ops])
+    if HUFF in ops[:n_ops] and version < HUFF_VERSION:  # §11
+        _fail("corrupt", "version %d chunk lists op 33 (huff), a version %d op", version, HUFF_VERSION)
     # §4 step 11: byte 35
     if LORENZO_ND in ops[:n_ops]:
         dmax = 1 if rank <= 1 else 2 if rank == 2 else 3
@@ -185,7 +189,7 @@ def _check_chain(chain):
         first, last = i == 0, i == len(chain) - 1
         if first != (kind == "map") or last != (kind == "coder"):
             _fail("corrupt", "op %d (id %d) is in the wrong place", i, op)
-        if inp == "words" and stream != "words":  # transforms and bitpack
+        if inp == "words" and stream != "words":  # transforms, bitpack and huff
             _fail("corrupt", "op %d (id %d) needs words but gets bytes", i, op)
         if op == LORENZO_ND and i != 1:
             _fail("corrupt", "lorenzo_nd is op %d, not right after quant", i)
@@ -463,6 +467,144 @@ def bitpack_decode(payload, n, bits):
         out[32 * g: 32 * g + 32] = np.bitwise_or.reduce(shifted, axis=0)
     return out
 
+# ---- §5.7: huff -------------------------------------------------------------------
+
+HUFF_MAX_LEN = 12
+HUFF_MAX_G = 8
+HUFF_LITERALS = 64
+HUFF_RUN_SYMBOLS = 29
+
+
+class _Bits:
+    """§5.7 bit stream: bit k is bit k mod 8 of byte k div 8; u(b) reads the
+    next b bits (b <= 64), least significant first. Reading past the end
+    raises ValueError."""
+
+    def __init__(self, data):
+        self.data = bytes(data) + bytes(9)  # a 9-byte window never runs off
+        self.n_bits = 8 * len(data)
+        self.pos = 0
+
+    def peek(self, b):
+        """The next b bits without consuming them (0 past the end)."""
+        byte = self.pos >> 3
+        window = int.from_bytes(self.data[byte: byte + 9], "little")
+        return (window >> (self.pos & 7)) & ((1 << b) - 1)
+
+    def u(self, b):
+        if self.pos + b > self.n_bits:
+            raise ValueError("stream ends inside a field (bit %d of %d)" % (self.pos, self.n_bits))
+        v = self.peek(b)
+        self.pos += b
+        return v
+
+    def gamma(self):
+        zeros = 0
+        while self.u(1) == 0:
+            zeros += 1
+            if zeros > 63:
+                raise ValueError("Elias gamma code of more than 63 zero bits")
+        return (1 << zeros) + self.u(zeros)
+
+
+def huff_alphabet(bits):
+    """(RB, A) of §5.7: the first run symbol and the alphabet size."""
+    rb = HUFF_LITERALS + bits - 6
+    return rb, rb + HUFF_RUN_SYMBOLS
+
+
+def huff_read_code(br, bits):
+    """§5.7 step 2: the code lengths, then the canonical code as a table of
+    2^12 entries indexed by the next 12 stream bits: (symbol, length) or
+    None where no code matches."""
+    _, A = huff_alphabet(bits)
+    k = br.u(8) + 1
+    lengths = []
+    symbol = -1
+    for i in range(k):
+        d = br.gamma()
+        symbol = d - 1 if i == 0 else symbol + d
+        if symbol >= A:
+            raise ValueError("symbol %d is outside the alphabet of %d" % (symbol, A))
+        length = br.u(4)
+        if not 1 <= length <= HUFF_MAX_LEN:
+            raise ValueError("symbol %d has code length %d" % (symbol, length))
+        lengths.append((length, symbol))
+    if k == 1 and lengths[0][0] != 1:
+        raise ValueError("the one symbol has code length %d, not 1" % lengths[0][0])
+    if k >= 2 and sum(1 << (HUFF_MAX_LEN - ln) for ln, _ in lengths) != 1 << HUFF_MAX_LEN:
+        raise ValueError("code lengths' Kraft sum is not 1")
+    # canonical code (RFC 1951 §3.2.2): in (length, symbol) order
+    table = [None] * (1 << HUFF_MAX_LEN)
+    code, prev = 0, None
+    for length, symbol in sorted(lengths):
+        if prev is not None:
+            code = (code + 1) << (length - prev)
+        prev = length
+        # the stream holds the code most significant bit first: reversed,
+        # it is the low `length` bits of every 12-bit window it starts
+        rev = int(format(code, "0%db" % length)[::-1], 2)
+        for high in range(1 << (HUFF_MAX_LEN - length)):
+            table[rev | (high << length)] = (symbol, length)
+    return table
+
+
+def huff_decode(payload, n, bits):
+    """The n words of a §5.7 huff stream of W = bits; raises ValueError on
+    every refusal §5.7 lists (and on a stream that ends inside a field)."""
+    rb, _ = huff_alphabet(bits)
+    br = _Bits(payload)
+    g = br.u(4)
+    if g > HUFF_MAX_G:
+        raise ValueError("group size exponent %d > %d" % (g, HUFF_MAX_G))
+    G = 64 << g
+    n_groups = -(-n // G)
+    table = huff_read_code(br, bits)
+    w = br.u(5)
+    listed = [br.u(w) for _ in range(n_groups - 1)]
+    out = [0] * n
+    for gi in range(n_groups):
+        lo, hi = gi * G, min(n, gi * G + G)
+        start = br.pos
+        i, after_run = lo, False
+        while i < hi:
+            entry = table[br.peek(HUFF_MAX_LEN)]
+            if entry is None or br.pos + entry[1] > br.n_bits:
+                raise ValueError("bits at %d match no code" % br.pos)
+            symbol, length = entry
+            br.pos += length
+            if symbol < HUFF_LITERALS:
+                out[i] = symbol + 1
+                i += 1
+                after_run = False
+            elif symbol < rb:
+                b = symbol - HUFF_LITERALS + 7
+                v = (1 << (b - 1)) + br.u(b - 1)
+                if v <= HUFF_LITERALS:
+                    raise ValueError("bit-length class gives %d, not > 64" % v)
+                out[i] = v
+                i += 1
+                after_run = False
+            else:
+                if after_run:
+                    raise ValueError("a zero run follows a zero run in group %d" % gi)
+                t = symbol - rb
+                if t == 0:
+                    r = 1
+                else:
+                    c, h = (t + 1) // 2, (t + 1) % 2
+                    r = (1 << c) | (h << (c - 1)) | br.u(c - 1)
+                if i + r > hi:
+                    raise ValueError("a run of %d zeros passes the end of group %d" % (r, gi))
+                i += r  # out[] is zero already
+                after_run = True
+        if gi < n_groups - 1 and br.pos - start != listed[gi]:
+            raise ValueError("group %d uses %d bits, lists %d" % (gi, br.pos - start, listed[gi]))
+    left = br.n_bits - br.pos
+    if left > 7 or br.peek(left):
+        raise ValueError("%d bits left after the last group (at most 7 zero bits may be)" % left)
+    return np.array(out, np.uint32 if bits == 32 else np.uint64)
+
 
 def decode_subchunk(h, s, entry, payload, m):
     """The sub-chunk's values, or with lorenzo_nd (§5.6, §8 step 6) its
@@ -488,9 +630,14 @@ def decode_subchunk(h, s, entry, payload, m):
             data = bitpack_decode(payload, m_pad, bits)  # words
         except ValueError as e:
             _fail("corrupt", "sub-chunk bit-packed stream: %s", e)
+    elif chain[-1] == HUFF:
+        try:
+            data = huff_decode(payload, m_pad, bits)  # words
+        except ValueError as e:
+            _fail("corrupt", "sub-chunk huff stream: %s", e)
     else:
         _fail("corrupt", "sub-chunk of a raw-coded chain is not marked raw")
-    stream = data  # bytes, or words after bitpack
+    stream = data  # bytes, or words after bitpack and huff
     lnd = chain[1] == LORENZO_ND
     for op in reversed(chain[2 if lnd else 1:-1]):
         if op == BITSHUFFLE:

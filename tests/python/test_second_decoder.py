@@ -4,7 +4,8 @@ chunks the real library writes (several dtypes, chains, outliers, edge
 chunks, RZE-bypassed sub-chunks, stored-raw chunks; modes PW_REL and
 LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; lorenzo_nd with
 each of its predictors, ranks 1 to 4; the bitpack coder and its decode
-errors; datasets with a fill value, whose fill values come back exactly as
+errors; the huff coder (format version 3) in every mode and byte order, and
+every refusal of its decoder; datasets with a fill value, whose fill values come back exactly as
 outliers) and on the golden files.
 
 Runs under ctest (python_test_second_decoder), which sets HDF5_PLUGIN_PATH,
@@ -215,7 +216,7 @@ def test_worked_example_of_format_md():
     assert raw[-4:].hex() == "6ae35eef"
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_golden_files(version):
     path = GOLDEN.with_name("golden_v%d.h5" % version)
     if not path.exists():
@@ -636,3 +637,216 @@ def test_fill_values_match_the_c_decoder(dtype, spec, fill):
         assert (full.reshape(-1)[fills].view(u) == want).all()
         padded += int(given.size - given[valid].size)
     assert padded > 0  # partial edge chunks, padded with the fill value
+
+
+# ---- huff coder, format version 3 (docs/format.md §5.7, §11) -------------------
+
+HUFF_CHAINS = ["ratio", "lorenzo_nd zigzag huff", "delta zigzag huff"]
+HUFF_MODES = ["abs=1e-3", "rel=1e-4", "pw_rel=1e-3", "lossless"]
+
+
+def subchunk_entries(raw, h):
+    return struct.unpack_from("<%dI" % h.n_subchunks, raw, 80)
+
+
+@pytest.mark.parametrize("dtype", ["<f4", "<f8", ">f4", ">f8"])
+@pytest.mark.parametrize("mode", HUFF_MODES)
+@pytest.mark.parametrize("chain", HUFF_CHAINS)
+def test_huff_chains(dtype, mode, chain):
+    """Chunks of the huff chains, every mode, both types and byte orders:
+    version 3 (flag bit 1 for big-endian), decoded by the second decoder to
+    the C filter's bytes. Chunks of 64 x 256 values: float32 sub-chunks of
+    16 groups of 1024 words (the listed group lengths are read), edge chunks
+    padded."""
+    x = plant_specials(signed_field((70, 300), np.float64) if mode.startswith("pw_rel")
+                       else field((70, 300), np.float64)).astype(dtype)
+    with mem_file() as f:
+        d = write(f, "h", x, (64, 256), "%s %s" % (mode, chain))
+        hs = check_dataset(d)
+        raws = [raw for _, raw in chunks_of(d)]
+    big = dtype.startswith(">")
+    coded_groups = 0
+    for raw, h in zip(raws, hs):
+        assert h.version == 3 and bool(h.flags & sd.FLAG_BIG_ENDIAN) == big
+        if h.stored_raw:
+            continue
+        assert h.ops[h.n_ops - 1] == sd.HUFF
+        assert (h.subchunk_elems * h.esize == 65536) == (chain == "ratio")
+        for s, e in enumerate(subchunk_entries(raw, h)):
+            m = min(h.subchunk_elems, h.n_elements - s * h.subchunk_elems)
+            if not e & sd.RAW_BIT:
+                coded_groups = max(coded_groups, -(-sd.pad64(m) // 1024))
+    assert coded_groups >= (8 if chain == "ratio" else 1)  # huff streams of many groups
+
+
+class BitWriter:
+    """The §5.7 bit stream written from the document: bit k is bit k mod 8
+    of byte k div 8."""
+
+    def __init__(self):
+        self.bits = []
+
+    def u(self, value, b):
+        self.bits += [(value >> i) & 1 for i in range(b)]
+
+    def gamma(self, x):
+        n = x.bit_length() - 1
+        self.bits += [0] * n + [1]
+        self.u(x - (1 << n), n)
+
+    def code(self, code, length):  # most significant bit first
+        self.bits += [(code >> (length - 1 - i)) & 1 for i in range(length)]
+
+    def tobytes(self):
+        b = self.bits + [0] * (-len(self.bits) % 8)
+        return np.packbits(np.array(b, np.uint8), bitorder="little").tobytes()
+
+
+def canonical(lengths):
+    """{symbol: code} of §5.7's canonical rule, lengths {symbol: length}."""
+    out, code, prev = {}, 0, None
+    for length, symbol in sorted((ln, s) for s, ln in lengths.items()):
+        if prev is not None:
+            code = (code + 1) << (length - prev)
+        out[symbol], prev = code, length
+    return out
+
+
+def huff_stream(W, lengths, groups, g=4, listed=None, code_entries=None, tail=()):
+    """A §5.7 stream of W-bit words: the code of `lengths` {symbol: length}
+    (or the raw (symbol, length) entries code_entries), then per group its
+    tokens, each (symbol, extra value, extra bits); symbol None writes only
+    the extra bits. listed: the group lengths to write (default: the true
+    ones). tail: bits after the last group."""
+    codes = canonical(lengths)
+    bodies = []
+    for tokens in groups:
+        bw = BitWriter()
+        for symbol, extra, nb in tokens:
+            if symbol is not None:
+                bw.code(codes[symbol], lengths[symbol])
+            bw.u(extra, nb)
+        bodies.append(bw.bits)
+    out = BitWriter()
+    out.u(g, 4)
+    entries = code_entries or sorted(lengths.items())
+    out.u(len(entries) - 1, 8)
+    prev = None
+    for symbol, length in entries:
+        out.gamma(symbol + 1 if prev is None else symbol - prev)
+        out.u(length, 4)
+        prev = symbol
+    listed = [len(b) for b in bodies[:-1]] if listed is None else listed
+    w = max(listed).bit_length() if listed else 0
+    out.u(w, 5)
+    for v in listed:
+        out.u(v, w)
+    for b in bodies:
+        out.bits += b
+    out.bits += list(tail)
+    return out.tobytes()
+
+
+def with_payload(raw, s, payload):
+    """raw with sub-chunk s's payload replaced (entry bit 31 clear), the
+    checksum resealed."""
+    h = sd.parse_header(raw)
+    ents = list(subchunk_entries(raw, h))
+    table_end = 80 + 4 * h.n_subchunks
+    start = table_end + sum(e & sd.SIZE_MASK for e in ents[:s])
+    end = start + (ents[s] & sd.SIZE_MASK)
+    ents[s] = len(payload)
+    b = bytearray(raw[:80]) + struct.pack("<%dI" % len(ents), *ents) + raw[table_end:start] + payload + raw[end:]
+    return _reseal(bytes(b))
+
+
+def huff_cases(W, n_groups):
+    """(what, stream, valid) for one sub-chunk of n_groups groups of 1024
+    words: valid streams (most groups: the word 1, literal 0, and a run of
+    1023 zeros, symbol RB + 18 with the 8 low bits 255), then one stream for
+    every refusal §5.7 lists."""
+    RB = 64 + W - 6
+    A = RB + 29
+    lit1 = (0, 0, 0)
+    run1023 = (RB + 18, 255, 8)
+    good = {0: 1, RB + 18: 1}
+    groups = [[lit1, run1023]] * n_groups
+    # 65 (class b = 7, extra 1), run 2 (RB + 1), 65, run 1 (RB), 65, run 1018
+    # (c = 9, h = 1: RB + 18, low bits 250): 1024 words
+    mixed = [(64, 1, 6), (RB + 1, 0, 0), (64, 1, 6), (RB, 0, 0), (64, 1, 6), (RB + 18, 250, 8)]
+    cases = [
+        ("valid: literal and run per group", huff_stream(W, good, groups), True),
+        ("valid: class b = 7, runs of 2, 1, 1018",
+         huff_stream(W, {64: 2, RB: 2, RB + 1: 2, RB + 18: 2}, [mixed] * n_groups), True),
+        ("valid: one symbol of length 1", huff_stream(W, {0: 1}, [[lit1] * 1024] * n_groups), True),
+    ]
+    bad = [
+        ("group size exponent 9", dict(g=9)),
+        ("a symbol outside the alphabet", dict(code_entries=[(0, 1), (A, 1)])),
+        ("a code length of 0", dict(code_entries=[(0, 0), (RB + 18, 1)])),
+        ("a code length of 13", dict(code_entries=[(0, 13), (RB + 18, 1)])),
+        ("Kraft sum not 1", dict(code_entries=[(0, 1), (RB + 18, 2)])),
+        ("a group lists one bit too many", dict(listed=[11] + [10] * (n_groups - 2))),
+        ("a group lists one bit too few", dict(listed=[10] * (n_groups - 2) + [9])),
+        ("8 bits left after the last group", dict(tail=[0] * 8)),
+        ("a non-zero bit left after the last group", dict(tail=[0, 0, 1])),
+    ]
+    cases += [(what, huff_stream(W, good, groups, **kw), False) for what, kw in bad]
+    cases += [
+        ("one symbol of length 2", huff_stream(W, {0: 2}, [[lit1] * 1024] * n_groups), False),
+        ("a bit pattern that matches no code",  # one symbol, code 0: a 1 bit matches nothing
+         huff_stream(W, {0: 1}, [[lit1] * 1023 + [(None, 1, 1)]] + [[lit1] * 1024] * (n_groups - 1)),
+         False),
+        ("a run passing the group's end", huff_stream(W, good, [[lit1, lit1, run1023]] * n_groups), False),
+        ("a run after a run", huff_stream(W, {RB: 1, RB + 18: 1}, [[(RB, 0, 0), run1023]] * n_groups), False),
+        ("a bit-length class giving 64",
+         huff_stream(W, {64: 1, RB + 18: 1}, [[(64, 0, 6), run1023]] * n_groups), False),
+        ("the stream ends inside the code", huff_stream(W, good, groups)[:2], False),
+    ]
+    return cases
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_huff_streams_both_decoders(dtype):
+    """Streams built here from §5.7 alone, put into a real huff chunk (ABS,
+    sub-chunks of 64 KiB) as its first sub-chunk: the valid ones decode to
+    the same bytes in both decoders; each refusal §5.7 lists is CORRUPT in
+    both."""
+    x = field((16384,), dtype)
+    with mem_file() as f:
+        d = write(f, "h", x, (16384,), "abs=1e-3 zigzag huff subchunk=65536")
+        (_, raw), = chunks_of(d)
+        kind = chunk_kind(d)
+    h = sd.parse_header(raw)
+    assert h.version == 3 and h.subchunk_elems * h.esize == 65536
+    assert not subchunk_entries(raw, h)[0] & sd.RAW_BIT
+    for what, stream, valid in huff_cases(8 * h.esize, h.subchunk_elems // 1024):
+        bad = with_payload(raw, 0, stream)
+        if valid:
+            mine = sd.decode_chunk(bad)
+            assert mine == c_decode_full_chunk(bad, kind).tobytes(), what
+            continue
+        with pytest.raises(sd.FormatError) as e:
+            sd.decode_chunk(bad)
+        assert e.value.status == "corrupt", (what, e.value)
+        with pytest.raises(OSError) as ce:
+            c_decode_full_chunk(bad, kind)
+        assert "corrupt chunk" in str(ce.value), (what, str(ce.value))
+
+
+def test_huff_needs_version_3():
+    """§11: a version-1 or -2 chunk that lists op 33 is CORRUPT, in both."""
+    x = field((4096,), np.float32)
+    with mem_file() as f:
+        d = write(f, "h", x, (4096,), "abs=1e-3 ratio")
+        (_, raw), = chunks_of(d)
+        kind = chunk_kind(d)
+    assert raw[4] == 3
+    for version in (1, 2):
+        bad = _reseal(raw[:4] + bytes([version]) + raw[5:])
+        with pytest.raises(sd.FormatError) as e:
+            sd.decode_chunk(bad)
+        assert e.value.status == "corrupt"
+        with pytest.raises(OSError) as ce:
+            c_decode_full_chunk(bad, kind)
+        assert "corrupt chunk" in str(ce.value), str(ce.value)
