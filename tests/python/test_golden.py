@@ -1,4 +1,4 @@
-"""Files written by format versions 1 and 2 must decode in every later
+"""Files written by format versions 1, 2 and 3 must decode in every later
 version (tests/golden/README.md). The bounds are written here, not read from
 the file, so a damaged file cannot loosen its own check."""
 import json
@@ -14,7 +14,8 @@ GOLDEN = lib.REPO / "tests" / "golden"
 H5 = GOLDEN / "golden_v1.h5"
 
 # (file, dataset) -> (bound mode, bound); REL is relative to each chunk's
-# range, PW_REL to each value. golden_v2.h5: big-endian datasets (version 2).
+# range, PW_REL to each value; LOSSLESS: bit for bit. golden_v2.h5:
+# big-endian datasets (version 2); golden_v3.h5: the huff coder (version 3).
 EXPECTED = {
     ("golden_v1", "f32_abs"): ("abs", 1e-5),
     ("golden_v1", "f64_abs_negabinary"): ("abs", 1e-6),
@@ -23,13 +24,18 @@ EXPECTED = {
     ("golden_v2", "f64_be_pw_rel"): ("pw_rel", 1e-4),
     ("golden_v2", "f32_be_rel_lorenzo_nd"): ("rel", 1e-3),
     ("golden_v2", "f32_be_stored_raw"): ("abs", 1e-30),  # two chunks stored raw, the edge chunk coded
+    ("golden_v3", "f32_abs_ratio"): ("abs", 1e-5),
+    ("golden_v3", "f64_pw_rel_ratio"): ("pw_rel", 1e-4),
+    ("golden_v3", "f32_rel_ratio"): ("rel", 1e-3),
+    ("golden_v3", "f64_lossless_ratio"): ("lossless", 0.0),
+    ("golden_v3", "f32_be_abs_delta_huff"): ("abs", 1e-5),
 }
 
 
 @pytest.fixture(scope="module")
 def originals():
     out = {}
-    for stem in ("golden_v1", "golden_v2"):
+    for stem in ("golden_v1", "golden_v2", "golden_v3"):
         with np.load(GOLDEN / (stem + "_values.npz")) as z:
             out.update({(stem, k): z[k] for k in z.files})
     return out
@@ -37,7 +43,7 @@ def originals():
 
 def _bounds(key, orig, chunks):
     mode, b = EXPECTED[key]
-    if mode == "abs":
+    if mode in ("abs", "lossless"):
         return np.full(orig.shape, b)
     if mode == "pw_rel":
         return b * np.abs(orig.astype(np.float64))
@@ -69,9 +75,12 @@ def test_golden_decodes(key, originals):
     fin = np.isfinite(a)
     over = np.abs(a[fin] - b[fin]) > _bounds(key, orig, chunks)[fin]
     assert not over.any(), "%s: %d values outside the bound" % (key, over.sum())
+    if EXPECTED[key][0] == "lossless":
+        assert dec.tobytes() == orig.tobytes(), key
 
 
-@pytest.mark.parametrize("stem,dset", [("golden_v1", "/f32_abs"), ("golden_v2", "/f32_be_abs")])
+@pytest.mark.parametrize("stem,dset", [("golden_v1", "/f32_abs"), ("golden_v2", "/f32_be_abs"),
+                                       ("golden_v3", "/f32_abs_ratio")])
 def test_golden_h5dump_and_inspect(stem, dset):
     path = GOLDEN / (stem + ".h5")
     p = lib.run_tool("h5dump", "-d", dset, "-c", "2,4", path)
