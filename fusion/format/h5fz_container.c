@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "h5fz_ops.h"
+#include "h5fz_batch.h" /* h5fz_container_set_byte_order */
 #include "h5fz_container.h"
 #include "h5fz_modes.h"
 #include "h5fz_side.h"
