@@ -437,8 +437,8 @@ static void mode_options(verify_option_table *t)
     snprintf(t->names[n], sizeof t->names[n], "%s", m.name);
     for (char *c = t->names[n]; *c; c++)
       if (*c == '_') *c = '-';
-    t->options[n] = (struct option){t->names[n], m.takes_bound ? required_argument : no_argument, NULL,
-                                    MODE_OPTION + (int)n};
+    t->options[n] =
+        (struct option){t->names[n], m.takes_bound ? required_argument : no_argument, NULL, MODE_OPTION + (int)n};
     len += (size_t)snprintf(t->list + len, sizeof t->list - len, "%s--%s", n ? ", " : "", t->names[n]);
   }
   memcpy(t->options + n, fixed, sizeof fixed);

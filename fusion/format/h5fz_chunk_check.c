@@ -94,7 +94,8 @@ int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dat
  * chunk never fails this; a looser one can pass when r' is much larger). */
 int h5fz_rel_check_decoded(const h5fz_header *h, const h5fz_spec *want, const void *values)
 {
-  const h5fz_mode_row *dataset = want ? h5fz_mode_lookup((unsigned)want->mode) : NULL, *have = h5fz_mode_lookup(h->mode);
+  const h5fz_mode_row *dataset = want ? h5fz_mode_lookup((unsigned)want->mode) : NULL,
+                      *have = h5fz_mode_lookup(h->mode);
   if (!dataset || dataset->resolve != H5FZ_RESOLVE_CHUNK_RANGE || (h->flags & H5FZ_FLAG_STORED_RAW) || !have ||
       have->promise != H5FZ_PROMISE_ABSOLUTE)
     return H5FZ_OK;

@@ -36,8 +36,8 @@ static const h5fz_mode_row modes[] = {
      H5FZ_BOUND_POSITIVE, H5FZ_RESOLVE_CHUNK_RANGE, H5FZ_PROMISE_ABSOLUTE, absolute_error},
     {H5FZ_MODE_PW_REL, "pw_rel", "PW_REL", "|x - x'| <= bound x |x|, 0 < bound < 1; signs and zeros exact",
      H5FZ_QMODE_PW_REL, H5FZ_BOUND_FRACTION, H5FZ_RESOLVE_FIXED, H5FZ_PROMISE_POINTWISE, pointwise_error},
-    {H5FZ_MODE_LOSSLESS, "lossless", "lossless", "bit-exact", H5FZ_QMODE_LOSSLESS, H5FZ_BOUND_NONE,
-     H5FZ_RESOLVE_FIXED, H5FZ_PROMISE_EXACT, exact_error},
+    {H5FZ_MODE_LOSSLESS, "lossless", "lossless", "bit-exact", H5FZ_QMODE_LOSSLESS, H5FZ_BOUND_NONE, H5FZ_RESOLVE_FIXED,
+     H5FZ_PROMISE_EXACT, exact_error},
 };
 #define N_MODES (sizeof modes / sizeof modes[0])
 
@@ -97,8 +97,7 @@ int h5fz_mode_header_bound_ok(const h5fz_mode_row *m, double abs_bound)
   }
 }
 
-int h5fz_mode_chunk_keeps(const h5fz_mode_row *have, double have_bound, const h5fz_mode_row *want,
-                          double want_bound)
+int h5fz_mode_chunk_keeps(const h5fz_mode_row *have, double have_bound, const h5fz_mode_row *want, double want_bound)
 {
   if (have && have->promise == H5FZ_PROMISE_EXACT) return 1;
   if (!have || !want || want->promise == H5FZ_PROMISE_EXACT || have->promise != want->promise) return 0;

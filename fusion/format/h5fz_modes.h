@@ -40,13 +40,13 @@ typedef enum {
 } h5fz_promise;
 
 typedef struct {
-  h5fz_mode mode;      /* the number in cd_values and in every chunk header */
-  const char *name;    /* the spec's key (abs=1e-3) or, for H5FZ_BOUND_NONE, its word
+  h5fz_mode mode;           /* the number in cd_values and in every chunk header */
+  const char *name;         /* the spec's key (abs=1e-3) or, for H5FZ_BOUND_NONE, its word
                           (lossless); also the attribute value, the CLI's option
                           (with '-' for '_') and Python's keyword */
-  const char *label;   /* how messages name it ("ABS") */
+  const char *label;        /* how messages name it ("ABS") */
   const char *promise_text; /* the promise, for `h5fz ops` and docs */
-  int qmode;           /* the quantizer's mode (H5FZ_QMODE_*, device_ops/h5fz_ops.h); which
+  int qmode;                /* the quantizer's mode (H5FZ_QMODE_*, device_ops/h5fz_ops.h); which
                           fast forms take it follows from it (H5FZ_QMODE_FAST) */
   h5fz_bound_rule bound_rule;
   h5fz_bound_resolve resolve;
@@ -86,8 +86,7 @@ int h5fz_mode_header_bound_ok(const h5fz_mode_row *m, double abs_bound);
  * have_bound keeps the promise of a dataset of row want with spec bound
  * want_bound: an exact chunk always; otherwise the same kind of promise,
  * and, when want's bound is fixed, one no looser. */
-int h5fz_mode_chunk_keeps(const h5fz_mode_row *have, double have_bound, const h5fz_mode_row *want,
-                          double want_bound);
+int h5fz_mode_chunk_keeps(const h5fz_mode_row *have, double have_bound, const h5fz_mode_row *want, double want_bound);
 
 /* "abs=, rel=, pw_rel=, lossless": the spec's words for the modes, for
  * messages, into buf (len bytes, NUL-terminated, cut when too small). */

@@ -102,8 +102,8 @@ int h5fz_spec_validate(const h5fz_spec *s)
     size_t count, n = 0;
     const h5fz_mode_row *all = h5fz_mode_table(&count);
     for (size_t i = 0; i < count && n < sizeof known; i++)
-      n += (size_t)snprintf(known + n, sizeof known - n, "%s%u = %s", i ? ", " : "", (unsigned)all[i].mode,
-                            all[i].name);
+      n +=
+          (size_t)snprintf(known + n, sizeof known - n, "%s%u = %s", i ? ", " : "", (unsigned)all[i].mode, all[i].name);
     return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %u (%s)", (unsigned)s->mode, known);
   }
   int rc = h5fz_mode_check_bound(mode, s->bound);

@@ -132,7 +132,8 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
   const h5fz_spec *spec = e->spec;
   const h5fz_array_geom *g = e->g;
   size_t esize = e->esize, chunk_bytes = e->chunk_bytes;
-  TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, h5fz_mode_from_chunk_range((unsigned)spec->mode) ? 0.0 : spec->bound, &r->p0, &r->h0));
+  TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, h5fz_mode_from_chunk_range((unsigned)spec->mode) ? 0.0 : spec->bound,
+                              &r->p0, &r->h0));
   if (r->p0.n_subchunks == 0) return h5fz_fail(H5FZ_ERR_ARG, "empty chunks");
   TRY(h5fz_gpu_get_chain(gc, &r->p0, &r->c));
   if (ex) {

@@ -47,8 +47,8 @@ static void check_row(size_t i)
   h5fz_spec spec, back;
   CHECK(h5fz_spec_parse(text, &spec) == H5FZ_OK, "%s: '%s' parses: %s", m.name, text, h5fz_last_error());
   CHECK(spec.mode == m.mode && spec.bound == (m.takes_bound ? 0.01 : 0.0), "%s: mode and bound", m.name);
-  CHECK(h5fz_spec_format(&spec, canon, sizeof canon) == H5FZ_OK &&
-            !strncmp(canon, text, strcspn(text, " ")) && canon[strcspn(text, " ")] == ' ',
+  CHECK(h5fz_spec_format(&spec, canon, sizeof canon) == H5FZ_OK && !strncmp(canon, text, strcspn(text, " ")) &&
+            canon[strcspn(text, " ")] == ' ',
         "%s: canonical '%s' starts with the mode's word of '%s'", m.name, canon, text);
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
@@ -99,8 +99,7 @@ static void check_element_rules(size_t count)
     CHECK(h5fz_element_error(id, nan1, nan2) == 0.0, "%s: a NaN back as another NaN is no error", m.name);
     CHECK(h5fz_element_error(id, nan1, 1.0) == INFINITY, "%s: a NaN back as a number", m.name);
     CHECK(h5fz_element_error(id, INFINITY, INFINITY) == 0.0, "%s: an infinity back as itself", m.name);
-    CHECK(h5fz_element_error(id, INFINITY, -INFINITY) == INFINITY, "%s: an infinity back with the other sign",
-          m.name);
+    CHECK(h5fz_element_error(id, INFINITY, -INFINITY) == INFINITY, "%s: an infinity back with the other sign", m.name);
     CHECK(h5fz_element_error(id, -INFINITY, 1e300) == INFINITY, "%s: an infinity back as a number", m.name);
     CHECK(h5fz_element_error(id, 1.0, nan1) == INFINITY, "%s: a number back as a NaN", m.name);
     CHECK(h5fz_element_error(id, 1.0, INFINITY) == INFINITY, "%s: a number back as an infinity", m.name);
