@@ -18,11 +18,11 @@ import warnings as _warnings
 import h5py as _h5py
 
 from . import _clib, _hdf5
-from ._filter import FILTER_ID, Filter
+from ._filter import FILTER_ID, MODES, Filter
 from ._fast import read, write
 from ._options import Options
 
-__all__ = ["FILTER_ID", "PLUGIN_PATH", "Filter", "Options", "get_config", "read", "write", "__version__"]
+__all__ = ["FILTER_ID", "MODES", "PLUGIN_PATH", "Filter", "Options", "get_config", "read", "write", "__version__"]
 
 __version__ = _clib.LIB.h5fzpy_version().decode()
 PLUGIN_PATH = _hdf5.PLUGIN_PATH

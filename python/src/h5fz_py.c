@@ -75,6 +75,16 @@ int h5fzpy_spec_caution(const char *text, char *buf, size_t cap)
   return h5fz_spec_caution(&spec, buf, cap);
 }
 
+int h5fzpy_mode_at(size_t i, const char **name, int *takes_bound)
+{
+  h5fz_mode_info m;
+  if (!name || !takes_bound) return H5FZ_ERR_ARG;
+  if (h5fz_mode_at(i, &m) != H5FZ_OK) return H5FZ_ERR_ARG;
+  *name = m.name;
+  *takes_bound = m.takes_bound;
+  return H5FZ_OK;
+}
+
 int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size_t canon_cap, int *dtype)
 {
   g_error[0] = '\0';

@@ -45,6 +45,12 @@ H5FZPY_EXPORT int h5fzpy_spec_cd_values(const char *text, unsigned *cd, size_t c
  * h5fzpy_spec_cd_values's error to report). */
 H5FZPY_EXPORT int h5fzpy_spec_caution(const char *text, char *buf, size_t cap);
 
+/* Entry i (0-based) of the mode table (h5fz_mode_at): *name its name
+ * ("pw_rel", static), *takes_bound 1 when it takes a bound. H5FZ_OK, or
+ * H5FZ_ERR_ARG past the end (callers loop until it fails) or for NULL. The
+ * Python package's mode keywords come from here, not a list of its own. */
+H5FZPY_EXPORT int h5fzpy_mode_at(size_t i, const char **name, int *takes_bound);
+
 /* The canonical text of the spec that cd_values (n_cd words, e.g. a
  * dataset's, as set_local stored them) mean, into canon; *dtype (may be
  * NULL) receives its dataset part's element type (1 float32, 2 float64, 0
