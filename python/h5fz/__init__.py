@@ -10,14 +10,17 @@ that h5py uses, so h5py reads, writes, appends to and resizes h5fz datasets
 with no HDF5_PLUGIN_PATH. Filter(...) builds the filter arguments for h5py,
 h5netcdf and xarray; write()/read() move whole arrays (numpy or GPU) through
 the batched codec, many chunks per GPU launch. PLUGIN_PATH is the folder of
-the plugin for other HDF5 programs (HDF5_PLUGIN_PATH). docs/python.md.
+the plugin for other HDF5 programs (HDF5_PLUGIN_PATH). Where numcodecs and
+zarr 3 are installed, the import registers the codecs h5fz.numcodecs.H5fz
+and h5fz.zarr.H5fz (id "h5fz"; h5fz.kerchunk indexes h5fz HDF5 files for
+them). docs/python.md.
 """
 import json as _json
 import warnings as _warnings
 
 import h5py as _h5py
 
-from . import _clib, _hdf5
+from . import _clib, _hdf5, _registry
 from ._filter import FILTER_ID, Filter
 from ._fast import read, write
 
@@ -30,6 +33,8 @@ _binding = _hdf5.register(FILTER_ID)
 if not _binding.registered:
     _warnings.warn("h5fz: the filter could not be registered with h5py's HDF5 (%s); h5py cannot read or write "
                    "h5fz datasets in this process" % _binding.error, RuntimeWarning, stacklevel=2)
+
+_registry.register_codecs()  # numcodecs / zarr, where installed
 
 
 def get_config():
