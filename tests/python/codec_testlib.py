@@ -6,7 +6,12 @@ the codecs' bytes with.
 
 Those tests need zarr 3, numcodecs, dask[distributed], kerchunk and xarray
 from PyPI (pins: tests/python/codec_requirements.txt; .ci/run installs them
-in a venv) and skip, naming what is missing, without them."""
+in a venv) and skip, naming what is missing, without them.
+
+    python3 -m venv build/codec-venv
+    build/codec-venv/bin/pip install -r tests/python/codec_requirements.txt
+    cd tests/python && ../../build/codec-venv/bin/python -m pytest -q test_zarr_codec.py test_dask_zarr.py test_kerchunk.py
+"""
 import importlib.util
 import itertools
 import os
@@ -26,8 +31,12 @@ if str(PACKAGE_DIR) not in sys.path:
 
 def need(*modules):
     """Skip the calling module unless every module can be imported (the
-    reason names the missing ones and the requirements file)."""
+    reason names the missing ones and the requirements file); with
+    H5FZ_REQUIRE_CODECS=1 (.ci/run, where they are installed) fail
+    instead, so that CI cannot pass by skipping."""
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing and os.environ.get("H5FZ_REQUIRE_CODECS") == "1":
+        pytest.fail("H5FZ_REQUIRE_CODECS=1 but %s cannot be imported" % ", ".join(missing), pytrace=False)
     if missing:
         pytest.skip("needs %s (pip install -r tests/python/codec_requirements.txt; .ci/run does it in a venv)"
                     % ", ".join(missing), allow_module_level=True)
