@@ -10,7 +10,7 @@ in a venv) and skip, naming what is missing, without them.
 
     python3 -m venv build/codec-venv
     build/codec-venv/bin/pip install -r tests/python/codec_requirements.txt
-    cd tests/python && ../../build/codec-venv/bin/python -m pytest -q test_zarr_codec.py test_dask_zarr.py test_kerchunk.py
+    cd tests/python && ../../build/codec-venv/bin/python -m pytest -q test_zarr_codec.py test_dask_zarr.py test_kerchunk.py test_codec_docs.py
 """
 import importlib.util
 import itertools
