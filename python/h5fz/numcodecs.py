@@ -1,8 +1,9 @@
 """h5fz.numcodecs.H5fz: the h5fz codec for numcodecs (codec id "h5fz"), for
-Zarr v2 arrays (zarr 2, or zarr 3 with zarr_format=2), dask.array.to_zarr
-and kerchunk's references to HDF5 chunks. Needs numcodecs; `import h5fz`
-registers it when numcodecs is installed (and the package's
-"numcodecs.codecs" entry point finds it without the import).
+Zarr v2 arrays (zarr 3 with zarr_format=2), dask.array.to_zarr
+and kerchunk's references to HDF5 chunks. Needs numcodecs. This module
+registers it with numcodecs by id; `import h5fz` imports it as soon as
+numcodecs is imported (before or after), and the package's
+"numcodecs.codecs" entry point finds it without the import.
 
     import zarr, h5fz
     z = zarr.create_array(store, shape=a.shape, chunks=(16, 256, 256), dtype="f4", zarr_format=2,
@@ -15,6 +16,7 @@ shape), on the GPU when there is one, on the CPU otherwise. fill_value is
 the array's fill value (Zarr pads edge chunks with it; rel= leaves it out of
 each chunk's range; the HDF5 filter takes the dataset's): 0.0 by default,
 Zarr's and HDF5's default. docs/python.md, "Zarr, Dask and kerchunk"."""
+import numcodecs
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray, ndarray_copy
 
@@ -69,3 +71,6 @@ class H5fz(Codec):
 
     def __repr__(self):
         return "h5fz.numcodecs.H5fz(%r, fill_value=%r)" % (self.spec, self._fill)
+
+
+numcodecs.register_codec(H5fz)  # by id, for get_codec(config) (Zarr v2 metadata, kerchunk references)

@@ -10,14 +10,16 @@ lossless=True, chain=, subchunk=). Each chunk is coded exactly as the HDF5
 filter codes a chunk of the array's chunk shape, type and fill value (Zarr
 hands the codec the chunk's spec), on the GPU when there is one, on the CPU
 otherwise. It takes the values as the serializer wrote them, which must be
-zarr's "bytes" codec little-endian (zarr's default). `import h5fz`
-registers it with zarr when zarr is installed (and the package's
-"zarr.codecs" entry point finds it without the import). docs/python.md,
+zarr's "bytes" codec little-endian (zarr's default). This module
+registers it with zarr by name; `import h5fz` imports it as soon as zarr is
+imported (before or after), and the package's "zarr.codecs" entry point
+finds it without the import. docs/python.md,
 "Zarr, Dask and kerchunk"."""
 import asyncio
 from dataclasses import dataclass
 
 import numpy as np
+import zarr.registry
 from zarr.abc.codec import BytesBytesCodec
 from zarr.core.common import parse_named_configuration
 
@@ -100,3 +102,6 @@ class H5fz(BytesBytesCodec):
 
     def __repr__(self):
         return "h5fz.zarr.H5fz(%r)" % self.spec
+
+
+zarr.registry.register_codec(NAME, H5fz)  # by name, for arrays opened from their metadata

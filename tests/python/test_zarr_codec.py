@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import codec_testlib as ct
+import h5fz_testlib as lib
 
 ct.need("numcodecs", "zarr")
 
@@ -132,6 +133,24 @@ def test_zarr_reads_by_name_in_a_new_process(tmp_path):
     assert "v3.zarr h5fz.zarr" in out and "v2.zarr h5fz.numcodecs" in out, out
 
 
+def test_import_h5fz_imports_neither_and_registers_after_their_import():
+    """`import h5fz` loads neither numcodecs nor zarr (zarr 3's import is
+    slow); importing them afterwards registers the codecs, and so does
+    `import h5fz.zarr` before zarr."""
+    out = ct.run_python(
+        "import sys, h5fz\n"
+        "print('loaded', 'zarr' in sys.modules, 'numcodecs' in sys.modules)\n"
+        "import numcodecs, zarr, zarr.registry\n"
+        "print('numcodecs', type(numcodecs.get_codec({'id': 'h5fz', 'abs': 1e-3})).__module__)\n"
+        "print('zarr', zarr.registry.get_codec_class('h5fz').__module__)\n")
+    assert "loaded False False" in out and "numcodecs h5fz.numcodecs" in out and "zarr h5fz.zarr" in out, out
+    out = ct.run_python(
+        "import h5fz.zarr, zarr.registry, numcodecs\n"
+        "print('zarr', zarr.registry.get_codec_class('h5fz') is h5fz.zarr.H5fz)\n"
+        "print('numcodecs', type(numcodecs.get_codec({'id': 'h5fz'})).__name__)\n")
+    assert "zarr True" in out and "numcodecs H5fz" in out, out
+
+
 def test_import_h5fz_without_numcodecs_or_zarr():
     """Neither is a dependency: with both unimportable, `import h5fz` works
     and h5py's side too; h5fz.zarr names what it needs."""
@@ -190,3 +209,17 @@ def test_refusals():
         h5fz.numcodecs.H5fz(abs=1e-2).decode(bytes(container))
     with pytest.raises(ValueError, match="fill value"):
         h5fz.numcodecs.H5fz(rel=1e-3, fill_value=None).encode(a)
+
+
+def test_pyproject_entry_points_name_the_codecs():
+    """The entry points a pip-installed h5fz declares (found by numcodecs
+    and zarr without `import h5fz`) name these classes under their ids."""
+    import importlib
+    import tomllib
+    project = tomllib.loads((lib.REPO / "pyproject.toml").read_text())["project"]
+    groups = project["entry-points"]
+    for group, cls, codec_name in (("numcodecs.codecs", h5fz.numcodecs.H5fz, h5fz.numcodecs.H5fz.codec_id),
+                                   ("zarr.codecs", h5fz.zarr.H5fz, h5fz.zarr.NAME)):
+        module, _, attr = groups[group][codec_name].partition(":")
+        assert getattr(importlib.import_module(module), attr) is cls, group
+    assert "zarr" in project["optional-dependencies"]
