@@ -16,11 +16,12 @@ imported (before or after), and the package's "zarr.codecs" entry point
 finds it without the import. docs/python.md,
 "Zarr, Dask and kerchunk"."""
 import asyncio
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import zarr.registry
-from zarr.abc.codec import BytesBytesCodec
+from zarr.abc.codec import ArrayBytesCodec, BytesBytesCodec
 from zarr.core.common import parse_named_configuration
 
 from ._codec import KEYWORDS, ChunkCodec
@@ -36,6 +37,31 @@ def _float_dtype(dtype):
     if native.kind != "f" or native.itemsize not in (4, 8):
         raise TypeError("h5fz.zarr.H5fz compresses float32 or float64 arrays, not %s" % native)
     return native.newbyteorder("<")
+
+
+def _check_place(codec, frame):
+    """zarr hands a compressor bytes only, so the codec must come right
+    after a serializer that writes the values as little-endian floats:
+    zarr's "bytes" codec, little-endian. A big-endian one, another
+    serializer, or a compressor before h5fz would have it code bytes that
+    are not those values, and lose them. The codec list is the caller's
+    (zarr 3.1 validates each codec from ArrayV3Metadata._validate_metadata
+    and BatchedCodecPipeline.validate, whose `self` holds the list); where
+    it cannot be found nothing is checked (docs/python.md)."""
+    owner = frame.f_locals.get("self") if frame is not None else None
+    try:
+        codecs = list(getattr(owner, "codecs", owner))
+    except TypeError:
+        return
+    place = next((i for i, c in enumerate(codecs) if c is codec or c == codec), None)
+    if not place:
+        return
+    before = codecs[place - 1]
+    endian = getattr(getattr(before, "endian", None), "value", None)
+    if not isinstance(before, ArrayBytesCodec) or type(before).__name__ != "BytesCodec" or endian != "little":
+        raise ValueError("h5fz.zarr.H5fz must be the first compressor, after zarr's little-endian \"bytes\" "
+                         "serializer (the default); here it follows %r, so it would code bytes that are not the "
+                         "array's values" % (before,))
 
 
 @dataclass(frozen=True)
@@ -75,6 +101,7 @@ class H5fz(BytesBytesCodec):
 
     def validate(self, *, shape, dtype, chunk_grid):
         _float_dtype(dtype)
+        _check_place(self, sys._getframe(1))
 
     def _encode_sync(self, chunk_bytes, chunk_spec):
         dtype = _float_dtype(chunk_spec.dtype)

@@ -79,6 +79,21 @@ def test_numcodecs_float64_nan_fill_equal_the_filter(tmp_path, dtype):
         ct.check_mode(block, codec.decode(container).reshape(chunks), "rel", 1e-3, chunks, fill=fill)
 
 
+def test_numcodecs_big_endian_equal_the_filter(tmp_path):
+    """A big-endian chunk is coded as the filter codes a big-endian dataset
+    (the container records the order) and decodes to big-endian values."""
+    a = _field().astype(">f4")
+    chunks = (25, 100, 100)
+    stored = _hdf5(tmp_path, a, chunks, {"abs": 1e-3})
+    codec = h5fz.numcodecs.H5fz(abs=1e-3)
+    for off, sl in ct.chunk_slices(a.shape, chunks):
+        container = codec.encode(a[sl])
+        assert container == stored[off], "chunk %s differs from the filter's" % (off,)
+        back = codec.decode(container)
+        assert back.dtype == np.dtype(">f4")
+        ct.check_mode(a[sl], back.reshape(chunks), "abs", 1e-3, chunks)
+
+
 @pytest.mark.parametrize("mode,bound,kw", MODES, ids=IDS)
 def test_zarr_v3_round_trip_and_filter_bytes(tmp_path, mode, bound, kw):
     """zarr.create_array(compressors=[h5fz.zarr.H5fz(...)]): every element
@@ -198,6 +213,12 @@ def test_refusals():
         zarr.create_array(zarr.storage.MemoryStore(), shape=(10,), dtype="i4", compressors=[h5fz.zarr.H5fz()])
     with pytest.raises(TypeError, match="float32 or float64"):
         h5fz.numcodecs.H5fz(abs=1e-3).encode(np.arange(10, dtype="i4"))
+    # bytes that are not the values as little-endian floats would be lost
+    for kw in ({"serializer": zarr.codecs.BytesCodec(endian="big")},
+               {"compressors": [zarr.codecs.Crc32cCodec(), h5fz.zarr.H5fz(abs=1e-3)]}):
+        kw.setdefault("compressors", [h5fz.zarr.H5fz(abs=1e-3)])
+        with pytest.raises(ValueError, match="first compressor"):
+            zarr.create_array(zarr.storage.MemoryStore(), shape=(100,), chunks=(50,), dtype="f4", **kw)
     with pytest.raises(ValueError, match="unknown"):
         numcodecs.get_codec({"id": "h5fz", "abs": 1e-3, "level": 5})
     a = _field()[:4]
