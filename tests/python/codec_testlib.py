@@ -29,20 +29,24 @@ if str(PACKAGE_DIR) not in sys.path:
     sys.path.insert(0, str(PACKAGE_DIR))
 
 
-def need(*modules):
-    """Skip the calling module unless every module can be imported (the
-    reason names the missing ones and the requirements file); with
-    H5FZ_REQUIRE_CODECS=1 (.ci/run, where they are installed) fail
-    instead, so that CI cannot pass by skipping."""
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing and os.environ.get("H5FZ_REQUIRE_CODECS") == "1":
-        pytest.fail("H5FZ_REQUIRE_CODECS=1 but %s cannot be imported" % ", ".join(missing), pytrace=False)
-    if missing:
-        pytest.skip("needs %s (pip install -r tests/python/codec_requirements.txt; .ci/run does it in a venv)"
-                    % ", ".join(missing), allow_module_level=True)
+def missing(*modules):
+    """None when every module can be imported and the build has the Python
+    package; else the reason to skip, naming what is missing and how to
+    install it. With H5FZ_REQUIRE_CODECS=1 (.ci/run, where they are
+    installed) a missing module fails the run instead, so that CI cannot
+    pass by skipping. Test modules skip each test with it
+    (pytestmark = pytest.mark.skipif), not the module: a module skipped
+    whole makes pytest exit 5, which CTest reads as a failure."""
+    absent = [m for m in modules if importlib.util.find_spec(m) is None]
+    if absent and os.environ.get("H5FZ_REQUIRE_CODECS") == "1":
+        raise RuntimeError("H5FZ_REQUIRE_CODECS=1 but %s cannot be imported" % ", ".join(absent))
+    if absent:
+        return ("needs %s (pip install -r tests/python/codec_requirements.txt; .ci/run does it in a venv)"
+                % ", ".join(absent))
     if not (PACKAGE_DIR / "h5fz" / "libh5fz_py.so").is_file():
-        pytest.skip("the build has no Python package in %s (cmake --build build --target h5fz_py h5fz_py_files)"
-                    % PACKAGE_DIR, allow_module_level=True)
+        return ("the build has no Python package in %s (cmake --build build --target h5fz_py h5fz_py_files)"
+                % PACKAGE_DIR)
+    return None
 
 
 def chunk_slices(shape, chunks):

@@ -7,19 +7,21 @@ import os
 import sys
 
 import numpy as np
+import pytest
 
 import codec_testlib as ct
 
-ct.need("dask", "distributed", "numcodecs", "zarr")
+MISSING = ct.missing("dask", "distributed", "numcodecs", "zarr")
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+if MISSING is None:
+    import dask.array as da
+    import h5py
+    import zarr
+    from distributed import Client, LocalCluster
+    import h5fz
+    import h5fz.numcodecs
+    import h5fz.zarr
 
-import dask.array as da  # noqa: E402
-import h5py  # noqa: E402
-import zarr  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
-
-import h5fz  # noqa: E402
-import h5fz.numcodecs  # noqa: E402
-import h5fz.zarr  # noqa: E402
 
 CHUNKS = (10, 50, 50)
 WORKERS = 2

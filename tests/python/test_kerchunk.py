@@ -12,15 +12,16 @@ import pytest
 
 import codec_testlib as ct
 
-ct.need("kerchunk", "xarray", "numcodecs", "zarr", "fsspec")
+MISSING = ct.missing("kerchunk", "xarray", "numcodecs", "zarr", "fsspec")
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+if MISSING is None:
+    import h5py
+    import xarray as xr
+    from kerchunk.hdf import Hdf5FeatureNotSupported
+    from kerchunk.hdf import SingleHdf5ToZarr as PlainSingleHdf5ToZarr
+    import h5fz
+    import h5fz.kerchunk
 
-import h5py  # noqa: E402
-import xarray as xr  # noqa: E402
-from kerchunk.hdf import Hdf5FeatureNotSupported  # noqa: E402
-from kerchunk.hdf import SingleHdf5ToZarr as PlainSingleHdf5ToZarr  # noqa: E402
-
-import h5fz  # noqa: E402
-import h5fz.kerchunk  # noqa: E402
 
 CHUNKS = (10, 64, 100)  # edge chunks along the second dim
 

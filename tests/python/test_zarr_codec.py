@@ -13,15 +13,16 @@ import pytest
 import codec_testlib as ct
 import h5fz_testlib as lib
 
-ct.need("numcodecs", "zarr")
+MISSING = ct.missing("numcodecs", "zarr")
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+if MISSING is None:
+    import h5py
+    import numcodecs
+    import zarr
+    import h5fz
+    import h5fz.numcodecs
+    import h5fz.zarr
 
-import h5py  # noqa: E402
-import numcodecs  # noqa: E402
-import zarr  # noqa: E402
-
-import h5fz  # noqa: E402
-import h5fz.numcodecs  # noqa: E402
-import h5fz.zarr  # noqa: E402
 
 MODES = [("abs", 1e-3, {"abs": 1e-3}), ("rel", 1e-3, {"rel": 1e-3}), ("pw_rel", 1e-3, {"pw_rel": 1e-3}),
          ("lossless", 0.0, {"lossless": True}),
