@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import zarr.registry
-from zarr.abc.codec import ArrayBytesCodec, BytesBytesCodec
+from zarr.abc.codec import BytesBytesCodec
+from zarr.codecs import BytesCodec
 from zarr.core.common import parse_named_configuration
 
 from ._codec import KEYWORDS, ChunkCodec
@@ -53,12 +54,13 @@ def _check_place(codec, frame):
         codecs = list(getattr(owner, "codecs", owner))
     except TypeError:
         return
-    place = next((i for i, c in enumerate(codecs) if c is codec or c == codec), None)
-    if not place:
+    place = next((i for i, c in enumerate(codecs) if c is codec), None)
+    if place is None:  # an evolved copy: equal, not the same object
+        place = next((i for i, c in enumerate(codecs) if c == codec), None)
+    if not place:  # not in this list, or first (no serializer: zarr refuses that itself)
         return
     before = codecs[place - 1]
-    endian = getattr(getattr(before, "endian", None), "value", None)
-    if not isinstance(before, ArrayBytesCodec) or type(before).__name__ != "BytesCodec" or endian != "little":
+    if not isinstance(before, BytesCodec) or getattr(before.endian, "value", None) != "little":
         raise ValueError("h5fz.zarr.H5fz must be the first compressor, after zarr's little-endian \"bytes\" "
                          "serializer (the default); here it follows %r, so it would code bytes that are not the "
                          "array's values" % (before,))

@@ -114,6 +114,16 @@ def test_zarr_v3_round_trip_and_filter_bytes(tmp_path, mode, bound, kw):
         assert (store / key).read_bytes() == stored[off], "zarr chunk %s is not the filter's" % key
 
 
+def test_zarr_v3_sharded(tmp_path):
+    """Inside shards (the codec among the sharding codec's inner codecs)."""
+    a = _field()
+    z = zarr.create_array(tmp_path / "sharded.zarr", shape=a.shape, chunks=(10, 50, 50), shards=(50, 100, 100),
+                          dtype="f4", compressors=[h5fz.zarr.H5fz(pw_rel=1e-3)])
+    z[:] = a
+    assert z.metadata.to_dict()["codecs"][0]["name"] == "sharding_indexed"
+    ct.check_mode(a, zarr.open_array(tmp_path / "sharded.zarr", mode="r")[:], "pw_rel", 1e-3, (10, 50, 50))
+
+
 def test_zarr_v2_format_with_the_numcodecs_codec(tmp_path):
     """zarr 3 writing a Zarr v2 array (zarr_format=2) through the numcodecs
     codec; order="F" chunks come back in their order."""
