@@ -88,6 +88,18 @@ def _load():
     lib.h5fzpy_encode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_encode.argtypes
     lib.h5fzpy_decode_with.restype = ctypes.c_int
     lib.h5fzpy_decode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_decode.argtypes
+    lib.h5fzpy_chunk_encode.restype = ctypes.c_int
+    lib.h5fzpy_chunk_encode.argtypes = [
+        ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_uint32,
+        ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    lib.h5fzpy_chunk_decode.restype = ctypes.c_int
+    lib.h5fzpy_chunk_decode.argtypes = [
+        ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_int)]
+    lib.h5fzpy_free.restype = None
+    lib.h5fzpy_free.argtypes = [ctypes.c_void_p]
     lib.h5fzpy_config_json.restype = ctypes.c_int
     lib.h5fzpy_config_json.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     return lib
