@@ -119,14 +119,14 @@ int h5fz_attr_tables_write(hid_t dset, const h5fz_attr_tables *t)
 {
   const h5fz_dataset_info *di = t->di;
   char text[512];
-  static const char *const modes[] = {"abs", "rel", "pw_rel", "lossless"};
   h5fz_spec stored = di->spec;
   stored.big_endian = di->big_endian; /* as the pipeline's cd_values say */
   h5fz_spec_format(&stored, text, sizeof text);
   double ratio = t->rep.stored_bytes ? (double)t->rep.input_bytes / (double)t->rep.stored_bytes : 0.0;
   uint64_t omitted = t->rep.n_outliers;
+  const char *mode = h5fz_mode_name((unsigned)di->spec.mode); /* a validated spec's: never NULL */
   int bad = put_string(dset, "h5fz_version", h5fz_version()) || put_string(dset, "h5fz_spec", text) ||
-            put_string(dset, "h5fz_mode", modes[di->spec.mode & 3]) ||
+            put_string(dset, "h5fz_mode", mode ? mode : "unknown") ||
             put_attr(dset, "h5fz_bound", H5T_NATIVE_DOUBLE, SCALAR, &di->spec.bound) ||
             put_string(dset, "h5fz_kernel_class", t->rep.kernel_class) ||
             put_string(dset, "h5fz_plan_digest", t->rep.plan_digest) ||

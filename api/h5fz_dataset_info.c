@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5fz_container.h"
+#include "h5fz_batch.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_error.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "h5fz_container.h"
+#include "h5fz_batch.h"
 #include "h5fz_error.h"
 #include "h5fz_hdf5_reason.h"
 #include "h5fz_mpi_parts.h"

@@ -15,11 +15,12 @@
 
 static const char *const cmd = "verify";
 
-static void help(FILE *out)
+static void help(FILE *out, const char *modes)
 {
   fprintf(out,
-          "usage: h5fz verify ORIG.h5 COMPRESSED.h5 (--abs B | --rel R | --pw-rel E | --lossless)\n"
-          "                   [options]\n"
+          "usage: h5fz verify ORIG.h5 COMPRESSED.h5 BOUND [options]\n"
+          "\n"
+          "BOUND is exactly one of: %s (the modes of h5fz's specs).\n"
           "\n"
           "Read every floating-point dataset of ORIG.h5 (recursively, or those named\n"
           "by --dataset) and the dataset of the same path in COMPRESSED.h5 (decoded\n"
@@ -51,7 +52,7 @@ static void help(FILE *out)
           "Exit status: 0 all checks passed, 1 a bound is broken, a NaN/Inf differs or\n"
           "the required filter is missing or skipped chunks, 2 usage or read error.\n"
           "Options may come before or after the file names.\n",
-          H5FZ_FILTER_ID);
+          modes, H5FZ_FILTER_ID);
 }
 
 typedef struct {
@@ -220,9 +221,13 @@ static void finite_range(const double *a, hsize_t n, dataset_report *r)
   }
 }
 
-/* Errors over the elements finite in the original; a finite value decoded
- * as NaN or Inf counts as an infinite error. */
-static void compare(const double *a, const double *b, hsize_t n, dataset_report *r)
+/* Errors over the elements finite in the original, in the units of mode's
+ * bound (h5fz_element_error: the one element check, which `h5fz compress`
+ * makes too); a finite value decoded as NaN or Inf counts as an infinite
+ * error. NaN and Inf are counted apart (nan_match, inf_match), by the same
+ * rule: a NaN comes back as a NaN, an infinity as itself. The PSNR is of the
+ * absolute errors in every mode. */
+static void compare(const double *a, const double *b, hsize_t n, unsigned mode, dataset_report *r)
 {
   /* errors are summed in units of the larger magnitude of the range's
    * ends, so that neither their squares nor the range overflow (float64
@@ -236,9 +241,9 @@ static void compare(const double *a, const double *b, hsize_t n, dataset_report 
     if (isnan(a[i]) != isnan(b[i])) r->nan_match = 0;
     if ((isinf(a[i]) || isinf(b[i])) && !(isnan(a[i]) || isnan(b[i])) && a[i] != b[i]) r->inf_match = 0;
     if (isfinite(a[i])) {
-      double e = fabs(a[i] - b[i]);
+      double e = fabs(a[i] - b[i]), m = h5fz_element_error(mode, a[i], b[i]);
       if (isnan(e)) e = INFINITY;
-      if (e > r->max_err) r->max_err = e;
+      if (!(m <= r->max_err)) r->max_err = m; /* a NaN (unknown mode) sticks */
       sq += (e / scale) * (e / scale);
     }
   }
@@ -249,28 +254,10 @@ static void compare(const double *a, const double *b, hsize_t n, dataset_report 
 }
 
 typedef struct {
-  double abs_bound, rel_bound;
-  int use_rel, require_filter, json;
-  int pw_rel, lossless; /* --pw-rel (bound in rel_bound), --lossless */
+  h5fz_mode_info mode; /* the bound's mode (one option per row of the mode table) */
+  double bound;        /* its bound (0 when the mode takes none) */
+  int require_filter, json;
 } verify_options;
-
-/* PW_REL: the largest |x - x'| / |x| over finite x != 0 (inf when a sign
- * flips), and zeros must come back as the same zero. LOSSLESS: 0, or inf
- * when any value's bits differ. */
-static double pointwise_error(const double *a, const double *b, hsize_t n, int lossless)
-{
-  double worst = 0.0;
-  for (hsize_t i = 0; i < n; i++) {
-    if (lossless || a[i] == 0) {
-      if (memcmp(&a[i], &b[i], sizeof a[i]) != 0 && !(isnan(a[i]) && isnan(b[i]) && !lossless)) return INFINITY;
-    } else if (isfinite(a[i])) {
-      double e = fabs(a[i] - b[i]) / fabs(a[i]);
-      if (isnan(e) || signbit(a[i]) != signbit(b[i])) return INFINITY;
-      if (e > worst) worst = e;
-    }
-  }
-  return worst;
-}
 
 static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, dataset_report *r)
 {
@@ -293,12 +280,9 @@ static void check_dataset(hid_t orig, hid_t comp, const verify_options *o, datas
   } else {
     r->n = n_a;
     finite_range(a, n_a, r);
-    r->bound = o->use_rel ? o->rel_bound * (r->n_finite ? r->max - r->min : 0.0) : o->abs_bound;
-    compare(a, b, n_a, r);
-    if (o->pw_rel || o->lossless) {
-      r->bound = o->pw_rel ? o->rel_bound : 0.0;
-      r->max_err = pointwise_error(a, b, n_a, o->lossless);
-    }
+    /* a bound relative to the range: the whole original dataset's here */
+    r->bound = o->mode.range_relative ? o->bound * (r->n_finite ? r->max - r->min : 0.0) : o->bound;
+    compare(a, b, n_a, (unsigned)o->mode.mode, r);
     describe_compressed(comp, r->name, r);
   }
   free(a);
@@ -429,70 +413,101 @@ static void free_lists(h5fz_cli_names *names, h5fz_cli_names *skipped)
   h5fz_cli_names_free(skipped);
 }
 
+/* One option per row of the mode table: its name with '-' for '_'
+ * (--pw-rel), taking a bound when the mode takes one. */
+#define MAX_MODE_OPTIONS 16
+#define MODE_OPTION 256 /* getopt's value of mode option i: MODE_OPTION + i */
+typedef struct {
+  struct option options[MAX_MODE_OPTIONS + 5];
+  char names[MAX_MODE_OPTIONS][32];
+  char list[MAX_MODE_OPTIONS * 34]; /* "--abs, --rel, ...", for messages */
+} verify_option_table;
+
+static void mode_options(verify_option_table *t)
+{
+  static const struct option fixed[] = {{"dataset", required_argument, NULL, 'd'},
+                                        {"require-filter", no_argument, NULL, 'f'},
+                                        {"json", no_argument, NULL, 'j'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  h5fz_mode_info m;
+  size_t n = 0, len = 0;
+  t->list[0] = '\0';
+  for (; n < MAX_MODE_OPTIONS && h5fz_mode_at(n, &m) == H5FZ_OK; n++) {
+    snprintf(t->names[n], sizeof t->names[n], "%s", m.name);
+    for (char *c = t->names[n]; *c; c++)
+      if (*c == '_') *c = '-';
+    t->options[n] =
+        (struct option){t->names[n], m.takes_bound ? required_argument : no_argument, NULL, MODE_OPTION + (int)n};
+    len += (size_t)snprintf(t->list + len, sizeof t->list - len, "%s--%s", n ? ", " : "", t->names[n]);
+  }
+  memcpy(t->options + n, fixed, sizeof fixed);
+}
+
+/* The bound of mode option i (optarg: its value, or NULL) into *o: a bound
+ * its mode takes (h5fz_spec_validate's rule) or 0, which checks that every
+ * value comes back exactly. -1 with the message printed when it is not. */
+static int take_mode_option(int i, const char *optarg, const verify_option_table *t, verify_options *o)
+{
+  h5fz_spec spec;
+  h5fz_mode_at((size_t)i, &o->mode);
+  o->bound = 0.0;
+  if (!o->mode.takes_bound) return 0;
+  if (h5fz_cli_parse_double(optarg, &o->bound) < 0) {
+    h5fz_cli_error(cmd, "bad --%s '%s' (a finite number)", t->names[i], optarg);
+    return -1;
+  }
+  h5fz_spec_default(&spec);
+  spec.mode = o->mode.mode;
+  spec.bound = o->bound;
+  if (o->bound != 0 && h5fz_spec_validate(&spec) != H5FZ_OK) {
+    h5fz_cli_error(cmd, "bad --%s '%s': %s", t->names[i], optarg, h5fz_last_error());
+    return -1;
+  }
+  return 0;
+}
+
 int h5fz_cmd_verify(int argc, char **argv)
 {
-  static const struct option options[] = {{"abs", required_argument, NULL, 'a'},
-                                          {"rel", required_argument, NULL, 'r'},
-                                          {"pw-rel", required_argument, NULL, 'p'},
-                                          {"lossless", no_argument, NULL, 'l'},
-                                          {"dataset", required_argument, NULL, 'd'},
-                                          {"require-filter", no_argument, NULL, 'f'},
-                                          {"json", no_argument, NULL, 'j'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-  verify_options o = {0.0, 0.0, 0, 0, 0, 0, 0};
-  int have_abs = 0, have_rel = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
+  verify_option_table t;
+  verify_options o;
+  int bounds = 0, c, rc = H5FZ_CLI_OK, read_error = 0;
   h5fz_cli_names names = {NULL, 0, 0}, skipped = {NULL, 0, 0};
   hid_t fa, fb;
 
+  memset(&o, 0, sizeof o);
+  mode_options(&t);
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", t.options, NULL)) != -1) {
     switch (c) {
-    case 'a':
-      if (h5fz_cli_parse_double(optarg, &o.abs_bound) < 0 || o.abs_bound < 0) {
-        h5fz_cli_error(cmd, "bad --abs '%s' (a finite number >= 0)", optarg);
-        goto usage;
-      }
-      have_abs++;
-      break;
-    case 'r':
-      if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || o.rel_bound < 0) {
-        h5fz_cli_error(cmd, "bad --rel '%s' (a finite number >= 0)", optarg);
-        goto usage;
-      }
-      have_rel++;
-      break;
-    case 'p':
-      if (h5fz_cli_parse_double(optarg, &o.rel_bound) < 0 || !(o.rel_bound > 0 && o.rel_bound < 1)) {
-        h5fz_cli_error(cmd, "bad --pw-rel '%s' (a number in (0, 1))", optarg);
-        goto usage;
-      }
-      o.pw_rel++;
-      break;
-    case 'l': o.lossless++; break;
     case 'd':
       if (h5fz_cli_names_add(&names, optarg) < 0) goto usage;
       break;
     case 'f': o.require_filter = 1; break;
     case 'j': o.json = 1; break;
     case 'h':
-      help(stdout);
+      help(stdout, t.list);
       free_lists(&names, &skipped);
       return H5FZ_CLI_OK;
-    default: h5fz_cli_bad_option(cmd, c, argv); goto usage;
+    default:
+      if (c >= MODE_OPTION && c < MODE_OPTION + MAX_MODE_OPTIONS) {
+        if (take_mode_option(c - MODE_OPTION, optarg, &t, &o) < 0) goto usage;
+        bounds++;
+        break;
+      }
+      h5fz_cli_bad_option(cmd, c, argv);
+      goto usage;
     }
   }
-  const int bounds = have_abs + have_rel + o.pw_rel + o.lossless;
   if (bounds > 1) { /* a second --abs would otherwise silently replace the first */
-    h5fz_cli_error(cmd, "give the bound once: exactly one of --abs, --rel, --pw-rel, --lossless (got %d)", bounds);
+    h5fz_cli_error(cmd, "give the bound once: exactly one of %s (got %d)", t.list, bounds);
     goto usage;
   }
   if (argc - optind != 2 || bounds != 1) {
-    h5fz_cli_error(cmd, "need ORIG.h5, COMPRESSED.h5 and exactly one of --abs, --rel, --pw-rel, --lossless");
+    h5fz_cli_error(cmd, "need ORIG.h5, COMPRESSED.h5 and exactly one of %s", t.list);
     goto usage;
   }
-  o.use_rel = have_rel;
   h5fz_cli_quiet_hdf5();
   if (open_pair(argv[optind], argv[optind + 1], &fa, &fb) < 0) {
     free_lists(&names, &skipped);

@@ -11,11 +11,19 @@
 #include "h5fz_detmath.h"
 #include "h5fz_dev.h"
 
-/* Quantizer modes (the values of h5fz_mode). */
+/* Quantizer modes: the device-visible part of the mode table
+ * (fusion/format/h5fz_modes.c names each error-bound mode's quantizer
+ * mode; the numbers are those of h5fz_mode, which the chunk header stores). */
 #define H5FZ_QMODE_ABS 0      /* linear bins of 2 eb */
 #define H5FZ_QMODE_REL 1      /* linear, eb resolved per chunk */
 #define H5FZ_QMODE_PW_REL 2   /* bins of log2|x|: |x - x'| <= eb |x| */
 #define H5FZ_QMODE_LOSSLESS 3 /* order-preserving integer image of the bits */
+
+/* The quantizer modes the fast forms take: the CPU's h5fz_fast_quant_*
+ * (op_quant_cpu.c) and the GPU's warp-fused kernels, all written for the
+ * linear bins. Any other mode runs the reference (op_quant.h) on the CPU
+ * and the generic kernel on the GPU. */
+#define H5FZ_QMODE_FAST(mode) ((mode) == H5FZ_QMODE_ABS || (mode) == H5FZ_QMODE_REL)
 
 /* Parameters of the quantizer, computed once per chunk on the host so that
  * every executor uses the same bits. */

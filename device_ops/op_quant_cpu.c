@@ -118,7 +118,7 @@ static uint32_t quant_encode_32_scalar(const float *in, uint32_t m, uint32_t m_p
 uint32_t h5fz_fast_quant_encode_32(const float *in, uint32_t m, uint32_t m_pad, const h5fz_quant_params *p,
                                    uint32_t *out, uint32_t *out_pos, uint32_t *out_val)
 {
-  if (p->mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+  if (!H5FZ_QMODE_FAST(p->mode)) /* PW_REL, LOSSLESS: the reference map */
     return h5fz_quant_encode_32(&one_thread, in, m, m_pad, p, out, out_pos, out_val);
 #ifdef H5FZ_QUANT_AVX2
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -146,7 +146,7 @@ H5FZ_CLONES
 uint32_t h5fz_fast_quant_encode_64(const double *in, uint32_t m, uint32_t m_pad, const h5fz_quant_params *p,
                                    uint64_t *out, uint32_t *out_pos, uint64_t *out_val)
 {
-  if (p->mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+  if (!H5FZ_QMODE_FAST(p->mode)) /* PW_REL, LOSSLESS: the reference map */
     return h5fz_quant_encode_64(&one_thread, in, m, m_pad, p, out, out_pos, out_val);
   QUANT_ENCODE_BODY(double, uint64_t, int64_t, 4503599627370496LL, 0x8000000000000000ull, h5fz_quant_one_64, BIN_64)
 }
@@ -158,7 +158,7 @@ uint32_t h5fz_fast_quant_encode_64(const double *in, uint32_t m, uint32_t m_pad,
 #define QUANT_DECODE(W, FLOAT, WORD, SWORD)                                                                            \
   H5FZ_CLONES void h5fz_fast_quant_decode_##W(const WORD *in, uint32_t n, const h5fz_quant_params *p, FLOAT *out)      \
   {                                                                                                                    \
-    if (p->mode > H5FZ_QMODE_REL) {                                                                                    \
+    if (!H5FZ_QMODE_FAST(p->mode)) {                                                                                   \
       h5fz_quant_decode_##W(&one_thread, in, n, p, out);                                                               \
       return;                                                                                                          \
     }                                                                                                                  \

@@ -4,6 +4,7 @@
  */
 #include "h5fz_filter_core.h"
 #include "h5fz_error.h"
+#include "h5fz_settings.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -69,11 +70,13 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     snprintf(msg, msg_len, "h5fz: chunk rank %u out of range 1..%d", (unsigned)rank, H5FZ_MAX_RANK);
     return H5FZ_ERR_ARG;
   }
-  if (spec.mode == H5FZ_MODE_REL && !padding_known) {
+  h5fz_mode_info mode;
+  if (h5fz_mode_get((unsigned)spec.mode, &mode) == H5FZ_OK && mode.range_relative && !padding_known) {
     snprintf(msg, msg_len,
-             "h5fz: a rel= bound needs a defined fill value: edge chunks are padded with it and the "
+             "h5fz: a %s= bound needs a defined fill value: edge chunks are padded with it and the "
              "range of each chunk leaves it out; this dataset has no fill value or fill time NEVER "
-             "(use abs=, or H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET))");
+             "(use abs=, or H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET))",
+             mode.name);
     return H5FZ_ERR_SPEC;
   }
   spec.dtype = dtype;

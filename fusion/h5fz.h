@@ -102,7 +102,8 @@ int h5fz_spec_default(h5fz_spec *spec);
 int h5fz_spec_parse(const char *text, h5fz_spec *spec);
 
 /* Write the canonical text form of *spec into buf (buf_len bytes, NUL
- * terminated). Returns H5FZ_OK or H5FZ_ERR_ARG if buf is too small. */
+ * terminated). Returns H5FZ_OK or H5FZ_ERR_ARG if buf is too small or the
+ * mode is unknown. */
 int h5fz_spec_format(const h5fz_spec *spec, char *buf, size_t buf_len);
 
 /* Check that the chain type-checks (one map first, transforms whose input
@@ -277,6 +278,46 @@ const char *h5fz_op_name(unsigned id);
  * "coder") and a one-line summary. Returns H5FZ_OK, or H5FZ_ERR_ARG when i
  * is past the end (so callers loop until it fails). Pointers are static. */
 int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, const char **summary);
+
+/* ---- the error-bound modes (the mode table, docs/modes.md) ------------------ */
+
+/* One error-bound mode, as the mode table describes it. */
+typedef struct {
+  h5fz_mode mode;      /* its number (cd_values, chunk headers) */
+  const char *name;    /* "abs": the spec's key (abs=1e-3), or its whole word when
+                          takes_bound is 0 (lossless); the h5fz_mode attribute's value,
+                          the CLI's option (--pw-rel: '-' for '_') and Python's keyword */
+  int takes_bound;     /* 0: no bound (bound 0) */
+  int range_relative;  /* 1: the bound is a fraction of each chunk's finite value range
+                          (fill values left out: a dataset needs a defined fill value),
+                          and a whole-dataset check scales it by the dataset's range */
+  int fast_forms;      /* 1: the CPU's fast quantizer and the GPU's warp-fused kernels
+                          take it; 0: the reference quantizer and the generic kernel */
+  const char *promise; /* one line: what it promises ("|x - x'| <= bound") */
+} h5fz_mode_info;
+
+/* Entry i (0-based) of the mode table into *info (its strings are static).
+ * Returns H5FZ_OK, or H5FZ_ERR_ARG when i is past the end (so callers loop
+ * until it fails) or info is NULL. */
+int h5fz_mode_at(size_t i, h5fz_mode_info *info);
+
+/* The entry of mode number `mode` into *info: H5FZ_OK, or H5FZ_ERR_ARG for
+ * a number no mode has (or a NULL info). */
+int h5fz_mode_get(unsigned mode, h5fz_mode_info *info);
+
+/* Name of a mode ("pw_rel"), or NULL if the number is unknown. */
+const char *h5fz_mode_name(unsigned mode);
+
+/* The error of one element, decoded, against its original orig, in the
+ * units of mode's bound: ABS and REL |orig - decoded| (compare with the
+ * absolute bound: REL's bound x the range), PW_REL |orig - decoded| /
+ * |orig| with signs kept and zeros exact, LOSSLESS 0 when the bits are
+ * equal. INFINITY when a rule with no tolerance is broken; the rules of
+ * every mode: a NaN must come back as a NaN (its payload is not compared),
+ * an infinity as itself, a finite value as a finite one. NaN when mode is
+ * unknown (it fails every `e <= bound`). The one check of the CLI's
+ * `verify` and `compress`; cheap enough per element. */
+double h5fz_element_error(unsigned mode, double orig, double decoded);
 
 /* Library version string, e.g. "0.1.0". */
 const char *h5fz_version(void);

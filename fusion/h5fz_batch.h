@@ -98,6 +98,14 @@ int h5fz_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const voi
 int h5fz_array_decode(const h5fz_array_geom *g, h5fz_dtype dtype, const h5fz_spec *dataset, double fill,
                       h5fz_chunk_source source, void *ctx, void *data, int on_device, h5fz_array_exec *ex);
 
+/* Set the byte order a valid container records (flag bit 1 and the version
+ * byte, 2 for big-endian, 1 for little-endian) and its checksum again, in
+ * place; the body (little-endian values) is unchanged. For writers that
+ * code values in native order for a dataset of the other byte order (the
+ * dataset API). Returns H5FZ_OK or the status of h5fz_container_open
+ * (fusion/format/h5fz_container.c). */
+int h5fz_container_set_byte_order(uint8_t *buf, size_t len, int big_endian);
+
 #ifdef __cplusplus
 }
 #endif

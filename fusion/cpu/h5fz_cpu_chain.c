@@ -100,7 +100,7 @@ static uint32_t quant_map(const h5fz_chunk_plan *p, const void *values, uint32_t
                           uint32_t *out_pos, void *out_val)
 {
   int wide = p->esize == 8;
-  if (p->quant.mode > H5FZ_QMODE_REL) /* PW_REL, LOSSLESS: the reference map */
+  if (!H5FZ_QMODE_FAST(p->quant.mode)) /* PW_REL, LOSSLESS: the reference map */
     return wide ? h5fz_quant_encode_64(&one_thread, values, m, m_pad, &p->quant, words, out_pos, out_val)
                 : h5fz_quant_encode_32(&one_thread, values, m, m_pad, &p->quant, words, out_pos, out_val);
   return wide ? h5fz_fast_quant_encode_64(values, m, m_pad, &p->quant, words, out_pos, out_val)
@@ -168,7 +168,7 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
     memcpy(values, cur, (size_t)m * p->esize);
     return H5FZ_OK;
   }
-  if (p->quant.mode > H5FZ_QMODE_REL) {
+  if (!H5FZ_QMODE_FAST(p->quant.mode)) {
     if (wide)
       h5fz_quant_decode_64(&one_thread, (const uint64_t *)cur, m, &p->quant, values);
     else

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "h5fz_chunk_check.h"
+#include "h5fz_modes.h"
 #include "h5fz_rel_bound.h"
 
 const char *h5fz_dtype_name(unsigned dtype)
@@ -36,37 +37,26 @@ static int check_shape(uint32_t have_rank, const uint32_t *have_dims, uint32_t w
                    shape_text(have_rank, have_dims, a, sizeof a), shape_text(want_rank, want_dims, b, sizeof b));
 }
 
-static const char *mode_name(unsigned mode)
-{
-  static const char *const names[] = {"ABS", "REL", "PW_REL", "lossless"};
-  return mode < 4 ? names[mode] : "unknown";
-}
+static const char *mode_label(const h5fz_mode_row *m) { return m ? m->label : "unknown"; }
 
 /* A chunk keeps the dataset's promise when it is exact (stored raw,
  * lossless) or was coded for a bound at least as tight in a mode that makes
- * the same kind of promise: under an ABS bound, ABS and REL chunks whose
- * absolute bound is no looser; under PW_REL, PW_REL chunks with no looser
- * relative bound; under REL, ABS and REL chunks (the bound relative to the
- * chunk's original range cannot be checked from the decoded values alone);
- * a lossless dataset takes only exact chunks. */
+ * the same kind of promise (the mode table's rule, h5fz_mode_chunk_keeps):
+ * under an ABS bound, ABS and REL chunks whose absolute bound is no looser;
+ * under PW_REL, PW_REL chunks with no looser relative bound; under REL, ABS
+ * and REL chunks (the bound relative to the chunk's original range cannot
+ * be checked from the decoded values alone); a lossless dataset takes only
+ * exact chunks. */
 static int check_bound(unsigned have_mode, double have_bound, int stored_raw, const h5fz_spec *want)
 {
-  if (stored_raw || have_mode == H5FZ_MODE_LOSSLESS) return H5FZ_OK;
-  int ok;
-  switch (want->mode) {
-  case H5FZ_MODE_ABS:
-    ok = (have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL) && have_bound <= want->bound;
-    break;
-  case H5FZ_MODE_PW_REL: ok = have_mode == H5FZ_MODE_PW_REL && have_bound <= want->bound; break;
-  case H5FZ_MODE_REL: ok = have_mode == H5FZ_MODE_ABS || have_mode == H5FZ_MODE_REL; break;
-  default: ok = 0; break;
-  }
-  if (ok) return H5FZ_OK;
+  const h5fz_mode_row *have = h5fz_mode_lookup(have_mode), *dataset = h5fz_mode_lookup((unsigned)want->mode);
+  if (stored_raw || h5fz_mode_chunk_keeps(have, have_bound, dataset, want->bound)) return H5FZ_OK;
+  /* a bound resolved from a range is recorded as an absolute one */
+  int absolute = have && have->resolve == H5FZ_RESOLVE_CHUNK_RANGE;
   return h5fz_fail(H5FZ_ERR_CORRUPT,
                    "the chunk was coded %s with %sbound %.9g, looser than or unlike the dataset's "
                    "%s %.9g: it would not keep the dataset's error bound",
-                   mode_name(have_mode), have_mode == H5FZ_MODE_REL ? "absolute " : "", have_bound,
-                   mode_name(want->mode), want->bound);
+                   mode_label(have), absolute ? "absolute " : "", have_bound, mode_label(dataset), want->bound);
 }
 
 /* A chunk decodes to its recorded byte order; HDF5 reads those bytes as
@@ -104,8 +94,10 @@ int h5fz_chunk_info_check_spec(const h5fz_chunk_info *info, const h5fz_spec *dat
  * chunk never fails this; a looser one can pass when r' is much larger). */
 int h5fz_rel_check_decoded(const h5fz_header *h, const h5fz_spec *want, const void *values)
 {
-  if (!want || want->mode != H5FZ_MODE_REL || (h->flags & H5FZ_FLAG_STORED_RAW) ||
-      (h->mode != H5FZ_MODE_ABS && h->mode != H5FZ_MODE_REL))
+  const h5fz_mode_row *dataset = want ? h5fz_mode_lookup((unsigned)want->mode) : NULL,
+                      *have = h5fz_mode_lookup(h->mode);
+  if (!dataset || dataset->resolve != H5FZ_RESOLVE_CHUNK_RANGE || (h->flags & H5FZ_FLAG_STORED_RAW) || !have ||
+      have->promise != H5FZ_PROMISE_ABSOLUTE)
     return H5FZ_OK;
   h5fz_spec s = *want;
   s.dtype = (h5fz_dtype)h->dtype;
@@ -118,7 +110,7 @@ int h5fz_rel_check_decoded(const h5fz_header *h, const h5fz_spec *want, const vo
   double decoded = hi >= lo ? hi - lo : 0.0, limit = want->bound * (decoded + 2.0 * eb);
   if (!(eb > limit * (1.0 + 1e-9))) return H5FZ_OK;
   return h5fz_fail(H5FZ_ERR_CORRUPT,
-                   "the chunk was coded %s with absolute bound %.9g, more than the dataset's REL "
+                   "the chunk was coded %s with absolute bound %.9g, more than the dataset's %s "
                    "%.9g of its values' range (%.9g decoded) allows: it would not keep the dataset's error bound",
-                   mode_name(h->mode), eb, want->bound, decoded);
+                   have->label, eb, dataset->label, want->bound, decoded);
 }

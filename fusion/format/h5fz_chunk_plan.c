@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "h5fz_chunk_plan.h"
+#include "h5fz_modes.h"
 #include "h5fz_rel_bound.h"
 
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p, h5fz_header *h)
 {
   double eb = spec && isfinite(spec->bound) ? spec->bound : 0.0;
-  if (spec && spec->mode == H5FZ_MODE_REL && h5fz_dtype_size(spec->dtype)) {
+  if (spec && h5fz_mode_from_chunk_range((unsigned)spec->mode) && h5fz_dtype_size(spec->dtype)) {
     double lo, hi;
     h5fz_rel_range(spec, in, in_bytes / h5fz_dtype_size(spec->dtype), &lo, &hi);
     eb = h5fz_rel_abs_bound(spec->bound, lo, hi, spec->dtype);
@@ -47,7 +48,7 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   p->n_ops = spec->n_ops;
   memcpy(p->ops, spec->ops, H5FZ_MAX_OPS);
   if (!isfinite(eb)) eb = 0.0;
-  p->quant = h5fz_quant_params_make((int)spec->mode, eb, h5fz_fill_bits(spec));
+  p->quant = h5fz_quant_params_make(h5fz_mode_lookup((unsigned)spec->mode)->qmode, eb, h5fz_fill_bits(spec));
   p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
   /* lorenzo_nd: the executor chooses the predictor up to this dimension */
   p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
@@ -82,7 +83,8 @@ void h5fz_chunk_plan_from_header(const h5fz_header *h, h5fz_chunk_plan *p)
   p->n_subchunks = h->n_subchunks;
   p->n_ops = h->n_ops;
   memcpy(p->ops, h->ops, H5FZ_MAX_OPS);
-  p->quant = h5fz_quant_params_make((int)h->mode, h->abs_bound, 0); /* fill bits: the encoder's */
+  /* the header's mode was checked (h5fz_container_open); fill bits: the encoder's */
+  p->quant = h5fz_quant_params_make(h5fz_mode_lookup(h->mode)->qmode, h->abs_bound, 0);
   p->row = h->rank >= 2 ? h->dims[h->rank - 1] : 0;
   p->lnd = h5fz_lnd_geom_make(h->rank, h->dims, h->n_elements, h->predictor);
 }

@@ -5,7 +5,9 @@
 #include <zlib.h>
 
 #include "h5fz_ops.h"
+#include "h5fz_batch.h" /* h5fz_container_set_byte_order */
 #include "h5fz_container.h"
+#include "h5fz_modes.h"
 #include "h5fz_side.h"
 
 static const uint8_t magic[4] = {'H', '5', 'F', 'Z'};
@@ -87,9 +89,9 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header sizes disagree (%llu bytes, %llu elements)",
                      (unsigned long long)h->input_bytes, (unsigned long long)h->n_elements);
   if (h->flags & H5FZ_FLAG_STORED_RAW) return H5FZ_OK;
-  if (h->mode > H5FZ_MODE_LOSSLESS) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header mode %u unknown", h->mode);
-  if (!(h->abs_bound >= 0) || !isfinite(h->abs_bound) || (h->mode == H5FZ_MODE_PW_REL && !(h->abs_bound < 1)) ||
-      (h->mode == H5FZ_MODE_LOSSLESS && h->abs_bound != 0))
+  const h5fz_mode_row *mode = h5fz_mode_lookup(h->mode);
+  if (!mode) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header mode %u unknown", h->mode);
+  if (!h5fz_mode_header_bound_ok(mode, h->abs_bound))
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header error bound %g does not fit mode %u", h->abs_bound, h->mode);
   uint32_t se = h->subchunk_elems;
   if (se == 0 || se % 64u || se * esize > H5FZ_MAX_SUBCHUNK_BYTES)

@@ -75,12 +75,7 @@ int h5fz_size_table_check(const h5fz_header *h, const uint8_t *body, size_t body
  * buf: little-endian <-> big-endian. */
 void h5fz_swap_elements(void *buf, uint64_t n, size_t esize);
 
-/* Set the byte order a valid container records (flag bit 1 and the version
- * byte, 2 for big-endian, 1 for little-endian) and its checksum again, in
- * place; the body (little-endian values) is unchanged. For writers that
- * code values in native order for a dataset of the other byte order (the
- * dataset API). Returns H5FZ_OK or the status of h5fz_container_open. */
-int h5fz_container_set_byte_order(uint8_t *buf, size_t len, int big_endian);
+/* h5fz_container_set_byte_order: in h5fz_batch.h, for the dataset API. */
 
 /* CRC-32 (zlib) of buf[0..len). */
 uint32_t h5fz_checksum(const uint8_t *buf, size_t len);

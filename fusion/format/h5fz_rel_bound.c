@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "h5fz_rel_bound.h"
+#include "h5fz_modes.h"
 
 /* Min and max of the finite values of in[0..n) that are not `skip` and
  * not within `near` of it (near < 0: only skip itself; skip NaN: none). */
@@ -59,7 +60,7 @@ void h5fz_rel_range(const h5fz_spec *spec, const void *in, uint64_t n, double *l
   int skip = spec->has_fill;
   range_without(spec->dtype, in, n, skip, spec->fill, -1.0, lo_out, hi_out);
   double fill = spec->dtype == H5FZ_DTYPE_F32 ? (double)(float)spec->fill : spec->fill;
-  if (skip && isfinite(fill) && fill != 0.0 && *lo_out <= *hi_out && spec->mode == H5FZ_MODE_REL) {
+  if (skip && isfinite(fill) && fill != 0.0 && *lo_out <= *hi_out && h5fz_mode_from_chunk_range((unsigned)spec->mode)) {
     double near = spec->bound * (*hi_out - *lo_out);
     /* leaving values out moves lo or hi only when one of them is left out:
      * the second pass runs for chunks whose extreme is near the fill */

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "h5fz_internal.h"
+#include "h5fz_modes.h"
 
 #define DEFAULT_REL_BOUND 1e-4
-#define MAX_BOUND 1e300 /* 2 * bound must stay finite */
 
 size_t h5fz_dtype_size(h5fz_dtype dtype) { return dtype == H5FZ_DTYPE_F32 ? 4u : dtype == H5FZ_DTYPE_F64 ? 8u : 0u; }
 
@@ -83,32 +83,31 @@ uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec)
 int h5fz_spec_caution(const h5fz_spec *s, char *buf, size_t len)
 {
   if (buf && len) buf[0] = '\0';
-  if (!s || s->mode != H5FZ_MODE_REL || !(s->bound > 1)) return 0;
+  const h5fz_mode_row *mode = s ? h5fz_mode_lookup((unsigned)s->mode) : NULL;
+  if (!mode || mode->resolve != H5FZ_RESOLVE_CHUNK_RANGE || !(s->bound > 1)) return 0;
   if (buf && len)
     snprintf(buf, len,
-             "rel=%g allows errors of up to %g %% of each chunk's value range, so any value may come back "
-             "as any other value of its chunk (did you mean rel=%g, i.e. %g %%?)",
-             s->bound, s->bound * 100, s->bound / 100, s->bound);
+             "%s=%g allows errors of up to %g %% of each chunk's value range, so any value may come back "
+             "as any other value of its chunk (did you mean %s=%g, i.e. %g %%?)",
+             mode->name, s->bound, s->bound * 100, mode->name, s->bound / 100, s->bound);
   return 1;
 }
 
 int h5fz_spec_validate(const h5fz_spec *s)
 {
   if (!s) return h5fz_fail(H5FZ_ERR_ARG, "NULL spec");
-  if ((unsigned)s->mode > H5FZ_MODE_LOSSLESS)
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %u (0 = abs, 1 = rel, 2 = pw_rel, 3 = lossless)",
-                     (unsigned)s->mode);
-  if (s->mode == H5FZ_MODE_LOSSLESS) {
-    if (s->bound != 0) return h5fz_fail(H5FZ_ERR_SPEC, "lossless mode takes bound 0, not %g", s->bound);
-  } else if (s->mode == H5FZ_MODE_PW_REL) {
-    if (!(s->bound > 0) || !(s->bound < 1))
-      return h5fz_fail(H5FZ_ERR_SPEC, "pointwise relative bound %g must be in (0, 1)", s->bound);
-  } else if (!(s->bound > 0) || !(s->bound <= MAX_BOUND)) {
-    return h5fz_fail(H5FZ_ERR_SPEC,
-                     "error bound %g is not a finite number in (0, 1e300] "
-                     "(for bit-exact storage use the lossless mode)",
-                     s->bound);
+  const h5fz_mode_row *mode = h5fz_mode_lookup((unsigned)s->mode);
+  if (!mode) {
+    char known[160];
+    size_t count, n = 0;
+    const h5fz_mode_row *all = h5fz_mode_table(&count);
+    for (size_t i = 0; i < count && n < sizeof known; i++)
+      n +=
+          (size_t)snprintf(known + n, sizeof known - n, "%s%u = %s", i ? ", " : "", (unsigned)all[i].mode, all[i].name);
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown error-bound mode %u (%s)", (unsigned)s->mode, known);
   }
+  int rc = h5fz_mode_check_bound(mode, s->bound);
+  if (rc) return rc;
   if (s->subchunk_bytes < H5FZ_MIN_SUBCHUNK_BYTES || s->subchunk_bytes > H5FZ_MAX_SUBCHUNK_BYTES ||
       s->subchunk_bytes % H5FZ_MIN_SUBCHUNK_BYTES)
     return h5fz_fail(H5FZ_ERR_SPEC, "sub-chunk size %u bytes must be a multiple of %u in [%u, %u]", s->subchunk_bytes,
@@ -212,7 +211,8 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
   }
   if (n > p) {
     s->mode = (h5fz_mode)cd[p++];
-    if (s->mode == H5FZ_MODE_LOSSLESS) s->bound = 0.0; /* unless bound words follow */
+    const h5fz_mode_row *mode = h5fz_mode_lookup((unsigned)s->mode);
+    if (mode && mode->bound_rule == H5FZ_BOUND_NONE) s->bound = 0.0; /* unless bound words follow */
   }
   if (n == p + 1)
     return h5fz_fail(H5FZ_ERR_SPEC,
@@ -221,7 +221,8 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
     s->bound = get_double(cd + p);
     /* lossless takes bound 0; -0.0 is read as +0.0, the one bound the text
      * form and the chunk header (abs_bound) can carry for it */
-    if (s->mode == H5FZ_MODE_LOSSLESS && s->bound == 0) s->bound = 0.0;
+    const h5fz_mode_row *mode = h5fz_mode_lookup((unsigned)s->mode);
+    if (mode && mode->bound_rule == H5FZ_BOUND_NONE && s->bound == 0) s->bound = 0.0;
     p += 2;
   }
   if (n > p) {
@@ -294,6 +295,23 @@ static int parse_dims(const char *val, h5fz_spec *s)
   return H5FZ_OK;
 }
 
+/* tok gives a mode after one was given already (s->mode): tok is its word
+ * (lossless) or key=value (abs=1e-3). */
+static int bound_given_twice(const char *tok, const h5fz_spec *s)
+{
+  const h5fz_mode_row *had = h5fz_mode_lookup((unsigned)s->mode);
+  const h5fz_mode_row *now = h5fz_mode_by_name(tok);
+  char keys[160];
+  h5fz_mode_keys_text(keys, sizeof keys);
+  if (had && had->bound_rule == H5FZ_BOUND_NONE) {
+    if (now == had) return h5fz_fail(H5FZ_ERR_SPEC, "'%s': given twice", tok);
+    return h5fz_fail(H5FZ_ERR_SPEC, "'%s': %s was given already (no error at all): give one of %s", tok, had->name,
+                     keys);
+  }
+  if (!now) return h5fz_fail(H5FZ_ERR_SPEC, "'%s': the error bound is given twice", tok);
+  return h5fz_fail(H5FZ_ERR_SPEC, "'%s': an error bound is given already: give one of %s", tok, keys);
+}
+
 /* What parse_token has seen besides the spec itself. */
 typedef struct {
   int have_bound;
@@ -313,15 +331,11 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
     key[kl] = '\0';
     const char *val = eq + 1;
     double v = 0.0;
-    if (!strcmp(key, "abs") || !strcmp(key, "rel") || !strcmp(key, "pw_rel")) {
-      if (*have_bound)
-        return h5fz_fail(H5FZ_ERR_SPEC, "'%s': %s", tok,
-                         s->mode == H5FZ_MODE_LOSSLESS
-                             ? "lossless was given already (no error at all): give one of lossless, abs=, "
-                               "rel=, pw_rel="
-                             : "the error bound is given twice");
+    const h5fz_mode_row *mode = h5fz_mode_by_name(key);
+    if (mode && mode->bound_rule != H5FZ_BOUND_NONE) {
+      if (*have_bound) return bound_given_twice(tok, s);
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
-      s->mode = key[0] == 'a' ? H5FZ_MODE_ABS : key[0] == 'p' ? H5FZ_MODE_PW_REL : H5FZ_MODE_REL;
+      s->mode = mode->mode;
       s->bound = v;
       *have_bound = 1;
       return H5FZ_OK;
@@ -359,17 +373,15 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
       s->fill = v;
       return H5FZ_OK;
     }
-    return h5fz_fail(
-        H5FZ_ERR_SPEC,
-        "unknown setting '%s' (known: abs=, rel=, pw_rel=, lossless, subchunk=, dtype=, dims=, fill=, order=)", tok);
+    char keys[160];
+    h5fz_mode_keys_text(keys, sizeof keys);
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: %s, subchunk=, dtype=, dims=, fill=, order=)", tok,
+                     keys);
   }
-  if (!strcmp(tok, "lossless")) {
-    if (*have_bound)
-      return h5fz_fail(H5FZ_ERR_SPEC, "'lossless': %s",
-                       s->mode == H5FZ_MODE_LOSSLESS
-                           ? "given twice"
-                           : "an error bound is given already: give one of lossless, abs=, rel=, pw_rel=");
-    s->mode = H5FZ_MODE_LOSSLESS;
+  const h5fz_mode_row *word = h5fz_mode_by_name(tok);
+  if (word && word->bound_rule == H5FZ_BOUND_NONE) {
+    if (*have_bound) return bound_given_twice(tok, s);
+    s->mode = word->mode;
     s->bound = 0.0;
     *have_bound = 1;
     return H5FZ_OK;
@@ -444,12 +456,12 @@ static void format_double(double v, char *buf, size_t len)
 int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
 {
   if (!s || !buf || !buf_len) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_format: NULL argument");
-  static const char *const mode_names[] = {"abs", "rel", "pw_rel", "lossless"};
+  const h5fz_mode_row *mode = h5fz_mode_lookup((unsigned)s->mode);
+  if (!mode) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_format: unknown error-bound mode %u", (unsigned)s->mode);
   char num[40];
   format_double(s->bound, num, sizeof num);
-  size_t n = s->mode == H5FZ_MODE_LOSSLESS
-                 ? (size_t)snprintf(buf, buf_len, "lossless")
-                 : (size_t)snprintf(buf, buf_len, "%s=%s", mode_names[(unsigned)s->mode <= 2 ? s->mode : 0], num);
+  size_t n = mode->bound_rule == H5FZ_BOUND_NONE ? (size_t)snprintf(buf, buf_len, "%s", mode->name)
+                                                 : (size_t)snprintf(buf, buf_len, "%s=%s", mode->name, num);
   for (uint32_t i = 0; i < s->n_ops && n < buf_len; i++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     n += (size_t)snprintf(buf + n, buf_len - n, " %s", op ? op->name : "?");

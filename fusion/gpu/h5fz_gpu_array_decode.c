@@ -17,6 +17,7 @@
 #include "h5fz_gpu_batch_util.h"
 #include "h5fz_gpu_context.h"
 #include "h5fz_gpu_launch.h"
+#include "h5fz_modes.h"
 #include "h5fz_parallel.h"
 #include "h5fz_rel_bound.h"
 #include "h5fz_side.h"
@@ -64,7 +65,7 @@ static int parse_one(void *ctx, uint64_t j)
   const h5fz_chunk_plan *p = d->p0;
   int same = !rc && !(h.flags & H5FZ_FLAG_STORED_RAW) && h.input_bytes == d->chunk_bytes && h.dtype == p->dtype &&
              h.subchunk_elems == p->subchunk_elems && h.n_ops == p->n_ops && !memcmp(h.ops, p->ops, p->n_ops) &&
-             (h.rank >= 2 ? h.dims[h.rank - 1] : 0u) == p->row && h.mode == (uint8_t)p->quant.mode &&
+             (h.rank >= 2 ? h.dims[h.rank - 1] : 0u) == p->row && h5fz_mode_lookup(h.mode)->qmode == p->quant.mode &&
              h.n_elements * d->esize == h.input_bytes;
   if (same && h5fz_plan_has_lnd(p)) { /* lorenzo_nd: the batch's geometry; the predictor may differ by chunk */
     h5fz_lnd_geom gh = h5fz_lnd_geom_make(h.rank, h.dims, h.n_elements, h.predictor);

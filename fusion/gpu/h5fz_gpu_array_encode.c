@@ -19,6 +19,7 @@
 #include "h5fz_gpu_batch_util.h"
 #include "h5fz_gpu_context.h"
 #include "h5fz_gpu_launch.h"
+#include "h5fz_modes.h"
 #include "h5fz_parallel.h"
 #include "h5fz_rel_bound.h"
 #include "h5fz_side.h"
@@ -131,7 +132,8 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
   const h5fz_spec *spec = e->spec;
   const h5fz_array_geom *g = e->g;
   size_t esize = e->esize, chunk_bytes = e->chunk_bytes;
-  TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, spec->mode == H5FZ_MODE_REL ? 0.0 : spec->bound, &r->p0, &r->h0));
+  TRY(h5fz_chunk_plan_make_eb(spec, chunk_bytes, h5fz_mode_from_chunk_range((unsigned)spec->mode) ? 0.0 : spec->bound,
+                              &r->p0, &r->h0));
   if (r->p0.n_subchunks == 0) return h5fz_fail(H5FZ_ERR_ARG, "empty chunks");
   TRY(h5fz_gpu_get_chain(gc, &r->p0, &r->c));
   if (ex) {
@@ -231,7 +233,7 @@ static int encode_bounds(encode_run *r, uint64_t count, CUdeviceptr *q)
   int rc = H5FZ_OK;
   const h5fz_spec *spec = r->e.spec;
   *q = 0;
-  if (spec->mode == H5FZ_MODE_REL) {
+  if (h5fz_mode_from_chunk_range((unsigned)spec->mode)) {
     int w = spec->dtype == H5FZ_DTYPE_F64, has_fill = spec->has_fill;
     unsigned long long cn = r->chunk_n;
     float f32 = (float)spec->fill;

@@ -34,7 +34,7 @@ int h5fz_gpu_sync_stream(h5fz_gpu_context *gc, const char *what)
  * kernel fn (present only for the chains it serves; linear modes only). */
 static uint32_t use_warp_fused(const h5fz_gpu_context *gc, CUfunction fn, int mode)
 {
-  return fn && (mode == H5FZ_QMODE_ABS || mode == H5FZ_QMODE_REL) && warp_fused_allowed(gc) ? 1u : 0u;
+  return fn && H5FZ_QMODE_FAST(mode) && warp_fused_allowed(gc) ? 1u : 0u;
 }
 
 /* What the fused kernels take from the plan, held here so that the

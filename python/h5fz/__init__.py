@@ -10,19 +10,24 @@ that h5py uses, so h5py reads, writes, appends to and resizes h5fz datasets
 with no HDF5_PLUGIN_PATH. Filter(...) builds the filter arguments for h5py,
 h5netcdf and xarray; write()/read() move whole arrays (numpy or GPU) through
 the batched codec, many chunks per GPU launch. PLUGIN_PATH is the folder of
-the plugin for other HDF5 programs (HDF5_PLUGIN_PATH). docs/python.md.
+the plugin for other HDF5 programs (HDF5_PLUGIN_PATH). The import also
+registers the codecs h5fz.numcodecs.H5fz and h5fz.zarr.H5fz (id "h5fz";
+h5fz.kerchunk indexes h5fz HDF5 files for them) with numcodecs and zarr 3
+when those are imported, before or after, without importing them itself.
+docs/python.md.
 """
+import importlib as _importlib
 import json as _json
 import warnings as _warnings
 
 import h5py as _h5py
 
-from . import _clib, _hdf5
-from ._filter import FILTER_ID, Filter
+from . import _clib, _hdf5, _registry
+from ._filter import FILTER_ID, MODES, Filter
 from ._fast import read, write
 from ._options import Options
 
-__all__ = ["FILTER_ID", "PLUGIN_PATH", "Filter", "Options", "get_config", "read", "write", "__version__"]
+__all__ = ["FILTER_ID", "MODES", "PLUGIN_PATH", "Filter", "Options", "get_config", "read", "write", "__version__"]
 
 __version__ = _clib.LIB.h5fzpy_version().decode()
 PLUGIN_PATH = _hdf5.PLUGIN_PATH
@@ -31,6 +36,16 @@ _binding = _hdf5.register(FILTER_ID)
 if not _binding.registered:
     _warnings.warn("h5fz: the filter could not be registered with h5py's HDF5 (%s); h5py cannot read or write "
                    "h5fz datasets in this process" % _binding.error, RuntimeWarning, stacklevel=2)
+
+_registry.register_codecs()  # numcodecs / zarr: now if imported, else after their import
+
+
+def __getattr__(name):
+    """h5fz.zarr, h5fz.numcodecs, h5fz.kerchunk after a plain `import h5fz`:
+    imported on first use (each needs its library, which h5fz does not)."""
+    if name in ("zarr", "numcodecs", "kerchunk"):
+        return _importlib.import_module("." + name, __name__)
+    raise AttributeError("module 'h5fz' has no attribute %r" % name)
 
 
 def get_config():

@@ -70,6 +70,8 @@ def _load():
         ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)]
     lib.h5fzpy_spec_caution.restype = ctypes.c_int
     lib.h5fzpy_spec_caution.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+    lib.h5fzpy_mode_at.restype = ctypes.c_int
+    lib.h5fzpy_mode_at.argtypes = [ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int)]
     lib.h5fzpy_describe_cd_values.restype = ctypes.c_int
     lib.h5fzpy_describe_cd_values.argtypes = [
         ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
@@ -86,6 +88,18 @@ def _load():
     lib.h5fzpy_encode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_encode.argtypes
     lib.h5fzpy_decode_with.restype = ctypes.c_int
     lib.h5fzpy_decode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_decode.argtypes
+    lib.h5fzpy_chunk_encode.restype = ctypes.c_int
+    lib.h5fzpy_chunk_encode.argtypes = [
+        ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_uint32,
+        ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_double, ctypes.c_void_p, ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+    lib.h5fzpy_chunk_decode.restype = ctypes.c_int
+    lib.h5fzpy_chunk_decode.argtypes = [
+        ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_int)]
+    lib.h5fzpy_free.restype = None
+    lib.h5fzpy_free.argtypes = [ctypes.c_void_p]
     lib.h5fzpy_config_json.restype = ctypes.c_int
     lib.h5fzpy_config_json.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     return lib
@@ -118,6 +132,16 @@ def spec_cd_values(text):
     if rc != 0:
         raise ValueError("h5fz: invalid spec %r: %s" % (text or "", last_error()))
     return canon.value.decode("utf-8"), tuple(cd[i] for i in range(n.value)), bool(has_fill.value)
+
+
+def modes():
+    """The error-bound modes of the C library's mode table, in order: a list
+    of (name, takes_bound), e.g. ("abs", True), ("lossless", False)."""
+    out = []
+    name, takes = ctypes.c_char_p(), ctypes.c_int(0)
+    while LIB.h5fzpy_mode_at(len(out), ctypes.byref(name), ctypes.byref(takes)) == 0:
+        out.append((name.value.decode("ascii"), bool(takes.value)))
+    return out
 
 
 def spec_caution(text):

@@ -8,10 +8,37 @@ from . import _clib
 FILTER_ID = _clib.LIB.h5fzpy_filter_id()
 
 
+MODES = _clib.modes()  # (name, takes_bound) of each error-bound mode: the C mode table's
+
+
 def _bound(name, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError("h5fz.Filter: %s= takes a number, not %r" % (name, value))
     return "%s=%r" % (name, float(value))  # repr round-trips the double exactly
+
+
+def _mode_words(bounds):
+    """The spec words of the mode keywords in bounds (a dict name -> value):
+    a bound, name=value, or a mode that takes none, name=True; None (and
+    False for a mode without a bound) means not given."""
+    known = dict(MODES)
+    words = []
+    for name, value in bounds.items():
+        if name not in known:
+            raise TypeError("h5fz.Filter: unknown keyword %s= (modes: %s; also chain=, subchunk=)"
+                            % (name, ", ".join(m + "=" for m, _ in MODES)))
+        if value is None:
+            continue
+        if known[name]:
+            words.append(_bound(name, value))
+        elif value not in (True, False):
+            raise TypeError("h5fz.Filter: %s= takes True or False" % name)
+        elif value:
+            words.append(name)
+    if len(words) > 1:
+        raise ValueError("h5fz.Filter: give one of %s (got %s)"
+                         % (", ".join(m + ("=" if b else "=True") for m, b in MODES), ", ".join(words)))
+    return words
 
 
 class Filter(Mapping):
@@ -21,12 +48,14 @@ class Filter(Mapping):
         f.create_dataset("t", data=a, chunks=(16, 256, 256), **h5fz.Filter(abs=1e-3))
         ds.to_netcdf(path, engine="h5netcdf", encoding={"t": h5fz.Filter(rel=1e-4)})
 
-    Give at most one bound: abs= (|x - x'| <= abs), rel= (<= rel x each
-    chunk's value range), pw_rel= (<= pw_rel x |x|), or lossless=True;
-    none means the defaults (rel=1e-4, as UD=32770,0,0). chain= names the
-    ops after the quantizer, as a string ("lorenzo_nd zigzag bitshuffle
-    rze") or a sequence of names; subchunk= the sub-chunk size in bytes. Or
-    pass a whole spec as text: Filter("abs=1e-3 delta zigzag bitpack").
+    Give at most one bound, as the keyword of its mode (the modes of the C
+    library's mode table, h5fz.MODES): abs= (|x - x'| <= abs), rel= (<= rel
+    x each chunk's value range), pw_rel= (<= pw_rel x |x|), or
+    lossless=True; none means the defaults (rel=1e-4, as UD=32770,0,0).
+    chain= names the ops after the quantizer, as a string ("lorenzo_nd
+    zigzag bitshuffle rze") or a sequence of names; subchunk= the sub-chunk
+    size in bytes. Or pass a whole spec as text: Filter("abs=1e-3 delta
+    zigzag bitpack").
 
     The text goes to the C spec parser, the one `h5fz cd-values` uses, so
     the cd_values are exactly the CLI's; a spec it refuses raises ValueError
@@ -36,10 +65,9 @@ class Filter(Mapping):
 
     filter_id = FILTER_ID
 
-    def __init__(self, spec=None, *, abs=None, rel=None, pw_rel=None, lossless=False, chain=None,
-                 subchunk=None):
-        keywords = abs is not None or rel is not None or pw_rel is not None or lossless or \
-            chain is not None or subchunk is not None
+    def __init__(self, spec=None, *, chain=None, subchunk=None, **bounds):
+        given = [n for n, v in bounds.items() if v is not None and not (v is False and not dict(MODES).get(n, True))]
+        keywords = bool(given) or chain is not None or subchunk is not None
         if spec is not None:
             if not isinstance(spec, str):
                 raise TypeError("h5fz.Filter: spec must be text such as \"abs=1e-3\", not %r" % (spec,))
@@ -47,15 +75,7 @@ class Filter(Mapping):
                 raise TypeError("h5fz.Filter: give either spec text or keywords, not both")
             text = spec
         else:
-            modes = [m for m in (abs is not None and _bound("abs", abs), rel is not None and _bound("rel", rel),
-                                 pw_rel is not None and _bound("pw_rel", pw_rel),
-                                 "lossless" if lossless else None) if m]
-            if lossless not in (True, False):
-                raise TypeError("h5fz.Filter: lossless= takes True or False")
-            if len(modes) > 1:
-                raise ValueError("h5fz.Filter: give one of abs=, rel=, pw_rel=, lossless=True (got %s)"
-                                 % ", ".join(modes))
-            words = list(modes)
+            words = _mode_words(bounds)
             if chain is not None:
                 if isinstance(chain, str):
                     words.append(chain)

@@ -13,12 +13,12 @@
 #include "h5fz_batch.h"
 #include "h5fz_py.h"
 #include "h5fz_py_options.h"
+#include "h5fz_py_error.h"
 
 static _Thread_local char g_error[1024];
 
 /* Record a failure of this library (not of the codec) and return status. */
-static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(int status, const char *fmt, ...)
+int h5fz_py_fail(int status, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -29,7 +29,7 @@ static int fail(int status, const char *fmt, ...)
 
 /* After a codec call: keep its message (h5fz_last_error is overwritten by
  * the next codec call, which may come from a Python callback). */
-static int keep(int status)
+int h5fz_py_keep(int status)
 {
   if (status != H5FZ_OK) {
     const char *e = h5fz_last_error();
@@ -44,6 +44,8 @@ int h5fzpy_filter_id(void) { return H5FZ_FILTER_ID; }
 
 const char *h5fzpy_last_error(void) { return g_error; }
 
+void h5fz_py_clear_error(void) { g_error[0] = '\0'; }
+
 static int is_blank(const char *text)
 {
   for (const char *p = text; p && *p; p++)
@@ -55,14 +57,14 @@ int h5fzpy_spec_cd_values(const char *text, unsigned *cd, size_t cap, size_t *n_
                           int *has_fill)
 {
   g_error[0] = '\0';
-  if (!cd || !n_cd) return fail(H5FZ_ERR_ARG, "h5fzpy_spec_cd_values: NULL argument");
+  if (!cd || !n_cd) return h5fz_py_fail(H5FZ_ERR_ARG, "h5fzpy_spec_cd_values: NULL argument");
   h5fz_spec spec;
   /* The same steps, in the same order, as `h5fz cd-values` (cli/cmd_cd_values.c). */
   int rc = is_blank(text) ? h5fz_spec_default(&spec) : h5fz_spec_parse(text, &spec);
   if (!rc) rc = h5fz_spec_validate(&spec);
   if (!rc) rc = h5fz_spec_to_cd_values(&spec, 0, cd, cap, n_cd);
   if (!rc && canon) rc = h5fz_spec_format(&spec, canon, canon_cap);
-  if (rc) return keep(rc);
+  if (rc) return h5fz_py_keep(rc);
   if (has_fill) *has_fill = spec.has_fill;
   return H5FZ_OK;
 }
@@ -75,14 +77,24 @@ int h5fzpy_spec_caution(const char *text, char *buf, size_t cap)
   return h5fz_spec_caution(&spec, buf, cap);
 }
 
+int h5fzpy_mode_at(size_t i, const char **name, int *takes_bound)
+{
+  h5fz_mode_info m;
+  if (!name || !takes_bound) return H5FZ_ERR_ARG;
+  if (h5fz_mode_at(i, &m) != H5FZ_OK) return H5FZ_ERR_ARG;
+  *name = m.name;
+  *takes_bound = m.takes_bound;
+  return H5FZ_OK;
+}
+
 int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size_t canon_cap, int *dtype)
 {
   g_error[0] = '\0';
-  if ((!cd && n_cd) || !canon) return fail(H5FZ_ERR_ARG, "h5fzpy_describe_cd_values: NULL argument");
+  if ((!cd && n_cd) || !canon) return h5fz_py_fail(H5FZ_ERR_ARG, "h5fzpy_describe_cd_values: NULL argument");
   h5fz_spec spec;
   int rc = h5fz_spec_from_cd_values(cd, n_cd, &spec, NULL);
   if (!rc) rc = h5fz_spec_format(&spec, canon, canon_cap);
-  if (rc) return keep(rc);
+  if (rc) return h5fz_py_keep(rc);
   if (dtype) *dtype = (int)spec.dtype;
   return H5FZ_OK;
 }
@@ -91,31 +103,31 @@ int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size
  * spec must carry set_local's dataset part and g's chunk must be its chunk. */
 static int prepare(const unsigned *cd, size_t n_cd, const h5fzpy_geom *in, h5fz_spec *spec, h5fz_array_geom *g)
 {
-  if (!cd || !in) return fail(H5FZ_ERR_ARG, "NULL cd_values or geometry");
+  if (!cd || !in) return h5fz_py_fail(H5FZ_ERR_ARG, "NULL cd_values or geometry");
   if (in->rank < 1 || in->rank > H5FZ_ARRAY_MAX_RANK)
-    return fail(H5FZ_ERR_ARG, "rank %u: the array codec takes ranks 1..%d", in->rank, H5FZ_ARRAY_MAX_RANK);
+    return h5fz_py_fail(H5FZ_ERR_ARG, "rank %u: the array codec takes ranks 1..%d", in->rank, H5FZ_ARRAY_MAX_RANK);
   int rc = h5fz_spec_from_cd_values(cd, n_cd, spec, NULL);
-  if (rc) return keep(rc);
+  if (rc) return h5fz_py_keep(rc);
   if (spec->dtype == H5FZ_DTYPE_UNKNOWN)
-    return fail(H5FZ_ERR_SPEC, "the dataset's cd_values lack the words set_local adds (dtype, chunk dims): the "
+    return h5fz_py_fail(H5FZ_ERR_SPEC, "the dataset's cd_values lack the words set_local adds (dtype, chunk dims): the "
                                "h5fz filter was not available when the dataset was created");
   /* the batches code native values as they are; a big-endian dataset's
    * containers would need the byte-order mark (the C dataset API sets it) */
   if (spec->big_endian)
-    return fail(H5FZ_ERR_UNSUPPORTED, "the dataset is big-endian: the fast path takes little-endian datasets; h5py's "
+    return h5fz_py_fail(H5FZ_ERR_UNSUPPORTED, "the dataset is big-endian: the fast path takes little-endian datasets; h5py's "
                                       "own reads and writes compress big-endian ones through the filter");
   memset(g, 0, sizeof *g);
   g->rank = in->rank;
   uint64_t chunk[H5FZ_ARRAY_MAX_RANK];
   for (uint32_t d = 0; d < in->rank; d++) {
-    if (!in->chunk[d]) return fail(H5FZ_ERR_ARG, "chunk dim %u is 0", d);
+    if (!in->chunk[d]) return h5fz_py_fail(H5FZ_ERR_ARG, "chunk dim %u is 0", d);
     g->dims[d] = in->dims[d];
     g->chunk[d] = chunk[d] = in->chunk[d];
   }
   uint32_t frank = 0, fdims[H5FZ_MAX_RANK];
-  if ((rc = h5fz_chunk_dims_fold(in->rank, chunk, &frank, fdims))) return keep(rc);
+  if ((rc = h5fz_chunk_dims_fold(in->rank, chunk, &frank, fdims))) return h5fz_py_keep(rc);
   if (spec->rank && (frank != spec->rank || memcmp(fdims, spec->dims, frank * sizeof fdims[0])))
-    return fail(H5FZ_ERR_SPEC, "the chunk dims given are not the ones the dataset's cd_values record");
+    return h5fz_py_fail(H5FZ_ERR_SPEC, "the chunk dims given are not the ones the dataset's cd_values record");
   g->exact_fill = in->exact_fill;
   g->fill_bits = in->fill_bits;
   return H5FZ_OK;
@@ -153,7 +165,7 @@ int h5fzpy_encode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *geom, cons
   g_error[0] = '\0';
   h5fz_spec spec;
   h5fz_array_geom g;
-  if (!sink) return fail(H5FZ_ERR_ARG, "h5fzpy_encode: NULL sink");
+  if (!sink) return h5fz_py_fail(H5FZ_ERR_ARG, "h5fzpy_encode: NULL sink");
   int rc = prepare(cd, n_cd, geom, &spec, &g);
   if (rc) return rc;
   sink_ctx s = {sink, ctx};
@@ -161,7 +173,7 @@ int h5fzpy_encode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *geom, cons
   memset(&e, 0, sizeof e);
   rc = h5fz_array_encode(&spec, &g, data, on_device ? 1 : 0, forward_chunk, &s, &e);
   /* a sink's own nonzero value is the caller's to explain */
-  if (rc < 0 && !g_error[0]) keep(rc);
+  if (rc < 0 && !g_error[0]) h5fz_py_keep(rc);
   copy_exec(&e, ex);
   return rc;
 }
@@ -182,9 +194,9 @@ static int fetch_chunk(void *ctx, uint64_t index, void **container, size_t *byte
   *bytes = 0;
   int rc = s->source(s->ctx, index, &p, &n);
   if (rc || n == 0) return rc;
-  if (!p) return fail(H5FZ_ERR_ARG, "the source gave %zu bytes at NULL for chunk %llu", n, (unsigned long long)index);
+  if (!p) return h5fz_py_fail(H5FZ_ERR_ARG, "the source gave %zu bytes at NULL for chunk %llu", n, (unsigned long long)index);
   void *copy = malloc(n);
-  if (!copy) return fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes for chunk %llu", n, (unsigned long long)index);
+  if (!copy) return h5fz_py_fail(H5FZ_ERR_NOMEM, "cannot allocate %zu bytes for chunk %llu", n, (unsigned long long)index);
   memcpy(copy, p, n);
   *container = copy;
   *bytes = n;
@@ -197,16 +209,16 @@ int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *geom, h5fz
   g_error[0] = '\0';
   h5fz_spec spec;
   h5fz_array_geom g;
-  if (!source) return fail(H5FZ_ERR_ARG, "h5fzpy_decode: NULL source");
+  if (!source) return h5fz_py_fail(H5FZ_ERR_ARG, "h5fzpy_decode: NULL source");
   int rc = prepare(cd, n_cd, geom, &spec, &g);
   if (rc) return rc;
   source_ctx s = {source, ctx};
   h5fz_array_exec e;
   memset(&e, 0, sizeof e);
   rc = h5fz_array_decode(&g, spec.dtype, &spec, geom->fill, fetch_chunk, &s, data, on_device ? 1 : 0, &e);
-  if (rc < 0 && !g_error[0]) keep(rc);
+  if (rc < 0 && !g_error[0]) h5fz_py_keep(rc);
   copy_exec(&e, ex);
   return rc;
 }
 
-int h5fz_py_fail_arg(const char *why) { return fail(H5FZ_ERR_ARG, "%s", why); }
+int h5fz_py_fail_arg(const char *why) { return h5fz_py_fail(H5FZ_ERR_ARG, "%s", why); }

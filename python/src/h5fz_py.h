@@ -1,7 +1,8 @@
 /*
  * h5fz_py.h - the small C library under the Python package (python/h5fz),
  * loaded with ctypes: the spec parser, whole arrays through the batched
- * codec (fusion/h5fz_batch.h) and what the executor would be. It links the
+ * codec (fusion/h5fz_batch.h), single chunks as the filter codes them (for
+ * the numcodecs and Zarr codecs) and what the executor would be. It links the
  * static codec h5fz_core and NOT libhdf5: Python does the HDF5 side with
  * the h5py it imported (write_direct_chunk / read_direct_chunk), so no
  * second libhdf5 enters a process whose h5py wheel brings its own.
@@ -44,6 +45,12 @@ H5FZPY_EXPORT int h5fzpy_spec_cd_values(const char *text, unsigned *cd, size_t c
  * there is one, 0 otherwise (also when the text does not parse: that is
  * h5fzpy_spec_cd_values's error to report). */
 H5FZPY_EXPORT int h5fzpy_spec_caution(const char *text, char *buf, size_t cap);
+
+/* Entry i (0-based) of the mode table (h5fz_mode_at): *name its name
+ * ("pw_rel", static), *takes_bound 1 when it takes a bound. H5FZ_OK, or
+ * H5FZ_ERR_ARG past the end (callers loop until it fails) or for NULL. The
+ * Python package's mode keywords come from here, not a list of its own. */
+H5FZPY_EXPORT int h5fzpy_mode_at(size_t i, const char **name, int *takes_bound);
 
 /* The canonical text of the spec that cd_values (n_cd words, e.g. a
  * dataset's, as set_local stored them) mean, into canon; *dtype (may be
@@ -106,5 +113,38 @@ H5FZPY_EXPORT int h5fzpy_encode(const unsigned *cd, size_t n_cd, const h5fzpy_ge
  * H5FZ_ERR_NOMEM, H5FZ_ERR_DEVICE, or the source's value. */
 H5FZPY_EXPORT int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *g, h5fzpy_source source, void *ctx,
                                 void *data, int on_device, h5fzpy_exec *ex);
+
+/* ---- One chunk at a time (the numcodecs and Zarr codecs) -----------------
+ * The same bytes as the HDF5 filter for the same chunk: these take the
+ * filter's own steps (h5fz_py_chunk.c), on the GPU when there is one and
+ * H5FZ_DEVICE allows it, on the CPU otherwise. */
+
+/* Encode one chunk (in: in_bytes bytes, row-major, of dtype: 1 float32, 2
+ * float64; big_endian: the values are big-endian) of chunk shape
+ * dims[0..rank) (elements, slowest first; folded to 4 dims as set_local
+ * folds them) into the container the filter stores for a dataset whose
+ * user cd_values are cd (n_cd words; a dataset part in them is replaced)
+ * and whose fill value is fill (has_fill 0: none; a rel= spec then fails:
+ * its range leaves the fill value out). in_bytes must be the chunk's whole
+ * size. *out (malloc'd, free with h5fzpy_free) receives *out_bytes bytes.
+ * Returns H5FZ_OK, H5FZ_ERR_ARG (type, size, dims, chunk above the format's
+ * limit), H5FZ_ERR_SPEC, H5FZ_ERR_NOMEM. */
+H5FZPY_EXPORT int h5fzpy_chunk_encode(const unsigned *cd, size_t n_cd, int dtype, int big_endian, uint32_t rank,
+                                      const uint64_t *dims, int has_fill, double fill, const void *in, size_t in_bytes,
+                                      void **out, size_t *out_bytes);
+
+/* Decode one container (a codec's or an HDF5 chunk's: in, in_bytes) into
+ * *out (malloc'd, free with h5fzpy_free; *out_bytes bytes, in the byte
+ * order it was coded from); *dtype and *big_endian (each may be NULL)
+ * receive its element type (1 float32, 2 float64) and that order. The container is checked as the filter checks a
+ * chunk of its dataset (checksum, sizes, its recorded type and shape) and
+ * must keep the bound of the user cd_values cd: a looser one is refused
+ * (H5FZ_ERR_CORRUPT). Returns H5FZ_OK or the codec's decode statuses. */
+H5FZPY_EXPORT int h5fzpy_chunk_decode(const unsigned *cd, size_t n_cd, const void *in, size_t in_bytes, void **out,
+                                      size_t *out_bytes, int *dtype, int *big_endian);
+
+/* free() for what h5fzpy_chunk_encode / h5fzpy_chunk_decode returned (the
+ * library's allocator, which need not be the caller's). NULL is fine. */
+H5FZPY_EXPORT void h5fzpy_free(void *p);
 
 #endif /* H5FZ_PY_H */

@@ -262,6 +262,168 @@ def check_results_are_data(root, broken):
                               "bench/suite/device_call.py, logs, JSON)" % (os.path.relpath(path, root), RESULTS))
 
 
+# ---- configuration: the H5FZ_* variables are read in one place ------------
+# fusion/h5fz_settings.c reads them (docs/design.md "Layers"); python/ is a
+# layer of its own that reads what it hands the C library. Variables kept
+# where they are, each with its reason, by (layer, variable), so a file
+# split moves nothing here; an entry may leave this list, never join it:
+# the planner sits below fusion/ and cannot ask its settings; the CLI's
+# chunk walk is a knob of the CLI alone.
+GETENV_SETTINGS_FILE = os.path.join("fusion", "h5fz_settings.c")
+GETENV_KEPT = {("planner", "H5FZ_REGISTRY"), ("planner", "H5FZ_CACHE_DIR"), ("cli", "H5FZ_CHUNK_WALK")}
+GETENV_LAYERS = ("fusion", "filter", "api", "cli", "planner", "device_ops", "errors")
+GETENV = re.compile(r'\b(?:secure_)?getenv\s*\(\s*("H5FZ_\w*"|[A-Za-z_]\w*)')
+
+
+def check_getenv(root, broken):
+    for rel, text in sources(root):
+        if layer(rel) not in GETENV_LAYERS or rel == GETENV_SETTINGS_FILE:
+            continue
+        for m in GETENV.finditer(strip_comments(text)):
+            arg = m.group(1)
+            if arg.startswith('"') and (layer(rel), arg.strip('"')) in GETENV_KEPT:
+                continue
+            if arg.startswith('"') or arg in ("name", "var", "variable"):
+                if not arg.startswith('"') or arg.startswith('"H5FZ_'):
+                    broken.append("%s: getenv(%s): the H5FZ_* variables are read in %s only (h5fz_settings_* "
+                                  "gives them)" % (rel, arg, GETENV_SETTINGS_FILE))
+
+
+# ---- header tiers (docs/design.md "Header tiers") --------------------------
+TIER_LAYERS = ("filter", "api", "cli", "python")  # the layers on fusion/ whose includes are checked
+DESIGN = os.path.join("docs", "design.md")
+PACKAGE = os.path.join("package", "CMakeLists.txt")
+
+
+def header_tiers(root, broken):
+    """{header path: (tier, set of folders it is included by)} from the
+    table of docs/design.md's "Header tiers" section."""
+    with open(os.path.join(root, DESIGN), encoding="utf-8") as fh:
+        text = fh.read()
+    m = re.search(r"^### Header tiers\n(.*?)(?=^#)", text, re.S | re.M)
+    if not m:
+        broken.append("%s: no '### Header tiers' section" % DESIGN)
+        return {}
+    tiers = {}
+    for row in re.finditer(r"^\| `([^`]+)` \| (public|shared) \| ([^|]*)\|", m.group(1), re.M):
+        users = set(re.findall(r"`([a-z_]+)/`", row.group(3)))
+        tiers[row.group(1)] = (row.group(2), users)
+    if not tiers:
+        broken.append("%s: the 'Header tiers' table names no header" % DESIGN)
+    return tiers
+
+
+def installed_headers(root):
+    with open(os.path.join(root, PACKAGE), encoding="utf-8") as fh:
+        text = fh.read()
+    found = set()
+    for m in re.finditer(r"set\(h5fz_public_\w+_header([^)]*)\)", text):
+        found.update(re.findall(r"\$\{PROJECT_SOURCE_DIR\}/(\S+\.h)", m.group(1)))
+    return found
+
+
+def check_header_tiers(root, broken):
+    """Public headers are the installed ones; a header of another folder is
+    included by filter/, api/, cli/ and python/ only when it is public or
+    shared, and a shared header's 'included by' column says who does."""
+    tiers = header_tiers(root, broken)
+    public = {h for h, (t, _) in tiers.items() if t == "public"}
+    installed = installed_headers(root)
+    for h in sorted(public - installed):
+        broken.append("%s names %s public (installed), but %s does not install it" % (DESIGN, h, PACKAGE))
+    for h in sorted(installed - public):
+        broken.append("%s installs %s, which %s does not name public" % (PACKAGE, h, DESIGN))
+    all_sources = list(sources(root))
+    by_name = {}
+    for rel, _ in all_sources:
+        if rel.endswith(".h") and layer(rel) not in ("tests", "bench", "h5_examples"):
+            by_name.setdefault(os.path.basename(rel), []).append(rel)
+    for h in sorted(tiers):
+        if not os.path.isfile(os.path.join(root, h)):
+            broken.append("%s names the header %s, which does not exist" % (DESIGN, h))
+    seen = {}
+    for rel, text in all_sources:
+        top = layer(rel)
+        if top not in TIER_LAYERS:
+            continue
+        for inc in INCLUDE.findall(strip_comments(text)):
+            for target in by_name.get(os.path.basename(inc), []):
+                if layer(target) == top or layer(target) == "errors":
+                    continue
+                tier, users = tiers.get(target, ("private", set()))
+                if tier == "private":
+                    broken.append("%s: includes %s, private to %s/ (docs/design.md, 'Header tiers')"
+                                  % (rel, target, os.path.dirname(target)))
+                elif tier == "shared":
+                    seen.setdefault(target, set()).add(top)
+                    if top not in users:
+                        broken.append("%s: includes the shared %s, whose row in %s does not name %s/"
+                                      % (rel, target, DESIGN, top))
+    for h, (tier, users) in sorted(tiers.items()):
+        for u in sorted(users & set(TIER_LAYERS) - seen.get(h, set())) if tier == "shared" else ():
+            broken.append("%s: the row of %s names %s/, which does not include it" % (DESIGN, h, u))
+    return tiers
+
+
+# ---- the mode table: mode names in one table ---------------------------------
+MODE_TABLE = os.path.join("fusion", "format", "h5fz_modes.c")
+MODE_ROW = re.compile(r'\{\s*H5FZ_MODE_\w+\s*,\s*"([^"]+)"\s*,\s*"([^"]+)"')
+MODE_LAYERS = ("fusion", "filter", "api", "cli", "python", "planner", "device_ops", "errors")
+STRING = re.compile(r'"((?:\\.|[^"\\\n])*)"' + r"|'((?:\\.|[^'\\\n])*)'")
+# the fast forms and the checks ask the table (H5FZ_QMODE_FAST, a row), not
+# the order of the numbers
+MODE_ORDER = re.compile(r"(?<![-<>])[<>]=?\s*(?:\(\s*\w+\s*\)\s*)?H5FZ_Q?MODE_\w+|H5FZ_Q?MODE_\w+\s*[<>](?![<>])")
+
+
+def mode_words(root, broken):
+    with open(os.path.join(root, MODE_TABLE), encoding="utf-8") as fh:
+        rows = MODE_ROW.findall(strip_comments(fh.read()))
+    if len(rows) < 4:
+        broken.append("%s: found %d mode rows, want abs, rel, pw_rel and lossless at least" % (MODE_TABLE, len(rows)))
+    words = set()
+    for name, label in rows:
+        words.update({name, name.replace("_", "-"), label})
+    return words
+
+
+def check_mode_names(root, broken):
+    words = mode_words(root, broken)
+    for rel, text in sources_and_python(root):
+        if layer(rel) not in MODE_LAYERS or rel == MODE_TABLE:
+            continue
+        code = strip_comments(text) if not rel.endswith(".py") else strip_python_comments(text)
+        for m in STRING.finditer(code):
+            lit = m.group(1) if m.group(1) is not None else m.group(2)
+            if lit in words:
+                broken.append("%s: spells the mode name \"%s\"; mode names live in %s (h5fz_mode_at, "
+                              "h5fz_mode_name, h5fz.MODES)" % (rel, lit, MODE_TABLE))
+        if rel.endswith(".py"):
+            for m in re.finditer(r"\bdef\s+\w+\s*\(([^)]*)\)", code):
+                for w in sorted(words):
+                    if re.search(r"\b%s\s*=" % re.escape(w), m.group(1)):
+                        broken.append("%s: a keyword named after the mode %s; take the modes of h5fz.MODES" % (rel, w))
+        for m in MODE_ORDER.finditer(code):
+            broken.append("%s: orders the modes by number (%s); ask the mode table's row or H5FZ_QMODE_FAST"
+                          % (rel, m.group(0).strip()))
+
+
+def strip_python_comments(text):
+    """Docstrings and # comments blanked (prose may name modes)."""
+    text = re.sub(r'"""(?:.|\n)*?"""', '""', text)
+    return re.sub(r"#[^\n]*", "", text)
+
+
+def sources_and_python(root):
+    yield from sources(root)
+    for top, dirs, files in os.walk(os.path.join(root, "python")):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not d.startswith("build")]
+        for f in sorted(files):
+            if f.endswith(".py"):
+                path = os.path.join(top, f)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    yield os.path.relpath(path, root), fh.read()
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -273,6 +435,11 @@ def main():
     check_sizes(root, broken)
     check_error_style(root, broken)
     check_results_are_data(root, broken)
+
+
+    check_getenv(root, broken)
+    check_header_tiers(root, broken)
+    check_mode_names(root, broken)
     if len(sys.argv) > 2:
         check_call_circles(sys.argv[2], broken)
     for b in broken:
@@ -285,6 +452,14 @@ def main():
           "thread messages in errors/ only), no include circle in fusion/, "
           "fusion/'s .c files <= %d lines and functions <= %d, no script under bench/suite/results%s)"
           % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,
+
+
+          "thread messages in errors/ only), H5FZ_* variables read in %s only (kept: %s), filter/api/cli/python "
+          "include public or shared headers of other folders only (docs/design.md), mode names in %s only and "
+          "no order of mode numbers, no include circle in fusion/, "
+          "fusion/'s .c files <= %d lines and functions <= %d%s)"
+          % (cuda[0], GETENV_SETTINGS_FILE, ", ".join("%s in %s/" % (v, l) for l, v in sorted(GETENV_KEPT)),
+             MODE_TABLE, MAX_FILE_LINES, MAX_FUNCTION_LINES,
              ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))
     return 0
 

@@ -206,6 +206,23 @@ def test_bad_filter_arguments():
         h5fz.Filter(abs=1e-3, chain="delta zigzag bitpack").cd_values
 
 
+def test_filter_modes_come_from_the_c_mode_table():
+    """h5fz.MODES is the C library's mode table (h5fzpy_mode_at), and
+    Filter's mode keywords are its names: no list of Python's own."""
+    assert [name for name, _ in h5fz.MODES][:4] == ["abs", "rel", "pw_rel", "lossless"]
+    for name, takes_bound in h5fz.MODES:
+        f = h5fz.Filter(**{name: 0.5 if takes_bound else True})
+        assert f.spec.split()[0] == (name + "=0.5" if takes_bound else name)
+        assert f.cd_values == h5fz.Filter(f.spec).cd_values
+    with pytest.raises(TypeError, match="unknown keyword absolute="):
+        h5fz.Filter(absolute=1e-3)
+    with pytest.raises(TypeError, match="True or False"):
+        h5fz.Filter(lossless="yes")
+    # None, and False for lossless, mean "not given", as the keywords' defaults did
+    assert h5fz.Filter(abs=None).cd_values == h5fz.Filter(lossless=False).cd_values == h5fz.Filter().cd_values
+    assert h5fz.Filter("abs=1e-3", rel=None).cd_values == h5fz.Filter(abs=1e-3).cd_values
+
+
 # ---- the filter path through h5py, per mode -----------------------------------------
 
 ROUND = [("abs", 1e-3, {"abs": 1e-3}), ("rel", 1e-3, {"rel": 1e-3}), ("pw_rel", 1e-3, {"pw_rel": 1e-3}),
