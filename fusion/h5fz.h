@@ -33,6 +33,7 @@ extern "C" {
 #define H5FZ_CD_USER_MAX 20              /* h5repack's limit on user words */
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
 #define H5FZ_CD_BIG_ENDIAN 0x100u        /* in the dataset part's type word: big-endian values */
+#define H5FZ_CD_MISSING_MARKER 0x4D5A4648u /* 'H','F','Z','M': the user part's missing= words */
 #define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
 #define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* bytes of one chunk, format v1 (u32 offsets inside it) */
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
@@ -87,6 +88,12 @@ typedef struct {
                                  bytes the codec takes and gives back (the
                                  container codes them little-endian and records
                                  the order, docs/format.md §3) */
+  /* user part again (after the dataset part's fields, so the struct's
+   * earlier members keep their offsets) */
+  int has_missing; /* 1: missing is the data's missing-value marker (missing=) */
+  double missing;  /* netCDF's _FillValue / missing_value: values equal to it
+                      (in dtype) come back exactly, no other value decodes to
+                      it, and REL ranges leave it out like the fill value */
 } h5fz_spec;
 
 /* Fill *spec with the defaults that `UD=<id>,0,0` means: REL 1e-4, the
