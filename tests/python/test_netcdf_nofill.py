@@ -228,3 +228,23 @@ def test_h5fz_compress_takes_the_fill_value_attribute(source, tmp_path):
     y, masked = _read(out)
     _check("rel=1e-3", t, y, masked, "h5fz compress")
     assert _ncdump_missing(out) == int(np.sum(t == MISSING))
+
+
+def test_docs_words_are_what_they_say(tmp_path):
+    """docs/netcdf.md: the ncgen example's words are `h5fz cd-values`'s for
+    its spec, and each row of the one-word table is the spec it names (an
+    h5py dataset made with that one word, as set_local stores it)."""
+    import h5py
+    doc = (lib.REPO / "docs" / "netcdf.md").read_text()
+    words = re.search(r't:_Filter = "%d,([0-9,]+)"' % lib.FILTER_ID, doc).group(1)
+    assert words == _words("rel=1e-3 missing=-999")
+    rows = re.findall(r"^\| `(\d+)` \| `([^`]+)`", doc, re.M)
+    assert len(rows) == 7, rows
+    for word, spec in rows:
+        path = tmp_path / ("w%s.h5" % word)
+        with h5py.File(path, "w") as f:
+            f.create_dataset("d", data=np.ones((4, 64), "f4"), chunks=(4, 64), compression=lib.FILTER_ID,
+                             compression_opts=(int(word),))
+        info = lib.cli("inspect", path, "/d").stdout
+        want = lib.cli("cd-values", spec).stdout.splitlines()[0].split(None, 1)[1]
+        assert "spec: %s dtype=f32" % want in info, (word, spec, info)
