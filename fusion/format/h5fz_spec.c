@@ -230,7 +230,8 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
   /* one word other than the version: the one-word form (NCO's --cmp) */
   if (n == 1 && cd[0] != H5FZ_CD_VERSION) {
     if (user_words) *user_words = 1;
-    return h5fz_spec_from_short_word(cd[0], s);
+    int rc = h5fz_spec_short_word_decode(cd[0], &s->mode, &s->bound);
+    return rc ? rc : h5fz_spec_validate(s);
   }
   if (n > p) {
     if (cd[0] != H5FZ_CD_VERSION)

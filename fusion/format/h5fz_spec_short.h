@@ -14,17 +14,13 @@
 #define H5FZ_SHORT_WORD_MIN 100000u
 #define H5FZ_SHORT_WORD_MAX 499999u
 
-/* Decode one word W = M x 100000 + S x 100 + E (decimal digits "M SSS EE"):
- * mode M - 1 (1 abs, 2 rel, 3 pw_rel, 4 lossless), bound S x 10^-E
- * (S 1..999, E 0..99; lossless: S = E = 0, i.e. W = 400000), the default
- * chain and sub-chunk size. The bound is the double strtod gives for
- * "Se-E", the same as the text form "abs=Se-E". *spec is filled (the rest
- * as h5fz_spec_default) and validated. Returns H5FZ_OK, or H5FZ_ERR_SPEC
- * with the reason (a word outside the form, a mantissa of 0). */
-int h5fz_spec_from_short_word(unsigned word, h5fz_spec *spec);
-
-/* The one word of *spec when it has one (default chain and sub-chunk, no
- * missing=, a bound that "Se-E" gives exactly), into *word: 1; else 0. */
-int h5fz_spec_short_word(const h5fz_spec *spec, unsigned *word);
+/* Decode one word W = M x 100000 + S x 100 + E (decimal digits "M SSS EE")
+ * into *mode = M - 1 (1 abs, 2 rel, 3 pw_rel, 4 lossless) and *bound = S x
+ * 10^-E (S 1..999, E 0..99; lossless: S = E = 0, i.e. W = 400000, bound
+ * 0), the double strtod gives for "Se-E", the same as the text form
+ * "abs=Se-E". The rest of the spec is the default (h5fz_spec_from_cd_values
+ * fills and validates it). Returns H5FZ_OK, or H5FZ_ERR_SPEC with the
+ * reason (a word outside the form, a mantissa of 0). */
+int h5fz_spec_short_word_decode(unsigned word, h5fz_mode *mode, double *bound);
 
 #endif /* H5FZ_SPEC_SHORT_H */
