@@ -75,7 +75,8 @@ static int validate_chain(const h5fz_spec *s)
  * too. Zero (its own bin) and NaN (always stored exactly) need no place. */
 static int validate_missing(const h5fz_spec *s)
 {
-  if (!s->has_missing || !s->has_fill || s->fill == 0.0 || isnan(s->fill) || s->mode == H5FZ_MODE_LOSSLESS) return H5FZ_OK;
+  if (!s->has_missing || !s->has_fill || s->fill == 0.0 || isnan(s->fill) || s->mode == H5FZ_MODE_LOSSLESS)
+    return H5FZ_OK;
   int f32 = s->dtype == H5FZ_DTYPE_F32;
   double fill = f32 ? (double)(float)s->fill : s->fill, missing = f32 ? (double)(float)s->missing : s->missing;
   if (fill == missing) return H5FZ_OK;

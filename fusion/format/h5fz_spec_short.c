@@ -20,9 +20,9 @@ int h5fz_spec_short_word_decode(unsigned word, h5fz_mode *mode, double *bound)
   *mode = (h5fz_mode)(m - 1);
   *bound = 0.0;
   if (*mode == H5FZ_MODE_LOSSLESS)
-    return s || e ? h5fz_fail(H5FZ_ERR_SPEC,
-                              "one-word spec %u: lossless (4) takes no bound, so the word is 400000", word)
-                  : H5FZ_OK;
+    return s || e
+               ? h5fz_fail(H5FZ_ERR_SPEC, "one-word spec %u: lossless (4) takes no bound, so the word is 400000", word)
+               : H5FZ_OK;
   if (!s) return h5fz_fail(H5FZ_ERR_SPEC, "one-word spec %u: the bound's digits SSS are 000 (want 001..999)", word);
   /* the text form's own number: "1e-3" reads as the double abs=1e-3 gives */
   char text[32];

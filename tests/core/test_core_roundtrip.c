@@ -412,8 +412,8 @@ static void test_missing_forms(void)
   char buf[256];
   unsigned cd[H5FZ_CD_MAX];
   size_t n = 0, user = 0;
-  CHECK(h5fz_spec_parse("rel=1e-3 missing=-999", &s) == 0 && s.has_missing && s.missing == -999.0,
-        "parse missing=: %s", h5fz_last_error());
+  CHECK(h5fz_spec_parse("rel=1e-3 missing=-999", &s) == 0 && s.has_missing && s.missing == -999.0, "parse missing=: %s",
+        h5fz_last_error());
   CHECK(h5fz_spec_format(&s, buf, sizeof buf) == 0 &&
             !strcmp(buf, "rel=0.001 quant delta zigzag bitshuffle rze missing=-999"),
         "format missing=: %s", buf);
@@ -442,15 +442,15 @@ static void test_missing_forms(void)
   }
   static const unsigned bad_words[] = {0, 2, 30, 99999, 100003, 400103, 500000};
   for (size_t i = 0; i < sizeof bad_words / sizeof *bad_words; i++)
-    CHECK(h5fz_spec_from_cd_values(&bad_words[i], 1, &t, NULL) == H5FZ_ERR_SPEC, "one word %u refused",
-          bad_words[i]);
+    CHECK(h5fz_spec_from_cd_values(&bad_words[i], 1, &t, NULL) == H5FZ_ERR_SPEC, "one word %u refused", bad_words[i]);
   /* REL: the range leaves the marker (and a NOFILL chunk's zeros) out */
   for (int zeros = 0; zeros < 2; zeros++) {
     const size_t m = 4096;
     float *x = malloc(m * sizeof *x);
     for (size_t i = 0; i < m; i++)
       x[i] = i % 3 == 0 ? -999.0f : zeros && i % 5 == 0 ? 0.0f : 1000.0f + (float)(i % 100) * 0.01f;
-    CHECK(h5fz_spec_parse(zeros ? "rel=1e-3 missing=-999 fill=0 dtype=f32" : "rel=1e-3 missing=-999 dtype=f32", &s) == 0,
+    CHECK(h5fz_spec_parse(zeros ? "rel=1e-3 missing=-999 fill=0 dtype=f32" : "rel=1e-3 missing=-999 dtype=f32", &s) ==
+              0,
           "parse: %s", h5fz_last_error());
     void *enc = NULL, *dec = NULL;
     size_t en = 0, dn = 0;
