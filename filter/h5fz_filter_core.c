@@ -53,9 +53,10 @@ static void warn_caution(const h5fz_spec *spec)
  * hands the filter whole chunks: the parts never written (an edge chunk's
  * padding, steps not written yet) are zero bytes, since HDF5 clears a new
  * chunk's buffer when it writes no fill value into it (H5D__chunk_lock in
- * 1.10 to 2.0; the collective filtered write callocs it). So the padding is
- * +0.0, which REL ranges leave out and bin 0 keeps exactly, and a REL
- * chunk written in parts keeps the guarantee of docs/spec.md §6. A fill
+ * 1.10 to 2.0; parallel HDF5 1.14's collective filtered write callocs it).
+ * So the padding is +0.0, which REL ranges leave out and bin 0 keeps
+ * exactly, and a REL chunk written in parts keeps the guarantee of
+ * docs/spec.md §6. A fill
  * value set but never written is no padding: it becomes the missing value
  * (kept exactly, left out of REL ranges) unless missing= names another. */
 static void padding_is_zero(int *has_fill, double *fill, h5fz_spec *spec)
