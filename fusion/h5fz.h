@@ -34,6 +34,10 @@ extern "C" {
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
 #define H5FZ_CD_BIG_ENDIAN 0x100u        /* in the dataset part's type word: big-endian values */
 #define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
+
+/* 'H','F','Z','M': the user part's missing= words (docs/spec.md §4.1) */
+#define H5FZ_CD_MISSING_MARKER 0x4D5A4648u
+
 #define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* bytes of one chunk, format v1 (u32 offsets inside it) */
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
 #define H5FZ_MIN_SUBCHUNK_BYTES 512u
@@ -88,6 +92,12 @@ typedef struct {
                                  bytes the codec takes and gives back (the
                                  container codes them little-endian and records
                                  the order, docs/format.md §3) */
+  /* user part again (after the dataset part's fields, so the struct's
+   * earlier members keep their offsets) */
+  int has_missing; /* 1: missing is the data's missing-value marker (missing=) */
+  double missing;  /* netCDF's _FillValue / missing_value: values equal to it
+                      (in dtype) come back exactly, no other value decodes to
+                      it, and REL ranges leave it out like the fill value */
 } h5fz_spec;
 
 /* Fill *spec with the defaults that `UD=<id>,0,0` means: REL 1e-4, the
@@ -122,7 +132,9 @@ int h5fz_spec_validate(const h5fz_spec *spec);
 int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);
 
 /* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
- * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the
+ * only the user part is written (at most H5FZ_CD_USER_MAX words: the six
+ * header words, the op ids, and with has_missing H5FZ_CD_MISSING_MARKER and
+ * the missing value low word first); with 1 the
  * dataset part (marker, dtype (with bit 8, 0x100, set when big_endian),
  * element size, rank, dims, and when has_fill the words 1, fill low, fill
  * high) follows it.
@@ -132,7 +144,9 @@ int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);
 int h5fz_spec_to_cd_values(const h5fz_spec *spec, int include_local, unsigned *cd, size_t cap, size_t *n_out);
 
 /* Decode cd_values (n words; n = 0 gives the defaults). Missing trailing user
- * words take their defaults; a dataset part is recognised by its marker.
+ * words take their defaults; a dataset part is recognised by its marker. One
+ * word other than the version word is the one-word form "M SSS EE" (mode,
+ * bound digits, exponent: 100103 = abs=1e-3; docs/spec.md §4.1).
  * *user_words receives the length of the user part (may be NULL).
  * Returns H5FZ_OK or H5FZ_ERR_SPEC with the reason. */
 int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *spec, size_t *user_words);
