@@ -9,7 +9,8 @@ Importing h5fz registers its HDF5 filter (id FILTER_ID) with the libhdf5
 that h5py uses, so h5py reads, writes, appends to and resizes h5fz datasets
 with no HDF5_PLUGIN_PATH. Filter(...) builds the filter arguments for h5py,
 h5netcdf and xarray; write()/read() move whole arrays (numpy or GPU) through
-the batched codec, many chunks per GPU launch. PLUGIN_PATH is the folder of
+the batched codec, many chunks per GPU launch; netcdf_encoding(ds) is the
+encoding that writes an xarray Dataset through h5fz again. PLUGIN_PATH is the folder of
 the plugin for other HDF5 programs (HDF5_PLUGIN_PATH). docs/python.md.
 """
 import json as _json
@@ -20,8 +21,9 @@ import h5py as _h5py
 from . import _clib, _hdf5
 from ._filter import FILTER_ID, Filter
 from ._fast import read, write
+from ._xarray import netcdf_encoding
 
-__all__ = ["FILTER_ID", "PLUGIN_PATH", "Filter", "get_config", "read", "write", "__version__"]
+__all__ = ["FILTER_ID", "PLUGIN_PATH", "Filter", "get_config", "netcdf_encoding", "read", "write", "__version__"]
 
 __version__ = _clib.LIB.h5fzpy_version().decode()
 PLUGIN_PATH = _hdf5.PLUGIN_PATH
@@ -39,11 +41,19 @@ def get_config():
     (filter_avail after registration), registration_error, and the executor:
     device_setting (H5FZ_DEVICE), gpu_present, gpu (name), gpu_absent_reason,
     compute_capability, nvrtc, kernel_class (the planner's choice for the
-    default chain), executor ("gpu" or "cpu")."""
+    default chain), executor ("gpu" or "cpu"); and what specs can say, from
+    the C library's tables: modes ([{"id", "name"}]: the error-bound modes,
+    by their Filter keyword) and chains ({"default": the default chain
+    after the quantizer, "ops": [{"id", "name", "kind", "summary"}]}: a
+    chain is the map quant, transforms, then one coder; docs/spec.md)."""
     cfg = {"version": __version__, "filter_id": FILTER_ID, "plugin": _hdf5.PLUGIN_FILE,
            "plugin_path": PLUGIN_PATH, "library": _clib.LIBRARY, "libhdf5": _binding.libhdf5,
            "hdf5_version": _h5py.version.hdf5_version, "h5py_version": _h5py.version.version,
            "registered": _binding.registered and bool(_h5py.h5z.filter_avail(FILTER_ID)),
            "registration_error": _binding.error}
     cfg.update(_json.loads(_clib.config_json()))
+    cfg["modes"] = [{"id": i, "name": name} for i, name in _clib.modes()]
+    cfg["chains"] = {"default": Filter().chain,
+                     "ops": [{"id": i, "name": name, "kind": kind, "summary": summary}
+                             for i, name, kind, summary in _clib.ops()]}
     return cfg
