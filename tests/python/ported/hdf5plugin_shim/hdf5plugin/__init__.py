@@ -13,7 +13,7 @@ import h5py
 
 import h5fz
 
-from . import _filters
+from . import _filters  # noqa: F401 - test.py does `from hdf5plugin import _filters`
 from ._filters import FILTER_CLASSES, SZ, SZ3  # noqa: F401
 
 # hdf5plugin's filter ids, h5fz's for sz and sz3 (the others are never available here)
