@@ -19,6 +19,7 @@
 #include "h5fz_dataset_info.h"
 #include "h5fz_error.h"
 #include "h5fz_hdf5_reason.h"
+#include "h5fz_options.h"
 
 static double now_s(void)
 {
@@ -80,7 +81,7 @@ static int begin_whole(const char *fn, hid_t dset, const void *data, h5fz_mem wh
   return H5FZ_OK;
 }
 
-int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
+static int write_whole(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
 {
   double t0 = now_s();
   h5fz_dataset_info di;
@@ -131,7 +132,7 @@ static int read_source(void *ctx, uint64_t index, void **container, size_t *byte
   return rc;
 }
 
-int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report)
+static int read_whole(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report)
 {
   double t0 = now_s();
   h5fz_dataset_info di;
@@ -151,4 +152,24 @@ int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
   r.rep.seconds = now_s() - t0;
   if (report) *report = r.rep;
   return H5FZ_OK;
+}
+
+/* ---- the handle's options in force for the call (h5fz_options.c) ------------------- */
+
+int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_dataset_report *report)
+{
+  h5fz_overrides o;
+  const h5fz_overrides *previous = h5fz_overrides_enter(h5fz_dataset_overrides(dset, &o));
+  int rc = write_whole(dset, data, where, report);
+  h5fz_overrides_leave(previous);
+  return rc;
+}
+
+int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report)
+{
+  h5fz_overrides o;
+  const h5fz_overrides *previous = h5fz_overrides_enter(h5fz_dataset_overrides(dset, &o));
+  int rc = read_whole(dset, data, where, report);
+  h5fz_overrides_leave(previous);
+  return rc;
 }

@@ -107,6 +107,60 @@ int h5fz_dataset_write(hid_t dset, const void *data, h5fz_mem where, h5fz_datase
  * H5FZ_ERR_HDF5, H5FZ_ERR_DEVICE (device pointer without a usable GPU). */
 int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_report *report);
 
+/* ---- options: configuration as a value --------------------------------------------
+ * What the H5FZ_* environment variables say for the whole process, said
+ * for one dataset handle: the device, the GPU, the host threads, whether
+ * a device problem fails the call, whether warnings are silent, and the
+ * JIT cache folder. A field not set keeps the environment's value (read
+ * at each call, as before); a field set replaces it, its variable unread,
+ * for h5fz_dataset_write and h5fz_dataset_read on the handle the options
+ * are attached to (h5fz_dataset_set_options). The HDF5 filter (H5Dwrite,
+ * h5py, h5repack, and h5fz_dataset_create's set_local) has no handle and
+ * keeps the environment. docs/dataset_api.md, "Options". */
+typedef struct h5fz_options h5fz_options;
+
+/* A new options value with nothing set (every field: the environment's);
+ * the caller frees it with h5fz_options_free. NULL when out of memory. */
+h5fz_options *h5fz_options_create(void);
+
+/* Free options (NULL: nothing). Handles they were attached to keep their
+ * own copy. */
+void h5fz_options_free(h5fz_options *opts);
+
+/* The executor: "auto" (the GPU when usable, else the CPU), "cpu" or
+ * "gpu" (any case); NULL unsets it (H5FZ_DEVICE). H5FZ_ERR_ARG for another
+ * text or NULL opts. */
+int h5fz_options_set_device(h5fz_options *opts, const char *device);
+
+/* The GPU (CUDA device ordinal 0..1023) the calls use; -1 unsets it
+ * (H5FZ_GPU_ORDINAL). H5FZ_ERR_ARG out of range. */
+int h5fz_options_set_gpu_ordinal(h5fz_options *opts, int ordinal);
+
+/* Host threads of the CPU executor and the GPU paths' host side: 1..1024,
+ * 0 for one a core; -1 unsets it (H5FZ_THREADS). H5FZ_ERR_ARG out of range. */
+int h5fz_options_set_threads(h5fz_options *opts, int threads);
+
+/* 1: a GPU asked for and not usable, or a GPU failure, fails the call
+ * (H5FZ_ERR_DEVICE) instead of falling back to the CPU executor; 0: it
+ * falls back; -1 unsets it (H5FZ_DEVICE_STRICT). H5FZ_ERR_ARG otherwise. */
+int h5fz_options_set_strict(h5fz_options *opts, int strict);
+
+/* 1: h5fz's warnings on stderr (a fallback to the CPU) stay silent; 0:
+ * they are said; -1 unsets it (H5FZ_QUIET). H5FZ_ERR_ARG otherwise. */
+int h5fz_options_set_quiet(h5fz_options *opts, int quiet);
+
+/* The folder of the JIT and calibration caches (created when needed); NULL
+ * or "" unsets it (H5FZ_CACHE_DIR). H5FZ_ERR_ARG for a path of 1024 bytes
+ * or more. */
+int h5fz_options_set_cache_dir(h5fz_options *opts, const char *dir);
+
+/* Attach a copy of opts to the open dataset handle dset: h5fz_dataset_write
+ * and h5fz_dataset_read on it then use them. NULL opts detaches. The copy
+ * lives until it is replaced or detached; a handle HDF5 gives out again
+ * for another dataset after H5Dclose does not inherit it (the dataset is
+ * compared). H5FZ_ERR_ARG (not a dataset), H5FZ_ERR_NOMEM. */
+int h5fz_dataset_set_options(hid_t dset, const h5fz_options *opts);
+
 /* Outlier lists longer than this are not copied into attributes (the
  * chunks always hold them); h5fz_outliers_omitted then says how many. */
 #define H5FZ_ATTR_MAX_OUTLIERS (1u << 20)

@@ -39,12 +39,8 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * H5FZ_QUIET=1 silences it, as the other warnings. */
 static void warn_caution(const h5fz_spec *spec)
 {
-  static atomic_int said;
   char text[320];
-  const char *quiet = getenv("H5FZ_QUIET");
-  if (!h5fz_spec_caution(spec, text, sizeof text)) return;
-  if ((quiet && *quiet && *quiet != '0') || atomic_exchange(&said, 1)) return;
-  fprintf(stderr, "h5fz: warning: %s\n", text);
+  if (h5fz_spec_caution(spec, text, sizeof text)) h5fz_log_once(H5FZ_LOG_REL_ABOVE_ONE, "h5fz: warning: %s", text);
 }
 
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian, uint32_t rank,

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "h5fz_array_geom.h"
-#include "h5fz_codec.h"
+#include "h5fz_device_choice.h"
 #include "h5fz_gpu_array_decode.h"
 #include "h5fz_gpu_array_encode.h"
 
@@ -41,7 +41,7 @@ static int gpu_answered(int rc, int user_rc, int on_device, h5fz_device_mode mod
       (h5fz_device_strict() && rc != H5FZ_ERR_UNSUPPORTED && !cpu_route) || bad_container)
     return 1;
   if (user_rc != H5FZ_GPU_UNUSABLE || mode == H5FZ_DEVICE_GPU)
-    h5fz_log_once("h5fz: GPU batch %s failed, the CPU executor %s the remaining chunks: %s",
+    h5fz_log_once(H5FZ_LOG_GPU_BATCH, "h5fz: GPU batch %s failed, the CPU executor %s the remaining chunks: %s",
                   decoding ? "decode" : "encode", decoding ? "reads" : "writes", h5fz_last_error());
   h5fz_clear_error();
   return 0;

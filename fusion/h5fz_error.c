@@ -1,4 +1,4 @@
-/* h5fz_error.c - the version string and the once-per-process warning
+/* h5fz_error.c - the version string and the warnings said once per kind
  * (h5fz_error.h); status names and the thread's message: errors/. */
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -10,10 +10,11 @@
 
 const char *h5fz_version(void) { return H5FZ_VERSION_STRING; }
 
-void h5fz_log_once(const char *fmt, ...)
+void h5fz_log_once(h5fz_log_kind kind, const char *fmt, ...)
 {
-  static atomic_int logged;
-  if (h5fz_settings_quiet() || atomic_exchange(&logged, 1)) return;
+  static atomic_int logged[H5FZ_LOG_KINDS];
+  if ((unsigned)kind >= H5FZ_LOG_KINDS) return;
+  if (h5fz_settings_quiet() || atomic_exchange(&logged[kind], 1)) return;
   va_list ap;
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);

@@ -8,7 +8,7 @@
  * (H5FZ_QUIET=1 silences it), never silently and never as a failed read or
  * write, since these only tune speed or memory. H5FZ_DEVICE is kept as
  * given when it names no device: the codec refuses it where refusing is
- * safe (h5fz_codec.h).
+ * safe (h5fz_device_choice.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,15 +18,49 @@
 #include <string.h>
 #include <strings.h>
 
+#include "h5fz_fail.h"
+#include "h5fz_planner.h"
 #include "h5fz_settings.h"
 
 static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *warned[16];
 
+/* The overrides in force on this thread (h5fz_overrides_enter), or NULL. */
+static _Thread_local const h5fz_overrides *in_force;
+
+void h5fz_overrides_init(h5fz_overrides *o)
+{
+  memset(o, 0, sizeof *o);
+  o->device = o->device_strict = o->gpu_ordinal = o->host_threads = o->quiet = H5FZ_UNSET;
+}
+
+const h5fz_overrides *h5fz_overrides_enter(const h5fz_overrides *o)
+{
+  const h5fz_overrides *previous = in_force;
+  in_force = o;
+  return previous;
+}
+
+void h5fz_overrides_leave(const h5fz_overrides *previous) { in_force = previous; }
+
+/* The field of the overrides in force, or H5FZ_UNSET. */
+#define OVERRIDE(field) (in_force ? in_force->field : H5FZ_UNSET)
+
 int h5fz_settings_quiet(void)
 {
+  if (OVERRIDE(quiet) != H5FZ_UNSET) return OVERRIDE(quiet) != 0;
   const char *quiet = getenv("H5FZ_QUIET");
   return quiet && *quiet && *quiet != '0';
+}
+
+int h5fz_settings_cache_dir(char *out, size_t out_len)
+{
+  if (!in_force || !in_force->cache_dir[0]) return h5fz_planner_cache_dir(out, out_len);
+  if (!out || !out_len) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_settings_cache_dir: NULL or empty buffer");
+  int n = snprintf(out, out_len, "%s", in_force->cache_dir);
+  return n > 0 && (size_t)n < out_len
+             ? H5FZ_OK
+             : h5fz_fail(H5FZ_ERR_ARG, "the cache folder's path does not fit %zu bytes", out_len);
 }
 
 static void warn_once(const char *name, const char *value, const char *want)
@@ -74,11 +108,33 @@ long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long 
   return x;
 }
 
+/* The fields the overrides in force set, over what the environment gave. */
+static void apply_overrides(h5fz_settings *s, unsigned groups)
+{
+  if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(host_threads) != H5FZ_UNSET)
+    s->host_threads = (unsigned)OVERRIDE(host_threads);
+  if ((groups & H5FZ_SETTINGS_GPU) && OVERRIDE(gpu_ordinal) != H5FZ_UNSET) {
+    s->gpu_ordinal = OVERRIDE(gpu_ordinal);
+    s->gpu_ordinal_set = 1;
+  }
+  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device) != H5FZ_UNSET) {
+    s->device = OVERRIDE(device);
+    snprintf(s->device_text, sizeof s->device_text, "%s",
+             s->device == H5FZ_SETTING_DEVICE_CPU   ? "cpu"
+             : s->device == H5FZ_SETTING_DEVICE_GPU ? "gpu"
+                                                    : "auto");
+  }
+  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device_strict) != H5FZ_UNSET)
+    s->device_strict = OVERRIDE(device_strict) != 0;
+}
+
 void h5fz_settings_read(h5fz_settings *s, unsigned groups)
 {
-  if (groups & H5FZ_SETTINGS_HOST) s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
+  /* a variable the overrides replace is not read: a bad value there is not the call's to warn about */
+  if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(host_threads) == H5FZ_UNSET)
+    s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
   if (groups & H5FZ_SETTINGS_GPU) {
-    s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+    if (OVERRIDE(gpu_ordinal) == H5FZ_UNSET) s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
     long long limit = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);
     s->gpu_memory_limit = limit ? (size_t)limit : SIZE_MAX;
     s->gpu_threads = (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);
@@ -90,7 +146,7 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     const char *ordinal = getenv("H5FZ_GPU_ORDINAL");
     s->gpu_ordinal_set = ordinal && *ordinal;
   }
-  if (groups & H5FZ_SETTINGS_DEVICE) {
+  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device) == H5FZ_UNSET) {
     const char *v = getenv("H5FZ_DEVICE");
     snprintf(s->device_text, sizeof s->device_text, "%s", v ? v : "");
     /* any case: GPU and Cpu are what people type too */
@@ -102,6 +158,8 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
       s->device = H5FZ_SETTING_DEVICE_GPU;
     else
       s->device = H5FZ_SETTING_DEVICE_BAD;
+  }
+  if (groups & H5FZ_SETTINGS_DEVICE) {
     const char *strict = getenv("H5FZ_DEVICE_STRICT");
     s->device_strict = strict && *strict && strcmp(strict, "0") != 0;
   }
@@ -120,4 +178,5 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
         (unsigned long long)h5fz_env_int("H5FZ_MPI_PIECE_BYTES", 0, 0x7fffffffffffffffLL, 1, 512ll << 20);
   }
   if (groups & H5FZ_SETTINGS_JIT) s->jit_embedded = (int)h5fz_env_int("H5FZ_JIT_EMBEDDED", 0, 1, 1, 1);
+  apply_overrides(s, groups);
 }

@@ -14,6 +14,15 @@
  * them between calls in one process, and a few getenv calls cost nothing
  * next to a chunk. The planner's own files (H5FZ_REGISTRY, H5FZ_CACHE_DIR)
  * sit below fusion/ and read their variables themselves.
+ *
+ * Configuration as a value (docs/design.md, "Configuration"): a caller
+ * with a handle (the dataset API, the Python package) hands down an
+ * h5fz_overrides for the duration of its call (h5fz_overrides_enter /
+ * _leave, on the calling thread); while it is in force, every field it
+ * sets (device, strictness, GPU ordinal, host threads, quiet, cache
+ * folder) is taken from it and its variable is not read: the environment
+ * gives the defaults only. The filter has no handle and keeps the
+ * environment.
  */
 #ifndef H5FZ_SETTINGS_H
 #define H5FZ_SETTINGS_H
@@ -78,12 +87,48 @@ typedef struct {
 #define H5FZ_SETTINGS_MPI 16u
 
 /* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s; the other fields
- * are left as they are. Never fails (a bad value: the default, warned). */
+ * are left as they are. A field the calling thread's overrides set
+ * (h5fz_overrides_enter) comes from them, its variable unread. Never fails
+ * (a bad value: the default, warned). */
 void h5fz_settings_read(h5fz_settings *s, unsigned groups);
 
-/* 1 when H5FZ_QUIET is set (not empty, not starting with '0'): h5fz's
- * one-time warnings on stderr stay silent. */
+/* 1 when h5fz's warnings on stderr stay silent: the calling thread's
+ * overrides say quiet, or (where they do not say) H5FZ_QUIET is set (not
+ * empty, not starting with '0'). */
 int h5fz_settings_quiet(void);
+
+/* The folder of the JIT and calibration caches into out (out_len bytes):
+ * the calling thread's overrides' cache_dir when set, else the planner's
+ * (H5FZ_CACHE_DIR, $XDG_CACHE_HOME/h5fz, ~/.cache/h5fz). H5FZ_OK, or
+ * H5FZ_ERR_ARG when there is none or it does not fit. */
+int h5fz_settings_cache_dir(char *out, size_t out_len);
+
+/* What a caller with a handle hands down in place of the environment.
+ * A field left H5FZ_UNSET (or cache_dir "") keeps the environment's. */
+#define H5FZ_UNSET (-2147483647 - 1)
+#define H5FZ_CACHE_DIR_MAX 1024
+typedef struct {
+  int device;                         /* H5FZ_SETTING_DEVICE_AUTO, _CPU or _GPU */
+  int device_strict;                  /* 0 or 1: a device problem fails the call (H5FZ_DEVICE_STRICT) */
+  int gpu_ordinal;                    /* 0..1023: the GPU the calls use (H5FZ_GPU_ORDINAL) */
+  int host_threads;                   /* 0 (the cores) or 1..1024 (H5FZ_THREADS) */
+  int quiet;                          /* 0 or 1: h5fz's warnings stay silent (H5FZ_QUIET) */
+  char cache_dir[H5FZ_CACHE_DIR_MAX]; /* the JIT cache folder (H5FZ_CACHE_DIR) */
+} h5fz_overrides;
+
+/* Every field unset: the environment's defaults. */
+void h5fz_overrides_init(h5fz_overrides *o);
+
+/* Put o in force on the calling thread until h5fz_overrides_leave (o must
+ * outlive that; NULL: none, the environment alone); returns the overrides
+ * in force before, for h5fz_overrides_leave to restore, so scopes nest.
+ * Threads the call starts read what the call handed them (the host thread
+ * count is read before the workers start; the GPU warm-up thread uses
+ * the environment). */
+const h5fz_overrides *h5fz_overrides_enter(const h5fz_overrides *o);
+
+/* End the scope h5fz_overrides_enter began: previous back in force. */
+void h5fz_overrides_leave(const h5fz_overrides *previous);
 
 /* The integer environment variable name: its value when it is a whole
  * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt

@@ -55,7 +55,7 @@ static void plan_chain(const h5fz_gpu_context *gc, chain_entry *c)
   h5fz_plan_options opts;
   h5fz_plan_options_default(&opts);
   char cal[600], dir[512];
-  if (h5fz_planner_cache_dir(dir, sizeof dir) == 0 &&
+  if (h5fz_settings_cache_dir(dir, sizeof dir) == 0 &&
       snprintf(cal, sizeof cal, "%s/calibration.txt", dir) < (int)sizeof cal)
     opts.calibration_path = cal; /* measured figures beside the JIT cache, when present */
   if (h5fz_plan_make(&gc->dev, &gc->reg, c->ops, c->n_ops, &opts, &c->plan) == H5FZ_ERR_PARSE)

@@ -23,7 +23,7 @@
 int h5fz_jit_cache_path(const unsigned char digest[H5FZ_SHA256_BYTES], char *path, size_t len)
 {
   char dir[512], hex[33];
-  if (h5fz_planner_cache_dir(dir, sizeof dir)) return -1;
+  if (h5fz_settings_cache_dir(dir, sizeof dir)) return -1;
   for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", digest[i]);
   int n = snprintf(path, len, "%s/jit/%s.bin", dir, hex);
   return n > 0 && (size_t)n < len ? 0 : -1;

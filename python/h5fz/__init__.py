@@ -21,9 +21,11 @@ import h5py as _h5py
 from . import _clib, _hdf5
 from ._filter import FILTER_ID, Filter
 from ._fast import read, write
+from ._options import Options
 from ._xarray import netcdf_encoding
 
-__all__ = ["FILTER_ID", "PLUGIN_PATH", "Filter", "get_config", "netcdf_encoding", "read", "write", "__version__"]
+__all__ = ["FILTER_ID", "PLUGIN_PATH", "Filter", "Options", "get_config", "netcdf_encoding", "read", "write",
+           "__version__"]
 
 __version__ = _clib.LIB.h5fzpy_version().decode()
 PLUGIN_PATH = _hdf5.PLUGIN_PATH

@@ -47,6 +47,16 @@ class SpecView(ctypes.Structure):
                 ("spec", ctypes.c_char * 512)]
 
 
+class OptionsStruct(ctypes.Structure):
+    """h5fzpy_options: what a call uses instead of the environment (-1: the environment's)."""
+    _fields_ = [("device", ctypes.c_int),
+                ("gpu_ordinal", ctypes.c_int),
+                ("threads", ctypes.c_int),
+                ("strict", ctypes.c_int),
+                ("quiet", ctypes.c_int),
+                ("cache_dir", ctypes.c_char * 1024)]
+
+
 SINK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(Chunk))
 SOURCE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
                           ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t))
@@ -89,6 +99,10 @@ def _load():
     lib.h5fzpy_decode.argtypes = [
         ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.POINTER(Geom), SOURCE, ctypes.c_void_p,
         ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(Exec)]
+    lib.h5fzpy_encode_with.restype = ctypes.c_int
+    lib.h5fzpy_encode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_encode.argtypes
+    lib.h5fzpy_decode_with.restype = ctypes.c_int
+    lib.h5fzpy_decode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_decode.argtypes
     lib.h5fzpy_config_json.restype = ctypes.c_int
     lib.h5fzpy_config_json.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     return lib

@@ -12,7 +12,7 @@ import time
 import h5py
 import numpy as np
 
-from . import _arrays, _clib, _hdf5
+from . import _arrays, _clib, _hdf5, _options
 from ._filter import FILTER_ID
 
 _DTYPES = {np.dtype("<f4"): 1, np.dtype("<f8"): 2}
@@ -102,7 +102,7 @@ def _fail(rc, what, holder):
     raise RuntimeError("h5fz: %s failed (status %d): %s" % (what, rc, _clib.last_error()))
 
 
-def _encode(ds, shape, base, ptr, on_device, report):
+def _encode(ds, shape, base, ptr, on_device, report, opts=None):
     """Encode the array at ptr (shape, chunk-aligned at base) and write its
     chunks at base + their origin."""
     grid = _grid(shape, ds.chunks)
@@ -125,14 +125,14 @@ def _encode(ds, shape, base, ptr, on_device, report):
 
     ex = _clib.Exec()
     cb = _clib.SINK(sink)
-    rc = _clib.LIB.h5fzpy_encode(ds.cd, ds.n_cd, ctypes.byref(ds.geom(shape)), ctypes.c_void_p(ptr),
-                                 1 if on_device else 0, cb, None, ctypes.byref(ex))
+    rc = _clib.LIB.h5fzpy_encode_with(opts, ds.cd, ds.n_cd, ctypes.byref(ds.geom(shape)), ctypes.c_void_p(ptr),
+                                      1 if on_device else 0, cb, None, ctypes.byref(ex))
     if rc != 0:
         _fail(rc, "encoding %s" % ds.dset.name, holder)
     report.update(_exec_report(ex))
 
 
-def _decode(ds, shape, base, ptr, on_device, skip=None):
+def _decode(ds, shape, base, ptr, on_device, skip=None, opts=None):
     """Decode the chunks of the region at base (chunk-aligned, shape) into
     ptr; chunks for which skip(offset) is true are not read (they read as
     fill)."""
@@ -162,8 +162,8 @@ def _decode(ds, shape, base, ptr, on_device, skip=None):
 
     ex = _clib.Exec()
     cb = _clib.SOURCE(source)
-    rc = _clib.LIB.h5fzpy_decode(ds.cd, ds.n_cd, ctypes.byref(ds.geom(shape)), cb, None, ctypes.c_void_p(ptr),
-                                 1 if on_device else 0, ctypes.byref(ex))
+    rc = _clib.LIB.h5fzpy_decode_with(opts, ds.cd, ds.n_cd, ctypes.byref(ds.geom(shape)), cb, None,
+                                      ctypes.c_void_p(ptr), 1 if on_device else 0, ctypes.byref(ex))
     if rc != 0:
         _fail(rc, "decoding %s" % ds.dset.name, holder)
     return ex
@@ -211,7 +211,7 @@ def _whole_chunks(ds, start, end):
     return True
 
 
-def write(dset, array, start=None):
+def write(dset, array, start=None, options=None):
     """Write array into the h5fz dataset dset through the batched codec.
 
     array: a numpy array (or anything np.asarray takes; converted to the
@@ -230,12 +230,15 @@ def write(dset, array, start=None):
     are byte for byte the filter's. Without a usable GPU the CPU executor
     runs (a GPU array then fails). Returns a report dict (chunks,
     stored_bytes, input_bytes, ratio, outliers, raw_chunks, on_gpu,
-    kernel_class, plan_digest, merged, seconds). Raises TypeError /
+    kernel_class, plan_digest, merged, seconds). options: an h5fz.Options
+    (device, threads, quiet, ...) used for this call instead of the H5FZ_*
+    environment variables; None: the environment's. Raises TypeError /
     ValueError for a bad dataset, array or region, RuntimeError when the
     codec or HDF5 fails.
     """
     from . import _binding
     t0 = time.perf_counter()
+    opts = _options.as_struct(options)
     ds = _Dataset(dset, _binding.hdf5)
     dev = _arrays.device_array(array)
     if dev is None:
@@ -258,18 +261,19 @@ def write(dset, array, start=None):
     if report["input_bytes"]:
         if _whole_chunks(ds, start, end):
             if dev is None:
-                _encode(ds, shape, start, host.ctypes.data, False, report)
+                _encode(ds, shape, start, host.ctypes.data, False, report, opts)
             else:
                 dev.synchronize()
-                _encode(ds, shape, start, dev.ptr, True, report)
+                _encode(ds, shape, start, dev.ptr, True, report, opts)
         else:
-            _merge(ds, host.reshape(shape) if dev is None else dev.to_host().reshape(shape), start, end, report)
+            _merge(ds, host.reshape(shape) if dev is None else dev.to_host().reshape(shape), start, end, report,
+                   opts)
     report["ratio"] = report["input_bytes"] / report["stored_bytes"] if report["stored_bytes"] else 0.0
     report["seconds"] = time.perf_counter() - t0
     return report
 
 
-def _merge(ds, values, start, end, report):
+def _merge(ds, values, start, end, report, opts=None):
     """A region that cuts chunks: the chunk-aligned region around it
     (whole chunks, past the extent too, as HDF5's chunk buffers are) is
     decoded from the file (chunks the region covers entirely are not read),
@@ -282,13 +286,13 @@ def _merge(ds, values, start, end, report):
     def covered(off):
         return all(o >= s and o + c <= e for o, c, s, e in zip(off, ds.chunks, start, end))
 
-    _decode(ds, shape, lo, buf.ctypes.data, False, skip=covered)
+    _decode(ds, shape, lo, buf.ctypes.data, False, skip=covered, opts=opts)
     buf[tuple(slice(s - l, e - l) for s, e, l in zip(start, end, lo))] = values
-    _encode(ds, shape, lo, buf.ctypes.data, False, report)
+    _encode(ds, shape, lo, buf.ctypes.data, False, report, opts)
     report["merged"] = True
 
 
-def read(dset, out=None):
+def read(dset, out=None, options=None):
     """Read the whole h5fz dataset dset through the batched codec into out
     (a C-contiguous numpy array, or a GPU array exposing
     __cuda_array_interface__, of the dataset's shape and type; None: a new
@@ -296,9 +300,11 @@ def read(dset, out=None):
     through the filter alike; chunks never written read as the fill value.
     Every container is checked (checksum, sizes, that it is one of this
     dataset's chunks and keeps its bound) before it is decoded; a corrupt one
-    raises RuntimeError naming the chunk.
+    raises RuntimeError naming the chunk. options: an h5fz.Options for
+    this call instead of the H5FZ_* environment variables (None: those).
     """
     from . import _binding
+    opts = _options.as_struct(options)
     ds = _Dataset(dset, _binding.hdf5)
     dev = _arrays.device_array(out) if out is not None else None
     if out is None:
@@ -316,5 +322,5 @@ def read(dset, out=None):
         dev.synchronize()
         ptr = dev.ptr
     if out.size if dev is None else dev.nbytes:
-        _decode(ds, ds.shape, (0,) * len(ds.shape), ptr, dev is not None)
+        _decode(ds, ds.shape, (0,) * len(ds.shape), ptr, dev is not None, opts=opts)
     return out

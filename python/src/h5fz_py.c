@@ -12,6 +12,7 @@
 #include "h5fz.h"
 #include "h5fz_batch.h"
 #include "h5fz_py.h"
+#include "h5fz_py_options.h"
 
 static _Thread_local char g_error[1024];
 
@@ -234,3 +235,5 @@ int h5fzpy_decode(const unsigned *cd, size_t n_cd, const h5fzpy_geom *geom, h5fz
   copy_exec(&e, ex);
   return rc;
 }
+
+int h5fz_py_fail_arg(const char *why) { return fail(H5FZ_ERR_ARG, "%s", why); }

@@ -244,6 +244,24 @@ def check_call_circles(lib, broken):
         broken.append("call circle among %s's objects: %s" % (os.path.basename(lib), " <-> ".join(comp)))
 
 
+RESULTS = os.path.join("bench", "suite", "results")
+
+
+def check_results_are_data(root, broken):
+    """bench/ holds code, its results hold data: no script under
+    bench/suite/results (a device call's record is a plan, JSON, that
+    bench/suite/device_call.py runs)."""
+    top = os.path.join(root, RESULTS)
+    for folder, _, files in os.walk(top):
+        for f in sorted(files):
+            path = os.path.join(folder, f)
+            with open(path, "rb") as fh:
+                starts_as_script = fh.read(2) == b"#!"
+            if f.endswith((".sh", ".bash", ".py")) or starts_as_script:
+                broken.append("%s: a script under %s; keep the record as data (a plan for "
+                              "bench/suite/device_call.py, logs, JSON)" % (os.path.relpath(path, root), RESULTS))
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -254,6 +272,7 @@ def main():
     check_include_circles(root, broken)
     check_sizes(root, broken)
     check_error_style(root, broken)
+    check_results_are_data(root, broken)
     if len(sys.argv) > 2:
         check_call_circles(sys.argv[2], broken)
     for b in broken:
@@ -264,7 +283,7 @@ def main():
           "device_ops/ includes nothing of fusion/, no op code in fusion/cpu/, "
           "bench/ free of tests/, libcuda opened by %s only, one error style (no H5FZ_PLAN_* codes, "
           "thread messages in errors/ only), no include circle in fusion/, "
-          "fusion/'s .c files <= %d lines and functions <= %d%s)"
+          "fusion/'s .c files <= %d lines and functions <= %d, no script under bench/suite/results%s)"
           % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,
              ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))
     return 0

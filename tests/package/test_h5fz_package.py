@@ -296,6 +296,42 @@ def test_fast_read_into_out_and_missing_chunks(tmp_path):
             h5fz.read(d, out=np.empty((50, 100, 99), "f4"))
 
 
+def test_options_win_over_the_environment(tmp_path, monkeypatch):
+    """h5fz.Options(device="cpu", threads=1, quiet=True) for one call while
+    the environment says H5FZ_DEVICE=gpu, strict: that call runs the CPU
+    executor; a call without options keeps the environment's (no GPU here:
+    it fails; with one: it runs there)."""
+    a = embedded()
+    with h5py.File(tmp_path / "f.h5", "w") as f:
+        # made before the variables are set: the filter's set_local reads them (it has no options)
+        d = f.create_dataset("t", shape=a.shape, dtype="f4", chunks=(10, 100, 100), **h5fz.Filter(abs=1e-3))
+        e = f.create_dataset("u", shape=a.shape, dtype="f4", chunks=(10, 100, 100), **h5fz.Filter(abs=1e-3))
+        monkeypatch.setenv("H5FZ_DEVICE", "gpu")
+        monkeypatch.setenv("H5FZ_DEVICE_STRICT", "1")
+        monkeypatch.setenv("H5FZ_THREADS", "3")
+        opts = h5fz.Options(device="cpu", threads=1, quiet=True)
+        assert "device='cpu'" in repr(opts)
+        rep = h5fz.write(d, a, options=opts)
+        assert rep["on_gpu"] is False and rep["kernel_class"] == "cpu"
+        back = h5fz.read(d, options=opts)
+        check_bound(a, back, "abs", 1e-3)
+        try:
+            rep = h5fz.write(e, a)
+        except RuntimeError as err:
+            assert "gpu" in str(err).lower() or "cuda" in str(err).lower(), err
+        else:
+            assert rep["on_gpu"] is True, rep
+
+
+def test_options_refuse_what_they_cannot_mean():
+    for kwargs in ({"device": "tpu"}, {"threads": 2000}, {"threads": -3}, {"gpu_ordinal": 1024},
+                   {"threads": 1.5}, {"cache_dir": "x" * 1024}):
+        with pytest.raises(ValueError):
+            h5fz.Options(**kwargs)
+    with pytest.raises(TypeError):
+        h5fz.write(None, np.zeros(3, "f4"), options="cpu")
+
+
 def test_start_appends_time_steps_as_the_filter_does(tmp_path):
     """One time step at a time into 12-step chunks: every write but the
     first of a chunk merges with its stored chunk, as HDF5 does through the

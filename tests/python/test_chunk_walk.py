@@ -2,7 +2,7 @@
 chunk. They used to ask HDF5 for chunk i by index (H5Dget_chunk_info),
 which walks the chunk index from its start on every call: quadratic, 20 s
 for 30k chunks, minutes for 100k. They now walk the chunk grid and look each
-chunk up by its offset (cli/cli_util.c, h5fz_cli_walk_chunks), near-linear,
+chunk up by its offset (cli/cli_chunk_walk.c, h5fz_cli_walk_chunks), near-linear,
 and must still list the chunks in the index's order with the true offsets,
 for every kind of chunk index HDF5 1.10 writes."""
 import json

@@ -1,0 +1,65 @@
+"""h5fz.Options: configuration as a value (python/src/h5fz_py_options.h).
+
+What the H5FZ_* environment variables say for the whole process, said for
+one call of h5fz.write or h5fz.read: the executor, the GPU, the host
+threads, strictness, quiet, and the JIT cache folder. A field left None
+keeps the environment's value; the HDF5 filter (h5py's own reads and
+writes) has no options and keeps the environment. docs/python.md,
+"Options".
+"""
+import ctypes
+
+from . import _clib
+
+_DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
+
+
+class Options:
+    """Options(device=None, gpu_ordinal=None, threads=None, strict=None,
+    quiet=None, cache_dir=None), e.g. h5fz.Options(device="cpu", threads=4,
+    quiet=True), for the options= argument of h5fz.write and h5fz.read.
+
+    device: "auto", "cpu" or "gpu" (any case; H5FZ_DEVICE); gpu_ordinal:
+    0..1023 (H5FZ_GPU_ORDINAL); threads: 1..1024 host threads, 0 for one
+    a core (H5FZ_THREADS); strict: True makes a device problem fail the
+    call instead of falling back to the CPU (H5FZ_DEVICE_STRICT); quiet:
+    True silences h5fz's warnings (H5FZ_QUIET); cache_dir: the JIT cache
+    folder (H5FZ_CACHE_DIR). Raises ValueError for a value out of range.
+    """
+
+    __slots__ = ("device", "gpu_ordinal", "threads", "strict", "quiet", "cache_dir")
+
+    def __init__(self, device=None, gpu_ordinal=None, threads=None, strict=None, quiet=None, cache_dir=None):
+        if device is not None and (not isinstance(device, str) or device.lower() not in _DEVICES):
+            raise ValueError("h5fz.Options: device=%r: want 'auto', 'cpu' or 'gpu'" % (device,))
+        for name, value, lo, hi in (("gpu_ordinal", gpu_ordinal, 0, 1023), ("threads", threads, 0, 1024)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi):
+                raise ValueError("h5fz.Options: %s=%r: want a whole number in %d..%d" % (name, value, lo, hi))
+        if cache_dir is not None and len(str(cache_dir).encode()) >= 1024:
+            raise ValueError("h5fz.Options: cache_dir has 1024 bytes or more")
+        self.device = device.lower() if device is not None else None
+        self.gpu_ordinal, self.threads = gpu_ordinal, threads
+        self.strict = None if strict is None else bool(strict)
+        self.quiet = None if quiet is None else bool(quiet)
+        self.cache_dir = None if cache_dir is None else str(cache_dir)
+
+    def __repr__(self):
+        given = ["%s=%r" % (k, getattr(self, k)) for k in self.__slots__ if getattr(self, k) is not None]
+        return "h5fz.Options(%s)" % ", ".join(given)
+
+    def _struct(self):
+        """The h5fzpy_options the C calls take (-1: the environment's)."""
+        def unset(v):
+            return -1 if v is None else int(v)
+        return _clib.OptionsStruct(-1 if self.device is None else _DEVICES[self.device], unset(self.gpu_ordinal),
+                                   unset(self.threads), unset(self.strict), unset(self.quiet),
+                                   (self.cache_dir or "").encode())
+
+
+def as_struct(options):
+    """options (an Options, or None) as the pointer the C calls take."""
+    if options is None:
+        return None
+    if not isinstance(options, Options):
+        raise TypeError("h5fz: options must be an h5fz.Options, not %s" % type(options).__name__)
+    return ctypes.byref(options._struct())
