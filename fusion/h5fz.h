@@ -251,7 +251,9 @@ int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
 /* Is the container info describes one of the dataset's chunks, keeping
  * its promise? H5FZ_ERR_CORRUPT (reason in h5fz_last_error()) when the
  * chunk shape it recorded is not the dataset's (dataset->rank, dims: folded
- * as h5fz_chunk_dims_fold folds them; not checked when either is 0), or its
+ * as h5fz_chunk_dims_fold folds them; size-1 dims are left out of the
+ * comparison, since they do not change the element order: 64 x 64 and
+ * 1 x 64 x 64 agree; not checked when either rank is 0), or its
  * bound is looser or of another kind: under ABS, ABS/REL chunks with an
  * absolute bound <= dataset->bound; under PW_REL, PW_REL chunks with a bound
  * <= it; under REL, ABS/REL chunks (the relative promise is per chunk
