@@ -279,6 +279,17 @@ const char *h5fz_op_name(unsigned id);
  * is past the end (so callers loop until it fails). Pointers are static. */
 int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, const char **summary);
 
+/* The host threads the CPU executor runs for a chunk of many sub-chunks
+ * (a chunk of fewer uses one per sub-chunk): H5FZ_THREADS when set, else
+ * the CPUs this process may use, min(the affinity mask's CPUs, the cgroup
+ * CPU quota rounded up, the online CPUs / the MPI ranks on this node as
+ * the launcher's environment says), at least 1 and at most 64
+ * (docs/design.md, "Host threads"). When why is not NULL, one line of
+ * where the count came from goes into it (len bytes, NUL-terminated).
+ * Read anew on every call, as the executor does per chunk (the cgroup
+ * quota once per process). */
+unsigned h5fz_host_threads(char *why, size_t len);
+
 /* Library version string, e.g. "0.1.0". */
 const char *h5fz_version(void);
 
