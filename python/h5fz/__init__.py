@@ -39,7 +39,9 @@ def get_config():
     (filter_avail after registration), registration_error, and the executor:
     device_setting (H5FZ_DEVICE), gpu_present, gpu (name), gpu_absent_reason,
     compute_capability, nvrtc, kernel_class (the planner's choice for the
-    default chain), executor ("gpu" or "cpu")."""
+    default chain), executor ("gpu" or "cpu"), threads (the CPU executor's
+    host threads per chunk: H5FZ_THREADS, else the CPUs this process may use,
+    shared among the node's MPI ranks)."""
     cfg = {"version": __version__, "filter_id": FILTER_ID, "plugin": _hdf5.PLUGIN_FILE,
            "plugin_path": PLUGIN_PATH, "library": _clib.LIBRARY, "libhdf5": _binding.libhdf5,
            "hdf5_version": _h5py.version.hdf5_version, "h5py_version": _h5py.version.version,

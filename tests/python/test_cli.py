@@ -260,6 +260,32 @@ def test_compress_into_a_folder_is_refused_before_any_work(compressed_pair, tmp_
     assert not [n for n in os.listdir(tmp_path) if "h5fz-tmp" in n]
 
 
+def test_plan_reports_the_host_threads():
+    """`h5fz plan` ends with the CPU executor's thread count and where it
+    came from: under `taskset -c 0` one CPU (the online count started 2
+    workers there), H5FZ_THREADS over it; JSON too."""
+    if not shutil.which("taskset"):
+        pytest.skip("taskset (util-linux) is not installed")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one online CPU: a one-CPU mask limits nothing here")
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_THREADS"}
+    text = subprocess.run(["taskset", "-c", "0", lib.BIN, "plan"], capture_output=True, text=True, env=env)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[-1].startswith("threads    1 on the host (1 CPU in the affinity mask of "), text.stdout
+    j = json.loads(subprocess.run(["taskset", "-c", "0", lib.BIN, "plan", "--json"], capture_output=True,
+                                  text=True, env=env, check=True).stdout)
+    assert j["host_threads"] == 1 and "1 CPU in the affinity mask" in j["host_threads_from"], j
+    env["H5FZ_THREADS"] = "3"
+    j = json.loads(subprocess.run(["taskset", "-c", "0", lib.BIN, "plan", "--json"], capture_output=True,
+                                  text=True, env=env, check=True).stdout)
+    assert j["host_threads"] == 3 and j["host_threads_from"] == "H5FZ_THREADS=3", j
+    env.pop("H5FZ_THREADS")
+    env["OMPI_COMM_WORLD_LOCAL_SIZE"] = str(os.cpu_count())
+    j = json.loads(subprocess.run([lib.BIN, "plan", "--json"], capture_output=True, text=True, env=env,
+                                  check=True).stdout)
+    assert j["host_threads"] == 1 and "(OMPI_COMM_WORLD_LOCAL_SIZE)" in j["host_threads_from"], j
+
+
 def test_verify_names_a_missing_plugin(compressed_pair, tmp_path):
     """Without the plugin on HDF5_PLUGIN_PATH verify says so in its own
     words (HDF5's stack only ends with "required filter is not registered")."""
