@@ -267,7 +267,9 @@ int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
 /* Is the container info describes one of the dataset's chunks, keeping
  * its promise? H5FZ_ERR_CORRUPT (reason in h5fz_last_error()) when the
  * chunk shape it recorded is not the dataset's (dataset->rank, dims: folded
- * as h5fz_chunk_dims_fold folds them; not checked when either is 0), or its
+ * as h5fz_chunk_dims_fold folds them; size-1 dims are left out of the
+ * comparison, since they do not change the element order: 64 x 64 and
+ * 1 x 64 x 64 agree; not checked when either rank is 0), or its
  * bound is looser or of another kind: under ABS, ABS/REL chunks with an
  * absolute bound <= dataset->bound; under PW_REL, PW_REL chunks with a bound
  * <= it; under REL, ABS/REL chunks (the relative promise is per chunk
@@ -332,6 +334,17 @@ const char *h5fz_mode_name(unsigned mode);
  * unknown (it fails every `e <= bound`). The one check of the CLI's
  * `verify` and `compress`; cheap enough per element. */
 double h5fz_element_error(unsigned mode, double orig, double decoded);
+
+/* The host threads the CPU executor runs for a chunk of many sub-chunks
+ * (a chunk of fewer uses one per sub-chunk): H5FZ_THREADS when set, else
+ * the CPUs this process may use, min(the affinity mask's CPUs, the cgroup
+ * CPU quota rounded up, the online CPUs / the MPI ranks on this node as
+ * the launcher's environment says), at least 1 and at most 64
+ * (docs/design.md, "Host threads"). When why is not NULL, one line of
+ * where the count came from goes into it (len bytes, NUL-terminated).
+ * Read anew on every call, as the executor does per chunk (the cgroup
+ * quota once per process). */
+unsigned h5fz_host_threads(char *why, size_t len);
 
 /* Library version string, e.g. "0.1.0". */
 const char *h5fz_version(void);

@@ -58,7 +58,9 @@ def get_config():
     (filter_avail after registration), registration_error, and the executor:
     device_setting (H5FZ_DEVICE), gpu_present, gpu (name), gpu_absent_reason,
     compute_capability, nvrtc, kernel_class (the planner's choice for the
-    default chain), executor ("gpu" or "cpu"); and what specs can say, from
+    default chain), executor ("gpu" or "cpu"), threads (the CPU executor's
+    host threads per chunk: H5FZ_THREADS, else the CPUs this process may use,
+    shared among the node's MPI ranks); and what specs can say, from
     the C library's tables: modes ([{"id", "name"}]: the error-bound modes,
     by their Filter keyword) and chains ({"default": the default chain
     after the quantizer, "ops": [{"id", "name", "kind", "summary"}]}: a
