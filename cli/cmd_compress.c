@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_input.h"
 #include "cli_tempfile.h"
 #include "compress_check.h"
 #include "compress_copy.h"
@@ -227,16 +228,16 @@ typedef struct {
 static int check_paths(const compress_args *a)
 {
   struct stat st;
-  if (stat(a->in, &st) != 0) {
-    h5fz_cli_error(cmd, "cannot read %s: %s", a->in, strerror(errno));
-    return -1;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    h5fz_cli_error(cmd, "%s is not a regular file", a->in);
-    return -1;
-  }
+  if (h5fz_cli_check_input(cmd, a->in) < 0) return -1;
   if (h5fz_cli_same_file(a->in, a->out)) {
     h5fz_cli_error(cmd, "%s and %s are the same file: h5fz compress never overwrites its input", a->in, a->out);
+    return -1;
+  }
+  /* even with --force: the rename at the end cannot replace a folder, and
+   * a FIFO or device is no file to replace (it failed after all the work) */
+  const char *out_kind = h5fz_cli_not_a_file(a->out);
+  if (out_kind) {
+    h5fz_cli_error(cmd, "%s is %s, not a file: give OUT.h5 as a file name", a->out, out_kind);
     return -1;
   }
   if (stat(a->out, &st) == 0 && !a->force) {

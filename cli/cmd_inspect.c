@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "cli_input.h"
 #include "cli_space.h"
 #include "h5fz_cli.h"
 
@@ -486,7 +487,6 @@ int h5fz_cmd_inspect(int argc, char **argv)
   h5fz_cli_names names = {NULL, 0, 0};
   int c, rc = H5FZ_CLI_OK;
   hid_t file;
-  char why[400];
 
   optind = 1;
   opterr = 0;
@@ -507,11 +507,8 @@ int h5fz_cmd_inspect(int argc, char **argv)
     return H5FZ_CLI_USAGE;
   }
   h5fz_cli_quiet_hdf5();
-  file = H5Fopen(argv[optind], H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) {
-    h5fz_cli_error(cmd, "cannot open %s: %s", argv[optind], h5fz_cli_hdf5_reason(why, sizeof why));
-    return H5FZ_CLI_USAGE;
-  }
+  file = h5fz_cli_open_input(cmd, argv[optind]);
+  if (file < 0) return H5FZ_CLI_USAGE;
   if (argc - optind == 2 ? h5fz_cli_names_add(&names, argv[optind + 1])
                          : h5fz_cli_list_float_datasets(file, &names, NULL)) {
     h5fz_cli_error(cmd, "cannot list the datasets of %s", argv[optind]);

@@ -1,7 +1,8 @@
 /*
  * cmd_plan.c - `h5fz plan`: ask the planner for a plan and print it.
  * Uses only the public planner API (planner/h5fz_planner.h), and the
- * codec's (h5fz.h) to check that --ops is a valid chain.
+ * codec's (h5fz.h) to check that --ops is a valid chain and for the CPU
+ * executor's thread count (h5fz_host_threads).
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -195,7 +196,18 @@ static int print_plan(const h5fz_plan *plan, const plan_args *a)
     h5fz_plan_format_json(plan, a->chunk, buf, (size_t)n + 1);
   else
     h5fz_plan_format_text(plan, a->chunk, buf, (size_t)n + 1);
-  fputs(buf, stdout);
+  char why[300];
+  unsigned threads = h5fz_host_threads(why, sizeof why);
+  if (a->json) {
+    /* the planner's object, and the CPU executor's thread count in it */
+    size_t end = strlen(buf);
+    while (end && buf[end - 1] != '}') end--;
+    if (end) buf[end - 1] = '\0';
+    /* why is h5fz's own words, numbers and variable names: nothing to escape */
+    printf("%s, \"host_threads\": %u, \"host_threads_from\": \"%s\"}\n", buf, threads, why);
+  } else {
+    printf("%sthreads    %u on the host (%s)\n", buf, threads, why);
+  }
   free(buf);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "cli_input.h"
 #include "cli_space.h"
 #include "h5fz_cli.h"
 
@@ -392,15 +393,10 @@ static void print_json(const dataset_report *r, const verify_options *o, int fir
 
 static int open_pair(const char *a, const char *b, hid_t *fa, hid_t *fb)
 {
-  char why[400];
-  *fa = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (*fa < 0) {
-    h5fz_cli_error(cmd, "cannot open %s: %s", a, h5fz_cli_hdf5_reason(why, sizeof why));
-    return -1;
-  }
-  *fb = H5Fopen(b, H5F_ACC_RDONLY, H5P_DEFAULT);
+  *fa = h5fz_cli_open_input(cmd, a);
+  if (*fa < 0) return -1;
+  *fb = h5fz_cli_open_input(cmd, b);
   if (*fb < 0) {
-    h5fz_cli_error(cmd, "cannot open %s: %s", b, h5fz_cli_hdf5_reason(why, sizeof why));
     H5Fclose(*fa);
     return -1;
   }

@@ -3,6 +3,7 @@
  * (compress_copy.h says what is copied how).
  */
 #include "compress_copy.h"
+#include "compress_missing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,9 +122,10 @@ static int remember(copy_state *st, const unsigned char key[16], const char *pat
 
 /* The creation properties of the compressed copy: the original's (fill
  * value and time, allocation time, attribute order), chunked, h5fz as the
- * only filter. Returns the list, or -1 with *why set. */
-static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t elem, hsize_t *chunk, int *rank,
-                             const char **why)
+ * only filter, its missing-value marker kept exact. Returns the list, or
+ * -1 with *why set. */
+static hid_t compressed_dcpl(copy_state *st, hid_t dset, const char *path, hid_t space, size_t elem, hsize_t *chunk,
+                             int *rank, const char **why)
 {
   hid_t dcpl = H5Dget_create_plist(dset);
   hsize_t dims[H5S_MAX_RANK];
@@ -155,8 +157,12 @@ static hid_t compressed_dcpl(copy_state *st, hid_t dset, hid_t space, size_t ele
     H5Pclose(dcpl);
     return -1;
   }
-  if (H5Pset_chunk(dcpl, *rank, chunk) < 0 ||
-      H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, st->o->n_cd, st->o->cd) < 0) {
+  /* the spec's words, with the variable's missing-value marker (netCDF
+   * _FillValue / missing_value) kept exact: compress_missing.h */
+  unsigned cd[H5FZ_CD_USER_MAX];
+  size_t n_cd = 0;
+  if (h5fz_compress_missing_cd(dset, dcpl, &st->o->spec, path, cd, H5FZ_CD_USER_MAX, &n_cd) < 0 ||
+      H5Pset_chunk(dcpl, *rank, chunk) < 0 || H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) < 0) {
     *why = "cannot set the chunking and the h5fz filter";
     H5Pclose(dcpl);
     return -1;
@@ -386,7 +392,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
     rc = copy_unchanged(st, from, name, to, path);
     goto done;
   }
-  dcpl = compressed_dcpl(st, dset, space, H5Tget_size(type), chunk, &rank, &bad_props);
+  dcpl = compressed_dcpl(st, dset, path, space, H5Tget_size(type), chunk, &rank, &bad_props);
   if (dcpl < 0) {
     FAIL(st, "%s: %s", path, bad_props);
     goto done;

@@ -130,7 +130,10 @@ void h5fz_cli_names_free(h5fz_cli_names *list);
  * or -1 if the pipeline does not hold it. */
 int h5fz_cli_find_filter(hid_t dcpl, unsigned *flags, unsigned *cd, size_t cap, size_t *n_cd);
 
-/* Print s as a JSON string literal (quotes and escapes included). */
+/* Print s as a JSON string literal (quotes and escapes included), always
+ * valid UTF-8: well-formed UTF-8 sequences pass through as they are, and
+ * every other byte of 0x80..0xff (an HDF5 name or string may hold any
+ * bytes) is written as \ufffd, the replacement character (docs/cli.md). */
 void h5fz_cli_json_string(FILE *out, const char *s);
 
 /* Print a double as a JSON number, or null when it is not finite (JSON has

@@ -6,6 +6,7 @@
 #include "h5fz_error.h"
 #include "h5fz_settings.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,27 @@ static void warn_caution(const h5fz_spec *spec)
   if (h5fz_spec_caution(spec, text, sizeof text)) h5fz_log_once(H5FZ_LOG_REL_ABOVE_ONE, "h5fz: warning: %s", text);
 }
 
+/* A dataset whose fill value HDF5 never writes (fill time NEVER, netCDF's
+ * NOFILL: nccopy, ncgen's _NoFill, NCO; or no fill value defined) still
+ * hands the filter whole chunks: the parts never written (an edge chunk's
+ * padding, steps not written yet) are zero bytes, since HDF5 clears a new
+ * chunk's buffer when it writes no fill value into it (H5D__chunk_lock in
+ * 1.10 to 2.0; parallel HDF5 1.14's collective filtered write callocs it).
+ * So the padding is +0.0, which REL ranges leave out and bin 0 keeps
+ * exactly, and a REL chunk written in parts keeps the guarantee of
+ * docs/spec.md §6. A fill
+ * value set but never written is no padding: it becomes the missing value
+ * (kept exactly, left out of REL ranges) unless missing= names another. */
+static void padding_is_zero(int *has_fill, double *fill, h5fz_spec *spec)
+{
+  if (*has_fill && *fill != 0.0 && !isnan(*fill) && !spec->has_missing) {
+    spec->has_missing = 1;
+    spec->missing = *fill;
+  }
+  *has_fill = 1;
+  *fill = 0.0;
+}
+
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian, uint32_t rank,
                                 const uint32_t *dims, int has_fill, double fill, int padding_known, unsigned *cd_out,
                                 size_t cap, size_t *n_out, char *msg, size_t msg_len)
@@ -70,15 +92,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
     snprintf(msg, msg_len, "h5fz: chunk rank %u out of range 1..%d", (unsigned)rank, H5FZ_MAX_RANK);
     return H5FZ_ERR_ARG;
   }
-  h5fz_mode_info mode;
-  if (h5fz_mode_get((unsigned)spec.mode, &mode) == H5FZ_OK && mode.range_relative && !padding_known) {
-    snprintf(msg, msg_len,
-             "h5fz: a %s= bound needs a defined fill value: edge chunks are padded with it and the "
-             "range of each chunk leaves it out; this dataset has no fill value or fill time NEVER "
-             "(use abs=, or H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET))",
-             mode.name);
-    return H5FZ_ERR_SPEC;
-  }
+  if (!padding_known) padding_is_zero(&has_fill, &fill, &spec);
   spec.dtype = dtype;
   spec.big_endian = big_endian != 0;
   spec.rank = rank;

@@ -45,8 +45,10 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * part; the codec swaps them and the containers record the order).
  * rank/dims are the folded chunk dims (see h5fz_filter_fold_dims).
  * has_fill/fill: the dataset's fill value (HDF5 pads edge chunks with it;
- * REL ranges leave it out); padding_known = 0 when the padding is undefined
- * (no fill value or fill time NEVER): a REL spec is then refused.
+ * REL ranges leave it out); padding_known = 0 when HDF5 writes no fill value
+ * (none defined, or fill time NEVER): the padding is then +0.0 (HDF5 clears
+ * such chunks), and a fill value set but never written becomes the missing
+ * value unless the user part names one (docs/netcdf.md).
  * cd_out holds cap words; *n_out receives the count.
  * Returns H5FZ_OK, or the codec status (H5FZ_ERR_SPEC for a bad user part:
  * version, bound, chain, sub-chunk size) with msg filled. */

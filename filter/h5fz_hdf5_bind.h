@@ -21,6 +21,7 @@
 #define H5FZ_HDF5_FUNCS(X)                                                                                             \
   X(H5open)                                                                                                            \
   X(H5Epush2)                                                                                                          \
+  X(H5Eget_auto2)                                                                                                      \
   X(H5Tget_class)                                                                                                      \
   X(H5Tget_size)                                                                                                       \
   X(H5Tget_order)                                                                                                      \

@@ -11,6 +11,7 @@
  * stack with H5Epush2 (message text starts with "h5fz: ") and are returned
  * as HDF5 expects (can_apply -1/0, set_local -1, filter 0).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,37 @@
 /* H5Epush2's message is a format string: pass our text as an argument so a
  * '%' in a codec message cannot be read as a conversion. The globals are
  * read at call time, after H5open, as HDF5's own H5E_* macros do. */
+/* A refused dataset (set_local failed, so H5Dcreate fails) whose program
+ * prints no HDF5 error stack would never show the reason: netCDF turns the
+ * stack's printing off (H5Eset_auto2 NULL) unless built with logging, so
+ * nccopy, ncgen and NCO said only "NetCDF: HDF error". So when automatic
+ * printing is off the reason also goes to stderr, one line, once per
+ * distinct reason (h5repack -f applies one spec to every dataset);
+ * H5FZ_QUIET=1 silences it. A program that prints the stack (HDF5's
+ * default) gets it there only. */
+static void say_refusal_once(const h5fz_hdf5_api *h, const char *text)
+{
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static char said[H5FZ_FILTER_MSG_LEN];
+  H5E_auto2_t printer = NULL;
+  void *printer_data = NULL;
+  if (h->H5Eget_auto2(H5E_DEFAULT, &printer, &printer_data) < 0 || printer || h5fz_settings_quiet()) return;
+  pthread_mutex_lock(&lock);
+  int fresh = strncmp(said, text, sizeof said - 1) != 0;
+  if (fresh) {
+    snprintf(said, sizeof said, "%s", text);
+    fprintf(stderr, "%s\n", text);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
 static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func, unsigned line, const char *text)
 {
   if (h->H5open() < 0) return;
+  /* first: an API call such as H5Eget_auto2 clears the error stack */
+  if (minor_g == h->H5E_SETLOCAL_g) say_refusal_once(h, text);
+  /* first: an API call such as H5Eget_auto2 clears the error stack */
+  if (minor_g == h->H5E_SETLOCAL_g) say_refusal_once(h, text);
   h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g, "%s", text);
 }
 /* minor: H5E_CANAPPLY_g, H5E_SETLOCAL_g or H5E_CANTFILTER_g. */

@@ -34,6 +34,10 @@ extern "C" {
 #define H5FZ_CD_LOCAL_MARKER 0x4C5A4648u /* 'H','F','Z','L': set_local words */
 #define H5FZ_CD_BIG_ENDIAN 0x100u        /* in the dataset part's type word: big-endian values */
 #define H5FZ_CD_MAX (H5FZ_CD_USER_MAX + 4 + H5FZ_MAX_RANK + 3)
+
+/* 'H','F','Z','M': the user part's missing= words (docs/spec.md §4.1) */
+#define H5FZ_CD_MISSING_MARKER 0x4D5A4648u
+
 #define H5FZ_MAX_CHUNK_BYTES 0x7fff0000u /* bytes of one chunk, format v1 (u32 offsets inside it) */
 #define H5FZ_DEFAULT_SUBCHUNK_BYTES 16384u
 #define H5FZ_MIN_SUBCHUNK_BYTES 512u
@@ -88,6 +92,12 @@ typedef struct {
                                  bytes the codec takes and gives back (the
                                  container codes them little-endian and records
                                  the order, docs/format.md §3) */
+  /* user part again (after the dataset part's fields, so the struct's
+   * earlier members keep their offsets) */
+  int has_missing; /* 1: missing is the data's missing-value marker (missing=) */
+  double missing;  /* netCDF's _FillValue / missing_value: values equal to it
+                      (in dtype) come back exactly, no other value decodes to
+                      it, and REL ranges leave it out like the fill value */
 } h5fz_spec;
 
 /* Fill *spec with the defaults that `UD=<id>,0,0` means: REL 1e-4, the
@@ -122,7 +132,9 @@ int h5fz_spec_validate(const h5fz_spec *spec);
 int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);
 
 /* Encode *spec as cd_values words into cd[0..cap). With include_local = 0
- * only the user part is written (at most H5FZ_CD_USER_MAX words); with 1 the
+ * only the user part is written (at most H5FZ_CD_USER_MAX words: the six
+ * header words, the op ids, and with has_missing H5FZ_CD_MISSING_MARKER and
+ * the missing value low word first); with 1 the
  * dataset part (marker, dtype (with bit 8, 0x100, set when big_endian),
  * element size, rank, dims, and when has_fill the words 1, fill low, fill
  * high) follows it.
@@ -132,7 +144,9 @@ int h5fz_spec_caution(const h5fz_spec *spec, char *buf, size_t len);
 int h5fz_spec_to_cd_values(const h5fz_spec *spec, int include_local, unsigned *cd, size_t cap, size_t *n_out);
 
 /* Decode cd_values (n words; n = 0 gives the defaults). Missing trailing user
- * words take their defaults; a dataset part is recognised by its marker.
+ * words take their defaults; a dataset part is recognised by its marker. One
+ * word other than the version word is the one-word form "M SSS EE" (mode,
+ * bound digits, exponent: 100103 = abs=1e-3; docs/spec.md §4.1).
  * *user_words receives the length of the user part (may be NULL).
  * Returns H5FZ_OK or H5FZ_ERR_SPEC with the reason. */
 int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *spec, size_t *user_words);
@@ -253,7 +267,9 @@ int h5fz_chunk_inspect(const void *in, size_t in_bytes, h5fz_chunk_info *info);
 /* Is the container info describes one of the dataset's chunks, keeping
  * its promise? H5FZ_ERR_CORRUPT (reason in h5fz_last_error()) when the
  * chunk shape it recorded is not the dataset's (dataset->rank, dims: folded
- * as h5fz_chunk_dims_fold folds them; not checked when either is 0), or its
+ * as h5fz_chunk_dims_fold folds them; size-1 dims are left out of the
+ * comparison, since they do not change the element order: 64 x 64 and
+ * 1 x 64 x 64 agree; not checked when either rank is 0), or its
  * bound is looser or of another kind: under ABS, ABS/REL chunks with an
  * absolute bound <= dataset->bound; under PW_REL, PW_REL chunks with a bound
  * <= it; under REL, ABS/REL chunks (the relative promise is per chunk
@@ -318,6 +334,17 @@ const char *h5fz_mode_name(unsigned mode);
  * unknown (it fails every `e <= bound`). The one check of the CLI's
  * `verify` and `compress`; cheap enough per element. */
 double h5fz_element_error(unsigned mode, double orig, double decoded);
+
+/* The host threads the CPU executor runs for a chunk of many sub-chunks
+ * (a chunk of fewer uses one per sub-chunk): H5FZ_THREADS when set, else
+ * the CPUs this process may use, min(the affinity mask's CPUs, the cgroup
+ * CPU quota rounded up, the online CPUs / the MPI ranks on this node as
+ * the launcher's environment says), at least 1 and at most 64
+ * (docs/design.md, "Host threads"). When why is not NULL, one line of
+ * where the count came from goes into it (len bytes, NUL-terminated).
+ * Read anew on every call, as the executor does per chunk (the cgroup
+ * quota once per process). */
+unsigned h5fz_host_threads(char *why, size_t len);
 
 /* Library version string, e.g. "0.1.0". */
 const char *h5fz_version(void);

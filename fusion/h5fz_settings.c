@@ -2,7 +2,8 @@
  * h5fz_settings.c - the environment variables of h5fz (H5FZ_THREADS,
  * H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL, H5FZ_GPU_MEMORY_LIMIT,
  * H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED, H5FZ_GPU_WF_WARPS, H5FZ_WARMUP_DELAY_MS, H5FZ_DEVICE,
- * H5FZ_DEVICE_STRICT, H5FZ_JIT_EMBEDDED, H5FZ_QUIET, H5FZ_MPI_PROFILE), read in one place
+ * H5FZ_DEVICE_STRICT, H5FZ_JIT_EMBEDDED, H5FZ_QUIET, H5FZ_MPI_PROFILE), and
+ * the MPI launchers' count of ranks on this node, read in one place
  * into h5fz_settings. The integer ones one way: a value that is not a
  * whole number in range is ignored with one warning per variable on stderr
  * (H5FZ_QUIET=1 silences it), never silently and never as a failed read or
@@ -128,11 +129,44 @@ static void apply_overrides(h5fz_settings *s, unsigned groups)
     s->device_strict = OVERRIDE(device_strict) != 0;
 }
 
+/* A launcher's task count: "4", or Slurm's per-node list "2(x3),1" (its
+ * largest count, so that no node's ranks oversubscribe); 0 when the text
+ * is none of these. Not ours to warn about: a bad one is ignored. */
+static unsigned launcher_count(const char *v)
+{
+  unsigned long most = 0;
+  while (v && *v) {
+    char *end;
+    if (*v < '0' || *v > '9') return 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end == '(') { /* "(xM)": M nodes with n each */
+      if (end[1] != 'x' || end[2] < '0' || end[2] > '9') return 0;
+      strtoul(end + 2, &end, 10);
+      if (*end++ != ')') return 0;
+    }
+    if (*end && *end != ',') return 0;
+    if (n > most) most = n;
+    v = *end ? end + 1 : end;
+  }
+  return most >= 1 && most <= 1u << 20 ? (unsigned)most : 0;
+}
+
+/* The first launcher variable that gives this node's rank count. */
+static void read_node_ranks(h5fz_settings *s)
+{
+  static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE"};
+  s->node_ranks = 0;
+  s->node_ranks_from = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof *names && !s->node_ranks; i++)
+    if ((s->node_ranks = launcher_count(getenv(names[i]))) != 0) s->node_ranks_from = names[i];
+}
+
 void h5fz_settings_read(h5fz_settings *s, unsigned groups)
 {
   /* a variable the overrides replace is not read: a bad value there is not the call's to warn about */
   if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(host_threads) == H5FZ_UNSET)
     s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
+  if (groups & H5FZ_SETTINGS_HOST) read_node_ranks(s);
   if (groups & H5FZ_SETTINGS_GPU) {
     if (OVERRIDE(gpu_ordinal) == H5FZ_UNSET) s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
     long long limit = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);

@@ -32,7 +32,15 @@
 /* What tunes the executors (0: the default, from the plan or the machine). */
 typedef struct {
   /* host group */
-  unsigned host_threads; /* H5FZ_THREADS, 1..1024; 0: the cores */
+  unsigned host_threads; /* H5FZ_THREADS, 1..1024; 0: the CPUs this process may use (h5fz_cpu_budget.h) */
+  /* The ranks of an MPI job on this node, as its launcher says (0: not
+   * under one): OMPI_COMM_WORLD_LOCAL_SIZE (Open MPI), MPI_LOCALNRANKS
+   * (MPICH's and Intel MPI's Hydra), SLURM_STEP_TASKS_PER_NODE (srun; a
+   * list such as "2(x3),1": its largest count), the first one set that
+   * reads as a count, without linking MPI. Not SLURM_NTASKS_PER_NODE: a
+   * batch script's own programs, which are no rank, have it too. */
+  unsigned node_ranks;
+  const char *node_ranks_from; /* the variable's name, or NULL */
   /* GPU group */
   int gpu_ordinal;                /* H5FZ_GPU_ORDINAL, 0..1023: the GPU context the call uses */
   size_t gpu_memory_limit;        /* H5FZ_GPU_MEMORY_LIMIT bytes; SIZE_MAX: unlimited */

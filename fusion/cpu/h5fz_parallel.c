@@ -1,5 +1,6 @@
 /*
- * h5fz_parallel.c - host threads: how many (H5FZ_THREADS or the cores),
+ * h5fz_parallel.c - host threads: how many (H5FZ_THREADS, else the CPUs
+ * this process may use: h5fz_cpu_budget.c),
  * and a parallel for over them for the host sides of the GPU paths
  * (staging a chunk through pinned memory, gathering chunks, writing
  * containers): one contiguous range per thread, run by a pool of workers
@@ -12,21 +13,17 @@
  */
 #include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "h5fz_internal.h"
 #include "h5fz_parallel.h"
 
 unsigned h5fz_cpu_threads(uint32_t n_subchunks)
 {
-  h5fz_settings s;
-  h5fz_settings_read(&s, H5FZ_SETTINGS_HOST);
-  long t = (long)s.host_threads;
-  if (t <= 0) t = sysconf(_SC_NPROCESSORS_ONLN);
-  if (t <= 0) t = 1;
-  if (t > H5FZ_MAX_HOST_THREADS) t = H5FZ_MAX_HOST_THREADS;
-  if ((uint32_t)t > n_subchunks) t = n_subchunks ? (long)n_subchunks : 1;
-  return (unsigned)t;
+  h5fz_cpu_budget b;
+  h5fz_cpu_budget_read(&b);
+  unsigned t = b.threads;
+  if (t > n_subchunks) t = n_subchunks ? n_subchunks : 1u;
+  return t;
 }
 
 typedef struct {

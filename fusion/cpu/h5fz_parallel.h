@@ -7,11 +7,11 @@
 
 #include <stdint.h>
 
-/* The most host threads h5fz runs at once (h5fz_cpu_threads caps at it). */
-#define H5FZ_MAX_HOST_THREADS 64
+#include "h5fz_cpu_budget.h" /* H5FZ_MAX_HOST_THREADS */
 
-/* Threads the CPU executor uses for a chunk of n_subchunks (H5FZ_THREADS
- * overrides the processor count). */
+/* Threads the CPU executor uses for a chunk of n_subchunks: at most
+ * n_subchunks of h5fz_cpu_budget_read's count (H5FZ_THREADS, else the
+ * CPUs this process may use). */
 unsigned h5fz_cpu_threads(uint32_t n_subchunks);
 
 /* Run fn(ctx, i) for i in [0, n) on up to h5fz_cpu_threads(n) threads

@@ -24,8 +24,11 @@ uint64_t h5fz_fill_bits(const h5fz_spec *spec)
 {
   const int f32 = spec->dtype == H5FZ_DTYPE_F32;
   const uint64_t negzero = f32 ? 0x80000000u : 0x8000000000000000ull; /* escapes anyway */
-  if (!spec->has_fill) return negzero;
-  const uint64_t bits = f32 ? h5fz_float_bits_32((float)spec->fill) : h5fz_float_bits_64(spec->fill);
+  /* missing= takes the one place; validation refused a fill value that
+   * would need it too (a fill of +0.0 or NaN needs none) */
+  if (!spec->has_fill && !spec->has_missing) return negzero;
+  const double exact = spec->has_missing ? spec->missing : spec->fill;
+  const uint64_t bits = f32 ? h5fz_float_bits_32((float)exact) : h5fz_float_bits_64(exact);
   return bits ? bits : negzero; /* +0.0 is its own bin, exactly */
 }
 

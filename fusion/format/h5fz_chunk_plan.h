@@ -45,11 +45,12 @@ static inline uint32_t h5fz_sub_elems(const h5fz_chunk_plan *p, uint32_t s)
 int h5fz_chunk_plan_make(const h5fz_spec *spec, const void *in, size_t in_bytes, h5fz_chunk_plan *p, h5fz_header *h);
 
 /* The bits of the value that h5fz's encoder makes escape, so that it comes
- * back exactly (h5fz_quant_params.fill_bits): the spec's fill value in its
- * dtype (float32: low 32 bits) unless it is +0.0 (which bin 0 keeps
- * exactly); otherwise -0.0's bits, which escape in any case (LOSSLESS
- * keeps every value and ignores it). An encoder rule only: the chunk
- * format does not change. */
+ * back exactly (h5fz_quant_params.fill_bits): the spec's missing value
+ * (missing=) when it has one, else its fill value, in its dtype (float32:
+ * low 32 bits), unless that is +0.0 (which bin 0 keeps exactly);
+ * otherwise -0.0's bits, which escape in any case (LOSSLESS keeps every
+ * value and ignores it). An encoder rule only: the chunk format does not
+ * change. */
 uint64_t h5fz_fill_bits(const h5fz_spec *spec);
 
 /* The same with the absolute bound given (the batch path computes REL

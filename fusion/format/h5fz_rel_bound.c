@@ -9,24 +9,33 @@
 #include "h5fz_rel_bound.h"
 #include "h5fz_modes.h"
 
-/* Min and max of the finite values of in[0..n) that are not `skip` and
- * not within `near` of it (near < 0: only skip itself; skip NaN: none). */
-static void range_without(h5fz_dtype dtype, const void *in, uint64_t n, int has_skip, double skip, double near,
-                          double *lo_out, double *hi_out)
+/* The values REL's range leaves out: the fill value (HDF5's padding; also
+ * values within `near` of it, near < 0: only itself) and the missing value
+ * (missing=, by equality: it always comes back exactly). */
+typedef struct {
+  int has_fill, has_missing;
+  double fill, missing, near;
+} range_skip;
+
+/* Min and max of the finite values of in[0..n) that k does not leave out. */
+static void range_without(h5fz_dtype dtype, const void *in, uint64_t n, const range_skip *k, double *lo_out,
+                          double *hi_out)
 {
   double lo = INFINITY, hi = -INFINITY;
   if (dtype == H5FZ_DTYPE_F32) {
     const float *v = in;
-    const float f = (float)skip;
+    const float f = (float)k->fill, m = (float)k->missing;
     for (uint64_t i = 0; i < n; i++)
-      if (isfinite(v[i]) && !(has_skip && (v[i] == f || fabs((double)v[i] - (double)f) <= near))) {
+      if (isfinite(v[i]) && !(k->has_fill && (v[i] == f || fabs((double)v[i] - (double)f) <= k->near)) &&
+          !(k->has_missing && v[i] == m)) {
         if (v[i] < lo) lo = v[i];
         if (v[i] > hi) hi = v[i];
       }
   } else {
     const double *v = in;
     for (uint64_t i = 0; i < n; i++)
-      if (isfinite(v[i]) && !(has_skip && (v[i] == skip || fabs(v[i] - skip) <= near))) {
+      if (isfinite(v[i]) && !(k->has_fill && (v[i] == k->fill || fabs(v[i] - k->fill) <= k->near)) &&
+          !(k->has_missing && v[i] == k->missing)) {
         if (v[i] < lo) lo = v[i];
         if (v[i] > hi) hi = v[i];
       }
@@ -52,20 +61,23 @@ static void range_without(h5fz_dtype dtype, const void *in, uint64_t n, int has_
  * Zero (HDF5's default), NaN, and values too far out for the quantizer
  * come back exactly, so they need no more than the test for equality.
  * Leaving out more values can only tighten the bound.
+ * The missing value (missing=, netCDF's _FillValue when nccopy wrote the
+ * dataset without one) is left out by equality: it marks no data, and it
+ * always comes back exactly, so no decoded copy of it differs.
  * The GPU batch path takes the min and max with the fill left out only
  * (fusion/gpu/h5fz_gpu_batch.h): it encodes whole chunks from the
  * caller's values, where no decoded fill values occur (docs/spec.md §6). */
 void h5fz_rel_range(const h5fz_spec *spec, const void *in, uint64_t n, double *lo_out, double *hi_out)
 {
-  int skip = spec->has_fill;
-  range_without(spec->dtype, in, n, skip, spec->fill, -1.0, lo_out, hi_out);
+  range_skip k = {spec->has_fill, spec->has_missing, spec->fill, spec->missing, -1.0};
+  range_without(spec->dtype, in, n, &k, lo_out, hi_out);
   double fill = spec->dtype == H5FZ_DTYPE_F32 ? (double)(float)spec->fill : spec->fill;
-  if (skip && isfinite(fill) && fill != 0.0 && *lo_out <= *hi_out && h5fz_mode_from_chunk_range((unsigned)spec->mode)) {
-    double near = spec->bound * (*hi_out - *lo_out);
+  if (k.has_fill && isfinite(fill) && fill != 0.0 && *lo_out <= *hi_out && h5fz_mode_from_chunk_range((unsigned)spec->mode)) {
+    k.near = spec->bound * (*hi_out - *lo_out);
     /* leaving values out moves lo or hi only when one of them is left out:
      * the second pass runs for chunks whose extreme is near the fill */
-    int moves = fabs(*lo_out - fill) <= near || fabs(*hi_out - fill) <= near;
-    if (isfinite(near) && moves) range_without(spec->dtype, in, n, 1, spec->fill, near, lo_out, hi_out);
+    int moves = fabs(*lo_out - fill) <= k.near || fabs(*hi_out - fill) <= k.near;
+    if (isfinite(k.near) && moves) range_without(spec->dtype, in, n, &k, lo_out, hi_out);
   }
 }
 

@@ -12,7 +12,8 @@
 /* Min and max (*lo_out, *hi_out) of the finite values of in[0..n) (spec's
  * dtype) that REL's range counts: the spec's fill value left out when it
  * has one, and under REL with a non-zero fill also values within bound x
- * the range of it (h5fz_rel_bound.c says why); +inf/-inf when none. */
+ * the range of it (h5fz_rel_bound.c says why); its missing value (missing=)
+ * left out too; +inf/-inf when none. */
 void h5fz_rel_range(const h5fz_spec *spec, const void *in, uint64_t n, double *lo_out, double *hi_out);
 
 /* REL: the absolute bound of a chunk of dtype values whose finite non-fill

@@ -12,6 +12,7 @@
 
 #include "h5fz_internal.h"
 #include "h5fz_modes.h"
+#include "h5fz_spec_short.h"
 
 #define DEFAULT_REL_BOUND 1e-4
 
@@ -69,6 +70,23 @@ static int validate_chain(const h5fz_spec *s)
   return H5FZ_OK;
 }
 
+/* The quantizer keeps one value's bits exact (h5fz_fill_bits): missing=
+ * takes that place, so it cannot stand beside a fill value that needs it
+ * too. Zero (its own bin) and NaN (always stored exactly) need no place. */
+static int validate_missing(const h5fz_spec *s)
+{
+  if (!s->has_missing || !s->has_fill || s->fill == 0.0 || isnan(s->fill) || s->mode == H5FZ_MODE_LOSSLESS)
+    return H5FZ_OK;
+  int f32 = s->dtype == H5FZ_DTYPE_F32;
+  double fill = f32 ? (double)(float)s->fill : s->fill, missing = f32 ? (double)(float)s->missing : s->missing;
+  if (fill == missing) return H5FZ_OK;
+  return h5fz_fail(H5FZ_ERR_SPEC,
+                   "missing=%g differs from the dataset's fill value %g, and h5fz keeps one marker exact per "
+                   "dataset: give the fill value as missing= (netCDF: the same value as _FillValue), or set no "
+                   "fill value (H5Pset_fill_time NEVER, netCDF NOFILL)",
+                   s->missing, s->fill);
+}
+
 uint64_t h5fz_spec_chunk_bytes(const h5fz_spec *spec)
 {
   if (!spec->rank || spec->rank > H5FZ_MAX_RANK || !h5fz_dtype_size(spec->dtype)) return 0;
@@ -115,7 +133,8 @@ int h5fz_spec_validate(const h5fz_spec *s)
   if (s->dtype != H5FZ_DTYPE_UNKNOWN && s->dtype != H5FZ_DTYPE_F32 && s->dtype != H5FZ_DTYPE_F64)
     return h5fz_fail(H5FZ_ERR_SPEC, "unknown element type %d (1 = float32, 2 = float64)", (int)s->dtype);
   if (s->rank > H5FZ_MAX_RANK) return h5fz_fail(H5FZ_ERR_SPEC, "rank %u exceeds %d", s->rank, H5FZ_MAX_RANK);
-  return validate_chain(s);
+  rc = validate_missing(s);
+  return rc ? rc : validate_chain(s);
 }
 
 /* ---- cd_values ------------------------------------------------------------ */
@@ -145,7 +164,7 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
   /* a dataset part without an element type would not read back */
   if (include_local && s->dtype == H5FZ_DTYPE_UNKNOWN)
     return h5fz_fail(H5FZ_ERR_SPEC, "cd_values dataset part needs the element type (f32 or f64)");
-  size_t need = 6 + s->n_ops + (include_local ? 4 + s->rank + (s->has_fill ? 3 : 0) : 0);
+  size_t need = 6 + s->n_ops + (s->has_missing ? 3 : 0) + (include_local ? 4 + s->rank + (s->has_fill ? 3 : 0) : 0);
   if (cap < need) return h5fz_fail(H5FZ_ERR_ARG, "cd_values needs %zu words, room for %zu", need, cap);
   size_t n = 0;
   cd[n++] = H5FZ_CD_VERSION;
@@ -155,6 +174,11 @@ int h5fz_spec_to_cd_values(const h5fz_spec *s, int include_local, unsigned *cd, 
   cd[n++] = s->subchunk_bytes;
   cd[n++] = s->n_ops;
   for (uint32_t i = 0; i < s->n_ops; i++) cd[n++] = s->ops[i];
+  if (s->has_missing) { /* missing=: its marker word, then the value as two words */
+    cd[n++] = H5FZ_CD_MISSING_MARKER;
+    put_double(cd + n, s->missing);
+    n += 2;
+  }
   if (include_local) {
     cd[n++] = H5FZ_CD_LOCAL_MARKER;
     cd[n++] = (unsigned)s->dtype | (s->big_endian ? H5FZ_CD_BIG_ENDIAN : 0u);
@@ -203,6 +227,12 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
   if (!s || (n && !cd)) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_from_cd_values: NULL argument");
   h5fz_spec_default(s);
   size_t p = 0;
+  /* one word other than the version: the one-word form (NCO's --cmp) */
+  if (n == 1 && cd[0] != H5FZ_CD_VERSION) {
+    if (user_words) *user_words = 1;
+    int rc = h5fz_spec_short_word_decode(cd[0], &s->mode, &s->bound);
+    return rc ? rc : h5fz_spec_validate(s);
+  }
   if (n > p) {
     if (cd[0] != H5FZ_CD_VERSION)
       return h5fz_fail(H5FZ_ERR_SPEC, "cd_values version word is %u; this h5fz reads version %d", cd[0],
@@ -244,6 +274,13 @@ int h5fz_spec_from_cd_values(const unsigned *cd, size_t n, h5fz_spec *s, size_t 
       }
       p += n_ops;
     }
+  }
+  if (n > p && cd[p] == H5FZ_CD_MISSING_MARKER) {
+    if (n < p + 3)
+      return h5fz_fail(H5FZ_ERR_SPEC, "cd_values end inside the missing value: its marker takes two words after it");
+    s->has_missing = 1;
+    s->missing = get_double(cd + p + 1);
+    p += 3;
   }
   if (user_words) *user_words = p;
   if (n > p) {
@@ -367,6 +404,12 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
         return h5fz_fail(H5FZ_ERR_SPEC, "'%s': order is big or little (the values' byte order)", tok);
       return H5FZ_OK;
     }
+    if (!strcmp(key, "missing")) {
+      if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
+      s->has_missing = 1;
+      s->missing = v;
+      return H5FZ_OK;
+    }
     if (!strcmp(key, "fill")) {
       if (parse_number(key, val, &v)) return H5FZ_ERR_SPEC;
       s->has_fill = 1;
@@ -375,7 +418,7 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
     }
     char keys[160];
     h5fz_mode_keys_text(keys, sizeof keys);
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: %s, subchunk=, dtype=, dims=, fill=, order=)", tok,
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s' (known: %s, subchunk=, missing=, dtype=, dims=, fill=, order=)", tok,
                      keys);
   }
   const h5fz_mode_row *word = h5fz_mode_by_name(tok);
@@ -468,6 +511,10 @@ int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
   }
   if (n < buf_len && s->subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES)
     n += (size_t)snprintf(buf + n, buf_len - n, " subchunk=%u", s->subchunk_bytes);
+  if (n < buf_len && s->has_missing) {
+    format_double(s->missing, num, sizeof num);
+    n += (size_t)snprintf(buf + n, buf_len - n, " missing=%s", num);
+  }
   if (n < buf_len && s->dtype)
     n += (size_t)snprintf(buf + n, buf_len - n, " dtype=%s", s->dtype == H5FZ_DTYPE_F32 ? "f32" : "f64");
   for (uint32_t i = 0; i < s->rank && n < buf_len; i++)

@@ -408,6 +408,12 @@ int h5fz_gpu_array_encode(const h5fz_spec *spec, const h5fz_array_geom *g, const
 {
   *done = 0;
   *user_rc = 0;
+  /* the range kernel leaves out one value (the fill); a REL range must
+   * leave out missing= as well (h5fz_rel_range), so the CPU takes those */
+  if (spec->mode == H5FZ_MODE_REL && spec->has_missing)
+    return h5fz_fail(H5FZ_ERR_UNSUPPORTED,
+                     "REL with missing= is encoded by the CPU executor (the GPU batch range leaves out the fill "
+                     "value only)");
   h5fz_gpu_context *gc;
   int rc = h5fz_gpu_enter(&gc);
   if (rc)

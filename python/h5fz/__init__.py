@@ -14,7 +14,8 @@ the plugin for other HDF5 programs (HDF5_PLUGIN_PATH). The import also
 registers the codecs h5fz.numcodecs.H5fz and h5fz.zarr.H5fz (id "h5fz";
 h5fz.kerchunk indexes h5fz HDF5 files for them) with numcodecs and zarr 3
 when those are imported, before or after, without importing them itself.
-docs/python.md.
+netcdf_encoding(ds) is the encoding that writes an xarray Dataset through
+h5fz again. docs/python.md.
 """
 import importlib as _importlib
 import json as _json
@@ -26,8 +27,10 @@ from . import _clib, _hdf5, _registry
 from ._filter import FILTER_ID, MODES, Filter
 from ._fast import read, write
 from ._options import Options
+from ._xarray import netcdf_encoding
 
-__all__ = ["FILTER_ID", "MODES", "PLUGIN_PATH", "Filter", "Options", "get_config", "read", "write", "__version__"]
+__all__ = ["FILTER_ID", "MODES", "PLUGIN_PATH", "Filter", "Options", "get_config", "netcdf_encoding", "read",
+           "write", "__version__"]
 
 __version__ = _clib.LIB.h5fzpy_version().decode()
 PLUGIN_PATH = _hdf5.PLUGIN_PATH
@@ -55,11 +58,21 @@ def get_config():
     (filter_avail after registration), registration_error, and the executor:
     device_setting (H5FZ_DEVICE), gpu_present, gpu (name), gpu_absent_reason,
     compute_capability, nvrtc, kernel_class (the planner's choice for the
-    default chain), executor ("gpu" or "cpu")."""
+    default chain), executor ("gpu" or "cpu"), threads (the CPU executor's
+    host threads per chunk: H5FZ_THREADS, else the CPUs this process may use,
+    shared among the node's MPI ranks); and what specs can say, from
+    the C library's tables: modes ([{"id", "name"}]: the error-bound modes,
+    by their Filter keyword) and chains ({"default": the default chain
+    after the quantizer, "ops": [{"id", "name", "kind", "summary"}]}: a
+    chain is the map quant, transforms, then one coder; docs/spec.md)."""
     cfg = {"version": __version__, "filter_id": FILTER_ID, "plugin": _hdf5.PLUGIN_FILE,
            "plugin_path": PLUGIN_PATH, "library": _clib.LIBRARY, "libhdf5": _binding.libhdf5,
            "hdf5_version": _h5py.version.hdf5_version, "h5py_version": _h5py.version.version,
            "registered": _binding.registered and bool(_h5py.h5z.filter_avail(FILTER_ID)),
            "registration_error": _binding.error}
     cfg.update(_json.loads(_clib.config_json()))
+    cfg["modes"] = [{"id": i, "name": name} for i, name in _clib.mode_ids()]
+    cfg["chains"] = {"default": Filter().chain,
+                     "ops": [{"id": i, "name": name, "kind": kind, "summary": summary}
+                             for i, name, kind, summary in _clib.ops()]}
     return cfg

@@ -38,6 +38,15 @@ class Exec(ctypes.Structure):
                 ("plan_digest", ctypes.c_uint64)]
 
 
+class SpecView(ctypes.Structure):
+    """h5fzpy_spec_view: the user part of a spec."""
+    _fields_ = [("mode", ctypes.c_int),
+                ("bound", ctypes.c_double),
+                ("subchunk_bytes", ctypes.c_uint32),
+                ("chain", ctypes.c_char * 256),
+                ("spec", ctypes.c_char * 512)]
+
+
 class OptionsStruct(ctypes.Structure):
     """h5fzpy_options: what a call uses instead of the environment (-1: the environment's)."""
     _fields_ = [("device", ctypes.c_int),
@@ -76,6 +85,14 @@ def _load():
     lib.h5fzpy_describe_cd_values.argtypes = [
         ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
         ctypes.POINTER(ctypes.c_int)]
+    lib.h5fzpy_spec_view_of_cd_values.restype = ctypes.c_int
+    lib.h5fzpy_spec_view_of_cd_values.argtypes = [ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
+                                                  ctypes.POINTER(SpecView)]
+    lib.h5fzpy_mode_id_at.restype = ctypes.c_int
+    lib.h5fzpy_mode_id_at.argtypes = [ctypes.c_size_t, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]
+    lib.h5fzpy_op_at.restype = ctypes.c_int
+    lib.h5fzpy_op_at.argtypes = [ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_char_p),
+                                 ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]
     lib.h5fzpy_encode.restype = ctypes.c_int
     lib.h5fzpy_encode.argtypes = [
         ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.POINTER(Geom), ctypes.c_void_p, ctypes.c_int,
@@ -160,6 +177,37 @@ def describe_cd_values(words):
     if LIB.h5fzpy_describe_cd_values(cd, n, canon, len(canon), ctypes.byref(dtype)) != 0:
         raise ValueError("h5fz: the dataset's cd_values are not h5fz's: %s" % last_error())
     return canon.value.decode("utf-8"), dtype.value
+
+
+def spec_view(words):
+    """(mode id, bound, subchunk bytes, chain text, canonical user spec
+    text) of cd_values words, decoded and validated by the C library;
+    ValueError with its message when they are not a valid h5fz spec."""
+    cd, n = cd_array(words)
+    v = SpecView()
+    if LIB.h5fzpy_spec_view_of_cd_values(cd, n, ctypes.byref(v)) != 0:
+        raise ValueError("h5fz: cd_values %s are not a valid h5fz spec: %s" % (list(words), last_error()))
+    return v.mode, v.bound, v.subchunk_bytes, v.chain.decode(), v.spec.decode()
+
+
+def mode_ids():
+    """[(id, keyword)] of the codec's error-bound modes (the mode table)."""
+    out = []
+    ident, name = ctypes.c_int(0), ctypes.create_string_buffer(32)
+    while LIB.h5fzpy_mode_id_at(len(out), ctypes.byref(ident), name, len(name)) == 0:
+        out.append((ident.value, name.value.decode()))
+    return out
+
+
+def ops():
+    """[(id, name, kind, summary)] of the codec's op table."""
+    out = []
+    ident = ctypes.c_uint(0)
+    name, kind, summary = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
+    while LIB.h5fzpy_op_at(len(out), ctypes.byref(ident), ctypes.byref(name), ctypes.byref(kind),
+                           ctypes.byref(summary)) == 0:
+        out.append((ident.value, name.value.decode(), kind.value.decode(), summary.value.decode()))
+    return out
 
 
 def config_json():

@@ -15,11 +15,11 @@ import sys
 import numpy as np
 
 from . import _clib
-from ._filter import Filter
+from ._filter import MODES, Filter
 
 _CODES = {4: 1, 8: 2}        # element size -> the C library's dtype code
 _ITEMSIZE = {1: 4, 2: 8}
-KEYWORDS = ("abs", "rel", "pw_rel", "lossless", "chain", "subchunk")
+KEYWORDS = tuple(name for name, _ in MODES) + ("chain", "subchunk")  # the mode keywords from the C mode table
 
 
 def fill_to_json(fill):
@@ -55,11 +55,11 @@ class ChunkCodec:
     config: what was given, for the codecs' JSON (to rebuild the same
     codec); spec: the canonical text."""
 
-    def __init__(self, spec=None, *, abs=None, rel=None, pw_rel=None, lossless=False, chain=None, subchunk=None):
-        given = {"abs": abs, "rel": rel, "pw_rel": pw_rel, "lossless": lossless or None, "chain": chain,
-                 "subchunk": subchunk}
-        self.filter = Filter(spec, abs=abs, rel=rel, pw_rel=pw_rel, lossless=lossless, chain=chain,
-                             subchunk=subchunk)
+    def __init__(self, spec=None, *, chain=None, subchunk=None, **bounds):
+        # a flag mode given False is not given (Filter's rule)
+        given = {k: (v if v is not False else None) for k, v in bounds.items()}
+        given.update({"chain": chain, "subchunk": subchunk})
+        self.filter = Filter(spec, chain=chain, subchunk=subchunk, **bounds)
         self.config = {"spec": spec} if spec is not None else {}
         self.config.update({k: (list(v) if isinstance(v, tuple) else v) for k, v in given.items() if v is not None})
         self.spec = self.filter.spec

@@ -33,10 +33,8 @@ class H5fz(Codec):
 
     codec_id = "h5fz"
 
-    def __init__(self, spec=None, *, abs=None, rel=None, pw_rel=None, lossless=False, chain=None, subchunk=None,
-                 fill_value=0.0):
-        self._codec = ChunkCodec(spec, abs=abs, rel=rel, pw_rel=pw_rel, lossless=lossless, chain=chain,
-                                 subchunk=subchunk)
+    def __init__(self, spec=None, *, chain=None, subchunk=None, fill_value=0.0, **bounds):
+        self._codec = ChunkCodec(spec, chain=chain, subchunk=subchunk, **bounds)
         self._fill = fill_from_json(fill_value)
 
     @property

@@ -76,8 +76,8 @@ class H5fz(BytesBytesCodec):
     is_fixed_size = False
     configuration: tuple
 
-    def __init__(self, spec=None, *, abs=None, rel=None, pw_rel=None, lossless=False, chain=None, subchunk=None):
-        codec = ChunkCodec(spec, abs=abs, rel=rel, pw_rel=pw_rel, lossless=lossless, chain=chain, subchunk=subchunk)
+    def __init__(self, spec=None, *, chain=None, subchunk=None, **bounds):
+        codec = ChunkCodec(spec, chain=chain, subchunk=subchunk, **bounds)
         # a frozen dataclass field: hashable and compared by value (a chain list as a tuple)
         object.__setattr__(self, "configuration",
                            tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in codec.config.items())))

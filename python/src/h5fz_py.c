@@ -99,6 +99,33 @@ int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size
   return H5FZ_OK;
 }
 
+int h5fzpy_spec_view_of_cd_values(const unsigned *cd, size_t n_cd, h5fzpy_spec_view *view)
+{
+  g_error[0] = '\0';
+  if ((!cd && n_cd) || !view) return h5fz_py_fail(H5FZ_ERR_ARG, "h5fzpy_spec_view_of_cd_values: NULL argument");
+  memset(view, 0, sizeof *view);
+  h5fz_spec spec;
+  int rc = h5fz_spec_from_cd_values(cd, n_cd, &spec, NULL);
+  if (!rc) rc = h5fz_spec_validate(&spec);
+  if (rc) return h5fz_py_keep(rc);
+  /* the dataset part is set_local's, not the user's: leave it out */
+  spec.dtype = H5FZ_DTYPE_UNKNOWN;
+  spec.rank = 0;
+  spec.has_fill = 0;
+  spec.big_endian = 0;
+  if ((rc = h5fz_spec_format(&spec, view->spec, sizeof view->spec))) return h5fz_py_keep(rc);
+  view->mode = (int)spec.mode;
+  view->bound = spec.bound;
+  view->subchunk_bytes = spec.subchunk_bytes;
+  size_t len = 0;
+  for (uint32_t i = 1; i < spec.n_ops; i++) { /* ops[0] is the quantizer */
+    const char *name = h5fz_op_name(spec.ops[i]);
+    len += (size_t)snprintf(view->chain + len, sizeof view->chain - len, "%s%s", i > 1 ? " " : "", name ? name : "?");
+    if (len >= sizeof view->chain) return h5fz_py_fail(H5FZ_ERR_ARG, "the chain's names need more than %zu bytes", sizeof view->chain);
+  }
+  return H5FZ_OK;
+}
+
 /* The dataset's spec from its pipeline words, and the batch geometry; the
  * spec must carry set_local's dataset part and g's chunk must be its chunk. */
 static int prepare(const unsigned *cd, size_t n_cd, const h5fzpy_geom *in, h5fz_spec *spec, h5fz_array_geom *g)

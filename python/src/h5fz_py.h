@@ -58,6 +58,22 @@ H5FZPY_EXPORT int h5fzpy_mode_at(size_t i, const char **name, int *takes_bound);
  * none: set_local did not run). H5FZ_ERR_SPEC / H5FZ_ERR_ARG. */
 H5FZPY_EXPORT int h5fzpy_describe_cd_values(const unsigned *cd, size_t n_cd, char *canon, size_t canon_cap, int *dtype);
 
+/* The user part of a spec (what h5fz.Filter takes as keywords), from
+ * cd_values as a dataset stores them or as h5fz.Filter made them. */
+typedef struct {
+  int mode;                /* h5fz_mode: 0 abs, 1 rel, 2 pw_rel, 3 lossless */
+  double bound;            /* 0 for lossless */
+  uint32_t subchunk_bytes; /* bytes of input per sub-chunk */
+  char chain[256];         /* the ops after the quantizer, blank-separated ("delta zigzag bitshuffle rze") */
+  char spec[512];          /* canonical text of the user part (no dtype=, dims=, fill=, order=) */
+} h5fzpy_spec_view;
+
+/* Decode cd_values (n_cd words, user part and maybe set_local's dataset
+ * part; missing trailing user words take their defaults), validate them,
+ * and fill *view with the user part. H5FZ_ERR_SPEC with the decoder's or
+ * validator's message (not h5fz's words, a bad chain), H5FZ_ERR_ARG. */
+H5FZPY_EXPORT int h5fzpy_spec_view_of_cd_values(const unsigned *cd, size_t n_cd, h5fzpy_spec_view *view);
+
 /* An array and its chunk grid, as the dataset holds it. */
 typedef struct {
   uint32_t rank;      /* 1..8 */

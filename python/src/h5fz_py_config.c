@@ -70,7 +70,8 @@ int h5fzpy_config_json(char *buf, size_t cap)
   len = put_json_string(buf, cap, len, nvrtc);
   len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"kernel_class\": ");
   len = put_json_string(buf, cap, len, klass);
-  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, ", \"executor\": \"%s\"}", executor);
+  len += (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0,
+                          ", \"executor\": \"%s\", \"threads\": %u}", executor, h5fz_host_threads(NULL, 0));
   free(reg);
   free(plan);
   return len < cap ? H5FZ_OK : H5FZ_ERR_ARG;

@@ -402,6 +402,78 @@ static void test_rel_ignores_fill(void)
  * range (5, 10.001), outside it (-999, 1e30) or is NaN, in runs and
  * scattered; fill=0 keeps zeros in bin 0 (no outliers for them); other
  * values keep the bound. */
+/* missing= (docs/spec.md §2.2): text and cd_values forms, the one-word
+ * form NCO's --cmp carries, the one-marker rule beside a fill value, and a
+ * REL chunk whose missing values come back exactly and stay out of the
+ * range (with and without the +0.0 padding of a NOFILL dataset). */
+static void test_missing_forms(void)
+{
+  h5fz_spec s, t;
+  char buf[256];
+  unsigned cd[H5FZ_CD_MAX];
+  size_t n = 0, user = 0;
+  CHECK(h5fz_spec_parse("rel=1e-3 missing=-999", &s) == 0 && s.has_missing && s.missing == -999.0, "parse missing=: %s",
+        h5fz_last_error());
+  CHECK(h5fz_spec_format(&s, buf, sizeof buf) == 0 &&
+            !strcmp(buf, "rel=0.001 quant delta zigzag bitshuffle rze missing=-999"),
+        "format missing=: %s", buf);
+  CHECK(h5fz_spec_to_cd_values(&s, 0, cd, H5FZ_CD_MAX, &n) == 0 && n == 14 && cd[11] == H5FZ_CD_MISSING_MARKER,
+        "missing= words: %zu", n);
+  CHECK(h5fz_spec_from_cd_values(cd, n, &t, &user) == 0 && user == 14 && t.has_missing && t.missing == -999.0,
+        "missing= words read back: %s", h5fz_last_error());
+  CHECK(h5fz_spec_from_cd_values(cd, 13, &t, NULL) == H5FZ_ERR_SPEC && strstr(h5fz_last_error(), "missing value"),
+        "truncated missing words: %s", h5fz_last_error());
+  CHECK(h5fz_spec_parse("abs=1e-3 missing=5 fill=-999 dtype=f32", &t) == H5FZ_ERR_SPEC &&
+            strstr(h5fz_last_error(), "one marker exact"),
+        "missing= beside another fill value: %s", h5fz_last_error());
+  CHECK(h5fz_spec_parse("abs=1e-3 missing=5 fill=0 dtype=f32", &t) == 0 &&
+            h5fz_spec_parse("abs=1e-3 missing=5 fill=5 dtype=f32", &t) == 0,
+        "missing= beside fill 0 or the same fill: %s", h5fz_last_error());
+  /* the one-word form: M SSS EE */
+  static const struct {
+    unsigned word;
+    const char *text;
+  } words[] = {{100103, "abs=1e-3"}, {200104, "rel=1e-4"}, {302502, "pw_rel=25e-2"}, {400000, "lossless"}};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+    CHECK(h5fz_spec_from_cd_values(&words[i].word, 1, &t, NULL) == 0 && h5fz_spec_parse(words[i].text, &s) == 0,
+          "one word %u: %s", words[i].word, h5fz_last_error());
+    CHECK(t.mode == s.mode && !memcmp(&t.bound, &s.bound, sizeof t.bound) && t.n_ops == s.n_ops, "one word %u = %s",
+          words[i].word, words[i].text);
+  }
+  static const unsigned bad_words[] = {0, 2, 30, 99999, 100003, 400103, 500000};
+  for (size_t i = 0; i < sizeof bad_words / sizeof *bad_words; i++)
+    CHECK(h5fz_spec_from_cd_values(&bad_words[i], 1, &t, NULL) == H5FZ_ERR_SPEC, "one word %u refused", bad_words[i]);
+  /* REL: the range leaves the marker (and a NOFILL chunk's zeros) out */
+  for (int zeros = 0; zeros < 2; zeros++) {
+    const size_t m = 4096;
+    float *x = malloc(m * sizeof *x);
+    for (size_t i = 0; i < m; i++)
+      x[i] = i % 3 == 0 ? -999.0f : zeros && i % 5 == 0 ? 0.0f : 1000.0f + (float)(i % 100) * 0.01f;
+    CHECK(h5fz_spec_parse(zeros ? "rel=1e-3 missing=-999 fill=0 dtype=f32" : "rel=1e-3 missing=-999 dtype=f32", &s) ==
+              0,
+          "parse: %s", h5fz_last_error());
+    void *enc = NULL, *dec = NULL;
+    size_t en = 0, dn = 0;
+    h5fz_chunk_info info;
+    CHECK(h5fz_chunk_encode(&s, x, m * 4, &enc, &en) == 0 && h5fz_chunk_inspect(enc, en, &info) == 0 &&
+              h5fz_chunk_decode(enc, en, &dec, &dn) == 0 && dn == m * 4,
+          "REL missing round trip: %s", h5fz_last_error());
+    size_t lost = 0, made = 0, bad = 0;
+    for (size_t i = 0; dec && i < m; i++) {
+      float y = ((float *)dec)[i];
+      if (x[i] == -999.0f)
+        lost += y != -999.0f;
+      else
+        made += y == -999.0f, bad += !(fabs((double)y - (double)x[i]) <= info.abs_bound);
+    }
+    CHECK(info.abs_bound > 0 && info.abs_bound <= 1e-3 * 0.99, "eb %g within rel x the range 0.99 (zeros %d)",
+          info.abs_bound, zeros);
+    CHECK(lost == 0 && made == 0 && bad == 0, "missing lost %zu, made %zu, out of bound %zu (zeros %d)", lost, made,
+          bad, zeros);
+    free(enc), free(dec), free(x);
+  }
+}
+
 static void test_fill_exact(void)
 {
   static const char *fills[] = {"", "fill=-999", "fill=5", "fill=10.001", "fill=1e30", "fill=nan", "fill=0"};
@@ -767,6 +839,7 @@ int main(void)
   test_env_int();
   test_rel_ignores_fill();
   test_fill_exact();
+  test_missing_forms();
   test_fill_near();
   for (int f64 = 0; f64 < 2; f64++)
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)

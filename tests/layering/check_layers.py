@@ -435,8 +435,6 @@ def main():
     check_sizes(root, broken)
     check_error_style(root, broken)
     check_results_are_data(root, broken)
-
-
     check_getenv(root, broken)
     check_header_tiers(root, broken)
     check_mode_names(root, broken)
@@ -449,15 +447,10 @@ def main():
     print("layering: ok (no HDF5 below filter/api/cli, h5fz_internal.h private to fusion/, "
           "device_ops/ includes nothing of fusion/, no op code in fusion/cpu/, "
           "bench/ free of tests/, libcuda opened by %s only, one error style (no H5FZ_PLAN_* codes, "
-          "thread messages in errors/ only), no include circle in fusion/, "
-          "fusion/'s .c files <= %d lines and functions <= %d, no script under bench/suite/results%s)"
-          % (cuda[0], MAX_FILE_LINES, MAX_FUNCTION_LINES,
-
-
           "thread messages in errors/ only), H5FZ_* variables read in %s only (kept: %s), filter/api/cli/python "
           "include public or shared headers of other folders only (docs/design.md), mode names in %s only and "
           "no order of mode numbers, no include circle in fusion/, "
-          "fusion/'s .c files <= %d lines and functions <= %d%s)"
+          "fusion/'s .c files <= %d lines and functions <= %d, no script under bench/suite/results%s)"
           % (cuda[0], GETENV_SETTINGS_FILE, ", ".join("%s in %s/" % (v, l) for l, v in sorted(GETENV_KEPT)),
              MODE_TABLE, MAX_FILE_LINES, MAX_FUNCTION_LINES,
              ", no call circle in " + os.path.basename(sys.argv[2]) if len(sys.argv) > 2 else ""))

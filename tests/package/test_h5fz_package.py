@@ -99,6 +99,30 @@ def test_import_registers_the_filter():
                                                      cfg["libhdf5"], cfg["executor"]))
 
 
+def test_config_threads_follow_the_affinity_mask():
+    """get_config()["threads"] is the CPU executor's count, the one `h5fz
+    plan` prints: under `taskset -c 0` one (the online count said 2 or
+    more), H5FZ_THREADS still over the mask."""
+    import shutil
+    cfg = h5fz.get_config()
+    assert isinstance(cfg["threads"], int) and 1 <= cfg["threads"] <= 64, cfg
+    plan = json.loads(subprocess.run([BIN, "plan", "--json"], capture_output=True, text=True, check=True).stdout)
+    assert cfg["threads"] == plan["host_threads"], (cfg["threads"], plan["host_threads_from"])
+    if not shutil.which("taskset"):
+        pytest.skip("taskset (util-linux) is not installed")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one online CPU: a one-CPU mask limits nothing here")
+    code = "import h5fz; print(h5fz.get_config()['threads'])"
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_THREADS"}
+    one = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True)
+    assert one.stdout.strip() == "1", one.stdout + one.stderr
+    env["H5FZ_THREADS"] = "3"
+    three = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, check=True)
+    assert three.stdout.strip() == "3", three.stdout + three.stderr
+
+
 def test_rel_above_one_warns_and_keeps_its_bound(tmp_path):
     """rel= above 1 (errors beyond 100 % of the range) is kept, as SZ3
     keeps it, but said: by Filter (UserWarning, the C text the CLI
@@ -169,7 +193,7 @@ def test_filter_gives_the_cli_cd_values(kwargs, spec):
     assert f["compression"] == f.filter_id == want["filter_id"] == h5fz.FILTER_ID
     assert list(f["compression_opts"]) == want["cd_values"]
     assert f.spec == want["spec"]
-    assert dict(f) == {"compression": h5fz.FILTER_ID, "compression_opts": tuple(want["cd_values"])}
+    assert dict(f) == {"compression": h5fz.FILTER_ID, "compression_opts": tuple(want["cd_values"]), "shuffle": False}
     assert h5fz.Filter(f.spec).cd_values == f.cd_values  # the canonical text parses back to the same words
 
 

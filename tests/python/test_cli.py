@@ -220,6 +220,72 @@ def test_verify_passes_and_reports(compressed_pair):
     assert "/data" in text and "ok" in text and "psnr" in text
 
 
+@pytest.mark.parametrize("what", ["missing", "folder", "fifo", "not_hdf5"])
+def test_inspect_and_verify_name_a_bad_input_in_one_line(compressed_pair, tmp_path, what):
+    """A missing file, a folder, a FIFO or a file that is not HDF5 given to
+    inspect or verify: one line naming the path and what is wrong (it was
+    HDF5's whole stack, "errno = 2, ..., tent_flags = 0; ...", and a FIFO
+    would make HDF5 wait for a writer), exit 2."""
+    _, orig, _, _ = compressed_pair
+    bad = tmp_path / ("nope.h5" if what == "missing" else what)
+    want = {"missing": "cannot open %s: No such file or directory" % bad,
+            "folder": "%s is not a regular file (a directory)" % bad,
+            "fifo": "%s is not a regular file (a FIFO)" % bad,
+            "not_hdf5": "%s is not an HDF5 file (no HDF5 signature)" % bad}[what]
+    if what == "folder":
+        bad.mkdir()
+    elif what == "fifo":
+        os.mkfifo(bad)
+    elif what == "not_hdf5":
+        bad.write_bytes(b"plain text, no superblock\n" * 40)
+    for args in (["inspect", bad], ["inspect", bad, "--json"], ["verify", bad, orig, "--abs", "1"],
+                 ["verify", orig, bad, "--lossless"]):
+        p = lib.cli(*args, check=False, timeout=60)
+        assert p.returncode == 2 and p.stdout == "", (args, p.stdout, p.stderr)
+        assert p.stderr == "h5fz %s: %s\n" % (args[0], want), (args, p.stderr)
+
+
+def test_compress_into_a_folder_is_refused_before_any_work(compressed_pair, tmp_path):
+    """OUT an existing folder: refused at once, --force or not (it asked
+    for --force and then failed at the final rename, after compressing and
+    checking everything); nothing is written into the folder."""
+    _, orig, _, _ = compressed_pair
+    folder = tmp_path / "outdir"
+    folder.mkdir()
+    for force in ([], ["--force"]):
+        p = lib.cli("compress", orig, folder, "abs=1e-3", *force, check=False)
+        assert p.returncode == 2 and p.stdout == "", (force, p.stdout, p.stderr)
+        assert p.stderr == "h5fz compress: %s is a directory, not a file: give OUT.h5 as a file name\n" % folder
+    assert folder.is_dir() and not list(folder.iterdir())
+    assert not [n for n in os.listdir(tmp_path) if "h5fz-tmp" in n]
+
+
+def test_plan_reports_the_host_threads():
+    """`h5fz plan` ends with the CPU executor's thread count and where it
+    came from: under `taskset -c 0` one CPU (the online count started 2
+    workers there), H5FZ_THREADS over it; JSON too."""
+    if not shutil.which("taskset"):
+        pytest.skip("taskset (util-linux) is not installed")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one online CPU: a one-CPU mask limits nothing here")
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_THREADS"}
+    text = subprocess.run(["taskset", "-c", "0", lib.BIN, "plan"], capture_output=True, text=True, env=env)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[-1].startswith("threads    1 on the host (1 CPU in the affinity mask of "), text.stdout
+    j = json.loads(subprocess.run(["taskset", "-c", "0", lib.BIN, "plan", "--json"], capture_output=True,
+                                  text=True, env=env, check=True).stdout)
+    assert j["host_threads"] == 1 and "1 CPU in the affinity mask" in j["host_threads_from"], j
+    env["H5FZ_THREADS"] = "3"
+    j = json.loads(subprocess.run(["taskset", "-c", "0", lib.BIN, "plan", "--json"], capture_output=True,
+                                  text=True, env=env, check=True).stdout)
+    assert j["host_threads"] == 3 and j["host_threads_from"] == "H5FZ_THREADS=3", j
+    env.pop("H5FZ_THREADS")
+    env["OMPI_COMM_WORLD_LOCAL_SIZE"] = str(os.cpu_count())
+    j = json.loads(subprocess.run([lib.BIN, "plan", "--json"], capture_output=True, text=True, env=env,
+                                  check=True).stdout)
+    assert j["host_threads"] == 1 and "(OMPI_COMM_WORLD_LOCAL_SIZE)" in j["host_threads_from"], j
+
+
 def test_verify_names_a_missing_plugin(compressed_pair, tmp_path):
     """Without the plugin on HDF5_PLUGIN_PATH verify says so in its own
     words (HDF5's stack only ends with "required filter is not registered")."""

@@ -133,6 +133,32 @@ def test_json_report(mixed, tmp_path):
     assert j["output_bytes"] == os.path.getsize(out)
 
 
+def test_json_is_valid_utf8_for_names_that_are_not(tmp_path):
+    """HDF5 names are any bytes: a dataset named in Latin-1 (b't\\xe9mp')
+    made compress, verify and inspect --json print invalid UTF-8. Each such
+    byte is now \\ufffd, well-formed UTF-8 ('caf\u00e9') passes through, and
+    every output decodes strictly and parses."""
+    src, out = tmp_path / "names.h5", tmp_path / "out.h5"
+    x = np.linspace(0, 1, 400, dtype=np.float32).reshape(20, 20)
+    with h5py.File(src, "w") as f:
+        f.create_dataset(b"t\xe9mp", data=x, chunks=(10, 20))
+        f.create_dataset("caf\u00e9".encode(), data=x, chunks=(10, 20))
+        f.create_dataset(b"cut\xe2\x82", data=x, chunks=(10, 20))  # a 3-byte sequence cut short
+
+    def run_json(*args):
+        p = subprocess.run([lib.BIN, *map(str, args), "--json"], capture_output=True)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return json.loads(p.stdout.decode("utf-8"))  # strict: invalid UTF-8 raises
+
+    want = {"/t\ufffdmp", "/caf\u00e9", "/cut\ufffd\ufffd"}
+    j = run_json("compress", src, out, "abs=1e-3")
+    assert {d["path"] for d in j["datasets"]} == want, j
+    j = run_json("verify", src, out, "--abs", "1e-3")
+    assert {d["dataset"] for d in j["datasets"]} == want, j
+    j = run_json("inspect", out)
+    assert {d["dataset"] for d in j["datasets"]} == want, j
+
+
 def test_only_and_exclude(mixed, tmp_path):
     out = tmp_path / "only.h5"
     j = json.loads(lib.cli("compress", mixed, out, "abs=1e-2", "--only", "/sub", "--json").stdout)

@@ -586,7 +586,7 @@ def test_container_of_another_shape_is_refused(tmp_path):
     ((2, 10, 20), (4, 5, 20)),          # same fastest dim (lorenzo's row), other slow dims
     ((5, 100), (500,)),                 # another rank, same element count
     ((500,), (5, 100)),
-    ((1, 200), (200, 1)),
+    ((1, 200), (100, 2)),
     ((2, 3, 4, 5, 6), (2, 3, 5, 4, 6)),  # rank 5: the folded dims 6x4x5x6 / 6x5x4x6 differ
 ])
 def test_forged_chunk_of_another_shape(tmp_path, spec, src, dst):
@@ -611,6 +611,35 @@ def test_forged_chunk_of_another_shape(tmp_path, spec, src, dst):
     run = subprocess.run([lib.BIN, "inspect", str(path), "/dst"], capture_output=True, text=True)
     assert run.returncode == 1 and "unreadable 1" in run.stdout, run.stdout + run.stderr
     assert "its values would come back in another order: unreadable here" in run.stdout, run.stdout
+
+
+@pytest.mark.parametrize("spec", ["abs=1e-3", "lossless", "abs=1e-30 raw"])
+@pytest.mark.parametrize("src,dst", [
+    ((64, 64), (1, 64, 64)),            # h5py's own direct-chunk test writes this
+    ((1, 64, 64), (64, 64)),
+    ((1, 200), (200, 1)),
+    ((5, 1, 100), (5, 100, 1)),
+])
+def test_chunk_whose_shape_differs_by_size_1_dims_reads_back(tmp_path, spec, src, dst):
+    """A container whose shape differs from the dataset's chunk only in
+    dims of extent 1 holds its values in the dataset's element order (a
+    size-1 dim adds no step): written with write_direct_chunk, it reads
+    back as written (within the bound, exact for lossless and raw), and
+    inspect counts it readable."""
+    path = tmp_path / "unit_dims.h5"
+    x = np.random.default_rng(12).random(src).astype(np.float32)
+    with h5py.File(path, "w") as f:
+        mask, container = _write(f, "src", x, spec, chunks=src).id.read_direct_chunk((0,) * len(src))
+        dst_d = f.create_dataset("dst", shape=dst, dtype="f4", chunks=dst, compression=lib.FILTER_ID,
+                                 compression_opts=tuple(lib.cd_values(spec)[0]))
+        dst_d.id.write_direct_chunk((0,) * len(dst), container, mask)
+    with h5py.File(path, "r") as f:
+        back = f["dst"][...]
+    err = np.abs(back.astype(np.float64) - x.reshape(dst).astype(np.float64)).max()
+    assert err <= (1e-3 if spec == "abs=1e-3" else 0.0), (spec, src, dst, err)
+    run = subprocess.run([lib.BIN, "inspect", str(path), "/dst"], capture_output=True, text=True)
+    assert run.returncode == 0 and "unreadable 0" in run.stdout, run.stdout + run.stderr
+    assert "another order" not in run.stdout, run.stdout
 
 
 def test_container_of_a_looser_bound_is_refused(tmp_path):
