@@ -3,9 +3,8 @@
  * run-time binding to the libhdf5 that loads the plugin; the class and its
  * callbacks are h5fz_filter_class.c's (shared with api/'s library mode).
  *
- * The plugin is NOT linked
- * to libhdf5: it binds itself at run time to the libhdf5 that loads it
- * (self-binding, see docs/filter.md and HDF5_NOTES.md, "Two copies of
+ * The plugin is NOT linked to libhdf5: it binds itself at run time to the
+ * libhdf5 that loads it (self-binding, see docs/filter.md and HDF5_NOTES.md, "Two copies of
  * libhdf5 in one process"). A process can hold several libhdf5 copies (an
  * h5py wheel carries a private one, loaded RTLD_LOCAL), and hid_t values and
  * the H5E_*_g / H5T_*_g globals belong to one copy: calling another copy
