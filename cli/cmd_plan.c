@@ -32,7 +32,7 @@ static void usage(FILE *f)
 {
   fprintf(f, "usage: h5fz plan [--json] [--device FILE | --gpu N] "
              "[--registry FILE]\n"
-             "                 [--ops LIST] [--chunk BYTES] [--calibration "
+             "                 [--ops LIST | --spec TEXT] [--chunk BYTES] [--calibration "
              "FILE]\n"
              "Print the hardware plan: device, chosen kernel class, refused "
              "classes and\n"
@@ -44,6 +44,7 @@ static void usage(FILE *f)
              "  --gpu N           detect GPU number N (default 0)\n"
              "  --registry FILE   kernel classes from FILE (default: embedded)\n"
              "  --ops LIST        op ids of the spec (default 1,10,11,13,30)\n"
+             "  --spec TEXT       the chain of spec text instead, e.g. \"abs=1e-3 ratio\"\n"
              "  --chunk BYTES     route and prediction for one chunk size "
              "(K, M, G = KiB, MiB, GiB)\n"
              "  --calibration F   measured figures (default "
@@ -132,6 +133,15 @@ static int parse_args(int argc, char **argv, plan_args *a)
         fprintf(stderr, "h5fz plan: bad --chunk '%s' (bytes, K/M/G suffix)\n", v);
         return 2;
       }
+    } else if (strcmp(o, "--spec") == 0) {
+      /* the chain of spec text, e.g. "abs=1e-3 ratio" (docs/spec.md) */
+      h5fz_spec s;
+      if (h5fz_spec_parse(v, &s) != H5FZ_OK) {
+        fprintf(stderr, "h5fz plan: bad --spec '%s': %s\n", v, h5fz_last_error());
+        return 2;
+      }
+      a->n_ops = s.n_ops;
+      memcpy(a->ops, s.ops, s.n_ops);
     } else if (strcmp(o, "--ops") == 0) {
       if (parse_ops(v, a) != 0) {
         fprintf(stderr, "h5fz plan: bad --ops '%s' (ids 1-255, commas)\n", v);

@@ -171,24 +171,37 @@ H5FZ_FN void h5fz_huff_canonical(h5fz_huff_scratch *s, uint32_t A)
   }
 }
 
-/* One thread: the code lengths of the A symbols from s->hist (a
- * length-limited Huffman code; see docs/format.md §5.7 for the exact
- * rules, which decide the bytes). Returns the bits of the table as the
- * stream stores it. */
-H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A)
+/* All threads: s->leaf[0..k) = the symbols with a non-zero count in order
+ * of (count, symbol), each thread ranking its symbols against all (the
+ * order is unique, so the split does not change it); returns k. */
+H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t A)
 {
-  uint32_t k = 0;
-  for (uint32_t a = 0; a < A; a++) s->len[a] = 0;
-  /* leaves in order of (count, symbol): insertion by rank */
-  for (uint32_t a = 0; a < A; a++) {
-    if (!s->hist[a]) continue;
-    uint32_t i = k++;
-    while (i > 0 && s->hist[s->leaf[i - 1u]] > s->hist[a]) {
-      s->leaf[i] = s->leaf[i - 1u];
-      i--;
+  uint32_t mine = 0;
+  H5FZ_FOR_ITEMS(a, blk, A)
+  {
+    uint32_t c = s->hist[a];
+    if (!c) continue;
+    uint32_t rank = 0;
+    for (uint32_t b = 0; b < A; b++) {
+      uint32_t d = s->hist[b];
+      rank += d && (d < c || (d == c && b < a));
     }
-    s->leaf[i] = (uint16_t)a;
+    s->leaf[rank] = (uint16_t)a;
+    mine++;
   }
+  uint64_t k;
+  (void)h5fz_blk_exscan(blk, mine, &k);
+  h5fz_blk_sync(blk);
+  return (uint32_t)k;
+}
+
+/* One thread: the code lengths of the A symbols from s->hist and the k
+ * sorted leaves (a length-limited Huffman code; see docs/format.md §5.7
+ * for the exact rules, which decide the bytes). Returns the bits of the
+ * table as the stream stores it. */
+H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A, uint32_t k)
+{
+  for (uint32_t a = 0; a < A; a++) s->len[a] = 0;
   if (k == 0) return 0;
   uint32_t bl[64];
   for (uint32_t l = 0; l < 64u; l++) bl[l] = 0;
@@ -415,7 +428,8 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per,
                    h5fz_huff_atomic_add(&s->hist[sym], 1u))
   h5fz_blk_sync(blk);
-  if (blk->tid == 0) s->header_bits = 4u + h5fz_huff_build(s, A);
+  uint32_t k = h5fz_huff_sort_leaves(blk, s, A);
+  if (blk->tid == 0) s->header_bits = 4u + h5fz_huff_build(s, A, k);
   h5fz_blk_sync(blk);
   /* each token's bits; a group's first word starts a token: its offset in this share */
   uint64_t bits = 0;

@@ -50,6 +50,19 @@ const h5fz_op_info *h5fz_op_by_name(const char *name);
 /* All entries, *count receives their number. */
 const h5fz_op_info *h5fz_op_table(size_t *count);
 
+/* A named chain (spec text `ratio`): its ops and sub-chunk size. */
+typedef struct {
+  const char *name;
+  uint8_t ops[H5FZ_MAX_OPS];
+  unsigned n_ops;
+  uint32_t subchunk_bytes;
+  const char *summary;
+} h5fz_chain_preset;
+
+/* The preset of a name, or NULL; the i-th preset, or NULL past the last. */
+const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name);
+const h5fz_chain_preset *h5fz_chain_preset_at(size_t i);
+
 /* The default chain: quant delta zigzag bitshuffle rze. */
 extern const uint8_t h5fz_default_chain[5];
 

@@ -37,6 +37,25 @@ static const h5fz_op_info op_table[] = {
 };
 #undef WORDS_TO_WORDS
 
+/* Named chains: a word of spec text for a whole chain and its sub-chunk
+ * size. ratio: the measured sizes are in docs/ratio.md. */
+static const h5fz_chain_preset presets[] = {
+    {"ratio", {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFF}, 4, 65536u,
+     "the smallest files: lorenzo_nd, zigzag, huff on 64 KiB sub-chunks"},
+};
+
+const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+    if (!strcmp(presets[i].name, name)) return &presets[i];
+  return NULL;
+}
+
+const h5fz_chain_preset *h5fz_chain_preset_at(size_t i)
+{
+  return i < sizeof presets / sizeof presets[0] ? &presets[i] : NULL;
+}
+
 const uint8_t h5fz_default_chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
 
 const h5fz_op_info *h5fz_op_lookup(unsigned id)

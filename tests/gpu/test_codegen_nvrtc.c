@@ -29,6 +29,8 @@ static const char *const chains[] = {"",
                                      "lorenzo_nd zigzag bitshuffle rze",
                                      "lorenzo_nd negabinary rze",
                                      "lorenzo_nd zigzag bitpack",
+                                     "lorenzo_nd zigzag huff",
+                                     "ratio",
                                      "lorenzo_nd raw"};
 
 static int nvrtc_supports(const h5fz_device_desc *d, int arch)

@@ -31,6 +31,14 @@ static const struct {
    * its dims (allowed: format.md 5.3) */
     {"abs=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
     {"abs=%.17g", "lorenzo_nd zigzag bitpack"},
+    /* the ratio chain (huff: histogram by shared-memory atomics, bits by a
+     * scan, one thread a group decoding) in every mode, and huff after delta */
+    {"abs=%.17g", "ratio"},
+    {"rel=%.17g", "ratio"},
+    {"pw_rel=%.17g", "ratio"},
+    {"lossless", "ratio"},
+    {"abs=%.17g", "lorenzo_nd zigzag huff"},
+    {"abs=%.17g", "delta zigzag huff"},
     {"rel=%.17g", "lorenzo_nd negabinary bitshuffle rze"},
     {"pw_rel=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
     {"lossless", "lorenzo_nd zigzag bitshuffle rze"},
@@ -38,6 +46,9 @@ static const struct {
     {"pw_rel=%.17g", ""},
     {"lossless", ""},
 };
+
+/* Does the chain predict along the chunk's dims (lorenzo, lorenzo_nd, the ratio preset)? */
+static int has_lnd(const char *chain) { return strstr(chain, "lorenzo") || strstr(chain, "ratio"); }
 
 static int encode_with(const char *device, const h5fz_spec *s, const void *in, size_t n, void **out, size_t *out_n)
 {
@@ -216,8 +227,8 @@ int main(int argc, char **argv)
         double eb = lossless ? 0 : pw || rel_mode ? rel : rel * t->range;
         snprintf(mode, sizeof mode, cases[c].mode, eb);
         snprintf(text, sizeof text, "%s %s dtype=%s%s%s", mode, cases[c].chain, t->f64 ? "f64" : "f32",
-                 strstr(cases[c].chain, "lorenzo") && strchr(t->shape, 'x') ? " dims=" : "",
-                 strstr(cases[c].chain, "lorenzo") && strchr(t->shape, 'x') ? t->shape : "");
+                 has_lnd(cases[c].chain) && strchr(t->shape, 'x') ? " dims=" : "",
+                 has_lnd(cases[c].chain) && strchr(t->shape, 'x') ? t->shape : "");
         double check_eb = rel_mode ? rel * t->range_all : eb;
         h5fz_spec s;
         if (h5fz_spec_parse(text, &s)) {

@@ -1,0 +1,254 @@
+/*
+ * test_huff.c - the huff coder (device_ops/op_huff.h): words of many
+ * distributions (all zero, sparse, geometric, every bit length, the
+ * largest words, runs across group and share boundaries) come back
+ * exactly; a block of several threads (pthreads at a barrier, as the GPU
+ * runs the op) writes the same bytes as one thread and decodes them the
+ * same way; the size is never the raw size or more; every truncation and
+ * many bit flips of a stream are refused or decode without reading or
+ * writing out of bounds (ASan in the fuzz build); the handful of streams
+ * the format rules out are refused.
+ */
+#define H5FZ_TEST_BLOCK_THREADS 96
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../device_ops/h5fz_ops.h"
+
+pthread_barrier_t h5fz_test_barrier;
+uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];
+
+#define CORE_RNG_SEED 0x3c6ef372fe94f82bull
+#define CORE_MAX_PRINTED 20
+#include "core_check.h"
+
+#define MAXN 16384u
+
+typedef struct {
+  int wide;
+  const void *in;
+  uint32_t n, cap, size;
+  uint8_t *out;
+  void *scratch, *tmp;
+  void *words;
+  int rc;
+} job;
+
+typedef void (*block_fn)(const h5fz_blk *blk, job *j);
+typedef struct {
+  h5fz_blk blk;
+  block_fn fn;
+  job *j;
+} thread_arg;
+
+static void *thread_main(void *arg)
+{
+  thread_arg *a = arg;
+  a->fn(&a->blk, a->j);
+  return NULL;
+}
+
+static void run_block(uint32_t nthreads, block_fn fn, job *j)
+{
+  pthread_t tid[H5FZ_TEST_BLOCK_THREADS];
+  thread_arg args[H5FZ_TEST_BLOCK_THREADS];
+  pthread_barrier_init(&h5fz_test_barrier, NULL, nthreads);
+  for (uint32_t t = 0; t < nthreads; t++) {
+    args[t].blk.tid = t;
+    args[t].blk.nthreads = nthreads;
+    args[t].blk.scan_scratch = NULL;
+    args[t].fn = fn;
+    args[t].j = j;
+  }
+  for (uint32_t t = 1; t < nthreads; t++) pthread_create(&tid[t], NULL, thread_main, &args[t]);
+  thread_main(&args[0]);
+  for (uint32_t t = 1; t < nthreads; t++) pthread_join(tid[t], NULL);
+  pthread_barrier_destroy(&h5fz_test_barrier);
+}
+
+static void encode_fn(const h5fz_blk *blk, job *j)
+{
+  uint32_t size = j->wide ? h5fz_huff_encode_64(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp)
+                          : h5fz_huff_encode_32(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp);
+  if (blk->tid == 0) j->size = size;
+}
+
+static void decode_fn(const h5fz_blk *blk, job *j)
+{
+  int rc = j->wide ? h5fz_huff_decode_64(blk, j->out, j->size, j->words, j->n, j->scratch)
+                   : h5fz_huff_decode_32(blk, j->out, j->size, j->words, j->n, j->scratch);
+  if (blk->tid == 0) j->rc = rc;
+}
+
+static uint8_t *scratch_a, *tmp_a, *out1, *outk, *back;
+
+/* One stream of n words: encode with 1 and with nthreads threads (same
+ * bytes), decode both ways (the words), then damage it. */
+static void roundtrip(const char *what, int wide, const void *words, uint32_t n, uint32_t nthreads, int expect_coded)
+{
+  uint32_t L = n * (wide ? 8u : 4u);
+  job j = {wide, words, n, L, 0, out1, scratch_a, tmp_a, back, 0};
+  run_block(1, encode_fn, &j);
+  uint32_t size1 = j.size;
+  CHECK(size1 == 0xffffffffu || size1 < L, "%s: size %u not below the raw %u", what, size1, L);
+  if (expect_coded) CHECK(size1 != 0xffffffffu, "%s: not coded", what);
+  j.out = outk;
+  run_block(nthreads, encode_fn, &j);
+  CHECK(j.size == size1, "%s: %u threads give %u bytes, one thread %u", what, nthreads, j.size, size1);
+  if (size1 == 0xffffffffu || j.size != size1) return;
+  CHECK(!memcmp(out1, outk, size1), "%s: %u threads write other bytes than one", what, nthreads);
+  for (uint32_t threads = 1; threads <= nthreads; threads += nthreads - 1u) {
+    memset(back, 0xa5, L);
+    j.out = out1;
+    j.size = size1;
+    run_block(threads, decode_fn, &j);
+    CHECK(j.rc == 0, "%s: decode with %u threads refused its own stream", what, threads);
+    CHECK(!memcmp(back, words, L), "%s: decode with %u threads gave other words", what, threads);
+    if (nthreads == 1) break;
+  }
+  /* every truncation is refused (the last group must end in the final byte) */
+  for (uint32_t cut = 0; cut < size1; cut += size1 > 64u ? size1 / 17u + 1u : 1u) {
+    j.out = out1;
+    j.size = cut;
+    run_block(1, decode_fn, &j);
+    CHECK(j.rc != 0, "%s: a stream cut to %u of %u bytes decoded", what, cut, size1);
+  }
+  /* bit flips: refused, or words of the right count (never a crash) */
+  for (int k = 0; k < 40; k++) {
+    memcpy(outk, out1, size1);
+    uint64_t bit = rnd() % (8ull * size1);
+    outk[bit >> 3] ^= (uint8_t)(1u << (bit & 7u));
+    j.out = outk;
+    j.size = size1;
+    run_block(1 + (uint32_t)(k & 1) * (nthreads - 1u), decode_fn, &j);
+    (void)j.rc;
+  }
+}
+
+static uint32_t w32[MAXN];
+static uint64_t w64[MAXN];
+
+/* A word of the distribution `kind` (0 sparse +-1, 1 geometric, 2 every
+ * bit length, 3 zero runs of every length, 4 largest words). */
+static uint64_t draw(int kind, uint32_t i, int wide)
+{
+  uint64_t mask = wide ? ~0ull : 0xffffffffull, r = rnd();
+  switch (kind) {
+  case 0: return r % 23u == 0 ? 1u + (r >> 20) % 2u : 0u;
+  case 1: {
+    uint64_t v = 0;
+    while ((r & 3u) != 0 && v < 300u) {
+      v++;
+      r = rnd();
+    }
+    return v;
+  }
+  case 2: {
+    unsigned b = (unsigned)((r >> 8) % (wide ? 65u : 33u));
+    return b == 0 ? 0 : ((rnd() | 1ull << 63) >> (64u - b)) & mask;
+  }
+  case 3: return (i * 2654435761u >> 7) % 97u == 0 ? (r % 70u) + 1u : 0u;
+  default: return r % 3u ? mask - r % 5u : 0u;
+  }
+}
+
+int main(void)
+{
+  scratch_a = aligned_alloc(64, (h5fz_huff_scratch_bytes() + 63u) & ~63u);
+  tmp_a = aligned_alloc(64, 8u * MAXN);
+  out1 = malloc(8u * MAXN);
+  outk = malloc(8u * MAXN);
+  back = malloc(8u * MAXN);
+  static const uint32_t sizes[] = {64u, 128u, 1024u, 1088u, 4096u, 8192u, 16384u};
+  char what[128];
+  for (int wide = 0; wide <= 1; wide++)
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+      uint32_t n = sizes[si];
+      if (wide && n > 8192u) continue; /* 64 KiB sub-chunks of float64 */
+      for (int kind = 0; kind < 5; kind++) {
+        for (uint32_t i = 0; i < n; i++) {
+          uint64_t v = draw(kind, i, wide);
+          if (wide)
+            w64[i] = v;
+          else
+            w32[i] = (uint32_t)v;
+        }
+        snprintf(what, sizeof what, "%s n=%u kind %d", wide ? "64-bit" : "32-bit", n, kind);
+        roundtrip(what, wide, wide ? (void *)w64 : (void *)w32, n, kind == 3 ? 96u : 33u + (uint32_t)kind * 7u,
+                  kind <= 1 || kind == 3);
+      }
+      /* all zero: one run token a group */
+      memset(w32, 0, sizeof w32);
+      memset(w64, 0, sizeof w64);
+      snprintf(what, sizeof what, "%s n=%u all zero", wide ? "64-bit" : "32-bit", n);
+      roundtrip(what, wide, wide ? (void *)w64 : (void *)w32, n, 96u, 1);
+      /* one value everywhere: a code of one symbol (length 1) */
+      for (uint32_t i = 0; i < n; i++) w32[i] = 7u, w64[i] = 7u;
+      snprintf(what, sizeof what, "%s n=%u one symbol", wide ? "64-bit" : "32-bit", n);
+      roundtrip(what, wide, wide ? (void *)w64 : (void *)w32, n, 64u, 1);
+    }
+  /* 16384 zeros with 2 ones: the longest runs (class of 2^13 and more) */
+  memset(w32, 0, sizeof w32);
+  w32[3] = 1;
+  w32[16000] = 2;
+  roundtrip("long runs", 0, w32, 16384u, 96u, 1);
+  /* skewed counts: a Huffman tree deeper than 12 bits is limited */
+  for (uint32_t i = 0; i < 16384u; i++) w32[i] = 0;
+  {
+    uint32_t pos = 0, cnt = 1;
+    for (uint32_t v = 1; v <= 40u && pos < 16384u; v++, cnt = cnt * 3u / 2u + 1u)
+      for (uint32_t c = 0; c < cnt && pos < 16384u; c++) w32[pos++] = v;
+  }
+  roundtrip("length-limited", 0, w32, 16384u, 64u, 1);
+  {
+    /* the code lengths of those counts: at most 12 bits, Kraft sum 1 */
+    h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch_a;
+    memset(s->hist, 0, sizeof s->hist);
+    for (uint32_t a = 0; a < 40u; a++) s->hist[a] = 1u << (a < 30u ? a : 30u) >> 10;
+    for (uint32_t a = 0; a < 40u; a++) s->hist[a] += 1u;
+    static const h5fz_blk one = {0u, 1u, NULL};
+    h5fz_huff_build(s, h5fz_huff_alphabet(32u), h5fz_huff_sort_leaves(&one, s, h5fz_huff_alphabet(32u)));
+    uint32_t kraft = 0, longest = 0;
+    for (uint32_t a = 0; a < h5fz_huff_alphabet(32u); a++)
+      if (s->len[a]) {
+        kraft += 1u << (12u - s->len[a]);
+        longest = s->len[a] > longest ? s->len[a] : longest;
+      }
+    CHECK(kraft == 4096u && longest <= 12u, "length limit: Kraft sum %u/4096, longest %u", kraft, longest);
+  }
+  /* streams the format rules out */
+  {
+    job j = {0, w32, 64u, 256u, 0, out1, scratch_a, tmp_a, back, 0};
+    memset(out1, 0, 64);
+    out1[0] = 9u; /* group field 9: groups of 32768 words */
+    j.size = 8;
+    run_block(1, decode_fn, &j);
+    CHECK(j.rc != 0, "group field 9 accepted");
+    j.size = 0;
+    run_block(1, decode_fn, &j);
+    CHECK(j.rc != 0, "an empty stream accepted");
+    /* a table of two symbols of length 1 and 2 (incomplete code) */
+    memset(out1, 0, 64);
+    uint32_t *b32 = (uint32_t *)tmp_a;
+    memset(b32, 0, 64);
+    h5fz_huff_put(b32, 0, 4u, 4u);
+    h5fz_huff_put(b32, 4, 1u, 8u);       /* two symbols */
+    h5fz_huff_put(b32, 12, 1u, 1u);      /* gamma(1): symbol 0 */
+    h5fz_huff_put(b32, 13, 1u, 4u);      /* length 1 */
+    h5fz_huff_put(b32, 17, 1u, 1u);      /* gamma(1): symbol 1 */
+    h5fz_huff_put(b32, 18, 2u, 4u);      /* length 2: Kraft 3/4 */
+    memcpy(out1, b32, 16);
+    j.size = 16;
+    run_block(1, decode_fn, &j);
+    CHECK(j.rc != 0, "an incomplete code accepted");
+  }
+  free(scratch_a);
+  free(tmp_a);
+  free(out1);
+  free(outk);
+  free(back);
+  printf("huff: %ld checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
