@@ -27,14 +27,9 @@
 
 #define H5FZ_EXPORT __attribute__((visibility("default")))
 
-static h5fz_hdf5_api g_api;
-static int g_bound;              /* set once, with release order, after g_api */
-static const void *g_bound_base; /* dli_fbase of the bound libhdf5 */
+/* Serializes the dlsym work of concurrent first calls (h5fz_filter_bind
+ * itself is thread-safe; this keeps two threads from both doing it). */
 static pthread_mutex_t g_bind_lock = PTHREAD_MUTEX_INITIALIZER;
-
-const h5fz_hdf5_api *h5fz_hdf5_api_bound(void) { return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL; }
-
-const void *h5fz_hdf5_bound_base(void) { return h5fz_hdf5_api_bound() ? g_bound_base : NULL; }
 
 /* Base address of the object that defines H5open in handle, or NULL. */
 static const void *h5open_base(void *handle)
@@ -56,7 +51,8 @@ static const char *const k_var_names[] = {H5FZ_HDF5_VARS(H5FZ_VAR_NAME)};
  * already bound to that library, -1 failed or bound to another one. */
 static int bind_handle_locked(void *handle, const void *base)
 {
-  if (g_bound) return base == g_bound_base ? 0 : -1;
+  const void *bound = h5fz_filter_bound_base();
+  if (bound) return base == bound ? 0 : -1;
   h5fz_hdf5_api a;
   memset(&a, 0, sizeof a);
 #define H5FZ_BIND(name)                                                                                                \
@@ -78,10 +74,7 @@ static int bind_handle_locked(void *handle, const void *base)
   k++;
   H5FZ_HDF5_VARS(H5FZ_FROM_GOT)
 #undef H5FZ_FROM_GOT
-  g_api = a;
-  g_bound_base = base;
-  __atomic_store_n(&g_bound, 1, __ATOMIC_RELEASE);
-  return 1;
+  return h5fz_filter_bind(&a, base);
 }
 
 /* Bind to the libhdf5 whose code contains addr (the caller of an entry
@@ -91,8 +84,7 @@ static int bind_to_caller(const void *addr)
 {
   Dl_info info;
   if (!addr || !dladdr(addr, &info) || !info.dli_fbase) return 0;
-  if (__atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) && info.dli_fbase == g_bound_base)
-    return 1; /* the common case: the same libhdf5 calls again */
+  if (info.dli_fbase == h5fz_filter_bound_base()) return 1; /* the common case: the same libhdf5 calls again */
   /* dli_fname of the main program may not be a usable path: then try the
    * global scope, which starts with the main program. */
   void *handle = info.dli_fname && info.dli_fname[0] ? dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD) : NULL;
@@ -116,7 +108,7 @@ static int bind_to_caller(const void *addr)
  * linked to it, or one loaded RTLD_GLOBAL). */
 static void bind_from_global_scope(void)
 {
-  if (h5fz_hdf5_api_bound()) return;
+  if (h5fz_filter_api()) return;
   const void *base = h5open_base(RTLD_DEFAULT);
   if (!base) return;
   pthread_mutex_lock(&g_bind_lock);

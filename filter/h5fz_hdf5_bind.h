@@ -14,56 +14,12 @@
 #ifndef H5FZ_HDF5_BIND_H
 #define H5FZ_HDF5_BIND_H
 
-#include <hdf5.h>
+#include "h5fz_filter_class.h"
 
-/* Every HDF5 function and global the plugin uses. Same names, same
- * prototypes in HDF5 1.10, 1.12, 1.14 and 2.0 (docs/filter.md). */
-#define H5FZ_HDF5_FUNCS(X)                                                                                             \
-  X(H5open)                                                                                                            \
-  X(H5Epush2)                                                                                                          \
-  X(H5Eget_auto2)                                                                                                      \
-  X(H5Tget_class)                                                                                                      \
-  X(H5Tget_size)                                                                                                       \
-  X(H5Tget_order)                                                                                                      \
-  X(H5Tequal)                                                                                                          \
-  X(H5Tcopy)                                                                                                           \
-  X(H5Tset_order)                                                                                                      \
-  X(H5Tclose)                                                                                                          \
-  X(H5Pget_chunk)                                                                                                      \
-  X(H5Pget_nfilters)                                                                                                   \
-  X(H5Pget_filter2)                                                                                                    \
-  X(H5Pget_filter_by_id2)                                                                                              \
-  X(H5Pmodify_filter)                                                                                                  \
-  X(H5Pfill_value_defined)                                                                                             \
-  X(H5Pget_fill_value)                                                                                                 \
-  X(H5Pget_fill_time)                                                                                                  \
-  X(H5free_memory)
-#define H5FZ_HDF5_VARS(X)                                                                                              \
-  X(H5E_ERR_CLS_g)                                                                                                     \
-  X(H5E_PLINE_g)                                                                                                       \
-  X(H5E_CANAPPLY_g)                                                                                                    \
-  X(H5E_SETLOCAL_g)                                                                                                    \
-  X(H5E_CANTFILTER_g)                                                                                                  \
-  X(H5T_IEEE_F32LE_g)                                                                                                  \
-  X(H5T_IEEE_F64LE_g)
-#define H5FZ_HDF5_SYMBOLS(X) H5FZ_HDF5_FUNCS(X) H5FZ_HDF5_VARS(X)
-
-/* A member per symbol, typed from the header's declaration: a function
- * pointer for a function, a hid_t * for a global. __typeof__ does not
- * evaluate its operand, so no link-time reference to libhdf5 is made. */
-typedef struct h5fz_hdf5_api {
-#define H5FZ_MEMBER(name) __typeof__(&name) name;
-  H5FZ_HDF5_SYMBOLS(H5FZ_MEMBER)
-#undef H5FZ_MEMBER
-} h5fz_hdf5_api;
-
-/* The bound table, or NULL when no libhdf5 is bound yet. The globals'
- * members point at the hid_t libhdf5 itself uses: read them after H5open,
- * at call time, as HDF5's macros do. */
-const h5fz_hdf5_api *h5fz_hdf5_api_bound(void);
-
-/* The load address (dli_fbase) of the bound libhdf5, or NULL when none is. */
-const void *h5fz_hdf5_bound_base(void);
+/* The table (h5fz_hdf5_api, H5FZ_HDF5_SYMBOLS) and the bound state are the
+ * filter class's (h5fz_filter_class.h): binding here fills the table from
+ * the loading libhdf5 and hands it to h5fz_filter_bind, so the plugin and
+ * the library mode share one binding. */
 
 /* For the plugin entry points: bind to the libhdf5 whose code holds caller
  * (their return address) if it is one, else to a libhdf5 in the global
