@@ -2,39 +2,36 @@
  * h5fz_plugin.c - the HDF5 side of the h5fz filter: plugin entry points and
  * the H5Z_class2_t callbacks.
  *
- * Every HDF5 call of the plugin lives in this file. The plugin is NOT linked
- * to libhdf5: it binds itself at run time to the libhdf5 that loads it
- * (self-binding, see docs/filter.md and HDF5_NOTES.md, "Two copies of
- * libhdf5 in one process"). A process can hold several libhdf5 copies (an
- * h5py wheel carries a private one, loaded RTLD_LOCAL), and hid_t values and
- * the H5E_*_g / H5T_*_g globals belong to one copy: calling another copy
- * with them fails ("error during user callback"). So:
+ * Every HDF5 call of the plugin goes through a binding made at run time
+ * (h5fz_hdf5_binding.h): the plugin is NOT linked to libhdf5 (self-binding,
+ * see docs/filter.md and HDF5_NOTES.md, "Two copies of libhdf5 in one
+ * process"). A process can hold several libhdf5 copies (an h5py wheel and a
+ * netCDF4 wheel each carry a private one, loaded RTLD_LOCAL, next to the
+ * system's), and hid_t values and the H5E_*_g / H5T_*_g globals belong to
+ * one copy: calling another copy with them fails ("error during user
+ * callback"). Yet all of them get this one loaded file (one dlopen handle
+ * per path). So:
  *
+ *   - Each libhdf5 copy gets a slot (h5fz_plugin_slots.h) and its own filter
+ *     class, whose callbacks call that copy only.
  *   - H5PLget_plugin_type/H5PLget_plugin_info find the calling library with
- *     dladdr(__builtin_return_address(0)); when it exports H5open, every
- *     function and global below is dlsym'ed from it (RTLD_NOLOAD handle).
- *   - Otherwise (a ctypes caller), the global scope (RTLD_DEFAULT) is tried,
- *     and init_filter(libhdf5_path) binds explicitly.
+ *     dladdr(__builtin_return_address(0)); when it defines H5open, its slot
+ *     is bound (every function and global dlsym'ed from it) and its class
+ *     returned.
+ *   - Otherwise (a ctypes caller), init_filter(libhdf5_path) names the
+ *     library (the class of the thread's last init_filter is returned),
+ *     else the global scope (RTLD_DEFAULT) is tried.
  *   - Globals are read through their addresses at call time, after H5open
  *     (as the HDF5 macros do), never copied at bind time.
  *   - Unbound, every callback fails cleanly (can_apply/set_local -1,
  *     filter 0) and nothing is called.
- *   - The binding is made once. A different libhdf5 copy that later loads
- *     this same plugin file gets NULL from H5PLget_plugin_info (filter not
- *     available there) instead of a class that would call the wrong copy.
  *
- * The HDF5 headers are used for types and prototypes only; the function
- * pointer types are taken from the prototypes with __typeof__, so a
- * signature change in the headers shows up at compile time.
+ * The HDF5 headers are used for types and prototypes only.
  *
  * Callbacks never print and never abort: failures go onto the HDF5 error
  * stack with H5Epush2 (message text starts with "h5fz: ") and are returned
  * as HDF5 expects (can_apply -1/0, set_local -1, filter 0).
  */
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +41,8 @@
 #include <H5PLextern.h>
 
 #include "h5fz_filter_core.h"
+#include "h5fz_hdf5_binding.h"
+#include "h5fz_plugin_slots.h"
 #include "h5fz_prepared_take.h"
 #include "h5fz_settings.h"
 
@@ -56,277 +55,6 @@
 #define H5FZ_PLUGIN_CD_CAP 64
 
 #define H5FZ_EXPORT __attribute__((visibility("default")))
-
-/* ---- run-time binding ------------------------------------------------- */
-
-/* Every HDF5 function and global the plugin uses. Same names, same
- * prototypes in HDF5 1.10, 1.12, 1.14 and 2.0 (docs/filter.md). */
-#define H5FZ_HDF5_FUNCS(X)                                                                                             \
-  X(H5open)                                                                                                            \
-  X(H5Epush2)                                                                                                          \
-  X(H5Tget_class)                                                                                                      \
-  X(H5Tget_size)                                                                                                       \
-  X(H5Tget_order)                                                                                                      \
-  X(H5Tequal)                                                                                                          \
-  X(H5Tcopy)                                                                                                           \
-  X(H5Tset_order)                                                                                                      \
-  X(H5Tclose)                                                                                                          \
-  X(H5Pget_chunk)                                                                                                      \
-  X(H5Pget_nfilters)                                                                                                   \
-  X(H5Pget_filter2)                                                                                                    \
-  X(H5Pget_filter_by_id2)                                                                                              \
-  X(H5Pmodify_filter)                                                                                                  \
-  X(H5Pfill_value_defined)                                                                                             \
-  X(H5Pget_fill_value)                                                                                                 \
-  X(H5Pget_fill_time)                                                                                                  \
-  X(H5free_memory)
-#define H5FZ_HDF5_VARS(X)                                                                                              \
-  X(H5E_ERR_CLS_g)                                                                                                     \
-  X(H5E_PLINE_g)                                                                                                       \
-  X(H5E_CANAPPLY_g)                                                                                                    \
-  X(H5E_SETLOCAL_g)                                                                                                    \
-  X(H5E_CANTFILTER_g)                                                                                                  \
-  X(H5T_IEEE_F32LE_g)                                                                                                  \
-  X(H5T_IEEE_F64LE_g)
-#define H5FZ_HDF5_SYMBOLS(X) H5FZ_HDF5_FUNCS(X) H5FZ_HDF5_VARS(X)
-
-/* A member per symbol, typed from the header's declaration: a function
- * pointer for a function, a hid_t * for a global. __typeof__ does not
- * evaluate its operand, so no link-time reference to libhdf5 is made. */
-typedef struct h5fz_hdf5_api {
-#define H5FZ_MEMBER(name) __typeof__(&name) name;
-  H5FZ_HDF5_SYMBOLS(H5FZ_MEMBER)
-#undef H5FZ_MEMBER
-} h5fz_hdf5_api;
-
-static h5fz_hdf5_api g_api;
-static int g_bound;              /* set once, with release order, after g_api */
-static const void *g_bound_base; /* dli_fbase of the bound libhdf5 */
-static pthread_mutex_t g_bind_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The bound API, or NULL when no libhdf5 is bound yet. */
-static const h5fz_hdf5_api *api(void) { return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL; }
-
-/* Base address of the object that defines H5open in handle, or NULL. */
-static const void *h5open_base(void *handle)
-{
-  void *sym = dlsym(handle, "H5open");
-  Dl_info info;
-  if (!sym || !dladdr(sym, &info)) return NULL;
-  return info.dli_fbase;
-}
-
-/* ---- where libhdf5 itself keeps its globals ----
- * dlsym(handle, "H5T_IEEE_F32LE_g") gives libhdf5's own definition, but the
- * library's code may use another one: when a program linked to libhdf5
- * reads a global (the H5T_NATIVE_* macros do), the linker makes a copy of it
- * in the program (copy relocation) and libhdf5's GOT points at that copy;
- * the definition inside libhdf5 then never leaves its initial -1. The exact
- * address libhdf5 uses is in its GOT: the GLOB_DAT relocation naming the
- * symbol. So the globals are taken from there, and from dlsym only where
- * libhdf5 has no such relocation (-Bsymbolic, a static build). */
-#if defined(__x86_64__)
-#define H5FZ_R_GLOB_DAT R_X86_64_GLOB_DAT
-#elif defined(__aarch64__)
-#define H5FZ_R_GLOB_DAT R_AARCH64_GLOB_DAT
-#elif defined(__powerpc64__)
-#define H5FZ_R_GLOB_DAT R_PPC64_GLOB_DAT
-#endif
-
-#define H5FZ_VAR_NAME(name) #name,
-static const char *const k_var_names[] = {H5FZ_HDF5_VARS(H5FZ_VAR_NAME)};
-#undef H5FZ_VAR_NAME
-#define H5FZ_NVARS (sizeof k_var_names / sizeof k_var_names[0])
-
-#if defined(H5FZ_R_GLOB_DAT) && __SIZEOF_POINTER__ == 8
-typedef struct got_query {
-  uintptr_t inside;       /* an address in the libhdf5 (its H5open) */
-  void *addr[H5FZ_NVARS]; /* out: the address of each global libhdf5 uses */
-} got_query;
-
-static int got_scan(struct dl_phdr_info *info, size_t size, void *data)
-{
-  (void)size;
-  got_query *q = data;
-  const ElfW(Dyn) *dyn = NULL;
-  int inside = 0;
-  for (size_t i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-    if (ph->p_type == PT_LOAD && q->inside >= lo && q->inside < lo + ph->p_memsz)
-      inside = 1;
-    else if (ph->p_type == PT_DYNAMIC)
-      dyn = (const ElfW(Dyn) *)lo;
-  }
-  if (!inside) return 0;
-  if (!dyn) return 1;
-  uintptr_t symtab = 0, strtab = 0, rela = 0, relasz = 0, jmprel = 0, pltrelsz = 0;
-  uintptr_t relaent = sizeof(ElfW(Rela));
-  for (; dyn->d_tag != DT_NULL; dyn++) {
-    switch (dyn->d_tag) {
-    case DT_SYMTAB: symtab = dyn->d_un.d_ptr; break;
-    case DT_STRTAB: strtab = dyn->d_un.d_ptr; break;
-    case DT_RELA: rela = dyn->d_un.d_ptr; break;
-    case DT_RELASZ: relasz = dyn->d_un.d_val; break;
-    case DT_RELAENT: relaent = dyn->d_un.d_val; break;
-    case DT_JMPREL: jmprel = dyn->d_un.d_ptr; break;
-    case DT_PLTRELSZ: pltrelsz = dyn->d_un.d_val; break;
-    default: break;
-    }
-  }
-  /* glibc relocates these entries in place on most targets; where it does
-   * not (read-only .dynamic), they are still offsets from the load bias. */
-#define H5FZ_ABS(p) ((p) && (p) < info->dlpi_addr ? (p) + info->dlpi_addr : (p))
-  symtab = H5FZ_ABS(symtab);
-  strtab = H5FZ_ABS(strtab);
-  rela = H5FZ_ABS(rela);
-  jmprel = H5FZ_ABS(jmprel);
-#undef H5FZ_ABS
-  if (!symtab || !strtab || relaent < sizeof(ElfW(Rela))) return 1;
-  const uintptr_t tables[2][2] = {{rela, relasz}, {jmprel, pltrelsz}};
-  for (int t = 0; t < 2; t++) {
-    if (!tables[t][0]) continue;
-    for (uintptr_t off = 0; off + relaent <= tables[t][1]; off += relaent) {
-      const ElfW(Rela) *r = (const ElfW(Rela) *)(tables[t][0] + off);
-      if (ELF64_R_TYPE(r->r_info) != H5FZ_R_GLOB_DAT) continue;
-      const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + ELF64_R_SYM(r->r_info);
-      const char *name = (const char *)strtab + sym->st_name;
-      for (size_t k = 0; k < H5FZ_NVARS; k++)
-        if (!q->addr[k] && strcmp(name, k_var_names[k]) == 0)
-          q->addr[k] = *(void *const *)(info->dlpi_addr + r->r_offset);
-    }
-  }
-  return 1;
-}
-
-/* The addresses libhdf5 (the object holding `inside`) uses for the
- * globals; NULL where its GOT does not say. */
-static void globals_from_got(const void *inside, void *addr[H5FZ_NVARS])
-{
-  got_query q;
-  memset(&q, 0, sizeof q);
-  q.inside = (uintptr_t)inside;
-  dl_iterate_phdr(got_scan, &q);
-  memcpy(addr, q.addr, sizeof q.addr);
-}
-#else
-static void globals_from_got(const void *inside, void *addr[H5FZ_NVARS])
-{
-  (void)inside;
-  memset(addr, 0, H5FZ_NVARS * sizeof addr[0]);
-}
-#endif
-
-/* Bind every symbol from handle, which must be (or lead to) the libhdf5
- * whose base address is base. Caller holds g_bind_lock. 1 newly bound, 0
- * already bound to that library, -1 failed or bound to another one. */
-static int bind_handle_locked(void *handle, const void *base)
-{
-  if (g_bound) return base == g_bound_base ? 0 : -1;
-  h5fz_hdf5_api a;
-  memset(&a, 0, sizeof a);
-#define H5FZ_BIND(name)                                                                                                \
-  {                                                                                                                    \
-    void *p = dlsym(handle, #name);                                                                                    \
-    if (!p) return -1;                                                                                                 \
-    memcpy(&a.name, &p, sizeof p);                                                                                     \
-  }
-  H5FZ_HDF5_SYMBOLS(H5FZ_BIND)
-#undef H5FZ_BIND
-  void *got[H5FZ_NVARS];
-  void *h5open_addr;
-  memcpy(&h5open_addr, &a.H5open, sizeof h5open_addr);
-  globals_from_got(h5open_addr, got);
-  size_t k = 0;
-#define H5FZ_FROM_GOT(name)                                                                                            \
-  if (got[k]) memcpy(&a.name, &got[k], sizeof got[k]);                                                                 \
-  k++;
-  H5FZ_HDF5_VARS(H5FZ_FROM_GOT)
-#undef H5FZ_FROM_GOT
-  g_api = a;
-  g_bound_base = base;
-  __atomic_store_n(&g_bound, 1, __ATOMIC_RELEASE);
-  return 1;
-}
-
-/* Bind to the libhdf5 whose code contains addr (the caller of an entry
- * point). 1 bound (or already bound to that very library), 0 addr is not in
- * a libhdf5, -1 addr is in a libhdf5 other than the bound one. */
-static int bind_to_caller(const void *addr)
-{
-  Dl_info info;
-  if (!addr || !dladdr(addr, &info) || !info.dli_fbase) return 0;
-  if (__atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) && info.dli_fbase == g_bound_base)
-    return 1; /* the common case: the same libhdf5 calls again */
-  /* dli_fname of the main program may not be a usable path: then try the
-   * global scope, which starts with the main program. */
-  void *handle = info.dli_fname && info.dli_fname[0] ? dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD) : NULL;
-  if (!handle) handle = dlopen(NULL, RTLD_NOW);
-  if (!handle) return 0;
-  int rc = 0;
-  /* A libhdf5 is an object that itself defines H5open (not merely one whose
-   * dependencies do). */
-  if (h5open_base(handle) == info.dli_fbase) {
-    pthread_mutex_lock(&g_bind_lock);
-    int b = bind_handle_locked(handle, info.dli_fbase);
-    pthread_mutex_unlock(&g_bind_lock);
-    rc = b < 0 ? -1 : 1;
-    if (b == 1) return 1; /* a bound handle stays open for the life of the process */
-  }
-  dlclose(handle);
-  return rc;
-}
-
-/* Callers that are not libhdf5: a libhdf5 in the global scope (a program
- * linked to it, or one loaded RTLD_GLOBAL). */
-static void bind_from_global_scope(void)
-{
-  if (api()) return;
-  const void *base = h5open_base(RTLD_DEFAULT);
-  if (!base) return;
-  pthread_mutex_lock(&g_bind_lock);
-  (void)bind_handle_locked(RTLD_DEFAULT, base);
-  pthread_mutex_unlock(&g_bind_lock);
-}
-
-/* Both entry points: bind to the calling libhdf5 if it is one, else to the
- * global scope. 0 when the caller may use the filter class, -1 when the
- * caller is a libhdf5 other than the bound one. */
-static int bind_entry(const void *caller)
-{
-  int rc = bind_to_caller(caller);
-  if (rc < 0) return -1;
-  if (rc == 0) bind_from_global_scope();
-  return 0;
-}
-
-/* Explicit binding for callers that are not libhdf5 (ctypes registration,
- * as hdf5plugin does): libhdf5_path is the libhdf5 the caller uses (for
- * h5py, the one h5py loaded). Returns 0 when bound to it (or it was already
- * bound to that very library), -1 when it cannot be opened or is not a
- * libhdf5, or another libhdf5 is bound already. */
-H5FZ_EXPORT int init_filter(const char *libhdf5_path)
-{
-  if (!libhdf5_path || !libhdf5_path[0]) return -1;
-  void *handle = dlopen(libhdf5_path, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return -1;
-  const void *base = h5open_base(handle);
-  Dl_info info;
-  int b = -1;
-  /* The path must name a libhdf5 itself, not something depending on one. */
-  if (base && dladdr(dlsym(handle, "H5open"), &info) && info.dli_fbase == base) {
-    void *self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    int is_itself = self != NULL && h5open_base(self) == base;
-    if (self) dlclose(self);
-    if (is_itself) {
-      pthread_mutex_lock(&g_bind_lock);
-      b = bind_handle_locked(handle, base);
-      pthread_mutex_unlock(&g_bind_lock);
-    }
-  }
-  if (b != 1) dlclose(handle); /* a bound handle stays open for the life of the process */
-  return b < 0 ? -1 : 0;
-}
 
 /* H5Epush2's message is a format string: pass our text as an argument so a
  * '%' in a codec message cannot be read as a conversion. The globals are
@@ -431,11 +159,10 @@ static int classify_type(const h5fz_hdf5_api *h, hid_t type, h5fz_dtype *dtype, 
  * reason on the error stack) for anything else, -1 if HDF5 fails. An
  * optional filter refused here stays in the pipeline; set_local then stores
  * no dataset part and every chunk is written unfiltered. */
-static htri_t h5fz_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
+static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)dcpl_id;
   (void)space_id;
-  const h5fz_hdf5_api *h = api();
   if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char why[H5FZ_FILTER_MSG_LEN];
   h5fz_dtype dtype;
@@ -549,10 +276,9 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
  * filter mandatory for float datasets (docs/filter.md, "Optional or
  * mandatory"). Returns 0 or -1; never 0 on error, which HDF5 would take as
  * success. */
-static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
+static herr_t h5fz_set_local(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)space_id;
-  const h5fz_hdf5_api *h = api();
   if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char msg[H5FZ_FILTER_MSG_LEN];
   unsigned flags = 0;
@@ -615,10 +341,9 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
  * codec's malloc'd result, *buf_size its size, and the byte count is
  * returned; HDF5 later frees it with H5MM_xfree, which is free() in release
  * builds. On failure *buf is untouched and 0 is returned. */
-static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes, size_t *buf_size,
-                          void **buf)
+static size_t h5fz_filter(const h5fz_hdf5_api *h, unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
+                          size_t nbytes, size_t *buf_size, void **buf)
 {
-  const h5fz_hdf5_api *h = api();
   if (!h) return 0; /* no libhdf5 bound: cannot free HDF5's buffer nor report */
   char msg[H5FZ_FILTER_MSG_LEN];
   void *out = NULL;
@@ -641,30 +366,86 @@ static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_va
   return out_bytes;
 }
 
-static const H5Z_class2_t H5FZ_CLASS = {
-    H5Z_CLASS_T_VERS,
-    (H5Z_filter_t)H5FZ_FILTER_ID,
-    1, /* encoder present */
-    1, /* decoder present */
-    "h5fz",
-    h5fz_can_apply,
-    h5fz_set_local,
-    h5fz_filter,
-};
+/* ---- one filter class per libhdf5 copy ----------------------------------
+ * H5Z callbacks carry no user pointer, so the class itself must say which
+ * libhdf5 to call: slot k's class has callbacks that call slot k's binding
+ * (h5fz_plugin_slots.h). A slot not (yet) bound makes them fail cleanly. */
+#define H5FZ_SLOT_CLASS_CALLBACKS(k)                                                                                   \
+  static htri_t can_apply_##k(hid_t dcpl_id, hid_t type_id, hid_t space_id)                                            \
+  {                                                                                                                    \
+    return h5fz_can_apply(h5fz_slot_api(k), dcpl_id, type_id, space_id);                                               \
+  }                                                                                                                    \
+  static herr_t set_local_##k(hid_t dcpl_id, hid_t type_id, hid_t space_id)                                            \
+  {                                                                                                                    \
+    return h5fz_set_local(h5fz_slot_api(k), dcpl_id, type_id, space_id);                                               \
+  }                                                                                                                    \
+  static size_t filter_##k(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,                \
+                           size_t *buf_size, void **buf)                                                               \
+  {                                                                                                                    \
+    return h5fz_filter(h5fz_slot_api(k), flags, cd_nelmts, cd_values, nbytes, buf_size, buf);                          \
+  }
+#define H5FZ_SLOT_CLASS(k)                                                                                             \
+  {H5Z_CLASS_T_VERS, (H5Z_filter_t)H5FZ_FILTER_ID, 1 /* encoder */, 1 /* decoder */, "h5fz", can_apply_##k,           \
+   set_local_##k, filter_##k}
+
+H5FZ_SLOT_CLASS_CALLBACKS(0)
+H5FZ_SLOT_CLASS_CALLBACKS(1)
+H5FZ_SLOT_CLASS_CALLBACKS(2)
+H5FZ_SLOT_CLASS_CALLBACKS(3)
+H5FZ_SLOT_CLASS_CALLBACKS(4)
+H5FZ_SLOT_CLASS_CALLBACKS(5)
+H5FZ_SLOT_CLASS_CALLBACKS(6)
+H5FZ_SLOT_CLASS_CALLBACKS(7)
+
+static const H5Z_class2_t k_classes[] = {H5FZ_SLOT_CLASS(0), H5FZ_SLOT_CLASS(1), H5FZ_SLOT_CLASS(2),
+                                         H5FZ_SLOT_CLASS(3), H5FZ_SLOT_CLASS(4), H5FZ_SLOT_CLASS(5),
+                                         H5FZ_SLOT_CLASS(6), H5FZ_SLOT_CLASS(7)};
+_Static_assert(sizeof k_classes / sizeof k_classes[0] == H5FZ_SLOTS, "one filter class per slot");
+
+/* The slot the calling thread's last successful init_filter bound (-1:
+ * none). A caller that is not libhdf5 (ctypes) binds with init_filter and
+ * then asks H5PLget_plugin_info for the class, as hdf5plugin does; per
+ * thread, so two threads registering with two libhdf5s do not cross. */
+static __thread int t_init_slot = -1;
+
+/* The slot whose class an entry point called from caller hands out:
+ * the calling libhdf5's own, claimed on first sight; for a caller that is
+ * not libhdf5, this thread's last init_filter, else the global scope's
+ * libhdf5, else slot 0 (unbound when nothing is: its callbacks then fail
+ * cleanly). H5FZ_SLOT_FULL when the caller is a libhdf5 and every slot is
+ * taken by others. */
+static int slot_for_entry(const void *caller)
+{
+  int k = h5fz_slot_for_caller(caller);
+  if (k != H5FZ_SLOT_NOT_HDF5) return k;
+  if (t_init_slot >= 0) return t_init_slot;
+  k = h5fz_slot_for_global_scope();
+  return k >= 0 ? k : 0;
+}
+
+/* Explicit binding for callers that are not libhdf5 (ctypes registration,
+ * as hdf5plugin does): libhdf5_path is the libhdf5 the caller uses (for
+ * h5py, the one h5py loaded). The next H5PLget_plugin_info on this thread
+ * returns that libhdf5's class. Returns 0 when bound to it (or it was
+ * bound already), -1 when it cannot be opened or is not a libhdf5, or
+ * H5FZ_SLOTS other libhdf5 copies are bound already. */
+H5FZ_EXPORT int init_filter(const char *libhdf5_path)
+{
+  int k = h5fz_slot_for_path(libhdf5_path);
+  if (k < 0) return -1;
+  t_init_slot = k;
+  return 0;
+}
 
 /* Plugin entry point: this library provides a filter. Binds to the calling
  * libhdf5 and does nothing else: HDF5 opens every library in the plugin
  * folder while searching, so no work (CUDA, threads) may happen here. */
 H5FZ_EXPORT H5PL_type_t H5PLget_plugin_type(void)
 {
-  (void)bind_entry(__builtin_return_address(0));
+  (void)slot_for_entry(__builtin_return_address(0));
   return H5PL_TYPE_FILTER;
 }
 
-/* Plugin entry point: the filter class (static storage, never freed),
- * after binding to the calling libhdf5 (dlopen/dlsym only: no HDF5 call, no
- * other work). NULL for a libhdf5 other than the one bound already: the
- * filter is then unavailable in that copy rather than calling the other. */
 /* Said once on stderr when HDF5 loads the plugin and no libhdf5 can be
  * found to bind to: every callback would then fail with nothing on HDF5's
  * error stack but "error during user callback". The usual cause is a
@@ -681,11 +462,17 @@ static void say_unbound_once(void)
                   "(docs/filter.md, \"Self-binding\")\n");
 }
 
+/* Plugin entry point: the filter class of the calling libhdf5's slot
+ * (static storage, never freed), after binding that slot (dlopen/dlsym
+ * only: no HDF5 call, no other work). NULL only when H5FZ_SLOTS other
+ * libhdf5 copies hold every slot: the filter is then unavailable in that
+ * copy rather than calling another one. */
 H5FZ_EXPORT const void *H5PLget_plugin_info(void)
 {
-  if (bind_entry(__builtin_return_address(0)) < 0) return NULL;
-  if (!api()) say_unbound_once();
-  return &H5FZ_CLASS;
+  int k = slot_for_entry(__builtin_return_address(0));
+  if (k < 0) return NULL;
+  if (!h5fz_slot_api(k)) say_unbound_once();
+  return &k_classes[k];
 }
 
 /* The h5fz release this plugin file was built from ("0.2.0"), the same
@@ -698,10 +485,17 @@ H5FZ_EXPORT const char *h5fz_plugin_version(void) { return h5fz_version(); }
 /* The collective dataset API's way in (h5fz_prepared.h): it finds this
  * entry point in the loaded plugin with dlsym and installs the containers
  * it made for its next collective H5Dwrite, then removes them (NULL).
- * *bound_hdf5: the load address of the libhdf5 this copy is bound to, so
- * the API uses it only when that is the libhdf5 it calls itself. */
+ * *bound_hdf5: in, the load address of the caller's libhdf5 (or NULL);
+ * out, that same address when a slot of this copy is bound to it, else
+ * the first bound slot's (NULL: none), so the API uses this copy only when
+ * the libhdf5 it calls itself runs this copy's filter. */
 H5FZ_EXPORT int h5fz_plugin_prepared(h5fz_prepared_chunks *p, const void **bound_hdf5)
 {
-  if (bound_hdf5) *bound_hdf5 = api() ? g_bound_base : NULL;
+  if (bound_hdf5) {
+    const void *want = *bound_hdf5;
+    const void *first = NULL;
+    for (int k = 0; k < H5FZ_SLOTS && !first; k++) first = h5fz_slot_base(k);
+    *bound_hdf5 = want && h5fz_slot_of_base(want) >= 0 ? want : first;
+  }
   return h5fz_prepared_install(p);
 }
