@@ -166,6 +166,14 @@ H5FZ_FN void h5fz_blk_copy(const h5fz_blk *b, const void *src, void *dst, uint32
 #endif
 }
 
+/* Block-wide copy of n bytes, any alignment (a compressed sub-chunk into
+ * shared memory), then a barrier. */
+H5FZ_FN void h5fz_blk_copy_bytes(const h5fz_blk *b, const uint8_t *src, uint8_t *dst, uint32_t n)
+{
+  for (uint32_t i = b->tid; i < n; i += b->nthreads) dst[i] = src[i];
+  h5fz_blk_sync(b);
+}
+
 H5FZ_FN uint32_t h5fz_popcount8(uint32_t x)
 {
 #if H5FZ_ON_GPU

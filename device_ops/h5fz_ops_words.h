@@ -13,6 +13,7 @@
 #include "op_negabinary.h"
 #include "op_bitshuffle.h"
 #include "op_bitpack.h"
+#include "op_huff.h"
 #undef H5FZ_T_FLOAT
 #undef H5FZ_T_WORD
 #undef H5FZ_T_SWORD

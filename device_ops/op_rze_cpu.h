@@ -12,6 +12,7 @@
 #define H5FZ_OP_RZE_CPU_H
 
 #include "h5fz_ops.h" /* H5FZ_RZE_NOT_SMALLER, h5fz_rze_scratch_bytes */
+#include "op_cpu_coder.h"
 
 /* Encode L bytes in[] into out[0..cap). scratch holds
  * h5fz_rze_scratch_bytes(L) bytes (op_rze.h), owned by the caller. Returns
@@ -23,5 +24,11 @@ uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint3
  * or -1 when the stream is inconsistent (bits past a level's end, counts
  * that overrun or do not use up the input); every read is bounds-checked. */
 int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch);
+
+/* The two above in the op table's coder shape (op_cpu_coder.h). */
+uint32_t h5fz_cpu_coder_rze_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out, uint32_t cap,
+                                   void *scratch, void *tmp);
+int h5fz_cpu_coder_rze_decode(int wide, const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint32_t n,
+                              void *scratch);
 
 #endif /* H5FZ_OP_RZE_CPU_H */

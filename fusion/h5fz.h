@@ -66,7 +66,8 @@ typedef enum {
   H5FZ_OP_LORENZO_ND = 15, /* transform: 1/2/3-D Lorenzo over the chunk's shape, right after quant */
   H5FZ_OP_RZE = 30,        /* coder: repeated-zero elimination */
   H5FZ_OP_RAW = 31,        /* coder: bytes as they are */
-  H5FZ_OP_BITPACK = 32     /* coder: fixed-length bit packing per 32 words (cuSZp) */
+  H5FZ_OP_BITPACK = 32,    /* coder: fixed-length bit packing per 32 words (cuSZp) */
+  H5FZ_OP_HUFF = 33        /* coder: zero runs + canonical Huffman per sub-chunk (chunk format 3) */
 } h5fz_op_id;
 
 typedef struct {

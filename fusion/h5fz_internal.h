@@ -7,6 +7,7 @@
 #include "h5fz.h"
 #include "h5fz_error.h"
 #include "h5fz_settings.h"
+#include "op_cpu_coder.h"
 
 /* ---- the op table: one place that maps id <-> name <-> kind ------------- */
 typedef enum {
@@ -30,7 +31,17 @@ typedef struct {
   unsigned param_words;  /* cd_values words after the id (0 for all of v1) */
   const char *device_fn; /* base name in device_ops/: <fn>_encode_32 ... */
   const char *summary;
+  /* the first chunk format version that has the op (0: version 1) */
+  unsigned since_version;
+  /* a coder's CPU forms (device_ops/op_*_cpu.h; NULL for raw): L bytes of
+   * n words in -> a size-table size, or H5FZ_RZE_NOT_SMALLER; and back */
+  h5fz_cpu_coder_encode_fn cpu_encode;
+  h5fz_cpu_coder_decode_fn cpu_decode;
 } h5fz_op_info;
+
+/* The chunk format version a chain's chunks are written in: 1, 2 for
+ * big-endian values, or the newest version one of its ops needs. */
+unsigned h5fz_chain_format_version(const uint8_t *ops, unsigned n_ops, int big_endian);
 
 /* The entry of an op id, or NULL if the id is unknown. */
 const h5fz_op_info *h5fz_op_lookup(unsigned id);
@@ -38,6 +49,19 @@ const h5fz_op_info *h5fz_op_lookup(unsigned id);
 const h5fz_op_info *h5fz_op_by_name(const char *name);
 /* All entries, *count receives their number. */
 const h5fz_op_info *h5fz_op_table(size_t *count);
+
+/* A named chain (spec text `ratio`): its ops and sub-chunk size. */
+typedef struct {
+  const char *name;
+  uint8_t ops[H5FZ_MAX_OPS];
+  unsigned n_ops;
+  uint32_t subchunk_bytes;
+  const char *summary;
+} h5fz_chain_preset;
+
+/* The preset of a name, or NULL; the i-th preset, or NULL past the last. */
+const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name);
+const h5fz_chain_preset *h5fz_chain_preset_at(size_t i);
 
 /* The default chain: quant delta zigzag bitshuffle rze. */
 extern const uint8_t h5fz_default_chain[5];

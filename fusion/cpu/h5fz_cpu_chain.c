@@ -13,6 +13,7 @@
 #include "h5fz_cpu_chain.h"
 #include "op_bitshuffle_cpu.h"
 #include "op_delta_cpu.h"
+#include "op_huff_cpu.h"
 #include "op_lorenzo_nd_cpu.h"
 #include "op_negabinary_cpu.h"
 #include "op_quant_cpu.h"
@@ -25,7 +26,9 @@ int h5fz_cpu_work_alloc(h5fz_cpu_work *w, uint32_t max_bytes)
 {
   w->a = malloc(max_bytes);
   w->b = malloc(max_bytes);
-  w->scratch = malloc(h5fz_rze_scratch_bytes(max_bytes) + 64u);
+  /* the coders' scratch: RZE's bitmaps or huff's tables, whichever is larger */
+  uint32_t rze = h5fz_rze_scratch_bytes(max_bytes) + 64u, huff = h5fz_cpu_huff_scratch_bytes();
+  w->scratch = malloc(rze > huff ? rze : huff);
   if (w->a && w->b && w->scratch) return H5FZ_OK;
   h5fz_cpu_work_free(w);
   return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate %u bytes of sub-chunk work buffers", 3u * max_bytes);
@@ -80,16 +83,13 @@ static void delta_fused(uint8_t op2, int wide, int inverse, const void *in, void
             : BY_WIDTH(wide, h5fz_fast_delta_negabinary_encode, in, out, n);
 }
 
-/* Run the coder on L bytes (n words); returns the size-table entry. */
+/* Run the coder (its CPU form from the op table) on L bytes (n words);
+ * tmp: a free buffer of L bytes. Returns the size-table entry. */
 static uint32_t code(uint8_t coder, int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *slot,
-                     uint8_t *scratch)
+                     uint8_t *scratch, uint8_t *tmp)
 {
-  uint32_t size = H5FZ_RZE_NOT_SMALLER;
-  if (coder == H5FZ_OP_RZE)
-    size = h5fz_fast_rze_encode(in, L, slot, L, scratch);
-  else if (coder == H5FZ_OP_BITPACK)
-    size = wide ? h5fz_bitpack_encode_64(&one_thread, (const uint64_t *)in, n, slot, L)
-                : h5fz_bitpack_encode_32(&one_thread, (const uint32_t *)in, n, slot, L);
+  const h5fz_op_info *op = h5fz_op_lookup(coder);
+  uint32_t size = op->cpu_encode ? op->cpu_encode(wide, in, L, n, slot, L, scratch, tmp) : H5FZ_RZE_NOT_SMALLER;
   if (size != H5FZ_RZE_NOT_SMALLER) return size;
   memcpy(slot, in, L); /* raw coder, or the coder did not shrink it */
   return L | H5FZ_SUB_RAW;
@@ -129,7 +129,7 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
     }
     cur = other;
   }
-  return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch);
+  return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch, cur == w->a ? w->b : w->a);
 }
 
 int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes, uint32_t m,
@@ -141,15 +141,11 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
   if (entry & H5FZ_SUB_RAW) {
     if (size != L) return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
     memcpy(cur, bytes, L);
-  } else if (p->ops[p->n_ops - 1] == H5FZ_OP_RZE) {
-    if (h5fz_fast_rze_decode(bytes, size, cur, L, w->scratch))
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk RZE stream of %u bytes is inconsistent", size);
-  } else if (p->ops[p->n_ops - 1] == H5FZ_OP_BITPACK) {
-    if (wide ? h5fz_bitpack_decode_64(&one_thread, bytes, size, (uint64_t *)cur, m_pad)
-             : h5fz_bitpack_decode_32(&one_thread, bytes, size, (uint32_t *)cur, m_pad))
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk bit-packed stream of %u bytes is inconsistent", size);
   } else {
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
+    const h5fz_op_info *coder = h5fz_op_lookup(p->ops[p->n_ops - 1]);
+    if (!coder->cpu_decode) return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
+    if (coder->cpu_decode(wide, bytes, size, cur, L, m_pad, w->scratch))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %s stream of %u bytes is inconsistent", coder->name, size);
   }
   int lnd = h5fz_plan_has_lnd(p);
   for (uint32_t i = p->n_ops - 1; i-- > (lnd ? 2u : 1u);) {

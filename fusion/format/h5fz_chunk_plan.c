@@ -54,7 +54,7 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
 
   /* big-endian values: coded as little-endian ones (the caller swapped
    * them), the order recorded for the decoder (format version 2) */
-  h->version = (uint8_t)(spec->big_endian ? 2u : H5FZ_FORMAT_VERSION_LE);
+  h->version = (uint8_t)h5fz_chain_format_version(spec->ops, spec->n_ops, spec->big_endian);
   h->flags = spec->big_endian ? H5FZ_FLAG_BIG_ENDIAN : 0u;
   h->dtype = (uint8_t)spec->dtype;
   h->mode = (uint8_t)spec->mode;

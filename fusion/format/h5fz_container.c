@@ -38,7 +38,7 @@ int h5fz_container_set_byte_order(uint8_t *buf, size_t len, int big_endian)
   h5fz_header h;
   int rc = h5fz_container_open(buf, len, &h);
   if (rc) return rc;
-  buf[4] = (uint8_t)(big_endian ? 2u : H5FZ_FORMAT_VERSION_LE);
+  buf[4] = (uint8_t)h5fz_chain_format_version(h.ops, h.n_ops, big_endian);
   buf[7] = (uint8_t)((h.flags & ~H5FZ_FLAG_BIG_ENDIAN) | (big_endian ? H5FZ_FLAG_BIG_ENDIAN : 0u));
   h5fz_put_u32(buf + len - 4u, h5fz_checksum(buf, len - 4u));
   return H5FZ_OK;
@@ -112,6 +112,12 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
     strncpy(why, h5fz_last_error(), sizeof why - 1);
     why[sizeof why - 1] = '\0';
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header chain is invalid: %s", why);
+  }
+  for (uint32_t i = 0; i < h->n_ops; i++) {
+    const h5fz_op_info *op = h5fz_op_lookup(h->ops[i]);
+    if (op->since_version > h->version)
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header of format version %u lists op '%s', which version %u brought",
+                       h->version, op->name, op->since_version);
   }
   /* byte 35: lorenzo_nd's predictor (the type check put it at ops[1]) */
   int lnd = h->n_ops > 1 && h->ops[1] == H5FZ_OP_LORENZO_ND;

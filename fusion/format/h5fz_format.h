@@ -12,7 +12,10 @@
  * writes it only for big-endian chunks, so that little-endian chunks stay
  * readable by decoders of version 1 and a big-endian chunk is refused by
  * them as "newer" instead of decoding in the wrong byte order. */
-#define H5FZ_FORMAT_VERSION 2u    /* the newest version this h5fz reads */
+/* Version 3 is version 2 with the ops of the ratio chain (huff): h5fz
+ * writes it only for chunks whose chain has such an op (the op table's
+ * since_version), so every other chunk stays readable by older decoders. */
+#define H5FZ_FORMAT_VERSION 3u    /* the newest version this h5fz reads */
 #define H5FZ_FORMAT_VERSION_LE 1u /* what it writes for little-endian chunks */
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u

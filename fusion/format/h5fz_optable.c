@@ -2,16 +2,19 @@
 #include <string.h>
 
 #include "h5fz_internal.h"
+#include "op_bitpack_cpu.h"
+#include "op_huff_cpu.h"
+#include "op_rze_cpu.h"
 
 /* A transform from words to words, the most common kind. */
 #define WORDS_TO_WORDS(id, name, prefix, doc)                                                                          \
   {                                                                                                                    \
-    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, prefix, doc                                \
+    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, prefix, doc, 0, NULL, NULL              \
   }
 
 static const h5fz_op_info op_table[] = {
     {H5FZ_OP_QUANT, "quant", H5FZ_KIND_MAP, H5FZ_STREAM_FLOAT, H5FZ_STREAM_WORDS, 0, "h5fz_quant",
-     "error-bounded quantizer; escapes values it cannot bound to the outlier list"},
+     "error-bounded quantizer; escapes values it cannot bound to the outlier list", 0, NULL, NULL},
     WORDS_TO_WORDS(H5FZ_OP_DELTA, "delta", "h5fz_delta", "1-D first difference within a sub-chunk"),
     WORDS_TO_WORDS(H5FZ_OP_LORENZO, "lorenzo", "h5fz_lorenzo",
                    "2-D Lorenzo prediction over rows of the chunk's last dimension"),
@@ -21,14 +24,37 @@ static const h5fz_op_info op_table[] = {
     WORDS_TO_WORDS(H5FZ_OP_ZIGZAG, "zigzag", "h5fz_zigzag", "signed -> unsigned, small magnitudes stay small"),
     WORDS_TO_WORDS(H5FZ_OP_NEGABINARY, "negabinary", "h5fz_negabinary", "two's complement -> base -2"),
     {H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitshuffle",
-     "words -> bit planes"},
+     "words -> bit planes", 0, NULL, NULL},
     {H5FZ_OP_RZE, "rze", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, "h5fz_rze",
-     "repeated-zero elimination"},
-    {H5FZ_OP_RAW, "raw", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, NULL, "bytes as they are"},
+     "repeated-zero elimination", 0, h5fz_cpu_coder_rze_encode, h5fz_cpu_coder_rze_decode},
+    {H5FZ_OP_RAW, "raw", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, NULL, "bytes as they are", 0, NULL, NULL},
     {H5FZ_OP_BITPACK, "bitpack", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitpack",
-     "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes"},
+     "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes", 0, h5fz_cpu_coder_bitpack_encode,
+     h5fz_cpu_coder_bitpack_decode},
+    {H5FZ_OP_HUFF, "huff", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_huff",
+     "zero runs and a canonical Huffman code built per sub-chunk; needs words (chunk format 3)", 3,
+     h5fz_cpu_coder_huff_encode, h5fz_cpu_coder_huff_decode},
 };
 #undef WORDS_TO_WORDS
+
+/* Named chains: a word of spec text for a whole chain and its sub-chunk
+ * size. ratio: the measured sizes are in docs/ratio.md. */
+static const h5fz_chain_preset presets[] = {
+    {"ratio", {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFF}, 4, 65536u,
+     "the smallest files: lorenzo_nd, zigzag, huff on 64 KiB sub-chunks"},
+};
+
+const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+    if (!strcmp(presets[i].name, name)) return &presets[i];
+  return NULL;
+}
+
+const h5fz_chain_preset *h5fz_chain_preset_at(size_t i)
+{
+  return i < sizeof presets / sizeof presets[0] ? &presets[i] : NULL;
+}
 
 const uint8_t h5fz_default_chain[5] = {H5FZ_OP_QUANT, H5FZ_OP_DELTA, H5FZ_OP_ZIGZAG, H5FZ_OP_BITSHUFFLE, H5FZ_OP_RZE};
 
@@ -67,4 +93,14 @@ int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, con
   if (kind) *kind = kinds[op_table[i].kind];
   if (summary) *summary = op_table[i].summary;
   return H5FZ_OK;
+}
+
+unsigned h5fz_chain_format_version(const uint8_t *ops, unsigned n_ops, int big_endian)
+{
+  unsigned v = big_endian ? 2u : 1u;
+  for (unsigned i = 0; i < n_ops; i++) {
+    const h5fz_op_info *op = h5fz_op_lookup(ops[i]);
+    if (op && op->since_version > v) v = op->since_version;
+  }
+  return v;
 }

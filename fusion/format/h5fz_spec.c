@@ -294,8 +294,16 @@ static int parse_dims(const char *val, h5fz_spec *s)
   return H5FZ_OK;
 }
 
-static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *ops, uint32_t *n_ops)
+/* What parse_token has seen besides the spec itself. */
+typedef struct {
+  int have_bound;
+  int subchunk_given;
+  const h5fz_chain_preset *preset;
+} parse_state;
+
+static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *ops, uint32_t *n_ops)
 {
+  int *have_bound = &st->have_bound;
   const char *eq = strchr(tok, '=');
   if (eq) {
     char key[32];
@@ -323,6 +331,7 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
       if (!(v >= 0 && v <= 1e9) || v != floor(v))
         return h5fz_fail(H5FZ_ERR_SPEC, "'%s': sub-chunk size must be a whole number of bytes up to 1e9", tok);
       s->subchunk_bytes = (uint32_t)v;
+      st->subchunk_given = 1;
       return H5FZ_OK;
     }
     if (!strcmp(key, "dtype")) {
@@ -365,8 +374,19 @@ static int parse_token(const char *tok, h5fz_spec *s, int *have_bound, uint8_t *
     *have_bound = 1;
     return H5FZ_OK;
   }
+  const h5fz_chain_preset *preset = h5fz_chain_preset_by_name(tok);
+  if (preset) {
+    if (st->preset || *n_ops)
+      return h5fz_fail(H5FZ_ERR_SPEC, "'%s' names a whole chain (%s); give it alone, without %s", tok, preset->summary,
+                       st->preset ? "another chain name" : "ops");
+    st->preset = preset;
+    return H5FZ_OK;
+  }
   const h5fz_op_info *op = h5fz_op_by_name(tok);
   if (!op) return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s' (see `h5fz ops` / docs/spec.md)", tok);
+  if (st->preset)
+    return h5fz_fail(H5FZ_ERR_SPEC, "'%s' names a whole chain (%s); give it alone, without ops", st->preset->name,
+                     st->preset->summary);
   if (op->kind == H5FZ_KIND_MAP && *n_ops == 0) return H5FZ_OK; /* 'quant' first is implicit */
   if (*n_ops + 1 >= H5FZ_MAX_OPS)
     return h5fz_fail(H5FZ_ERR_SPEC, "too many ops: a chain holds at most %d transforms and a coder",
@@ -382,7 +402,7 @@ int h5fz_spec_parse(const char *text, h5fz_spec *s)
   h5fz_spec_default(s);
   uint8_t ops[H5FZ_MAX_OPS];
   uint32_t n_ops = 0;
-  int have_bound = 0;
+  parse_state st = {0, 0, NULL};
   const char *p = text;
   for (;;) {
     while (*p && (isspace((unsigned char)*p) || *p == ',' || *p == '>' || (*p == '-' && p[1] == '>'))) p++;
@@ -394,8 +414,14 @@ int h5fz_spec_parse(const char *text, h5fz_spec *s)
     memcpy(tok, p, len);
     tok[len] = '\0';
     p += len;
-    int rc = parse_token(tok, s, &have_bound, ops, &n_ops);
+    int rc = parse_token(tok, s, &st, ops, &n_ops);
     if (rc) return rc;
+  }
+  if (st.preset) {
+    memset(s->ops, 0, sizeof s->ops);
+    memcpy(s->ops, st.preset->ops, st.preset->n_ops);
+    s->n_ops = st.preset->n_ops;
+    if (!st.subchunk_given) s->subchunk_bytes = st.preset->subchunk_bytes;
   }
   if (n_ops) {
     memset(s->ops, 0, sizeof s->ops);

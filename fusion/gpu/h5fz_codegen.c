@@ -162,6 +162,9 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b, "  uint32_t size = h5fz_rze_encode(&blk, %s, L, slot, L, scratch);\n", bufname(k));
   else if (coder->id == H5FZ_OP_BITPACK)
     emit(b, "  uint32_t size = h5fz_bitpack_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L);\n", w, bufname(k));
+  else if (coder->id == H5FZ_OP_HUFF) /* the stream is assembled in the other (free) buffer */
+    emit(b, "  uint32_t size = h5fz_huff_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L, scratch, %s);\n", w,
+         bufname(k), bufname(k + 1));
   else
     emit(b, "  uint32_t size = H5FZ_RZE_NOT_SMALLER;\n");
   emit(b,
@@ -204,6 +207,9 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b, " if (h5fz_rze_decode(&blk, src, size, buf0, L, scratch)) {\n");
   else if (coder->id == H5FZ_OP_BITPACK)
     emit(b, " if (h5fz_bitpack_decode_%s(&blk, src, size, (word_t *)buf0, m_pad)) {\n", w);
+  else if (coder->id == H5FZ_OP_HUFF) /* from shared memory: the stream staged in buf1 (free until the transforms) */
+    emit(b, " if ((h5fz_blk_copy_bytes(&blk, src, buf1, size), h5fz_huff_decode_%s(&blk, buf1, size, (word_t *)buf0, "
+            "m_pad, scratch))) {\n", w);
   else
     emit(b, " {\n");
   emit(b, "    if (threadIdx.x == 0) atomicMax(status, (int)bid + 1);\n"
@@ -545,8 +551,12 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
    * SM at one 512-thread block). */
   int min_blocks = (int)((flags >> 8) & 0xffu);
   if (!min_blocks) min_blocks = threads >= 1024 ? 1 : 1024 / threads;
-  /* shared memory: two slots (ping-pong), RZE's bitmaps, bitshuffle's padded planes when the chain has it */
-  uint32_t pad_offset = (h5fz_rze_scratch_bytes(slot) + 64u + 15u) & ~15u, pad_bytes = 0;
+  /* shared memory: two slots (ping-pong), the coder's scratch (RZE's bitmaps, huff's tables), bitshuffle's
+   * padded planes when the chain has it */
+  uint32_t coder_scratch = h5fz_rze_scratch_bytes(slot) + 64u;
+  if (spec->ops[spec->n_ops - 1] == H5FZ_OP_HUFF && h5fz_huff_scratch_bytes() > coder_scratch)
+    coder_scratch = h5fz_huff_scratch_bytes();
+  uint32_t pad_offset = (coder_scratch + 15u) & ~15u, pad_bytes = 0;
   int padded = (flags & H5FZ_CODEGEN_PADDED_PLANES) != 0;
   for (uint32_t i = 0; i < spec->n_ops && padded; i++)
     if (spec->ops[i] == H5FZ_OP_BITSHUFFLE) pad_bytes = H5FZ_BITSHUFFLE_PAD_BYTES(elems, f64 ? 64u : 32u);

@@ -1,0 +1,556 @@
+/*
+ * op_huff.h - coder: zero runs and canonical Huffman (docs/format.md §5.7).
+ *
+ * The words of a sub-chunk (zigzag codes of a predictor, mostly zero at
+ * loose bounds) become tokens: a maximal run of zero words is one token of
+ * a run-length class (two classes an octave, the rest of the length as
+ * extra bits); a non-zero word v <= 64 is a literal symbol, a larger one a
+ * bit-length class with the bits below its leading one as extra bits. The
+ * tokens are coded with a canonical Huffman code of at most 12 bits built
+ * per sub-chunk from the exact histogram of its tokens (ties broken by the
+ * symbol number), so every executor builds the same code and writes the
+ * same bytes. Zero runs and tokens stop at group boundaries (1024 words):
+ * each group's bits are listed in a small directory, so a decoder can run
+ * one thread per group. Why per sub-chunk and not per chunk: a sub-chunk
+ * stays self-contained (one thread block each, as the other coders), and
+ * the code's table costs 1-3 % of a 64 KiB sub-chunk at ratio 45 (measured
+ * with ../shared/tools/ratio_study's quantizer on the 9 real fields).
+ *
+ * The block-cooperative steps (tokens, histogram, bit offsets, bit writing,
+ * the decoder's table) run with any number of threads; the code's
+ * construction is one thread's (it touches at most 151 symbols).
+ */
+
+#ifndef H5FZ_HUFF_COMMON
+#define H5FZ_HUFF_COMMON
+
+#define H5FZ_HUFF_LITERALS 64u   /* values 1..64 are symbols 0..63 */
+#define H5FZ_HUFF_BIG_FIRST 7u   /* bit-length classes start at bitlen 7 (values 65..127) */
+#define H5FZ_HUFF_RUN_SYMS 29u   /* run classes: 1, then two per octave up to 2^14 */
+#define H5FZ_HUFF_MAX_LEN 12u    /* longest code: the decoder's table has 2^12 entries */
+#define H5FZ_HUFF_MAX_SYMS 151u  /* the alphabet of 64-bit words */
+#define H5FZ_HUFF_GROUP_LOG2 4u  /* groups of 64 << 4 = 1024 words (the encoder's choice) */
+#define H5FZ_HUFF_MAX_GROUP_LOG2 8u /* groups of at most 16384 words: a run class covers them */
+#define H5FZ_HUFF_MAX_GROUPS 256u  /* 16384 words in groups of 64 */
+#define H5FZ_HUFF_MAX_THREADS 1024u
+#define H5FZ_HUFF_NOT_SMALLER 0xffffffffu /* = H5FZ_RZE_NOT_SMALLER: the caller stores it raw */
+
+/* Symbols of the alphabet for W-bit words: literals, then bit-length
+ * classes 7..W, then run classes. */
+H5FZ_FN uint32_t h5fz_huff_big_syms(uint32_t W) { return W - H5FZ_HUFF_BIG_FIRST + 1u; }
+H5FZ_FN uint32_t h5fz_huff_run_base(uint32_t W) { return H5FZ_HUFF_LITERALS + h5fz_huff_big_syms(W); }
+H5FZ_FN uint32_t h5fz_huff_alphabet(uint32_t W) { return h5fz_huff_run_base(W) + H5FZ_HUFF_RUN_SYMS; }
+
+/* Bits of x (0 for 0). */
+H5FZ_FN uint32_t h5fz_huff_bitlen64(uint64_t x)
+{
+#if H5FZ_ON_GPU
+  return 64u - (uint32_t)__clzll((long long)x);
+#else
+  return x ? 64u - (uint32_t)__builtin_clzll(x) : 0u;
+#endif
+}
+
+/* The run class of a run of r >= 1 zeros, and its extra bits (count). */
+H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
+{
+  if (r == 1u) {
+    *extra_bits = 0;
+    return 0;
+  }
+  uint32_t c = h5fz_huff_bitlen64(r) - 1u; /* floor(log2 r) >= 1 */
+  *extra_bits = c - 1u;
+  return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
+}
+
+/* The bits of a sub-chunk's scratch (shared memory on the GPU): */
+typedef struct {
+  uint32_t hist[H5FZ_HUFF_MAX_SYMS];
+  uint16_t code[H5FZ_HUFF_MAX_SYMS]; /* bit-reversed canonical code: written LSB first */
+  uint8_t len[H5FZ_HUFF_MAX_SYMS];
+  uint8_t pad_[1];
+  uint32_t group_start[H5FZ_HUFF_MAX_GROUPS + 1u]; /* token bits before each group */
+  uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS];  /* first non-zero word of each share */
+  uint32_t header_bits, flag, group;
+  /* the code's construction (one thread): leaves by (count, symbol), tree */
+  uint16_t leaf[H5FZ_HUFF_MAX_SYMS];
+  uint16_t parent[2u * H5FZ_HUFF_MAX_SYMS];
+  uint64_t weight[2u * H5FZ_HUFF_MAX_SYMS];
+  uint16_t lut[1u << H5FZ_HUFF_MAX_LEN]; /* decode: (symbol << 4) | length, 0 = no code */
+} h5fz_huff_scratch;
+
+/* Scratch bytes of one sub-chunk's encode or decode (8-byte aligned). */
+H5FZ_FN uint32_t h5fz_huff_scratch_bytes(void) { return (uint32_t)((sizeof(h5fz_huff_scratch) + 7u) & ~7u); }
+
+H5FZ_FN void h5fz_huff_atomic_add(uint32_t *p, uint32_t v)
+{
+#if H5FZ_ON_GPU
+  atomicAdd((unsigned *)p, (unsigned)v);
+#elif defined(H5FZ_TEST_BLOCK_THREADS)
+  __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#else
+  *p += v;
+#endif
+}
+
+H5FZ_FN void h5fz_huff_atomic_or(uint32_t *p, uint32_t v)
+{
+#if H5FZ_ON_GPU
+  atomicOr((unsigned *)p, (unsigned)v);
+#elif defined(H5FZ_TEST_BLOCK_THREADS)
+  __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+#else
+  *p |= v;
+#endif
+}
+
+/* OR the low nbits (<= 64) of v into the stream at bit pos (words of 32
+ * bits, LSB first; the words were zero). */
+H5FZ_FN void h5fz_huff_put(uint32_t *buf, uint64_t pos, uint64_t v, uint32_t nbits)
+{
+  while (nbits) {
+    uint32_t off = (uint32_t)(pos & 31u), take = 32u - off < nbits ? 32u - off : nbits;
+    uint32_t part = (uint32_t)(v & ((1ull << take) - 1u));
+    h5fz_huff_atomic_or(buf + (pos >> 5), part << off);
+    v >>= take;
+    pos += take;
+    nbits -= take;
+  }
+}
+
+/* Bits [pos, pos + nbits) of a byte stream of size bytes (nbits <= 57);
+ * bits past the end read as 0. */
+H5FZ_FN uint64_t h5fz_huff_peek(const uint8_t *in, uint32_t size, uint64_t pos, uint32_t nbits)
+{
+  uint64_t byte = pos >> 3, v = 0;
+  uint32_t shift = (uint32_t)(pos & 7u);
+  if (byte + 8u <= size) {
+    for (uint32_t k = 0; k < 8u; k++) v |= (uint64_t)in[byte + k] << (8u * k);
+  } else {
+    for (uint32_t k = 0; k < 8u; k++)
+      if (byte + k < size) v |= (uint64_t)in[byte + k] << (8u * k);
+  }
+  v >>= shift;
+  return v & ((1ull << nbits) - 1u);
+}
+
+/* The same for up to 64 bits. */
+H5FZ_FN uint64_t h5fz_huff_get(const uint8_t *in, uint32_t size, uint64_t pos, uint32_t nbits)
+{
+  if (nbits <= 57u) return h5fz_huff_peek(in, size, pos, nbits);
+  return h5fz_huff_peek(in, size, pos, 32u) | h5fz_huff_peek(in, size, pos + 32u, nbits - 32u) << 32;
+}
+
+/* Reverse the low n bits of x. */
+H5FZ_FN uint32_t h5fz_huff_reverse(uint32_t x, uint32_t n)
+{
+  uint32_t r = 0;
+  for (uint32_t k = 0; k < n; k++) r |= ((x >> k) & 1u) << (n - 1u - k);
+  return r;
+}
+
+/* Elias gamma of x >= 1: floor(log2 x) zeros, a one, the bits below it. */
+H5FZ_FN uint32_t h5fz_huff_gamma_bits(uint32_t x) { return 2u * (h5fz_huff_bitlen64(x) - 1u) + 1u; }
+
+/* Canonical codes from the lengths of the A symbols (0 = absent): codes
+ * are assigned in order of (length, symbol), stored bit-reversed. */
+H5FZ_FN void h5fz_huff_canonical(h5fz_huff_scratch *s, uint32_t A)
+{
+  uint32_t count[H5FZ_HUFF_MAX_LEN + 1u], next[H5FZ_HUFF_MAX_LEN + 1u];
+  for (uint32_t l = 0; l <= H5FZ_HUFF_MAX_LEN; l++) count[l] = 0;
+  for (uint32_t a = 0; a < A; a++) count[s->len[a]]++;
+  uint32_t c = 0;
+  count[0] = 0;
+  for (uint32_t l = 1; l <= H5FZ_HUFF_MAX_LEN; l++) {
+    c = (c + count[l - 1u]) << 1;
+    next[l] = c;
+  }
+  for (uint32_t a = 0; a < A; a++) {
+    uint32_t l = s->len[a];
+    s->code[a] = l ? (uint16_t)h5fz_huff_reverse(next[l]++, l) : 0u;
+  }
+}
+
+/* One thread: the code lengths of the A symbols from s->hist (a
+ * length-limited Huffman code; see docs/format.md §5.7 for the exact
+ * rules, which decide the bytes). Returns the bits of the table as the
+ * stream stores it. */
+H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A)
+{
+  uint32_t k = 0;
+  for (uint32_t a = 0; a < A; a++) s->len[a] = 0;
+  /* leaves in order of (count, symbol): insertion by rank */
+  for (uint32_t a = 0; a < A; a++) {
+    if (!s->hist[a]) continue;
+    uint32_t i = k++;
+    while (i > 0 && s->hist[s->leaf[i - 1u]] > s->hist[a]) {
+      s->leaf[i] = s->leaf[i - 1u];
+      i--;
+    }
+    s->leaf[i] = (uint16_t)a;
+  }
+  if (k == 0) return 0;
+  uint32_t bl[64];
+  for (uint32_t l = 0; l < 64u; l++) bl[l] = 0;
+  if (k == 1) {
+    bl[1] = 1;
+  } else {
+    /* two queues: leaves (sorted), internal nodes (made in nondecreasing
+     * weight); on equal weights the leaf is taken first */
+    uint32_t li = 0, ni = k, nn = k; /* nodes: 0..k-1 leaves (by rank), k.. internal */
+    for (uint32_t i = 0; i < k; i++) s->weight[i] = s->hist[s->leaf[i]];
+    for (uint32_t m = 0; m + 1u < k; m++) {
+      uint32_t pick[2];
+      for (uint32_t p = 0; p < 2u; p++) {
+        if (li < k && (ni >= nn || s->weight[li] <= s->weight[ni]))
+          pick[p] = li++;
+        else
+          pick[p] = ni++;
+      }
+      s->weight[nn] = s->weight[pick[0]] + s->weight[pick[1]];
+      s->parent[pick[0]] = (uint16_t)nn;
+      s->parent[pick[1]] = (uint16_t)nn;
+      nn++;
+    }
+    /* depths, root (the last node) first; reuse weight[] for them */
+    s->weight[nn - 1u] = 0;
+    for (uint32_t v = nn - 1u; v-- > 0;) s->weight[v] = s->weight[s->parent[v]] + 1u;
+    for (uint32_t i = 0; i < k; i++) bl[s->weight[i]]++;
+    /* limit to MAX_LEN (JPEG, Annex K.3): keeps the Kraft sum at 1 */
+    for (uint32_t i = 63u; i > H5FZ_HUFF_MAX_LEN; i--) {
+      while (bl[i] > 0) {
+        uint32_t j = i - 2u;
+        while (bl[j] == 0) j--;
+        bl[i] -= 2u;
+        bl[i - 1u] += 1u;
+        bl[j + 1u] += 2u;
+        bl[j] -= 1u;
+      }
+    }
+  }
+  /* lengths: the most frequent leaf (the last by rank) gets the shortest */
+  uint32_t l = 1, r = k;
+  while (r > 0) {
+    while (bl[l] == 0) l++;
+    bl[l]--;
+    s->len[s->leaf[--r]] = (uint8_t)l;
+  }
+  h5fz_huff_canonical(s, A);
+  uint32_t bits = 8u, prev = 0, first = 1;
+  for (uint32_t a = 0; a < A; a++) {
+    if (!s->len[a]) continue;
+    bits += h5fz_huff_gamma_bits(first ? a + 1u : a - prev) + 4u;
+    prev = a;
+    first = 0;
+  }
+  return bits;
+}
+
+/* One thread: write the table at bit pos (the count of symbols less one,
+ * then per symbol the gamma of its distance to the previous one and its
+ * length). Returns the position after it. */
+H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t A, uint32_t *buf, uint64_t pos)
+{
+  uint32_t k = 0, prev = 0, first = 1;
+  for (uint32_t a = 0; a < A; a++) k += s->len[a] != 0;
+  h5fz_huff_put(buf, pos, k - 1u, 8u);
+  pos += 8u;
+  for (uint32_t a = 0; a < A; a++) {
+    if (!s->len[a]) continue;
+    uint32_t x = first ? a + 1u : a - prev, nb = h5fz_huff_bitlen64(x) - 1u;
+    /* nb zeros, a one, the nb bits below the leading one */
+    h5fz_huff_put(buf, pos + nb, 1u | ((uint64_t)(x & ((1u << nb) - 1u)) << 1), nb + 1u);
+    pos += 2u * nb + 1u;
+    h5fz_huff_put(buf, pos, s->len[a], 4u);
+    pos += 4u;
+    prev = a;
+    first = 0;
+  }
+  return pos;
+}
+
+/* One thread: read the table at *pos into s->len and build s->code and
+ * s->lut. Returns 0, or -1 when it is not a table this coder writes (a
+ * symbol outside the alphabet, a length of 0 or over 12, an incomplete
+ * code of two or more symbols, one symbol of length other than 1). */
+H5FZ_FN int h5fz_huff_get_table(h5fz_huff_scratch *s, uint32_t A, const uint8_t *in, uint32_t size, uint64_t *pos)
+{
+  uint64_t p = *pos, end = 8ull * size;
+  uint32_t k = (uint32_t)h5fz_huff_peek(in, size, p, 8u) + 1u, a = 0, kraft = 0;
+  p += 8u;
+  for (uint32_t i = 0; i < A; i++) s->len[i] = 0;
+  for (uint32_t i = 0; i < k; i++) {
+    uint32_t nb = 0;
+    while (nb < 9u && !h5fz_huff_peek(in, size, p + nb, 1u)) nb++;
+    if (nb >= 9u) return -1;
+    uint32_t x = (1u << nb) | (uint32_t)h5fz_huff_peek(in, size, p + nb + 1u, nb);
+    p += 2u * nb + 1u;
+    a = i == 0 ? x - 1u : a + x;
+    uint32_t l = (uint32_t)h5fz_huff_peek(in, size, p, 4u);
+    p += 4u;
+    if (a >= A || l == 0 || l > H5FZ_HUFF_MAX_LEN || p > end) return -1;
+    s->len[a] = (uint8_t)l;
+    kraft += 1u << (H5FZ_HUFF_MAX_LEN - l);
+  }
+  if (k == 1 ? s->len[a] != 1u : kraft != (1u << H5FZ_HUFF_MAX_LEN)) return -1;
+  h5fz_huff_canonical(s, A);
+  *pos = p;
+  return 0;
+}
+
+/* All threads: fill the decoder's table from s->len and s->code. */
+H5FZ_FN void h5fz_huff_fill_lut(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t A)
+{
+  H5FZ_FOR_ITEMS(i, blk, 1u << H5FZ_HUFF_MAX_LEN) s->lut[i] = 0;
+  h5fz_blk_sync(blk);
+  for (uint32_t a = 0; a < A; a++) {
+    uint32_t l = s->len[a];
+    if (!l) continue;
+    uint16_t e = (uint16_t)(a << 4 | l);
+    H5FZ_FOR_ITEMS(j, blk, 1u << (H5FZ_HUFF_MAX_LEN - l)) s->lut[s->code[a] | (j << l)] = e;
+  }
+  h5fz_blk_sync(blk);
+}
+
+/* Stream header (after the group field): the table, the directory's width
+ * and its entries. Its bits for this code and these groups. */
+H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups)
+{
+  uint32_t most = 0;
+  for (uint32_t g = 0; g + 1u < groups; g++) {
+    uint32_t len = s->group_start[g + 1u] - s->group_start[g];
+    most = len > most ? len : most;
+  }
+  return h5fz_huff_bitlen64(most);
+}
+
+#define H5FZ_HUFF_NONE 0xffffffffu /* a share without a non-zero word */
+
+/* Walk this thread's tokens: for each, BODY runs with sym, ex, eb and the
+ * token's first word i. */
+#define H5FZ_HUFF_TOKENS(T_, in, n, group, lo, hi, first_nz, blk, per, BODY)                                     \
+  for (uint32_t i = (lo); i < (hi);) {                                                                             \
+    uint32_t sym, eb;                                                                                              \
+    uint64_t ex;                                                                                                   \
+    uint32_t c_ = T_(in, i, n, group, hi, first_nz, (blk)->tid, (blk)->nthreads, per, &sym, &ex, &eb);             \
+    if (c_ == 0) {                                                                                                 \
+      i++;                                                                                                         \
+      continue;                                                                                                    \
+    }                                                                                                              \
+    BODY;                                                                                                          \
+    i = c_ == 1u || i + c_ < (hi) ? i + c_ : (hi);                                                                 \
+  }
+
+#endif /* H5FZ_HUFF_COMMON */
+
+/* The token at word i of w[0..n) in groups of `group` words, i in this
+ * thread's share [.., hi): sets *sym, *extra and *extra_bits and returns
+ * the words it covers, or 0 when word i continues a zero run that started
+ * before it. A run that reaches hi ends at the next share's first non-zero
+ * word (first_nz[], per thread: NONE when it has none; NULL when there is
+ * one thread) or at its group's end. per: the words of a share. */
+H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_token)(const H5FZ_T_WORD *w, uint32_t i, uint32_t n, uint32_t group,
+                                          uint32_t hi, const uint32_t *first_nz, uint32_t t, uint32_t nthreads,
+                                          uint32_t per, uint32_t *sym, uint64_t *extra, uint32_t *extra_bits)
+{
+  H5FZ_T_WORD v = w[i];
+  if (v != 0) {
+    if (v <= H5FZ_HUFF_LITERALS) {
+      *sym = (uint32_t)v - 1u;
+      *extra_bits = 0;
+      *extra = 0;
+    } else {
+      uint32_t b = h5fz_huff_bitlen64((uint64_t)v);
+      *sym = H5FZ_HUFF_LITERALS + b - H5FZ_HUFF_BIG_FIRST;
+      *extra_bits = b - 1u;
+      *extra = (uint64_t)v & ((1ull << (b - 1u)) - 1u);
+    }
+    return 1;
+  }
+  if (i % group != 0 && w[i - 1u] == 0) return 0;
+  uint32_t gend = (i / group + 1u) * group;
+  gend = gend < n ? gend : n;
+  uint32_t lim = hi < gend ? hi : gend, j = i + 1u;
+  while (j < lim && w[j] == 0) j++;
+  if (j == lim && lim < gend) { /* the run goes on past this share */
+    j = gend;
+    for (uint32_t tt = t + 1u; first_nz && tt < nthreads && (uint64_t)per * tt < gend; tt++)
+      if (first_nz[tt] != H5FZ_HUFF_NONE) {
+        j = first_nz[tt] < gend ? first_nz[tt] : gend;
+        break;
+      }
+  }
+  uint32_t r = j - i;
+  *sym = h5fz_huff_run_base(H5FZ_T_BITS) + h5fz_huff_run_class(r, extra_bits);
+  *extra = *extra_bits ? (uint64_t)r & ((1ull << *extra_bits) - 1u) : 0u;
+  return r;
+}
+
+/* Encode n words (a multiple of 64, at most 16384) into out[0..cap): the
+ * stream of docs/format.md §5.7. tmp: at least n words' bytes, 4-byte
+ * aligned (the stream is assembled there); scratch: h5fz_huff_scratch_bytes
+ * bytes, 8-byte aligned. Returns the size, or H5FZ_HUFF_NOT_SMALLER when it
+ * would not be smaller than the words' bytes or not fit cap (the caller
+ * then stores the words raw). Every thread of the block must call it. */
+H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in, uint32_t n, uint8_t *out,
+                                           uint32_t cap, void *scratch, void *tmp)
+{
+  h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
+  const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), group = 64u << H5FZ_HUFF_GROUP_LOG2;
+  const uint32_t groups = (n + group - 1u) / group, L = n * (W / 8u);
+  uint32_t lo, hi, per = (n + blk->nthreads - 1u) / blk->nthreads;
+  h5fz_blk_share(blk, n, 1u, &lo, &hi);
+  const uint32_t *first_nz = blk->nthreads > 1u ? s->thread_first_nz : (const uint32_t *)0;
+  H5FZ_FOR_ITEMS(a, blk, A) s->hist[a] = 0;
+  if (blk->nthreads > 1u) {
+    uint32_t f = H5FZ_HUFF_NONE;
+    for (uint32_t i = lo; i < hi; i++)
+      if (in[i] != 0) {
+        f = i;
+        break;
+      }
+    s->thread_first_nz[blk->tid] = f;
+  }
+  h5fz_blk_sync(blk);
+  H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per,
+                   h5fz_huff_atomic_add(&s->hist[sym], 1u))
+  h5fz_blk_sync(blk);
+  if (blk->tid == 0) s->header_bits = 4u + h5fz_huff_build(s, A);
+  h5fz_blk_sync(blk);
+  /* each token's bits; a group's first word starts a token: its offset in this share */
+  uint64_t bits = 0;
+  H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
+    if (i % group == 0) s->group_start[i / group] = (uint32_t)bits;
+    bits += s->len[sym] + eb;
+  })
+  uint64_t total;
+  uint64_t at = h5fz_blk_exscan(blk, bits, &total);
+  for (uint32_t g = (lo + group - 1u) / group; g * group < hi; g++) s->group_start[g] += (uint32_t)at;
+  h5fz_blk_sync(blk);
+  uint32_t dir_w = h5fz_huff_dir_width(s, groups);
+  uint64_t head = s->header_bits + 5u + (uint64_t)(groups - 1u) * dir_w;
+  uint64_t size = (head + total + 7u) / 8u;
+  if (size >= L || size > cap) {
+    h5fz_blk_sync(blk);
+    return H5FZ_HUFF_NOT_SMALLER;
+  }
+  uint32_t *buf = (uint32_t *)tmp, words = (uint32_t)((size + 3u) / 4u);
+  H5FZ_FOR_ITEMS(i, blk, words) buf[i] = 0;
+  h5fz_blk_sync(blk);
+  if (blk->tid == 0) {
+    h5fz_huff_put(buf, 0, H5FZ_HUFF_GROUP_LOG2, 4u);
+    uint64_t p = h5fz_huff_put_table(s, A, buf, 4u);
+    h5fz_huff_put(buf, p, dir_w, 5u);
+    p += 5u;
+    for (uint32_t g = 0; g + 1u < groups; g++, p += dir_w)
+      h5fz_huff_put(buf, p, s->group_start[g + 1u] - s->group_start[g], dir_w);
+  }
+  uint64_t p = head + at;
+  H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
+    uint32_t l = s->len[sym];
+    if (eb + l <= 64u) {
+      h5fz_huff_put(buf, p, (uint64_t)s->code[sym] | (eb ? ex << l : 0u), l + eb);
+    } else {
+      h5fz_huff_put(buf, p, s->code[sym], l);
+      h5fz_huff_put(buf, p + l, ex, eb);
+    }
+    p += l + eb;
+  })
+  h5fz_blk_sync(blk);
+  H5FZ_FOR_ITEMS(i, blk, (uint32_t)size) out[i] = (uint8_t)(buf[i >> 2] >> (8u * (i & 3u)));
+  h5fz_blk_sync(blk);
+  return (uint32_t)size;
+}
+
+/* Decode size bytes into n words (a multiple of 64, at most 16384).
+ * Returns 0, or -1 (block-uniform) when the stream is not one
+ * h5fz_huff_encode writes for n words: a bad group field or table, a
+ * token past its group's end, two runs in a row, a value in a longer form
+ * than needed, a group that does not use exactly its listed bits, or bits
+ * past the last group other than the final byte's zero padding. scratch:
+ * h5fz_huff_scratch_bytes bytes, 8-byte aligned. Every thread of the block
+ * must call it. */
+H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, uint32_t size, H5FZ_T_WORD *out,
+                                      uint32_t n, void *scratch)
+{
+  h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
+  const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), run_base = h5fz_huff_run_base(W);
+  if (blk->tid == 0) {
+    uint64_t p = 4u, end = 8ull * size;
+    uint32_t g = (uint32_t)h5fz_huff_peek(in, size, 0, 4u), ok = size > 0 && g <= H5FZ_HUFF_MAX_GROUP_LOG2;
+    uint32_t group = 64u << (ok ? g : 0u), groups = (n + group - 1u) / group;
+    ok = ok && n > 0 && groups <= H5FZ_HUFF_MAX_GROUPS && h5fz_huff_get_table(s, A, in, size, &p) == 0;
+    uint32_t dir_w = ok ? (uint32_t)h5fz_huff_peek(in, size, p, 5u) : 0u;
+    p += 5u;
+    uint64_t start = p + (uint64_t)(groups - 1u) * dir_w, at = start;
+    ok = ok && start <= end;
+    for (uint32_t k = 0; ok && k < groups; k++) {
+      s->group_start[k] = (uint32_t)(at - start);
+      if (k + 1u < groups) at += h5fz_huff_peek(in, size, p + (uint64_t)k * dir_w, dir_w);
+      ok = at <= end;
+    }
+    if (ok) s->group_start[groups] = (uint32_t)(end - start); /* the last group ends in the final byte */
+    s->header_bits = (uint32_t)start;
+    s->group = group;
+    s->flag = ok ? 0u : 1u;
+  }
+  h5fz_blk_sync(blk);
+  if (s->flag) {
+    h5fz_blk_sync(blk);
+    return -1;
+  }
+  const uint32_t group = s->group, groups = (n + group - 1u) / group;
+  h5fz_huff_fill_lut(blk, s, A);
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = 0;
+  h5fz_blk_sync(blk);
+  uint32_t bad = 0;
+  for (uint32_t g = blk->tid; g < groups && !bad; g += blk->nthreads) {
+    uint64_t p = (uint64_t)s->header_bits + s->group_start[g];
+    uint64_t stop = (uint64_t)s->header_bits + s->group_start[g + 1u];
+    uint32_t i = g * group, gend = i + group < n ? i + group : n;
+    int after_run = 0;
+    while (i < gend && !bad) {
+      uint64_t bitsv = h5fz_huff_peek(in, size, p, 57u);
+      uint32_t e = s->lut[bitsv & ((1u << H5FZ_HUFF_MAX_LEN) - 1u)], l = e & 15u, sym = e >> 4;
+      if (!l) {
+        bad = 1;
+        break;
+      }
+      p += l;
+      bitsv >>= l;
+      if (sym < H5FZ_HUFF_LITERALS) {
+        out[i++] = (H5FZ_T_WORD)(sym + 1u);
+        after_run = 0;
+      } else if (sym < run_base) {
+        uint32_t b = sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST;
+        uint64_t ex = b - 1u + l <= 57u ? bitsv & ((1ull << (b - 1u)) - 1u) : h5fz_huff_get(in, size, p, b - 1u);
+        uint64_t v = (1ull << (b - 1u)) | ex;
+        p += b - 1u;
+        bad = v <= H5FZ_HUFF_LITERALS;
+        out[i++] = (H5FZ_T_WORD)v;
+        after_run = 0;
+      } else {
+        uint32_t idx = sym - run_base, r = 1, eb = 0;
+        if (idx) {
+          uint32_t c = (idx + 1u) >> 1, h = (idx + 1u) & 1u;
+          eb = c - 1u;
+          r = (1u << c) | (h << (c - 1u)) | (uint32_t)(bitsv & ((1ull << eb) - 1u));
+        }
+        p += eb;
+        bad = r > gend - i || after_run;
+        after_run = 1;
+        i += r;
+      }
+    }
+    /* a group uses exactly its bits; the last may leave the final byte's zero padding */
+    if (g + 1u < groups)
+      bad |= p != stop;
+    else
+      bad |= p > stop || stop - p >= 8u || h5fz_huff_peek(in, size, p, (uint32_t)(stop - p)) != 0;
+  }
+  if (bad) s->flag = 1u; /* only ever set to 1: the race is harmless */
+  h5fz_blk_sync(blk);
+  int rc = s->flag ? -1 : 0;
+  h5fz_blk_sync(blk);
+  return rc;
+}
