@@ -412,15 +412,16 @@ static __thread int t_init_slot = -1;
  * the calling libhdf5's own, claimed on first sight; for a caller that is
  * not libhdf5, this thread's last init_filter, else the global scope's
  * libhdf5, else slot 0 (unbound when nothing is: its callbacks then fail
- * cleanly). H5FZ_SLOT_FULL when the caller is a libhdf5 and every slot is
- * taken by others. */
+ * cleanly). Negative (no class: the filter is unavailable there) when
+ * that libhdf5 finds every slot taken by others or lacks a symbol the
+ * plugin needs. */
 static int slot_for_entry(const void *caller)
 {
   int k = h5fz_slot_for_caller(caller);
   if (k != H5FZ_SLOT_NOT_HDF5) return k;
   if (t_init_slot >= 0) return t_init_slot;
   k = h5fz_slot_for_global_scope();
-  return k >= 0 ? k : 0;
+  return k == H5FZ_SLOT_NOT_HDF5 ? 0 : k;
 }
 
 /* Explicit binding for callers that are not libhdf5 (ctypes registration,
@@ -464,9 +465,10 @@ static void say_unbound_once(void)
 
 /* Plugin entry point: the filter class of the calling libhdf5's slot
  * (static storage, never freed), after binding that slot (dlopen/dlsym
- * only: no HDF5 call, no other work). NULL only when H5FZ_SLOTS other
- * libhdf5 copies hold every slot: the filter is then unavailable in that
- * copy rather than calling another one. */
+ * only: no HDF5 call, no other work). NULL when H5FZ_SLOTS other libhdf5
+ * copies hold every slot, or the calling libhdf5 lacks a symbol (older
+ * than 1.10): the filter is then unavailable in that copy rather than
+ * calling another one or nothing. */
 H5FZ_EXPORT const void *H5PLget_plugin_info(void)
 {
   int k = slot_for_entry(__builtin_return_address(0));

@@ -39,7 +39,7 @@ int h5fz_slot_of_base(const void *base)
 /* The slot of the libhdf5 at base, reached through handle: the existing
  * one, or a free one bound from handle. closable: handle came from dlopen
  * and is closed unless a new slot keeps it (a bound library stays loaded
- * for the life of the process). A slot, or H5FZ_SLOT_NOT_HDF5/FULL. */
+ * for the life of the process). A slot, or H5FZ_SLOT_FULL/UNUSABLE. */
 static int claim(void *handle, const void *base, int closable)
 {
   pthread_mutex_lock(&g_lock);
@@ -53,7 +53,7 @@ static int claim(void *handle, const void *base, int closable)
     if (free_k < 0)
       k = H5FZ_SLOT_FULL;
     else if (h5fz_hdf5_bind(handle, &a) != 0)
-      k = H5FZ_SLOT_NOT_HDF5;
+      k = H5FZ_SLOT_UNUSABLE;
     else {
       g_slots[free_k].api = a;
       g_slots[free_k].base = base;

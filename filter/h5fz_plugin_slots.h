@@ -24,9 +24,11 @@
 #define H5FZ_SLOTS 8
 
 /* Returned instead of a slot: addr / the path / the global scope is not a
- * libhdf5 (or a symbol is missing), or every slot is taken. */
+ * libhdf5; every slot is taken; it is a libhdf5 that lacks a symbol the
+ * plugin needs (older than 1.10). */
 #define H5FZ_SLOT_NOT_HDF5 (-1)
 #define H5FZ_SLOT_FULL (-2)
+#define H5FZ_SLOT_UNUSABLE (-3)
 
 /* Slot k's binding, or NULL while slot k is free (0 <= k < H5FZ_SLOTS). */
 const h5fz_hdf5_api *h5fz_slot_api(int k);
@@ -40,18 +42,18 @@ int h5fz_slot_of_base(const void *base);
 /* The slot of the libhdf5 whose code contains addr (an entry point's
  * return address), claimed and bound on first sight. A slot, or
  * H5FZ_SLOT_NOT_HDF5 when addr lies in an object that does not itself
- * define H5open, or H5FZ_SLOT_FULL. */
+ * define H5open, or H5FZ_SLOT_FULL / H5FZ_SLOT_UNUSABLE. */
 int h5fz_slot_for_caller(const void *addr);
 
 /* The slot of the libhdf5 at path (init_filter). The path must name a
  * libhdf5 itself, not an object that merely depends on one; it is opened
- * RTLD_NOW | RTLD_LOCAL (loading it if it was not loaded). A slot,
- * H5FZ_SLOT_NOT_HDF5 or H5FZ_SLOT_FULL. */
+ * RTLD_NOW | RTLD_LOCAL (loading it if it was not loaded). A slot, or
+ * H5FZ_SLOT_NOT_HDF5 / FULL / UNUSABLE. */
 int h5fz_slot_for_path(const char *path);
 
 /* The slot of the libhdf5 in the global scope (a program linked to it, or
  * one loaded RTLD_GLOBAL): what a caller that is not libhdf5 gets without
- * init_filter. A slot, H5FZ_SLOT_NOT_HDF5 (none there) or H5FZ_SLOT_FULL. */
+ * init_filter. A slot, or H5FZ_SLOT_NOT_HDF5 (none there) / FULL / UNUSABLE. */
 int h5fz_slot_for_global_scope(void);
 
 #endif /* H5FZ_PLUGIN_SLOTS_H */
