@@ -36,10 +36,13 @@ int h5fz_register_filter(void)
 #define H5FZ_LINKED(name) a.name = &name;
   H5FZ_HDF5_SYMBOLS(H5FZ_LINKED)
 #undef H5FZ_LINKED
-  if (h5fz_filter_bind(&a, linked_hdf5_base()) < 0)
-    return h5fz_fail(H5FZ_ERR_HDF5, "h5fz_register_filter: this library's filter class is bound to another "
-                                    "libhdf5 than the one the program links");
-  if (H5Zregister(h5fz_filter_class()) < 0)
+  int slot = h5fz_filter_bind(&a, linked_hdf5_base());
+  if (slot < 0)
+    return h5fz_fail(H5FZ_ERR_HDF5,
+                     "h5fz_register_filter: every one of this library's %d filter-class slots is "
+                     "bound to another libhdf5",
+                     H5FZ_SLOTS);
+  if (H5Zregister(h5fz_filter_class(slot)) < 0)
     return h5fz_fail(H5FZ_ERR_HDF5, "h5fz_register_filter: H5Zregister refused the h5fz filter class (id %d)",
                      H5FZ_FILTER_ID);
   return H5FZ_OK;

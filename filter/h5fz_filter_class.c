@@ -24,35 +24,45 @@
  * refused before parsing (H5Pget_filter_by_id2 reports the true count). */
 #define H5FZ_PLUGIN_CD_CAP 64
 
-/* ---- the binding ------------------------------------------------------ */
+/* ---- the slots: one binding per libhdf5 copy ---------------------------- */
 
-static h5fz_hdf5_api g_api;
-static int g_bound;              /* set once, with release order, after g_api */
-static const void *g_bound_base; /* load address of the bound libhdf5 */
-static pthread_mutex_t g_bind_lock = PTHREAD_MUTEX_INITIALIZER;
+typedef struct slot {
+  h5fz_hdf5_api api;
+  const void *base; /* load address of the libhdf5 */
+  int bound;        /* set once, with release order, after api and base */
+} slot;
+
+static slot g_slots[H5FZ_SLOTS];
+static pthread_mutex_t g_slots_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int is_bound(int k) { return __atomic_load_n(&g_slots[k].bound, __ATOMIC_ACQUIRE); }
+
+const h5fz_hdf5_api *h5fz_filter_api(int k) { return k >= 0 && k < H5FZ_SLOTS && is_bound(k) ? &g_slots[k].api : NULL; }
+
+const void *h5fz_filter_bound_base(int k) { return k >= 0 && k < H5FZ_SLOTS && is_bound(k) ? g_slots[k].base : NULL; }
+
+int h5fz_filter_slot_of_base(const void *base)
+{
+  if (!base) return -1;
+  for (int k = 0; k < H5FZ_SLOTS; k++)
+    if (is_bound(k) && g_slots[k].base == base) return k;
+  return -1;
+}
 
 int h5fz_filter_bind(const h5fz_hdf5_api *a, const void *base)
 {
-  pthread_mutex_lock(&g_bind_lock);
-  int rc;
-  if (g_bound)
-    rc = base == g_bound_base ? 0 : -1;
-  else {
-    g_api = *a;
-    g_bound_base = base;
-    __atomic_store_n(&g_bound, 1, __ATOMIC_RELEASE);
-    rc = 1;
-  }
-  pthread_mutex_unlock(&g_bind_lock);
-  return rc;
+  pthread_mutex_lock(&g_slots_lock);
+  int k = h5fz_filter_slot_of_base(base);
+  for (int i = 0; i < H5FZ_SLOTS && k < 0; i++)
+    if (!g_slots[i].bound) {
+      g_slots[i].api = *a;
+      g_slots[i].base = base;
+      __atomic_store_n(&g_slots[i].bound, 1, __ATOMIC_RELEASE);
+      k = i;
+    }
+  pthread_mutex_unlock(&g_slots_lock);
+  return k < 0 ? H5FZ_SLOT_FULL : k;
 }
-
-const h5fz_hdf5_api *h5fz_filter_api(void) { return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? &g_api : NULL; }
-
-const void *h5fz_filter_bound_base(void) { return __atomic_load_n(&g_bound, __ATOMIC_ACQUIRE) ? g_bound_base : NULL; }
-
-/* The bound API, or NULL when no libhdf5 is bound yet. */
-static const h5fz_hdf5_api *api(void) { return h5fz_filter_api(); }
 
 /* ---- the callbacks ------------------------------------------------------ */
 
@@ -197,11 +207,10 @@ static int classify_or_push(const h5fz_hdf5_api *h, const hid_t *minor_g, hid_t 
  * reason on the error stack) for anything else, -1 if HDF5 fails. An
  * optional filter refused here stays in the pipeline; set_local then stores
  * no dataset part and every chunk is written unfiltered. */
-static htri_t h5fz_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
+static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)dcpl_id;
   (void)space_id;
-  const h5fz_hdf5_api *h = api();
   if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char why[H5FZ_FILTER_MSG_LEN];
   h5fz_dtype dtype;
@@ -312,10 +321,9 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
  * filter mandatory for float datasets (docs/filter.md, "Optional or
  * mandatory"). Returns 0 or -1; never 0 on error, which HDF5 would take as
  * success. */
-static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
+static herr_t h5fz_set_local(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)space_id;
-  const h5fz_hdf5_api *h = api();
   if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char msg[H5FZ_FILTER_MSG_LEN];
   unsigned flags = 0;
@@ -375,10 +383,9 @@ static herr_t h5fz_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
  * codec's malloc'd result, *buf_size its size, and the byte count is
  * returned; HDF5 later frees it with H5MM_xfree, which is free() in release
  * builds. On failure *buf is untouched and 0 is returned. */
-static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes, size_t *buf_size,
-                          void **buf)
+static size_t h5fz_filter(const h5fz_hdf5_api *h, unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
+                          size_t nbytes, size_t *buf_size, void **buf)
 {
-  const h5fz_hdf5_api *h = api();
   if (!h) return 0; /* no libhdf5 bound: cannot free HDF5's buffer nor report */
   char msg[H5FZ_FILTER_MSG_LEN];
   void *out = NULL;
@@ -401,15 +408,41 @@ static size_t h5fz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_va
   return out_bytes;
 }
 
-static const H5Z_class2_t H5FZ_CLASS = {
-    H5Z_CLASS_T_VERS,
-    (H5Z_filter_t)H5FZ_FILTER_ID,
-    1, /* encoder present */
-    1, /* decoder present */
-    "h5fz",
-    h5fz_can_apply,
-    h5fz_set_local,
-    h5fz_filter,
-};
+/* ---- one filter class per libhdf5 copy ----------------------------------
+ * H5Z callbacks carry no user pointer, so the class itself must say which
+ * libhdf5 to call: slot k's class has callbacks that call slot k's binding.
+ * A slot not (yet) bound makes them fail cleanly. */
+#define H5FZ_SLOT_CLASS_CALLBACKS(k)                                                                                   \
+  static htri_t can_apply_##k(hid_t dcpl_id, hid_t type_id, hid_t space_id)                                            \
+  {                                                                                                                    \
+    return h5fz_can_apply(h5fz_filter_api(k), dcpl_id, type_id, space_id);                                             \
+  }                                                                                                                    \
+  static herr_t set_local_##k(hid_t dcpl_id, hid_t type_id, hid_t space_id)                                            \
+  {                                                                                                                    \
+    return h5fz_set_local(h5fz_filter_api(k), dcpl_id, type_id, space_id);                                             \
+  }                                                                                                                    \
+  static size_t filter_##k(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,                \
+                           size_t *buf_size, void **buf)                                                               \
+  {                                                                                                                    \
+    return h5fz_filter(h5fz_filter_api(k), flags, cd_nelmts, cd_values, nbytes, buf_size, buf);                        \
+  }
+#define H5FZ_SLOT_CLASS(k)                                                                                             \
+  {                                                                                                                    \
+    H5Z_CLASS_T_VERS, (H5Z_filter_t)H5FZ_FILTER_ID, 1, 1, "h5fz", can_apply_##k, set_local_##k, filter_##k             \
+  }
 
-const H5Z_class2_t *h5fz_filter_class(void) { return &H5FZ_CLASS; }
+H5FZ_SLOT_CLASS_CALLBACKS(0)
+H5FZ_SLOT_CLASS_CALLBACKS(1)
+H5FZ_SLOT_CLASS_CALLBACKS(2)
+H5FZ_SLOT_CLASS_CALLBACKS(3)
+H5FZ_SLOT_CLASS_CALLBACKS(4)
+H5FZ_SLOT_CLASS_CALLBACKS(5)
+H5FZ_SLOT_CLASS_CALLBACKS(6)
+H5FZ_SLOT_CLASS_CALLBACKS(7)
+
+static const H5Z_class2_t k_classes[] = {H5FZ_SLOT_CLASS(0), H5FZ_SLOT_CLASS(1), H5FZ_SLOT_CLASS(2),
+                                         H5FZ_SLOT_CLASS(3), H5FZ_SLOT_CLASS(4), H5FZ_SLOT_CLASS(5),
+                                         H5FZ_SLOT_CLASS(6), H5FZ_SLOT_CLASS(7)};
+_Static_assert(sizeof k_classes / sizeof k_classes[0] == H5FZ_SLOTS, "one filter class per slot");
+
+const H5Z_class2_t *h5fz_filter_class(int k) { return k >= 0 && k < H5FZ_SLOTS ? &k_classes[k] : NULL; }

@@ -5,10 +5,11 @@
  * api/ (h5fz_register.c, which binds it to the libhdf5 the program links
  * and hands it to H5Zregister).
  *
- * The callbacks call HDF5 only through the bound table below, never by
+ * The callbacks call HDF5 only through a bound table below, never by
  * name: the plugin is not linked to libhdf5 (docs/filter.md,
- * "Self-binding"). Unbound, every callback fails cleanly (can_apply and
- * set_local -1, the filter 0) and calls nothing.
+ * "Self-binding"), and a process may hold several libhdf5 copies, one slot
+ * each. Unbound, every callback fails cleanly (can_apply and set_local -1,
+ * the filter 0) and calls nothing.
  */
 #ifndef H5FZ_FILTER_CLASS_H
 #define H5FZ_FILTER_CLASS_H
@@ -60,22 +61,39 @@ typedef struct h5fz_hdf5_api {
 #undef H5FZ_MEMBER
 } h5fz_hdf5_api;
 
-/* Bind the class's callbacks to the libhdf5 whose functions and globals a
- * holds (every member set; the globals are read through these addresses at
- * call time, after H5open). base: that libhdf5's load address, its
- * identity. The binding is made once per copy of this code: 1 newly bound,
- * 0 already bound to base, -1 bound to another libhdf5 (nothing changes).
- * Thread-safe. */
+/* libhdf5 copies one process can bind, each with its own binding and its
+ * own filter class (H5Z callbacks carry no user pointer: slot k's class
+ * calls slot k's table). A 9th copy is told the filter is unavailable;
+ * eight is several times what any known stack loads. */
+#define H5FZ_SLOTS 8
+
+/* Returned instead of a slot: not a libhdf5; every slot is taken; a
+ * libhdf5 that lacks a symbol the filter needs (older than 1.10). */
+#define H5FZ_SLOT_NOT_HDF5 (-1)
+#define H5FZ_SLOT_FULL (-2)
+#define H5FZ_SLOT_UNUSABLE (-3)
+
+/* The slot of the libhdf5 whose functions and globals a holds (every
+ * member set; the globals are read through these addresses at call time,
+ * after H5open); base: that libhdf5's load address, its identity. The slot
+ * already bound to base (a is then unused), else a free one claimed and
+ * bound to a, for the life of the process; H5FZ_SLOT_FULL when none is
+ * free. Thread-safe. Per copy of this code (the plugin and api/'s library
+ * have one each). */
 int h5fz_filter_bind(const h5fz_hdf5_api *a, const void *base);
 
-/* The bound table, or NULL while nothing is bound. */
-const h5fz_hdf5_api *h5fz_filter_api(void);
+/* Slot k's table, or NULL while slot k is free (or k is out of range). */
+const h5fz_hdf5_api *h5fz_filter_api(int k);
 
-/* The load address of the bound libhdf5, or NULL while nothing is bound. */
-const void *h5fz_filter_bound_base(void);
+/* The load address of slot k's libhdf5, or NULL while slot k is free. */
+const void *h5fz_filter_bound_base(int k);
 
-/* The filter class (id H5FZ_FILTER_ID, name "h5fz"): static storage, for
- * H5PLget_plugin_info and H5Zregister. */
-const H5Z_class2_t *h5fz_filter_class(void);
+/* The slot bound to the libhdf5 loaded at base, or -1 when none is. */
+int h5fz_filter_slot_of_base(const void *base);
+
+/* Slot k's filter class (id H5FZ_FILTER_ID, name "h5fz"): static storage,
+ * for H5PLget_plugin_info and H5Zregister; NULL when k is out of range.
+ * Its callbacks fail cleanly while slot k is free. */
+const H5Z_class2_t *h5fz_filter_class(int k);
 
 #endif /* H5FZ_FILTER_CLASS_H */
