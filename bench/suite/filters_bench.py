@@ -31,6 +31,12 @@ ap.add_argument("--slow-s", type=float, default=15.0,
                 help="a case whose first write takes longer is timed once (runs=1), noted in its row")
 ap.add_argument("--case-timeout", type=int, default=900, help="seconds before a case is killed")
 ap.add_argument("--label", default=None, help="name of this run in the JSON")
+ap.add_argument("--chunks", default="slab", choices=["slab", "capped"],
+                help="slab: whole slabs along the slowest axes, about 4 MiB (the speed rows); capped: the field's "
+                     "shape with its last three dims capped at 64 x 64 x 256 (the ratio table, ratio_table.py)")
+ap.add_argument("--h5fz-chains", default="",
+                help="h5fz chains to run, ';'-separated spec words after the bound (e.g. \"default;ratio;lorenzo_nd "
+                     "zigzag bitshuffle rze subchunk=65536\"); default: the default chain only")
 args = ap.parse_args()
 
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -67,8 +73,8 @@ except ImportError:
 h5fz_bin = os.path.join(build, "bin", "h5fz")
 
 
-def h5fz_kwargs(bound, dtype):
-    spec = "abs=%.17g dtype=%s" % (bound, "f64" if dtype == np.float64 else "f32")
+def h5fz_kwargs(bound, dtype, chain=""):
+    spec = "abs=%.17g dtype=%s%s" % (bound, "f64" if dtype == np.float64 else "f32", " " + chain if chain else "")
     j = json.loads(subprocess.check_output([h5fz_bin, "cd-values", "--json", spec]))
     return {"compression": j["filter_id"], "compression_opts": tuple(j["cd_values"])}, j["spec"]
 
@@ -82,8 +88,11 @@ def configs(field):
             for rel in rels:
                 b = rel * field["range"]
                 if flt == "h5fz":
-                    kw, desc = h5fz_kwargs(b, field["data"].dtype)
-                    desc = "h5fz " + desc + " (executor %s)" % args.executor
+                    for chain in [c.strip() for c in args.h5fz_chains.split(";") if c.strip()] or ["default"]:
+                        kw, desc = h5fz_kwargs(b, field["data"].dtype, "" if chain == "default" else chain)
+                        desc = "h5fz " + desc + " (executor %s)" % args.executor
+                        out.append(("h5fz" if chain == "default" else "h5fz " + chain, rel, b, kw, desc))
+                    continue
                 elif flt == "sz3":
                     kw, desc = dict(hdf5plugin.SZ3(absolute=b)), "SZ3 absolute=%.6g" % b
                 else:
@@ -99,17 +108,23 @@ def configs(field):
     return out
 
 
+def capped_chunks(shape):
+    """The field's shape, its last three dims capped at 64 x 64 x 256 (slower dims 1)."""
+    caps = (1,) * max(0, len(shape) - 3) + (64, 64, 256)[-min(3, len(shape)):]
+    return tuple(min(s, c) for s, c in zip(shape, caps))
+
+
 def one_case(field, flt, rel, bound, kw, desc, tmpdir):
     a = field["data"]
-    chunks = chunk_shape(a.shape, a.itemsize)
+    chunks = capped_chunks(a.shape) if args.chunks == "capped" else chunk_shape(a.shape, a.itemsize)
     path = os.path.join(tmpdir, "bench.h5")
     rec = {"field": field["name"], "dtype": str(a.dtype), "shape": list(a.shape), "bytes": a.nbytes,
            "chunks": list(chunks), "filter": flt, "rel": rel, "bound": bound, "config": desc,
-           "executor": args.executor if flt == "h5fz" else None}
+           "executor": args.executor if flt.startswith("h5fz") else None}
     tw, tr = [], []
     recon = None
     try:
-        if args.executor == "gpu" and flt == "h5fz":  # untimed warm-up: CUDA context, module load
+        if args.executor == "gpu" and flt.startswith("h5fz"):  # untimed warm-up: CUDA context, module load
             with h5py.File(path, "w") as f:
                 f.create_dataset("x", shape=a.shape, dtype=a.dtype, chunks=chunks, **kw).write_direct(a)
             with h5py.File(path, "r") as f:

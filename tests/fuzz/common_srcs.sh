@@ -6,7 +6,7 @@ h5fz_fuzz_gen_sources() {
   mkdir -p "$gen"
   local hdrs="" h
   for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h h5fz_ops_words.h op_quant.h op_delta.h op_lorenzo.h op_lorenzo_nd.h op_zigzag.h \
-           op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h; do
+           op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h op_huff.h; do
     hdrs="${hdrs:+$hdrs|}$root/device_ops/$h"
   done
   hdrs="$hdrs|$root/fusion/gpu/h5fz_gpu_tail.h"

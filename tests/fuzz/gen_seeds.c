@@ -146,6 +146,11 @@ int main(int argc, char **argv)
   chunk_seed("f32_pw_rel_outliers", "pw_rel=1e-3 subchunk=512", 0, 300, 1, 0);
   chunk_seed("f64_pw_rel", "pw_rel=1e-2 delta negabinary bitshuffle rze subchunk=512", 1, 200, 0, 0);
   chunk_seed("f32_lossless", "lossless subchunk=512", 0, 200, 0, 0);
+  /* huff (format version 3): the ratio chain, its zero runs, literals and bit-length classes */
+  chunk_seed("f32_ratio_smooth", "abs=1e-3 ratio subchunk=4096", 0, 3000, 0, 0);
+  chunk_seed("f32_ratio_outliers", "abs=1e-2 ratio subchunk=2048", 0, 900, 1, 0);
+  chunk_seed("f64_huff_delta", "abs=1e-6 delta zigzag huff subchunk=4096", 1, 700, 0, 0);
+  chunk_seed("f32_huff_zeros", "abs=1e-3 zigzag huff subchunk=65536", 0, 16384, 3, 0);
   chunk_seed("f64_lossless_outliers", "lossless delta zigzag bitshuffle rze subchunk=512", 1, 150, 1, 0);
   /* mode 0 (checksum as is) and mode 3 copies of two seeds */
   {
@@ -241,6 +246,7 @@ int main(int argc, char **argv)
   cd_seed("default", "rel=1e-4", 0);
   cd_seed("abs_chain", "abs=1e-3 delta negabinary bitshuffle rze subchunk=8192", 0);
   cd_seed("local_f32", "rel=1e-4 dtype=f32 dims=10x20x30", 1);
+  cd_seed("ratio", "abs=1e-3 ratio", 0);
   cd_seed("local_f64_fill", "abs=0.5 zigzag rze dtype=f64 dims=4x4x4x4 fill=-9999", 1);
   cd_seed("raw_coder", "abs=1 raw subchunk=512", 0);
   cd_seed("pw_rel", "pw_rel=1e-3 dtype=f32 dims=8x8", 1);

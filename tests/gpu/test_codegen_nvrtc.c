@@ -29,7 +29,6 @@ static const char *const chains[] = {"",
                                      "lorenzo_nd zigzag bitshuffle rze",
                                      "lorenzo_nd negabinary rze",
                                      "lorenzo_nd zigzag bitpack",
-                                     "lorenzo_nd zigzag huff",
                                      "ratio",
                                      "lorenzo_nd raw"};
 
