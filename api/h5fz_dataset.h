@@ -67,6 +67,37 @@ typedef struct {
  * loaded (the message names HDF5_PLUGIN_PATH). docs/filter.md, "Appending". */
 int h5fz_dataset_register_filter(void);
 
+/* The library mode of the filter: register the h5fz filter class linked
+ * into this library (the plugin's own code) with the libhdf5 the program
+ * links, by H5Zregister. After it, this process writes, reads, extends
+ * and appends to h5fz datasets (H5Dcreate, H5Dwrite, H5Dread,
+ * H5Dset_extent, and the functions below) with no plugin and no
+ * HDF5_PLUGIN_PATH; other processes reading the file (h5dump, h5py) still
+ * need the plugin. Call it once, after H5open or any HDF5 call, before the
+ * first dataset; calling it again is harmless, and it takes the place of a
+ * plugin HDF5 loaded before (the same code and bytes). For a program that
+ * links HDF5 itself (the plugin binds to whichever libhdf5 loads it); the
+ * collective MPI write's prepared-container way needs the plugin
+ * (docs/mpi.md) and takes the direct way without it.
+ * Returns H5FZ_OK, or H5FZ_ERR_HDF5 when HDF5 refuses the class.
+ * docs/dataset_api.md, "Library mode". */
+int h5fz_register_filter(void);
+
+/* Put the h5fz filter with the spec spec_text ("abs=1e-3", "rel=1e-4
+ * lorenzo_nd zigzag bitshuffle rze", docs/spec.md; NULL = the defaults) on
+ * the dataset creation property list dcpl, mandatory: what H5Pset_filter
+ * with `h5fz cd-values`' words does, without the words. The dataset's
+ * type, chunk dims and fill value are added when the dataset is created
+ * (the filter's set_local), so dcpl also needs H5Pset_chunk, and the
+ * filter must be available at H5Dcreate (h5fz_register_filter, or the
+ * plugin on HDF5_PLUGIN_PATH). h5fz must be the first filter: add others
+ * (e.g. H5Pset_fletcher32) after this call.
+ * Returns H5FZ_OK; H5FZ_ERR_SPEC for a spec the parser refuses or one
+ * that sets dtype, dims or fill; H5FZ_ERR_ARG when dcpl is not a dataset
+ * creation property list; H5FZ_ERR_HDF5 when H5Pset_filter fails.
+ * h5fz_last_error() says why in one line. */
+int h5fz_set_filter(hid_t dcpl, const char *spec_text);
+
 /* Create a chunked dataset for the h5fz filter: rank dims (elements,
  * slowest first), chunk dims, element type H5T_NATIVE_FLOAT or
  * H5T_NATIVE_DOUBLE, and a spec in text form ("abs=1e-3", "rel=1e-4 delta

@@ -48,8 +48,12 @@ typedef struct {
  * (and decode calls of HDF5's read-before-modify with an uninitialized
  * chunk buffer, as every value is replaced and only the tag is read),
  * until it is called with NULL.
- * *bound_hdf5 receives the load address of the libhdf5 the plugin is bound
- * to (NULL: none), so the caller can tell whether HDF5 calls this copy.
+ * *bound_hdf5: in, the load address of the caller's libhdf5 (NULL allowed);
+ * out, that address when the plugin is bound to it (one plugin file serves
+ * several libhdf5 copies), else the first libhdf5 it is bound to (NULL:
+ * none), so the caller can tell whether its HDF5 calls this copy. (A
+ * plugin before the several-copies change ignored the input and gave its
+ * one libhdf5: the same test holds.)
  * 0, or -1 for a version this plugin does not know. */
 typedef int (*h5fz_prepared_fn)(h5fz_prepared_chunks *p, const void **bound_hdf5);
 

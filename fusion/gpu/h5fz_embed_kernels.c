@@ -11,7 +11,12 @@
  * each module zlib-compressed under its JIT cache key
  * (h5fz_jit_digest_nvrtc, SHA-256), for h5fz_embedded_find. Needs NVRTC, no GPU.
  *
- *   h5fz_embed_kernels --chains FILE --out FILE.c [--jobs N] [--cache DIR] [--list]
+ *   h5fz_embed_kernels --chains FILE --out FILE.c [--archs all|LIST] [--jobs N] [--cache DIR] [--list]
+ *
+ * --archs LIST (compute capabilities, "90,80") plans for devices of those
+ * architectures only, as the executor plans for such a GPU: the default
+ * build passes the GPUs of the build machine (fusion/gpu/embed_archs.cmake),
+ * packaging passes all (the default here: every arch of the registry).
  *
  * --cache DIR keeps each compressed module as DIR/KEY.z between builds, so
  * a rebuild after a change that leaves the kernels' sources alone (most
@@ -60,10 +65,12 @@ static pthread_mutex_t task_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: h5fz_embed_kernels --chains FILE --out FILE.c [--jobs N] [--list]\n"
+  fprintf(f, "usage: h5fz_embed_kernels --chains FILE --out FILE.c [--archs all|LIST] [--jobs N] [--list]\n"
              "Compile the GPU kernels of every chain in FILE for every architecture of the\n"
-             "kernel-class registry with NVRTC and write them as a C table (zlib-compressed\n"
-             "modules keyed like the JIT cache). --list prints the modules without compiling.\n");
+             "kernel-class registry (--archs all, the default), or for GPUs of the compute\n"
+             "capabilities in LIST (\"90,80\"), with NVRTC and write them as a C table\n"
+             "(zlib-compressed modules keyed like the JIT cache). --list prints the modules\n"
+             "without compiling.\n");
 }
 
 /* A device of compute capability arch/10.arch%10 that refuses no class for
@@ -363,15 +370,38 @@ static int registry_archs(const h5fz_registry *reg, const h5fz_device_desc *host
   return n_archs;
 }
 
+/* The architectures of --archs LIST ("90,80": compute capability times
+ * ten, 30..199, at most 64). Returns their count, or -1 with the reason on
+ * stderr. */
+static int listed_archs(const char *list, int archs[64])
+{
+  int n = 0;
+  const char *p = list;
+  while (*p) {
+    char *end;
+    long a = strtol(p, &end, 10);
+    if (end == p || a < 30 || a > 199 || (*end && *end != ',') || n == 64) {
+      fprintf(stderr, "h5fz_embed_kernels: --archs '%s': want 'all' or compute capabilities such as 90,80\n", list);
+      return -1;
+    }
+    archs[n++] = (int)a;
+    p = *end ? end + 1 : end;
+  }
+  if (!n) fprintf(stderr, "h5fz_embed_kernels: --archs is empty: want 'all' or compute capabilities such as 90,80\n");
+  return n ? n : -1;
+}
+
 int main(int argc, char **argv)
 {
-  const char *chains_path = NULL, *out = NULL;
+  const char *chains_path = NULL, *out = NULL, *archs_arg = "all";
   int jobs = 0, list = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--chains") && i + 1 < argc)
       chains_path = argv[++i];
     else if (!strcmp(argv[i], "--out") && i + 1 < argc)
       out = argv[++i];
+    else if (!strcmp(argv[i], "--archs") && i + 1 < argc)
+      archs_arg = argv[++i];
     else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
       jobs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cache") && i + 1 < argc)
@@ -408,7 +438,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "h5fz_embed_kernels: registry: %s\n", err);
     return 1;
   }
-  int archs[64], n_archs = registry_archs(&reg, &host, archs);
+  int archs[64], n_archs = strcmp(archs_arg, "all") ? listed_archs(archs_arg, archs) : registry_archs(&reg, &host, archs);
+  if (n_archs < 0) return 2;
   for (int a = 0; a < n_archs; a++) {
     h5fz_device_desc dev;
     fake_device(archs[a], &host, &dev);

@@ -82,10 +82,10 @@ def register(filter_id):
         plugin.H5PLget_plugin_info.argtypes = []
         plugin.H5PLget_plugin_info.restype = ctypes.c_void_p
         if plugin.init_filter(b.libhdf5.encode()) != 0:
-            raise OSError("the plugin %s is bound to another libhdf5 in this process than h5py's %s "
-                          "(one plugin file serves one libhdf5; docs/filter.md, Self-binding)"
-                          % (PLUGIN_FILE, b.libhdf5))
-        info = plugin.H5PLget_plugin_info()
+            raise OSError("the plugin %s cannot bind h5py's libhdf5 %s (not a libhdf5 1.10 or later, or "
+                          "every slot of the plugin is taken by other libhdf5 copies in this process; "
+                          "docs/filter.md, Several libhdf5 copies in one process)" % (PLUGIN_FILE, b.libhdf5))
+        info = plugin.H5PLget_plugin_info()  # the class of the library init_filter named, on this thread
         if not info:
             raise OSError("the plugin %s gave no filter class" % PLUGIN_FILE)
         if hasattr(h5py.h5z, "register_filter"):  # h5py >= 3.8

@@ -5,7 +5,7 @@
  * process"). tests/python/test_append_new_process.py runs the steps in
  * sequence and checks the file.
  *
- *   append_step create FILE          two datasets through H5Pset_filter (abs=1e-3,
+ *   append_step create FILE [lib]    two datasets through H5Pset_filter (abs=1e-3,
  *                                    fill time "at allocation", as h5py sets it):
  *                                    /x 4x64 of 64 max rows unlimited, /full 8x64
  *                                    with only its first chunk written
@@ -20,7 +20,10 @@
  *
  * `reg` calls h5fz_dataset_register_filter() first (the one call a C program
  * needs before H5Dset_extent or a write of new chunks: HDF5 does not load a
- * plugin there). Exit 0 on success, 1 with a message on stderr otherwise.
+ * plugin there). `lib` (any step) calls h5fz_register_filter() instead, the
+ * library mode, which needs no plugin at all, and create then asks for the
+ * filter with h5fz_set_filter(dcpl, "abs=1e-3") instead of cd_values.
+ * Exit 0 on success, 1 with a message on stderr otherwise.
  */
 #include <hdf5.h>
 #include <math.h>
@@ -70,24 +73,35 @@ static int set_rows(hid_t dset, hsize_t rows)
   return H5Dset_extent(dset, dims) < 0 ? fail("H5Dset_extent failed") : 0;
 }
 
-static hid_t make_dataset(hid_t file, const char *name, hsize_t rows, hsize_t max_rows)
+/* The filter with abs=1e-3 on dcpl: by the spec text (h5fz_set_filter), or
+ * by the cd_values words as a program without the helper types them. */
+static int set_filter(hid_t dcpl, int by_text)
 {
+  if (by_text) {
+    if (h5fz_set_filter(dcpl, "abs=1e-3") == H5FZ_OK) return 0;
+    fprintf(stderr, "append_step: %s\n", h5fz_last_error());
+    return -1;
+  }
   h5fz_spec spec;
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
   if (h5fz_spec_parse("abs=1e-3", &spec) || h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd)) return -1;
+  return H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) < 0 ? -1 : 0;
+}
+
+static hid_t make_dataset(hid_t file, const char *name, hsize_t rows, hsize_t max_rows, int by_text)
+{
   hsize_t dims[2] = {rows, COLS}, max[2] = {max_rows, COLS}, chunk[2] = {2, COLS};
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(2, dims, max), dset = -1;
   if (dcpl >= 0 && space >= 0 && H5Pset_chunk(dcpl, 2, chunk) >= 0 &&
-      H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0 &&
-      H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) >= 0)
+      H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) >= 0 && set_filter(dcpl, by_text) == 0)
     dset = H5Dcreate2(file, name, H5T_NATIVE_FLOAT, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
   return dset;
 }
 
-static int create(const char *path)
+static int create(const char *path, int by_text)
 {
   /* the latest format, so that the swmr step can reopen the file as a SWMR writer */
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -95,7 +109,7 @@ static int create(const char *path)
   hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   H5Pclose(fapl);
   if (file < 0) return fail("H5Fcreate failed");
-  hid_t x = make_dataset(file, "x", 4, H5S_UNLIMITED), full = make_dataset(file, "full", 8, 8);
+  hid_t x = make_dataset(file, "x", 4, H5S_UNLIMITED, by_text), full = make_dataset(file, "full", 8, 8, by_text);
   int rc = x < 0 || full < 0 ? fail("H5Dcreate2 failed") : write_rows(x, 0, 4) || write_rows(full, 0, 2);
   if (x >= 0) H5Dclose(x);
   if (full >= 0) H5Dclose(full);
@@ -162,14 +176,19 @@ int main(int argc, char **argv)
 {
   if (argc < 3) {
     fprintf(stderr,
-            "usage: append_step create|extend|newchunks|shrink|swmr FILE [reg] | check FILE [newchunks-done]\n");
+            "usage: append_step create FILE [lib] | extend|newchunks|shrink|swmr FILE [reg|lib] | check FILE "
+            "[newchunks-done|lib]\n");
     return 2;
   }
   const char *mode = argv[1], *path = argv[2];
-  int reg = argc > 3 && !strcmp(argv[3], "reg");
+  int reg = argc > 3 && !strcmp(argv[3], "reg"), lib = argc > 3 && !strcmp(argv[argc - 1], "lib");
+  if (lib && h5fz_register_filter() != H5FZ_OK) {
+    fprintf(stderr, "append_step: %s\n", h5fz_last_error());
+    return 1;
+  }
   /* the dataset API links the codec; a program that only uses H5Pset_filter
    * needs nothing of h5fz but the plugin, and H5Zfilter_avail would do */
-  if (!strcmp(mode, "create")) return create(path);
+  if (!strcmp(mode, "create")) return create(path, lib);
   if (reg && h5fz_dataset_register_filter() != H5FZ_OK) {
     fprintf(stderr, "append_step: %s\n", h5fz_last_error());
     return 1;

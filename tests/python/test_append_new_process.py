@@ -67,6 +67,60 @@ def test_c_step_without_register_call_fails_loudly(tmp_path, step):
     _check(path)
 
 
+def _no_plugin_env(tmp_path):
+    """A plugin path with no plugin in it: HDF5 finds no libh5fz.so."""
+    empty = tmp_path / "no-plugins"
+    empty.mkdir(exist_ok=True)
+    return {"HDF5_PLUGIN_PATH": str(empty)}
+
+
+def test_c_without_plugin_nor_library_mode_fails(tmp_path):
+    """The control of the library-mode tests: with no plugin to load, the
+    create itself fails (so they really run without the plugin)."""
+    p = _step("create", tmp_path / "sim.h5", env=_no_plugin_env(tmp_path))
+    assert p.returncode != 0
+    assert "filter" in p.stderr
+
+
+@pytest.mark.parametrize("step", ["extend", "newchunks", "shrink", "swmr"])
+def test_c_library_mode_without_plugin(tmp_path, step):
+    """h5fz_register_filter (the library mode): create through
+    h5fz_set_filter, then append in a fresh process, each with no plugin
+    on the plugin path; the plugin reads the file back (same format), and
+    a library-mode process does too."""
+    path = tmp_path / "sim.h5"
+    env = _no_plugin_env(tmp_path)
+    p = _step("create", path, "lib", env=env)
+    assert p.returncode == 0, p.stderr
+    p = _step(step, path, "lib", env=env)
+    assert p.returncode == 0, p.stderr
+    assert "all filtered" in _check(path, step == "newchunks")
+    p = _step("check", path, *(["newchunks-done"] if step == "newchunks" else []), "lib", env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_c_library_mode_chunks_are_the_plugins(tmp_path):
+    """The library mode runs the plugin's own code: the chunks it stores
+    are byte for byte those the plugin stores for the same writes."""
+    lib_path, plugin_path = tmp_path / "lib.h5", tmp_path / "plugin.h5"
+    assert _step("create", lib_path, "lib", env=_no_plugin_env(tmp_path)).returncode == 0
+    assert _step("create", plugin_path).returncode == 0
+    for path, extra, env in ((lib_path, "lib", _no_plugin_env(tmp_path)), (plugin_path, "reg", None)):
+        p = _step("extend", path, extra, env=env)
+        assert p.returncode == 0, p.stderr
+    with h5py.File(lib_path, "r") as a, h5py.File(plugin_path, "r") as b:
+        for name in ("x", "full"):
+            da, db = a[name].id, b[name].id
+            assert da.get_num_chunks() == db.get_num_chunks() > 0
+            for k in range(da.get_num_chunks()):
+                off = da.get_chunk_info(k).chunk_offset
+                assert da.read_direct_chunk(off) == db.read_direct_chunk(off), (name, off)
+            # the same pipeline: h5fz alone, mandatory, the same words (set_local's too)
+            fa, fb = da.get_create_plist().get_filter(0), db.get_create_plist().get_filter(0)
+            assert fa[0] == lib.FILTER_ID and fa[:3] == fb[:3], (fa, fb)
+            assert da.get_create_plist().get_nfilters() == 1
+
+
 # --- h5py ------------------------------------------------------------------------------
 
 _H5PY_STEP = r"""

@@ -161,6 +161,44 @@ def test_walkthrough_names_no_removed_folder(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+# What pip prints when it cannot reach the package index (scikit-build-core
+# comes from there): the install test then skips, saying so.
+PIP_OFFLINE = ("Could not find a version that satisfies the requirement scikit-build-core",
+               "NewConnectionError", "Temporary failure in name resolution", "Network is unreachable",
+               "No matching distribution found for scikit-build-core")
+
+
+@pytest.mark.skipif(not pathlib.Path("/usr/bin/python3").is_file(), reason="no /usr/bin/python3")
+def test_python_install_commands_work_as_written(tmp_path):
+    """The README's Python install, word for word, from the clone, with a
+    fresh home folder: a venv that sees Debian's h5py and numpy, pip
+    install of the package into it (Debian's pip refuses outside a venv:
+    externally-managed-environment), and the import registering the
+    filter. Then the README's h5py example runs in that venv."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(user_env(), HOME=str(home), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+    env.pop("VIRTUAL_ENV", None)
+    env["PATH"] = "/usr/bin:/bin"  # the system python3, as on a fresh Debian machine
+    p = subprocess.run(["bash", "-euo", "pipefail", "-c", readme_block("python_install")], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=1500)
+    out = p.stdout + p.stderr
+    if p.returncode != 0 and any(e in out for e in PIP_OFFLINE):
+        pytest.skip("pip cannot reach the package index for scikit-build-core: " + out[-500:])
+    assert p.returncode == 0, out[-6000:]
+    assert p.stdout.strip().splitlines()[-1] == "True", out[-3000:]
+    py = home / ".venvs" / "h5fz" / "bin" / "python"
+    with open(REPO / "README.md") as f:
+        m = re.search(r"<!-- tested by tests/package/test_h5fz_package\.py: python_example -->\n```python\n(.*?)```",
+                      f.read(), re.S)
+    code = "import numpy as np\na = np.linspace(0, 1, 2 * 16 * 256 * 256, dtype='f4').reshape(32, 256, 256)\n" + \
+        m.group(1) + "f = h5py.File('out.h5', 'r')\nassert abs(f['t'][...] - a).max() <= 1e-3\n" \
+        "assert f['t'].id.get_storage_size() < a.nbytes / 2\nprint('readme python ok')\n"
+    q = subprocess.run([str(py), "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert q.returncode == 0 and "readme python ok" in q.stdout, q.stdout + q.stderr
+
+
 def test_readme_test_command_is_the_ci_command():
     """README's test command is exactly the one .ci/run runs; running
     tests in parallel (ctest -j) is explained next to it, not added to it."""
