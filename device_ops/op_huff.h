@@ -16,6 +16,13 @@
  * the code's table costs 1-3 % of a 64 KiB sub-chunk at ratio 45 (measured
  * with ../shared/tools/ratio_study's quantizer on the 9 real fields).
  *
+ * huffctx (op 34) is the same coder with two codes per sub-chunk: a token
+ * right after a zero run is coded with the second. Such a token is never a
+ * run (runs are maximal), so that code holds only the non-zero words, and
+ * the first code mostly the runs and the words after non-zero words: the
+ * order-1 structure a single code wastes (ratio_study: 3-6 % smaller at
+ * R = 1e-2 ... 1e-3 on the real fields; docs/ratio.md).
+ *
  * The block-cooperative steps (tokens, histogram, bit offsets, bit writing,
  * the decoder's table) run with any number of threads; the code's
  * construction is one thread's (it touches at most 151 symbols).
@@ -34,6 +41,7 @@
 #define H5FZ_HUFF_MAX_GROUPS 256u  /* 16384 words in groups of 64 */
 #define H5FZ_HUFF_MAX_THREADS 1024u
 #define H5FZ_HUFF_NOT_SMALLER 0xffffffffu /* = H5FZ_RZE_NOT_SMALLER: the caller stores it raw */
+#define H5FZ_HUFF_MAX_CTX 2u /* huff: one code; huffctx: two (docs/format.md §5.8) */
 
 /* Symbols of the alphabet for W-bit words: literals, then bit-length
  * classes 7..W, then run classes. */
@@ -63,12 +71,13 @@ H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
   return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
 }
 
-/* The bits of a sub-chunk's scratch (shared memory on the GPU): */
+/* The bits of a sub-chunk's scratch (shared memory on the GPU); per code
+ * (context) t < H5FZ_HUFF_MAX_CTX: */
 typedef struct {
-  uint32_t hist[H5FZ_HUFF_MAX_SYMS];
-  uint16_t code[H5FZ_HUFF_MAX_SYMS]; /* bit-reversed canonical code: written LSB first */
-  uint8_t len[H5FZ_HUFF_MAX_SYMS];
-  uint8_t pad_[1];
+  uint32_t hist[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];
+  uint16_t code[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* bit-reversed canonical code: written LSB first */
+  uint8_t len[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];
+  uint8_t pad_[2];
   uint32_t group_start[H5FZ_HUFF_MAX_GROUPS + 1u]; /* token bits before each group */
   uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS];  /* first non-zero word of each share */
   uint32_t header_bits, flag, group;
@@ -76,11 +85,17 @@ typedef struct {
   uint16_t leaf[H5FZ_HUFF_MAX_SYMS];
   uint16_t parent[2u * H5FZ_HUFF_MAX_SYMS];
   uint64_t weight[2u * H5FZ_HUFF_MAX_SYMS];
-  uint16_t lut[1u << H5FZ_HUFF_MAX_LEN]; /* decode: (symbol << 4) | length, 0 = no code */
+  uint16_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_MAX_LEN]; /* decode: (symbol << 4) | length, 0 = no code */
 } h5fz_huff_scratch;
 
-/* Scratch bytes of one sub-chunk's encode or decode (8-byte aligned). */
-H5FZ_FN uint32_t h5fz_huff_scratch_bytes(void) { return (uint32_t)((sizeof(h5fz_huff_scratch) + 7u) & ~7u); }
+/* Scratch bytes of one sub-chunk's encode or decode with nctx codes
+ * (8-byte aligned): the decode tables of the unused contexts, last in the
+ * struct, are left out. */
+H5FZ_FN uint32_t h5fz_huff_scratch_bytes(uint32_t nctx)
+{
+  uint32_t unused = (H5FZ_HUFF_MAX_CTX - nctx) * (uint32_t)sizeof(uint16_t) * (1u << H5FZ_HUFF_MAX_LEN);
+  return (uint32_t)((sizeof(h5fz_huff_scratch) - unused + 7u) & ~7u);
+}
 
 H5FZ_FN void h5fz_huff_atomic_add(uint32_t *p, uint32_t v)
 {
@@ -152,13 +167,14 @@ H5FZ_FN uint32_t h5fz_huff_reverse(uint32_t x, uint32_t n)
 /* Elias gamma of x >= 1: floor(log2 x) zeros, a one, the bits below it. */
 H5FZ_FN uint32_t h5fz_huff_gamma_bits(uint32_t x) { return 2u * (h5fz_huff_bitlen64(x) - 1u) + 1u; }
 
-/* Canonical codes from the lengths of the A symbols (0 = absent): codes
- * are assigned in order of (length, symbol), stored bit-reversed. */
-H5FZ_FN void h5fz_huff_canonical(h5fz_huff_scratch *s, uint32_t A)
+/* Canonical codes of code t from the lengths of the A symbols (0 =
+ * absent): codes are assigned in order of (length, symbol), stored
+ * bit-reversed. */
+H5FZ_FN void h5fz_huff_canonical(h5fz_huff_scratch *s, uint32_t t, uint32_t A)
 {
   uint32_t count[H5FZ_HUFF_MAX_LEN + 1u], next[H5FZ_HUFF_MAX_LEN + 1u];
   for (uint32_t l = 0; l <= H5FZ_HUFF_MAX_LEN; l++) count[l] = 0;
-  for (uint32_t a = 0; a < A; a++) count[s->len[a]]++;
+  for (uint32_t a = 0; a < A; a++) count[s->len[t][a]]++;
   uint32_t c = 0;
   count[0] = 0;
   for (uint32_t l = 1; l <= H5FZ_HUFF_MAX_LEN; l++) {
@@ -166,24 +182,26 @@ H5FZ_FN void h5fz_huff_canonical(h5fz_huff_scratch *s, uint32_t A)
     next[l] = c;
   }
   for (uint32_t a = 0; a < A; a++) {
-    uint32_t l = s->len[a];
-    s->code[a] = l ? (uint16_t)h5fz_huff_reverse(next[l]++, l) : 0u;
+    uint32_t l = s->len[t][a];
+    s->code[t][a] = l ? (uint16_t)h5fz_huff_reverse(next[l]++, l) : 0u;
   }
 }
 
-/* All threads: s->leaf[0..k) = the symbols with a non-zero count in order
- * of (count, symbol), each thread ranking its symbols against all (the
- * order is unique, so the split does not change it); returns k. */
-H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t A)
+/* All threads: s->leaf[0..k) = the symbols of code t with a non-zero
+ * count in order of (count, symbol), each thread ranking its symbols
+ * against all (the order is unique, so the split does not change it);
+ * returns k. */
+H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t t, uint32_t A)
 {
+  const uint32_t *hist = s->hist[t];
   uint32_t mine = 0;
   H5FZ_FOR_ITEMS(a, blk, A)
   {
-    uint32_t c = s->hist[a];
+    uint32_t c = hist[a];
     if (!c) continue;
     uint32_t rank = 0;
     for (uint32_t b = 0; b < A; b++) {
-      uint32_t d = s->hist[b];
+      uint32_t d = hist[b];
       rank += d && (d < c || (d == c && b < a));
     }
     s->leaf[rank] = (uint16_t)a;
@@ -195,14 +213,15 @@ H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s
   return (uint32_t)k;
 }
 
-/* One thread: the code lengths of the A symbols from s->hist and the k
+/* One thread: the lengths of code t's A symbols from s->hist[t] and the k
  * sorted leaves (a length-limited Huffman code; see docs/format.md §5.7
  * for the exact rules, which decide the bytes). Returns the bits of the
- * table as the stream stores it. */
-H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A, uint32_t k)
+ * table as the stream stores it (8 for the empty code of huffctx). */
+H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k)
 {
-  for (uint32_t a = 0; a < A; a++) s->len[a] = 0;
-  if (k == 0) return 0;
+  uint8_t *len = s->len[t];
+  for (uint32_t a = 0; a < A; a++) len[a] = 0;
+  if (k == 0) return 8u;
   uint32_t bl[64];
   for (uint32_t l = 0; l < 64u; l++) bl[l] = 0;
   if (k == 1) {
@@ -211,7 +230,7 @@ H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A, uint32_t k)
     /* two queues: leaves (sorted), internal nodes (made in nondecreasing
      * weight); on equal weights the leaf is taken first */
     uint32_t li = 0, ni = k, nn = k; /* nodes: 0..k-1 leaves (by rank), k.. internal */
-    for (uint32_t i = 0; i < k; i++) s->weight[i] = s->hist[s->leaf[i]];
+    for (uint32_t i = 0; i < k; i++) s->weight[i] = s->hist[t][s->leaf[i]];
     for (uint32_t m = 0; m + 1u < k; m++) {
       uint32_t pick[2];
       for (uint32_t p = 0; p < 2u; p++) {
@@ -246,12 +265,12 @@ H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A, uint32_t k)
   while (r > 0) {
     while (bl[l] == 0) l++;
     bl[l]--;
-    s->len[s->leaf[--r]] = (uint8_t)l;
+    len[s->leaf[--r]] = (uint8_t)l;
   }
-  h5fz_huff_canonical(s, A);
+  h5fz_huff_canonical(s, t, A);
   uint32_t bits = 8u, prev = 0, first = 1;
   for (uint32_t a = 0; a < A; a++) {
-    if (!s->len[a]) continue;
+    if (!len[a]) continue;
     bits += h5fz_huff_gamma_bits(first ? a + 1u : a - prev) + 4u;
     prev = a;
     first = 0;
@@ -259,22 +278,25 @@ H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t A, uint32_t k)
   return bits;
 }
 
-/* One thread: write the table at bit pos (the count of symbols less one,
- * then per symbol the gamma of its distance to the previous one and its
- * length). Returns the position after it. */
-H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t A, uint32_t *buf, uint64_t pos)
+/* One thread: write code t's table at bit pos (the count of symbols, less
+ * one for huff, whose code is never empty (nctx 1), as it is for huffctx
+ * (nctx 2); then per symbol the gamma of its distance to the previous one
+ * and its length). Returns the position after it. */
+H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t t, uint32_t nctx, uint32_t A, uint32_t *buf,
+                                     uint64_t pos)
 {
+  const uint8_t *len = s->len[t];
   uint32_t k = 0, prev = 0, first = 1;
-  for (uint32_t a = 0; a < A; a++) k += s->len[a] != 0;
-  h5fz_huff_put(buf, pos, k - 1u, 8u);
+  for (uint32_t a = 0; a < A; a++) k += len[a] != 0;
+  h5fz_huff_put(buf, pos, nctx == 1u ? k - 1u : k, 8u);
   pos += 8u;
   for (uint32_t a = 0; a < A; a++) {
-    if (!s->len[a]) continue;
+    if (!len[a]) continue;
     uint32_t x = first ? a + 1u : a - prev, nb = h5fz_huff_bitlen64(x) - 1u;
     /* nb zeros, a one, the nb bits below the leading one */
     h5fz_huff_put(buf, pos + nb, 1u | ((uint64_t)(x & ((1u << nb) - 1u)) << 1), nb + 1u);
     pos += 2u * nb + 1u;
-    h5fz_huff_put(buf, pos, s->len[a], 4u);
+    h5fz_huff_put(buf, pos, len[a], 4u);
     pos += 4u;
     prev = a;
     first = 0;
@@ -282,16 +304,21 @@ H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t A, uin
   return pos;
 }
 
-/* One thread: read the table at *pos into s->len and build s->code and
- * s->lut. Returns 0, or -1 when it is not a table this coder writes (a
- * symbol outside the alphabet, a length of 0 or over 12, an incomplete
- * code of two or more symbols, one symbol of length other than 1). */
-H5FZ_FN int h5fz_huff_get_table(h5fz_huff_scratch *s, uint32_t A, const uint8_t *in, uint32_t size, uint64_t *pos)
+/* One thread: read code t's table at *pos into s->len[t] and build
+ * s->code[t] (nctx: as h5fz_huff_put_table). Returns 0, or -1 when it is
+ * not a table this coder writes (more symbols than the alphabet, a symbol
+ * outside it, a length of 0 or over 12, an incomplete code of two or more
+ * symbols, one symbol of length other than 1, a run symbol in huffctx's
+ * second code). */
+H5FZ_FN int h5fz_huff_get_table(h5fz_huff_scratch *s, uint32_t t, uint32_t nctx, uint32_t A, const uint8_t *in,
+                                uint32_t size, uint64_t *pos)
 {
   uint64_t p = *pos, end = 8ull * size;
-  uint32_t k = (uint32_t)h5fz_huff_peek(in, size, p, 8u) + 1u, a = 0, kraft = 0;
+  uint32_t k = (uint32_t)h5fz_huff_peek(in, size, p, 8u) + (nctx == 1u ? 1u : 0u), a = 0, kraft = 0;
+  uint8_t *len = s->len[t];
   p += 8u;
-  for (uint32_t i = 0; i < A; i++) s->len[i] = 0;
+  for (uint32_t i = 0; i < A; i++) len[i] = 0;
+  if (k > A || p > end) return -1;
   for (uint32_t i = 0; i < k; i++) {
     uint32_t nb = 0;
     while (nb < 9u && !h5fz_huff_peek(in, size, p + nb, 1u)) nb++;
@@ -302,25 +329,28 @@ H5FZ_FN int h5fz_huff_get_table(h5fz_huff_scratch *s, uint32_t A, const uint8_t 
     uint32_t l = (uint32_t)h5fz_huff_peek(in, size, p, 4u);
     p += 4u;
     if (a >= A || l == 0 || l > H5FZ_HUFF_MAX_LEN || p > end) return -1;
-    s->len[a] = (uint8_t)l;
+    if (t == 1u && a >= A - H5FZ_HUFF_RUN_SYMS) return -1; /* huffctx: the token after a run is never a run */
+    len[a] = (uint8_t)l;
     kraft += 1u << (H5FZ_HUFF_MAX_LEN - l);
   }
-  if (k == 1 ? s->len[a] != 1u : kraft != (1u << H5FZ_HUFF_MAX_LEN)) return -1;
-  h5fz_huff_canonical(s, A);
+  if (k == 0 ? 0 : k == 1 ? len[a] != 1u : kraft != (1u << H5FZ_HUFF_MAX_LEN)) return -1;
+  h5fz_huff_canonical(s, t, A);
   *pos = p;
   return 0;
 }
 
-/* All threads: fill the decoder's table from s->len and s->code. */
-H5FZ_FN void h5fz_huff_fill_lut(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t A)
+/* All threads: fill the decoder's table of code t from s->len[t] and
+ * s->code[t]. */
+H5FZ_FN void h5fz_huff_fill_lut(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t t, uint32_t A)
 {
-  H5FZ_FOR_ITEMS(i, blk, 1u << H5FZ_HUFF_MAX_LEN) s->lut[i] = 0;
+  uint16_t *lut = s->lut[t];
+  H5FZ_FOR_ITEMS(i, blk, 1u << H5FZ_HUFF_MAX_LEN) lut[i] = 0;
   h5fz_blk_sync(blk);
   for (uint32_t a = 0; a < A; a++) {
-    uint32_t l = s->len[a];
+    uint32_t l = s->len[t][a];
     if (!l) continue;
     uint16_t e = (uint16_t)(a << 4 | l);
-    H5FZ_FOR_ITEMS(j, blk, 1u << (H5FZ_HUFF_MAX_LEN - l)) s->lut[s->code[a] | (j << l)] = e;
+    H5FZ_FOR_ITEMS(j, blk, 1u << (H5FZ_HUFF_MAX_LEN - l)) lut[s->code[t][a] | (j << l)] = e;
   }
   h5fz_blk_sync(blk);
 }
@@ -338,6 +368,12 @@ H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups
 }
 
 #define H5FZ_HUFF_NONE 0xffffffffu /* a share without a non-zero word */
+
+/* The code (context) of the token at word i of w in groups of `group`
+ * words: huffctx (nctx 2) codes a token right after a zero run (never a
+ * run itself: runs are maximal) with code 1, every other token (a group's
+ * first, one after a non-zero word) with code 0; huff has code 0 only. */
+#define H5FZ_HUFF_CTX(w, i, group, nctx) ((nctx) > 1u && (i) % (group) != 0u && (w)[(i)-1u] == 0u ? 1u : 0u)
 
 /* Walk this thread's tokens: for each, BODY runs with sym, ex, eb and the
  * token's first word i. */
@@ -399,14 +435,15 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_token)(const H5FZ_T_WORD *w, uint32_t i, uint
   return r;
 }
 
-/* Encode n words (a multiple of 64, at most 16384) into out[0..cap): the
- * stream of docs/format.md §5.7. tmp: at least n words' bytes, 4-byte
- * aligned (the stream is assembled there); scratch: h5fz_huff_scratch_bytes
+/* Encode n words (a multiple of 64, at most 16384) into out[0..cap) with
+ * nctx codes: the stream of docs/format.md §5.7 (huff, nctx 1) or §5.8
+ * (huffctx, nctx 2). tmp: at least n words' bytes, 4-byte aligned (the
+ * stream is assembled there); scratch: h5fz_huff_scratch_bytes(nctx)
  * bytes, 8-byte aligned. Returns the size, or H5FZ_HUFF_NOT_SMALLER when it
  * would not be smaller than the words' bytes or not fit cap (the caller
  * then stores the words raw). Every thread of the block must call it. */
 H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *in, uint32_t n, uint8_t *out,
-                                           uint32_t cap, void *scratch, void *tmp)
+                                           uint32_t cap, void *scratch, void *tmp, uint32_t nctx)
 {
   h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
   const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), group = 64u << H5FZ_HUFF_GROUP_LOG2;
@@ -414,7 +451,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   uint32_t lo, hi, per = (n + blk->nthreads - 1u) / blk->nthreads;
   h5fz_blk_share(blk, n, 1u, &lo, &hi);
   const uint32_t *first_nz = blk->nthreads > 1u ? s->thread_first_nz : (const uint32_t *)0;
-  H5FZ_FOR_ITEMS(a, blk, A) s->hist[a] = 0;
+  H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
   if (blk->nthreads > 1u) {
     uint32_t f = H5FZ_HUFF_NONE;
     for (uint32_t i = lo; i < hi; i++)
@@ -426,16 +463,19 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   }
   h5fz_blk_sync(blk);
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per,
-                   h5fz_huff_atomic_add(&s->hist[sym], 1u))
+                   h5fz_huff_atomic_add(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u))
   h5fz_blk_sync(blk);
-  uint32_t k = h5fz_huff_sort_leaves(blk, s, A);
-  if (blk->tid == 0) s->header_bits = 4u + h5fz_huff_build(s, A, k);
-  h5fz_blk_sync(blk);
+  if (blk->tid == 0) s->header_bits = 4u;
+  for (uint32_t t = 0; t < nctx; t++) {
+    uint32_t k = h5fz_huff_sort_leaves(blk, s, t, A);
+    if (blk->tid == 0) s->header_bits += h5fz_huff_build(s, t, A, k);
+    h5fz_blk_sync(blk);
+  }
   /* each token's bits; a group's first word starts a token: its offset in this share */
   uint64_t bits = 0;
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
     if (i % group == 0) s->group_start[i / group] = (uint32_t)bits;
-    bits += s->len[sym] + eb;
+    bits += s->len[H5FZ_HUFF_CTX(in, i, group, nctx)][sym] + eb;
   })
   uint64_t total;
   uint64_t at = h5fz_blk_exscan(blk, bits, &total);
@@ -453,7 +493,8 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   h5fz_blk_sync(blk);
   if (blk->tid == 0) {
     h5fz_huff_put(buf, 0, H5FZ_HUFF_GROUP_LOG2, 4u);
-    uint64_t p = h5fz_huff_put_table(s, A, buf, 4u);
+    uint64_t p = 4u;
+    for (uint32_t t = 0; t < nctx; t++) p = h5fz_huff_put_table(s, t, nctx, A, buf, p);
     h5fz_huff_put(buf, p, dir_w, 5u);
     p += 5u;
     for (uint32_t g = 0; g + 1u < groups; g++, p += dir_w)
@@ -461,11 +502,12 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   }
   uint64_t p = head + at;
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
-    uint32_t l = s->len[sym];
+    uint32_t t = H5FZ_HUFF_CTX(in, i, group, nctx); /* one declaration each: the macro's commas */
+    uint32_t l = s->len[t][sym];
     if (eb + l <= 64u) {
-      h5fz_huff_put(buf, p, (uint64_t)s->code[sym] | (eb ? ex << l : 0u), l + eb);
+      h5fz_huff_put(buf, p, (uint64_t)s->code[t][sym] | (eb ? ex << l : 0u), l + eb);
     } else {
-      h5fz_huff_put(buf, p, s->code[sym], l);
+      h5fz_huff_put(buf, p, s->code[t][sym], l);
       h5fz_huff_put(buf, p + l, ex, eb);
     }
     p += l + eb;
@@ -476,16 +518,18 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   return (uint32_t)size;
 }
 
-/* Decode size bytes into n words (a multiple of 64, at most 16384).
+/* Decode size bytes of a stream with nctx codes (1: huff, 2: huffctx)
+ * into n words (a multiple of 64, at most 16384).
  * Returns 0, or -1 (block-uniform) when the stream is not one
  * h5fz_huff_encode writes for n words: a bad group field or table, a
  * token past its group's end, two runs in a row, a value in a longer form
  * than needed, a group that does not use exactly its listed bits, or bits
- * past the last group other than the final byte's zero padding. scratch:
- * h5fz_huff_scratch_bytes bytes, 8-byte aligned. Every thread of the block
+ * past the last group other than the final byte's zero padding, a run
+ * right after a run (huffctx: a code-1 token that is a run). scratch:
+ * h5fz_huff_scratch_bytes(nctx) bytes, 8-byte aligned. Every thread of the block
  * must call it. */
 H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, uint32_t size, H5FZ_T_WORD *out,
-                                      uint32_t n, void *scratch)
+                                      uint32_t n, void *scratch, uint32_t nctx)
 {
   h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
   const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), run_base = h5fz_huff_run_base(W);
@@ -493,7 +537,8 @@ H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, ui
     uint64_t p = 4u, end = 8ull * size;
     uint32_t g = (uint32_t)h5fz_huff_peek(in, size, 0, 4u), ok = size > 0 && g <= H5FZ_HUFF_MAX_GROUP_LOG2;
     uint32_t group = 64u << (ok ? g : 0u), groups = (n + group - 1u) / group;
-    ok = ok && n > 0 && groups <= H5FZ_HUFF_MAX_GROUPS && h5fz_huff_get_table(s, A, in, size, &p) == 0;
+    ok = ok && n > 0 && groups <= H5FZ_HUFF_MAX_GROUPS;
+    for (uint32_t t = 0; ok && t < nctx; t++) ok = h5fz_huff_get_table(s, t, nctx, A, in, size, &p) == 0;
     uint32_t dir_w = ok ? (uint32_t)h5fz_huff_peek(in, size, p, 5u) : 0u;
     p += 5u;
     uint64_t start = p + (uint64_t)(groups - 1u) * dir_w, at = start;
@@ -514,7 +559,7 @@ H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, ui
     return -1;
   }
   const uint32_t group = s->group, groups = (n + group - 1u) / group;
-  h5fz_huff_fill_lut(blk, s, A);
+  for (uint32_t t = 0; t < nctx; t++) h5fz_huff_fill_lut(blk, s, t, A);
   H5FZ_FOR_ITEMS(i, blk, n) out[i] = 0;
   h5fz_blk_sync(blk);
   uint32_t bad = 0;
@@ -525,7 +570,9 @@ H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, ui
     int after_run = 0;
     while (i < gend && !bad) {
       uint64_t bitsv = h5fz_huff_peek(in, size, p, 57u);
-      uint32_t e = s->lut[bitsv & ((1u << H5FZ_HUFF_MAX_LEN) - 1u)], l = e & 15u, sym = e >> 4;
+      /* huffctx: a token right after a run has code 1 (H5FZ_HUFF_CTX) */
+      uint32_t e = s->lut[nctx > 1u ? after_run : 0][bitsv & ((1u << H5FZ_HUFF_MAX_LEN) - 1u)], l = e & 15u;
+      uint32_t sym = e >> 4;
       if (!l) {
         bad = 1;
         break;

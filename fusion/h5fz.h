@@ -71,7 +71,8 @@ typedef enum {
   H5FZ_OP_RZE = 30,        /* coder: repeated-zero elimination */
   H5FZ_OP_RAW = 31,        /* coder: bytes as they are */
   H5FZ_OP_BITPACK = 32,    /* coder: fixed-length bit packing per 32 words (cuSZp) */
-  H5FZ_OP_HUFF = 33        /* coder: zero runs + canonical Huffman per sub-chunk (chunk format 3) */
+  H5FZ_OP_HUFF = 33,       /* coder: zero runs + canonical Huffman per sub-chunk (chunk format 3) */
+  H5FZ_OP_HUFFCTX = 34     /* coder: huff with a second code for the token after a run (chunk format 4) */
 } h5fz_op_id;
 
 typedef struct {

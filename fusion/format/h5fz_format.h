@@ -14,8 +14,9 @@
  * them as "newer" instead of decoding in the wrong byte order. */
 /* Version 3 is version 2 with the ops of the ratio chain (huff): h5fz
  * writes it only for chunks whose chain has such an op (the op table's
- * since_version), so every other chunk stays readable by older decoders. */
-#define H5FZ_FORMAT_VERSION 3u    /* the newest version this h5fz reads */
+ * since_version), so every other chunk stays readable by older decoders.
+ * Version 4 adds huffctx (huff with two codes) the same way. */
+#define H5FZ_FORMAT_VERSION 4u    /* the newest version this h5fz reads */
 #define H5FZ_FORMAT_VERSION_LE 1u /* what it writes for little-endian chunks */
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u

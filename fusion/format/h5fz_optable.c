@@ -34,14 +34,17 @@ static const h5fz_op_info op_table[] = {
     {H5FZ_OP_HUFF, "huff", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_huff",
      "zero runs and a canonical Huffman code built per sub-chunk; needs words (chunk format 3)", 3,
      h5fz_cpu_coder_huff_encode, h5fz_cpu_coder_huff_decode},
+    {H5FZ_OP_HUFFCTX, "huffctx", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_huff",
+     "huff with a second code for the token after a zero run; needs words (chunk format 4)", 4,
+     h5fz_cpu_coder_huffctx_encode, h5fz_cpu_coder_huffctx_decode},
 };
 #undef WORDS_TO_WORDS
 
 /* Named chains: a word of spec text for a whole chain and its sub-chunk
  * size. ratio: the measured sizes are in docs/ratio.md. */
 static const h5fz_chain_preset presets[] = {
-    {"ratio", {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFF}, 4, 65536u,
-     "the smallest files: lorenzo_nd, zigzag, huff on 64 KiB sub-chunks"},
+    {"ratio", {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX}, 4, 65536u,
+     "the smallest files: lorenzo_nd, zigzag, huffctx on 64 KiB sub-chunks"},
 };
 
 const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name)

@@ -30,6 +30,17 @@ int h5fz_spec_default(h5fz_spec *spec)
   return H5FZ_OK;
 }
 
+/* The coders' names from the op table, comma-separated, for messages. */
+static void coder_names(char *buf, size_t len)
+{
+  size_t count, used = 0;
+  const h5fz_op_info *ops = h5fz_op_table(&count);
+  buf[0] = '\0';
+  for (size_t i = 0; i < count; i++)
+    if (ops[i].kind == H5FZ_KIND_CODER && used < len)
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", ops[i].name);
+}
+
 static int validate_chain(const h5fz_spec *s)
 {
   if (s->n_ops < 2 || s->n_ops > H5FZ_MAX_OPS)
@@ -45,11 +56,12 @@ static int validate_chain(const h5fz_spec *s)
                        first ? "the chain must start with a map (quant), not '%s'"
                              : "'%s' is a map; only the first op may be a map",
                        op->name);
-    if (last != (op->kind == H5FZ_KIND_CODER))
-      return h5fz_fail(H5FZ_ERR_SPEC,
-                       last ? "the chain must end with a coder (rze, raw, bitpack or huff), not '%s'"
-                            : "'%s' is a coder; only the last op may be a coder",
-                       op->name);
+    if (last != (op->kind == H5FZ_KIND_CODER)) {
+      char coders[128];
+      if (last) coder_names(coders, sizeof coders);
+      return last ? h5fz_fail(H5FZ_ERR_SPEC, "the chain must end with a coder (%s), not '%s'", coders, op->name)
+                  : h5fz_fail(H5FZ_ERR_SPEC, "'%s' is a coder; only the last op may be a coder", op->name);
+    }
     /* rze and raw take words as little-endian bytes; bitpack and the
      * transforms need integer words */
     if (op->kind == H5FZ_KIND_CODER && op->input == H5FZ_STREAM_WORDS && stream != H5FZ_STREAM_WORDS)

@@ -48,6 +48,10 @@ static void emit(strbuf *b, const char *fmt, ...)
 /* Buffer names of the ping-pong pair: op k reads buf[k%2], writes the other. */
 static const char *bufname(unsigned k) { return k % 2 ? "buf1" : "buf0"; }
 
+/* The codes of a huff-family coder (op_huff.h's nctx; op_huff_cpu.c
+ * passes the same), 0 for other ops. */
+static uint32_t huff_codes(unsigned id) { return id == H5FZ_OP_HUFF ? 1u : id == H5FZ_OP_HUFFCTX ? 2u : 0u; }
+
 static void emit_prologue(strbuf *b, const char *kernel, const char *params)
 {
   emit(b, "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)\n%s(%s)\n{\n", kernel, params);
@@ -162,9 +166,9 @@ static void emit_encode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b, "  uint32_t size = h5fz_rze_encode(&blk, %s, L, slot, L, scratch);\n", bufname(k));
   else if (coder->id == H5FZ_OP_BITPACK)
     emit(b, "  uint32_t size = h5fz_bitpack_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L);\n", w, bufname(k));
-  else if (coder->id == H5FZ_OP_HUFF) /* the stream is assembled in the other (free) buffer */
-    emit(b, "  uint32_t size = h5fz_huff_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L, scratch, %s);\n", w,
-         bufname(k), bufname(k + 1));
+  else if (coder->id == H5FZ_OP_HUFF || coder->id == H5FZ_OP_HUFFCTX) /* assembled in the other (free) buffer */
+    emit(b, "  uint32_t size = h5fz_huff_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L, scratch, %s, %uu);\n", w,
+         bufname(k), bufname(k + 1), huff_codes(coder->id));
   else
     emit(b, "  uint32_t size = H5FZ_RZE_NOT_SMALLER;\n");
   emit(b,
@@ -207,9 +211,10 @@ static void emit_decode(strbuf *b, const h5fz_spec *s, const char *w, int padded
     emit(b, " if (h5fz_rze_decode(&blk, src, size, buf0, L, scratch)) {\n");
   else if (coder->id == H5FZ_OP_BITPACK)
     emit(b, " if (h5fz_bitpack_decode_%s(&blk, src, size, (word_t *)buf0, m_pad)) {\n", w);
-  else if (coder->id == H5FZ_OP_HUFF) /* from shared memory: the stream staged in buf1 (free until the transforms) */
+  else if (coder->id == H5FZ_OP_HUFF || coder->id == H5FZ_OP_HUFFCTX) /* from shared memory: the stream staged in
+                                                                         buf1 (free until the transforms) */
     emit(b, " if ((h5fz_blk_copy_bytes(&blk, src, buf1, size), h5fz_huff_decode_%s(&blk, buf1, size, (word_t *)buf0, "
-            "m_pad, scratch))) {\n", w);
+            "m_pad, scratch, %uu))) {\n", w, huff_codes(coder->id));
   else
     emit(b, " {\n");
   emit(b, "    if (threadIdx.x == 0) atomicMax(status, (int)bid + 1);\n"
@@ -554,8 +559,9 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   /* shared memory: two slots (ping-pong), the coder's scratch (RZE's bitmaps, huff's tables), bitshuffle's
    * padded planes when the chain has it */
   uint32_t coder_scratch = h5fz_rze_scratch_bytes(slot) + 64u;
-  if (spec->ops[spec->n_ops - 1] == H5FZ_OP_HUFF && h5fz_huff_scratch_bytes() > coder_scratch)
-    coder_scratch = h5fz_huff_scratch_bytes();
+  uint8_t coder_id = spec->ops[spec->n_ops - 1];
+  if (huff_codes(coder_id) && h5fz_huff_scratch_bytes(huff_codes(coder_id)) > coder_scratch)
+    coder_scratch = h5fz_huff_scratch_bytes(huff_codes(coder_id));
   uint32_t pad_offset = (coder_scratch + 15u) & ~15u, pad_bytes = 0;
   int padded = (flags & H5FZ_CODEGEN_PADDED_PLANES) != 0;
   for (uint32_t i = 0; i < spec->n_ops && padded; i++)

@@ -7,7 +7,9 @@
  * same way; the size is never the raw size or more; every truncation and
  * many bit flips of a stream are refused or decode without reading or
  * writing out of bounds (ASan in the fuzz build); the handful of streams
- * the format rules out are refused.
+ * the format rules out are refused. All of it for huff (one code) and
+ * huffctx (two: the token after a zero run has its own), which must be
+ * smaller than huff on isolated non-zero words and never much larger.
  */
 #define H5FZ_TEST_BLOCK_THREADS 96
 #include <pthread.h>
@@ -68,17 +70,19 @@ static void run_block(uint32_t nthreads, block_fn fn, job *j)
   pthread_barrier_destroy(&h5fz_test_barrier);
 }
 
+static uint32_t codes = 1; /* 1: huff, 2: huffctx (main runs every case with both) */
+
 static void encode_fn(const h5fz_blk *blk, job *j)
 {
-  uint32_t size = j->wide ? h5fz_huff_encode_64(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp)
-                          : h5fz_huff_encode_32(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp);
+  uint32_t size = j->wide ? h5fz_huff_encode_64(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp, codes)
+                          : h5fz_huff_encode_32(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp, codes);
   if (blk->tid == 0) j->size = size;
 }
 
 static void decode_fn(const h5fz_blk *blk, job *j)
 {
-  int rc = j->wide ? h5fz_huff_decode_64(blk, j->out, j->size, j->words, j->n, j->scratch)
-                   : h5fz_huff_decode_32(blk, j->out, j->size, j->words, j->n, j->scratch);
+  int rc = j->wide ? h5fz_huff_decode_64(blk, j->out, j->size, j->words, j->n, j->scratch, codes)
+                   : h5fz_huff_decode_32(blk, j->out, j->size, j->words, j->n, j->scratch, codes);
   if (blk->tid == 0) j->rc = rc;
 }
 
@@ -86,7 +90,8 @@ static uint8_t *scratch_a, *tmp_a, *out1, *outk, *back;
 
 /* One stream of n words: encode with 1 and with nthreads threads (same
  * bytes), decode both ways (the words), then damage it. */
-static void roundtrip(const char *what, int wide, const void *words, uint32_t n, uint32_t nthreads, int expect_coded)
+static uint32_t roundtrip(const char *what, int wide, const void *words, uint32_t n, uint32_t nthreads,
+                          int expect_coded)
 {
   uint32_t L = n * (wide ? 8u : 4u);
   job j = {wide, words, n, L, 0, out1, scratch_a, tmp_a, back, 0};
@@ -97,7 +102,7 @@ static void roundtrip(const char *what, int wide, const void *words, uint32_t n,
   j.out = outk;
   run_block(nthreads, encode_fn, &j);
   CHECK(j.size == size1, "%s: %u threads give %u bytes, one thread %u", what, nthreads, j.size, size1);
-  if (size1 == 0xffffffffu || j.size != size1) return;
+  if (size1 == 0xffffffffu || j.size != size1) return size1;
   CHECK(!memcmp(out1, outk, size1), "%s: %u threads write other bytes than one", what, nthreads);
   for (uint32_t threads = 1; threads <= nthreads; threads += nthreads - 1u) {
     memset(back, 0xa5, L);
@@ -125,6 +130,7 @@ static void roundtrip(const char *what, int wide, const void *words, uint32_t n,
     run_block(1 + (uint32_t)(k & 1) * (nthreads - 1u), decode_fn, &j);
     (void)j.rc;
   }
+  return size1;
 }
 
 static uint32_t w32[MAXN];
@@ -154,13 +160,10 @@ static uint64_t draw(int kind, uint32_t i, int wide)
   }
 }
 
-int main(void)
+/* Every case of the coder with `codes` codes; the sizes of the random
+ * distributions' streams are summed into sizes_of[kind]. */
+static void all_cases(uint64_t sizes_of[5])
 {
-  scratch_a = aligned_alloc(64, (h5fz_huff_scratch_bytes() + 63u) & ~63u);
-  tmp_a = aligned_alloc(64, 8u * MAXN);
-  out1 = malloc(8u * MAXN);
-  outk = malloc(8u * MAXN);
-  back = malloc(8u * MAXN);
   static const uint32_t sizes[] = {64u, 128u, 1024u, 1088u, 4096u, 8192u, 16384u};
   char what[128];
   for (int wide = 0; wide <= 1; wide++)
@@ -175,9 +178,10 @@ int main(void)
           else
             w32[i] = (uint32_t)v;
         }
-        snprintf(what, sizeof what, "%s n=%u kind %d", wide ? "64-bit" : "32-bit", n, kind);
-        roundtrip(what, wide, wide ? (void *)w64 : (void *)w32, n, kind == 3 ? 96u : 33u + (uint32_t)kind * 7u,
-                  kind <= 1 || kind == 3);
+        snprintf(what, sizeof what, "%s n=%u kind %d, %u code(s)", wide ? "64-bit" : "32-bit", n, kind, codes);
+        uint32_t size = roundtrip(what, wide, wide ? (void *)w64 : (void *)w32, n,
+                                  kind == 3 ? 96u : 33u + (uint32_t)kind * 7u, kind <= 1 || kind == 3);
+        sizes_of[kind] += size == 0xffffffffu ? n * (wide ? 8u : 4u) : size;
       }
       /* all zero: one run token a group */
       memset(w32, 0, sizeof w32);
@@ -206,15 +210,15 @@ int main(void)
     /* the code lengths of those counts: at most 12 bits, Kraft sum 1 */
     h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch_a;
     memset(s->hist, 0, sizeof s->hist);
-    for (uint32_t a = 0; a < 40u; a++) s->hist[a] = 1u << (a < 30u ? a : 30u) >> 10;
-    for (uint32_t a = 0; a < 40u; a++) s->hist[a] += 1u;
+    for (uint32_t a = 0; a < 40u; a++) s->hist[0][a] = 1u << (a < 30u ? a : 30u) >> 10;
+    for (uint32_t a = 0; a < 40u; a++) s->hist[0][a] += 1u;
     static const h5fz_blk one = {0u, 1u, NULL};
-    h5fz_huff_build(s, h5fz_huff_alphabet(32u), h5fz_huff_sort_leaves(&one, s, h5fz_huff_alphabet(32u)));
+    h5fz_huff_build(s, 0, h5fz_huff_alphabet(32u), h5fz_huff_sort_leaves(&one, s, 0, h5fz_huff_alphabet(32u)));
     uint32_t kraft = 0, longest = 0;
     for (uint32_t a = 0; a < h5fz_huff_alphabet(32u); a++)
-      if (s->len[a]) {
-        kraft += 1u << (12u - s->len[a]);
-        longest = s->len[a] > longest ? s->len[a] : longest;
+      if (s->len[0][a]) {
+        kraft += 1u << (12u - s->len[0][a]);
+        longest = s->len[0][a] > longest ? s->len[0][a] : longest;
       }
     CHECK(kraft == 4096u && longest <= 12u, "length limit: Kraft sum %u/4096, longest %u", kraft, longest);
   }
@@ -234,7 +238,7 @@ int main(void)
     uint32_t *b32 = (uint32_t *)tmp_a;
     memset(b32, 0, 64);
     h5fz_huff_put(b32, 0, 4u, 4u);
-    h5fz_huff_put(b32, 4, 1u, 8u);       /* two symbols */
+    h5fz_huff_put(b32, 4, codes == 1u ? 1u : 2u, 8u); /* two symbols (huff stores the count less one) */
     h5fz_huff_put(b32, 12, 1u, 1u);      /* gamma(1): symbol 0 */
     h5fz_huff_put(b32, 13, 1u, 4u);      /* length 1 */
     h5fz_huff_put(b32, 17, 1u, 1u);      /* gamma(1): symbol 1 */
@@ -243,7 +247,46 @@ int main(void)
     j.size = 16;
     run_block(1, decode_fn, &j);
     CHECK(j.rc != 0, "an incomplete code accepted");
+    if (codes == 2u) {
+      /* huffctx: a run symbol in the second code (the token after a run is never one) */
+      const uint32_t run_base = h5fz_huff_run_base(32u), x = run_base + 1u, nb = h5fz_huff_bitlen64(x) - 1u;
+      memset(b32, 0, 64);
+      h5fz_huff_put(b32, 0, 4u, 4u);
+      h5fz_huff_put(b32, 4, 1u, 8u);  /* first code: one symbol */
+      h5fz_huff_put(b32, 12, 1u, 1u); /* gamma(1): symbol 0 (the word 1) */
+      h5fz_huff_put(b32, 13, 1u, 4u); /* length 1 */
+      h5fz_huff_put(b32, 17, 1u, 8u); /* second code: one symbol */
+      h5fz_huff_put(b32, 25 + nb, 1u | (x & ((1u << nb) - 1u)) << 1, nb + 1u); /* gamma(run_base + 1) */
+      h5fz_huff_put(b32, 26 + 2u * nb, 1u, 4u);
+      memcpy(out1, b32, 16);
+      j.size = 16;
+      run_block(1, decode_fn, &j);
+      CHECK(j.rc != 0, "huffctx: a run in the second code accepted");
+    }
   }
+}
+
+int main(void)
+{
+  scratch_a = aligned_alloc(64, (h5fz_huff_scratch_bytes(H5FZ_HUFF_MAX_CTX) + 63u) & ~63u);
+  tmp_a = aligned_alloc(64, 8u * MAXN);
+  out1 = malloc(8u * MAXN);
+  outk = malloc(8u * MAXN);
+  back = malloc(8u * MAXN);
+  uint64_t sizes_of[2][5] = {{0}};
+  for (codes = 1; codes <= H5FZ_HUFF_MAX_CTX; codes++) {
+    rng = CORE_RNG_SEED; /* the same words for both coders */
+    all_cases(sizes_of[codes - 1u]);
+  }
+  /* isolated non-zero words (kind 0): the second code pays; elsewhere at
+   * most its table more */
+  CHECK(sizes_of[1][0] * 100u < sizes_of[0][0] * 97u, "huffctx %llu bytes, huff %llu on isolated words",
+        (unsigned long long)sizes_of[1][0], (unsigned long long)sizes_of[0][0]);
+  for (int kind = 1; kind < 5; kind++)
+    CHECK(sizes_of[1][kind] * 100u < sizes_of[0][kind] * 102u, "kind %d: huffctx %llu bytes, huff %llu", kind,
+          (unsigned long long)sizes_of[1][kind], (unsigned long long)sizes_of[0][kind]);
+  printf("isolated words: huff %llu bytes, huffctx %llu\n", (unsigned long long)sizes_of[0][0],
+         (unsigned long long)sizes_of[1][0]);
   free(scratch_a);
   free(tmp_a);
   free(out1);

@@ -30,6 +30,7 @@ static const char *const chains[] = {"",
                                      "lorenzo_nd negabinary rze",
                                      "lorenzo_nd zigzag bitpack",
                                      "ratio",
+                                     "lorenzo_nd zigzag huff",
                                      "lorenzo_nd raw"};
 
 static int nvrtc_supports(const h5fz_device_desc *d, int arch)

@@ -2,7 +2,8 @@
  * test_huff_emu.c - the huff coder's GPU form (device_ops/op_huff.h with
  * H5FZ_ON_GPU: shared-memory atomics for the histogram and the bit
  * writing, the warp-shuffle block scan, one thread a group decoding) run
- * on the CPU by cuda_emu, against its CPU form (op_huff_cpu.c, one thread):
+ * on the CPU by cuda_emu, against its CPU form (op_huff_cpu.c, one thread),
+ * for huff and huffctx:
  * the same bytes for blocks of 128, 256 and 512 threads, float32 and
  * float64 words, 16 and 64 KiB sub-chunks and partial ones; the decode of
  * those streams gives the words back, and of damaged ones the same verdict
@@ -32,6 +33,7 @@ typedef struct {
   const uint8_t *src;
   void *back;
   int rc;
+  uint32_t codes; /* 1: huff, 2: huffctx */
 } job;
 
 static uint8_t *tmp_buf(void) { return (uint8_t *)smem; }
@@ -42,8 +44,8 @@ static void encode_thread(void *arg)
   job *j = arg;
   const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};
   uint32_t L = j->n * (j->wide ? 8u : 4u);
-  uint32_t size = j->wide ? h5fz_huff_encode_64(&blk, j->words, j->n, j->out, L, scratch(), tmp_buf())
-                          : h5fz_huff_encode_32(&blk, j->words, j->n, j->out, L, scratch(), tmp_buf());
+  uint32_t size = j->wide ? h5fz_huff_encode_64(&blk, j->words, j->n, j->out, L, scratch(), tmp_buf(), j->codes)
+                          : h5fz_huff_encode_32(&blk, j->words, j->n, j->out, L, scratch(), tmp_buf(), j->codes);
   if (threadIdx.x == 0) j->size = size;
 }
 
@@ -51,8 +53,8 @@ static void decode_thread(void *arg)
 {
   job *j = arg;
   const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};
-  int rc = j->wide ? h5fz_huff_decode_64(&blk, j->src, j->size, j->back, j->n, scratch())
-                   : h5fz_huff_decode_32(&blk, j->src, j->size, j->back, j->n, scratch());
+  int rc = j->wide ? h5fz_huff_decode_64(&blk, j->src, j->size, j->back, j->n, scratch(), j->codes)
+                   : h5fz_huff_decode_32(&blk, j->src, j->size, j->back, j->n, scratch(), j->codes);
   if (threadIdx.x == 0) j->rc = rc;
 }
 
@@ -70,12 +72,14 @@ static uint32_t w32[MAXN];
 static uint8_t ref[8u * MAXN], got[8u * MAXN], back_ref[8u * MAXN], back_got[8u * MAXN];
 static uint8_t cpu_scratch[32768] __attribute__((aligned(8))), cpu_tmp[8u * MAXN] __attribute__((aligned(8)));
 
-static void one(const char *what, int wide, uint32_t n, unsigned threads)
+static void one(const char *what, int wide, uint32_t n, unsigned threads, uint32_t codes)
 {
   const void *words = wide ? (const void *)w : (const void *)w32;
   uint32_t L = n * (wide ? 8u : 4u);
-  uint32_t rsize = h5fz_cpu_coder_huff_encode(wide, words, L, n, ref, L, cpu_scratch, cpu_tmp);
-  job j = {wide, n, 0, words, got, NULL, back_got, 0};
+  h5fz_cpu_coder_encode_fn encode = codes == 1u ? h5fz_cpu_coder_huff_encode : h5fz_cpu_coder_huffctx_encode;
+  h5fz_cpu_coder_decode_fn decode = codes == 1u ? h5fz_cpu_coder_huff_decode : h5fz_cpu_coder_huffctx_decode;
+  uint32_t rsize = encode(wide, words, L, n, ref, L, cpu_scratch, cpu_tmp);
+  job j = {wide, n, 0, words, got, NULL, back_got, 0, codes};
   emu_run_block(threads, encode_thread, &j);
   CHECK(j.size == rsize, "%s, %u threads: size %u, CPU %u", what, threads, j.size, rsize);
   if (j.size != rsize || rsize == 0xffffffffu) return;
@@ -89,7 +93,7 @@ static void one(const char *what, int wide, uint32_t n, unsigned threads)
     uint32_t bit = emu_random() % (8u * rsize);
     got[bit >> 3] ^= (uint8_t)(1u << (bit & 7u));
     uint32_t size = k == 5 ? rsize - 1u : rsize;
-    int rc_cpu = h5fz_cpu_coder_huff_decode(wide, got, size, back_ref, L, n, cpu_scratch);
+    int rc_cpu = decode(wide, got, size, back_ref, L, n, cpu_scratch);
     j.src = got;
     j.size = size;
     emu_run_block(threads, decode_thread, &j);
@@ -117,10 +121,12 @@ int main(void)
           w[i] = v;
           w32[i] = (uint32_t)v;
         }
-        for (unsigned threads = 128; threads <= 512; threads *= 2) {
-          snprintf(what, sizeof what, "%s n=%u kind %d", wide ? "f64" : "f32", n, kind);
-          one(what, wide, n, threads);
-        }
+        for (unsigned threads = 128; threads <= 512; threads *= 2)
+          for (uint32_t codes = 1; codes <= 2u; codes++) {
+            snprintf(what, sizeof what, "%s n=%u kind %d %s", wide ? "f64" : "f32", n, kind,
+                     codes == 1u ? "huff" : "huffctx");
+            one(what, wide, n, threads, codes);
+          }
       }
     }
   CHECK(emu_errors() == 0, "emulator: %d errors (deadlock, collective misuse)", emu_errors());

@@ -1,4 +1,4 @@
-"""A second decoder of the h5fz chunk container, format versions 1 to 3.
+"""A second decoder of the h5fz chunk container, format versions 1 to 4.
 
 Written from docs/format.md alone (pure Python + numpy), as the proof that
 the document is enough to read h5fz chunks without the C code. Section
@@ -13,7 +13,8 @@ Errors raise FormatError whose .status is one of the names of §8:
 Covers modes ABS/REL (linear bins), PW_REL (log2_det/exp2_det of §5.4,
 reproduced one binary64 operation at a time; no library log2/exp2) and
 LOSSLESS; ops quant, delta, zigzag, negabinary, bitshuffle, lorenzo (§5.3),
-lorenzo_nd (§5.6), rze, raw, bitpack (§5.5) and huff (§5.7, version 3).
+lorenzo_nd (§5.6), rze, raw, bitpack (§5.5), huff (§5.7, version 3) and
+huffctx (§5.8, version 4).
 """
 import struct
 import zlib
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-KNOWN_VERSION = 3
+KNOWN_VERSION = 4
 HEADER_BYTES = 80
 CHECKSUM_BYTES = 4
 FLAG_STORED_RAW = 0x01
@@ -35,8 +36,9 @@ MAX_RANK = 4
 
 DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
 QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, LORENZO, LORENZO_ND = 1, 10, 11, 12, 13, 14, 15
-RZE, RAW, BITPACK, HUFF = 30, 31, 32, 33
+RZE, RAW, BITPACK, HUFF, HUFFCTX = 30, 31, 32, 33, 34
 HUFF_VERSION = 3  # §11: the first version whose chains may hold huff
+HUFFCTX_VERSION = 4  # §11: ... and huffctx
 MODE_ABS, MODE_REL, MODE_PW_REL, MODE_LOSSLESS = 0, 1, 2, 3
 # §5.1: id -> (kind, input stream, output stream). rze and raw read any
 # stream as bytes; bitpack needs words.
@@ -52,6 +54,7 @@ OPS = {
     RAW: ("coder", "bytes", "bytes"),
     BITPACK: ("coder", "words", "bytes"),
     HUFF: ("coder", "words", "bytes"),
+    HUFFCTX: ("coder", "words", "bytes"),
 }
 RZE_TOP_MAX = 64
 RZE_MAX_LEVELS = 12
@@ -167,6 +170,8 @@ def parse_header(buf):
     _check_chain(ops[:n_ops])
     if HUFF in ops[:n_ops] and version < HUFF_VERSION:  # §11
         _fail("corrupt", "version %d chunk lists op 33 (huff), a version %d op", version, HUFF_VERSION)
+    if HUFFCTX in ops[:n_ops] and version < HUFFCTX_VERSION:  # §11
+        _fail("corrupt", "version %d chunk lists op 34 (huffctx), a version %d op", version, HUFFCTX_VERSION)
     # §4 step 11: byte 35
     if LORENZO_ND in ops[:n_ops]:
         dmax = 1 if rank <= 1 else 2 if rank == 2 else 3
@@ -513,12 +518,15 @@ def huff_alphabet(bits):
     return rb, rb + HUFF_RUN_SYMBOLS
 
 
-def huff_read_code(br, bits):
+def huff_read_code(br, bits, count_less_one=True, runs=True):
     """§5.7 step 2: the code lengths, then the canonical code as a table of
     2^12 entries indexed by the next 12 stream bits: (symbol, length) or
-    None where no code matches."""
-    _, A = huff_alphabet(bits)
-    k = br.u(8) + 1
+    None where no code matches. huffctx (§5.8): the count is k itself (0 =
+    an empty code) and its code 1 holds no run symbol (runs=False)."""
+    rb, A = huff_alphabet(bits)
+    k = br.u(8) + (1 if count_less_one else 0)
+    if k > A:
+        raise ValueError("%d symbols in an alphabet of %d" % (k, A))
     lengths = []
     symbol = -1
     for i in range(k):
@@ -526,6 +534,8 @@ def huff_read_code(br, bits):
         symbol = d - 1 if i == 0 else symbol + d
         if symbol >= A:
             raise ValueError("symbol %d is outside the alphabet of %d" % (symbol, A))
+        if not runs and symbol >= rb:
+            raise ValueError("run symbol %d in the code after a run" % symbol)
         length = br.u(4)
         if not 1 <= length <= HUFF_MAX_LEN:
             raise ValueError("symbol %d has code length %d" % (symbol, length))
@@ -549,9 +559,10 @@ def huff_read_code(br, bits):
     return table
 
 
-def huff_decode(payload, n, bits):
-    """The n words of a §5.7 huff stream of W = bits; raises ValueError on
-    every refusal §5.7 lists (and on a stream that ends inside a field)."""
+def huff_decode(payload, n, bits, two_codes=False):
+    """The n words of a §5.7 huff stream (two_codes: a §5.8 huffctx stream)
+    of W = bits; raises ValueError on every refusal §5.7 and §5.8 list (and
+    on a stream that ends inside a field)."""
     rb, _ = huff_alphabet(bits)
     br = _Bits(payload)
     g = br.u(4)
@@ -559,7 +570,10 @@ def huff_decode(payload, n, bits):
         raise ValueError("group size exponent %d > %d" % (g, HUFF_MAX_G))
     G = 64 << g
     n_groups = -(-n // G)
-    table = huff_read_code(br, bits)
+    if two_codes:
+        tables = [huff_read_code(br, bits, False), huff_read_code(br, bits, False, runs=False)]
+    else:
+        tables = [huff_read_code(br, bits)] * 2  # one code whatever came before
     w = br.u(5)
     listed = [br.u(w) for _ in range(n_groups - 1)]
     out = [0] * n
@@ -568,7 +582,7 @@ def huff_decode(payload, n, bits):
         start = br.pos
         i, after_run = lo, False
         while i < hi:
-            entry = table[br.peek(HUFF_MAX_LEN)]
+            entry = tables[after_run][br.peek(HUFF_MAX_LEN)]
             if entry is None or br.pos + entry[1] > br.n_bits:
                 raise ValueError("bits at %d match no code" % br.pos)
             symbol, length = entry
@@ -630,9 +644,9 @@ def decode_subchunk(h, s, entry, payload, m):
             data = bitpack_decode(payload, m_pad, bits)  # words
         except ValueError as e:
             _fail("corrupt", "sub-chunk bit-packed stream: %s", e)
-    elif chain[-1] == HUFF:
+    elif chain[-1] in (HUFF, HUFFCTX):
         try:
-            data = huff_decode(payload, m_pad, bits)  # words
+            data = huff_decode(payload, m_pad, bits, chain[-1] == HUFFCTX)  # words
         except ValueError as e:
             _fail("corrupt", "sub-chunk huff stream: %s", e)
     else:

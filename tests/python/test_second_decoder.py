@@ -245,7 +245,7 @@ def test_errors_match_the_c_decoder():
         (_, raw), = chunks_of(d)
         kind = chunk_kind(d)
     cases = {
-        "version": _reseal(raw[:4] + b"\x04" + raw[5:]),  # newer than the C decoder knows (3)
+        "version": _reseal(raw[:4] + b"\x05" + raw[5:]),  # newer than the C decoder knows (4)
         "checksum": raw[:100] + bytes([raw[100] ^ 1]) + raw[101:],
         "truncated": raw[:50],
         "corrupt": _reseal(raw[:80] + b"\xff\xff\x00\x00" + raw[84:]),  # table entry > L
@@ -639,9 +639,9 @@ def test_fill_values_match_the_c_decoder(dtype, spec, fill):
     assert padded > 0  # partial edge chunks, padded with the fill value
 
 
-# ---- huff coder, format version 3 (docs/format.md §5.7, §11) -------------------
+# ---- huff coders, format versions 3 and 4 (docs/format.md §5.7, §5.8, §11) ------
 
-HUFF_CHAINS = ["ratio", "lorenzo_nd zigzag huff", "delta zigzag huff"]
+HUFF_CHAINS = ["ratio", "lorenzo_nd zigzag huff", "delta zigzag huff", "delta zigzag huffctx"]
 HUFF_MODES = ["abs=1e-3", "rel=1e-4", "pw_rel=1e-3", "lossless"]
 
 
@@ -654,7 +654,8 @@ def subchunk_entries(raw, h):
 @pytest.mark.parametrize("chain", HUFF_CHAINS)
 def test_huff_chains(dtype, mode, chain):
     """Chunks of the huff chains, every mode, both types and byte orders:
-    version 3 (flag bit 1 for big-endian), decoded by the second decoder to
+    version 3 for huff, 4 for huffctx (the ratio chain's coder; flag bit 1
+    for big-endian), decoded by the second decoder to
     the C filter's bytes. Chunks of 64 x 256 values: float32 sub-chunks of
     16 groups of 1024 words (the listed group lengths are read), edge chunks
     padded."""
@@ -667,10 +668,11 @@ def test_huff_chains(dtype, mode, chain):
     big = dtype.startswith(">")
     coded_groups = 0
     for raw, h in zip(raws, hs):
-        assert h.version == 3 and bool(h.flags & sd.FLAG_BIG_ENDIAN) == big
+        two_codes = chain == "ratio" or chain.endswith("huffctx")
+        assert h.version == (4 if two_codes else 3) and bool(h.flags & sd.FLAG_BIG_ENDIAN) == big
         if h.stored_raw:
             continue
-        assert h.ops[h.n_ops - 1] == sd.HUFF
+        assert h.ops[h.n_ops - 1] == (sd.HUFFCTX if two_codes else sd.HUFF)
         assert (h.subchunk_elems * h.esize == 65536) == (chain == "ratio")
         for s, e in enumerate(subchunk_entries(raw, h)):
             m = min(h.subchunk_elems, h.n_elements - s * h.subchunk_elems)
@@ -834,15 +836,17 @@ def test_huff_streams_both_decoders(dtype):
         assert "corrupt chunk" in str(ce.value), (what, str(ce.value))
 
 
-def test_huff_needs_version_3():
-    """§11: a version-1 or -2 chunk that lists op 33 is CORRUPT, in both."""
+@pytest.mark.parametrize("chain,version_of_op", [("lorenzo_nd zigzag huff", 3), ("ratio", 4)])
+def test_huff_needs_its_version(chain, version_of_op):
+    """§11: a chunk of a version before its op's (3 for huff, 4 for huffctx,
+    the ratio chain's coder) is CORRUPT, in both."""
     x = field((4096,), np.float32)
     with mem_file() as f:
-        d = write(f, "h", x, (4096,), "abs=1e-3 ratio")
+        d = write(f, "h", x, (4096,), "abs=1e-3 " + chain)
         (_, raw), = chunks_of(d)
         kind = chunk_kind(d)
-    assert raw[4] == 3
-    for version in (1, 2):
+    assert raw[4] == version_of_op
+    for version in range(1, version_of_op):
         bad = _reseal(raw[:4] + bytes([version]) + raw[5:])
         with pytest.raises(sd.FormatError) as e:
             sd.decode_chunk(bad)
@@ -850,3 +854,82 @@ def test_huff_needs_version_3():
         with pytest.raises(OSError) as ce:
             c_decode_full_chunk(bad, kind)
         assert "corrupt chunk" in str(ce.value), str(ce.value)
+
+
+def huffctx_stream(W, codes, groups, counts=None):
+    """A §5.8 stream: codes = [lengths of code 0, lengths of code 1]
+    ({symbol: length}, {} = empty), groups of tokens (symbol, extra, bits);
+    a token after a run token of its group is written with code 1. counts:
+    the two count fields to write (default: the true ones)."""
+    RB = 64 + W - 6
+    canon = [canonical(c) for c in codes]
+    bodies = []
+    for tokens in groups:
+        bw, after_run = BitWriter(), False
+        for symbol, extra, nb in tokens:
+            t = 1 if after_run else 0
+            if symbol not in codes[t]:  # a stream no encoder writes: the symbol in code 0
+                t = 0
+            bw.code(canon[t][symbol], codes[t][symbol])
+            bw.u(extra, nb)
+            after_run = symbol >= RB
+        bodies.append(bw.bits)
+    out = BitWriter()
+    out.u(4, 4)
+    for t, c in enumerate(codes):
+        out.u(len(c) if counts is None else counts[t], 8)
+        prev = None
+        for symbol, length in sorted(c.items()):
+            out.gamma(symbol + 1 if prev is None else symbol - prev)
+            out.u(length, 4)
+            prev = symbol
+    listed = [len(b) for b in bodies[:-1]]
+    w = max(listed).bit_length() if listed else 0
+    out.u(w, 5)
+    for v in listed:
+        out.u(v, w)
+    for b in bodies:
+        out.bits += b
+    return out.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_huffctx_streams_both_decoders(dtype):
+    """Streams built here from §5.8 alone in a real huffctx chunk: an empty
+    code 1, and code 1 after runs, decode the same in both decoders; a run
+    symbol in code 1, a token that needs an empty code and a count over the
+    alphabet are CORRUPT in both."""
+    x = field((16384,), dtype)
+    with mem_file() as f:
+        d = write(f, "h", x, (16384,), "abs=1e-3 zigzag huffctx subchunk=65536")
+        (_, raw), = chunks_of(d)
+        kind = chunk_kind(d)
+    h = sd.parse_header(raw)
+    assert h.version == 4 and h.ops[h.n_ops - 1] == sd.HUFFCTX
+    assert not subchunk_entries(raw, h)[0] & sd.RAW_BIT
+    W, n_groups = 8 * h.esize, h.subchunk_elems // 1024
+    RB = 64 + W - 6
+    lit1, run1 = (0, 0, 0), (RB, 0, 0)
+    run1022 = (RB + 18, 1022 & 255, 8)  # c = 9, h = 1: symbol RB + 2c - 1 + h, the low 8 bits
+    cases = [
+        ("literals only, empty code 1", huffctx_stream(W, [{0: 1}, {}], [[lit1] * 1024] * n_groups), True),
+        ("run, literal, run of 1022 (code 1 after the runs)",
+         huffctx_stream(W, [{RB: 1, RB + 18: 1}, {0: 1}], [[run1, lit1, run1022]] * n_groups), True),
+        ("a run symbol in code 1",
+         huffctx_stream(W, [{RB: 1, RB + 18: 1}, {0: 1, RB: 1}], [[run1, lit1, run1022]] * n_groups), False),
+        ("a token after a run with code 1 empty",
+         huffctx_stream(W, [{RB: 1, 0: 1}, {}], [[run1, lit1] + [lit1, run1] * 511] * n_groups), False),
+        ("a count over the alphabet",
+         huffctx_stream(W, [{0: 1}, {}], [[lit1] * 1024] * n_groups, counts=[255, 0]), False),
+    ]
+    for what, stream, valid in cases:
+        bad = with_payload(raw, 0, stream)
+        if valid:
+            assert sd.decode_chunk(bad) == c_decode_full_chunk(bad, kind).tobytes(), what
+            continue
+        with pytest.raises(sd.FormatError) as e:
+            sd.decode_chunk(bad)
+        assert e.value.status == "corrupt", (what, e.value)
+        with pytest.raises(OSError) as ce:
+            c_decode_full_chunk(bad, kind)
+        assert "corrupt chunk" in str(ce.value), (what, str(ce.value))
