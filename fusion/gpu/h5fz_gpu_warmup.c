@@ -59,14 +59,24 @@ static void *warm(void *arg)
 }
 
 /* At exit: wait for the warm-ups still running (their code and the CUDA
- * driver must outlive them). */
+ * driver must outlive them), but not for ever: the CUDA driver registers
+ * its own exit handler at cuInit, after this one, so it runs first, and a
+ * warm-up still inside the driver then never returns (seen on the H200:
+ * api.set_filter, a library-mode program that exits right after a small
+ * write, hung at exit with both threads in futex waits). After the
+ * deadline the process exits with the thread in it, as it would without
+ * this handler. */
+#define JOIN_DEADLINE_S 5
 static void join_warmups(void)
 {
   pthread_mutex_lock(&threads_lock);
   int n = n_threads;
   n_threads = 0;
   pthread_mutex_unlock(&threads_lock);
-  for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += JOIN_DEADLINE_S;
+  for (int i = 0; i < n; i++) pthread_timedjoin_np(threads[i], NULL, &deadline);
 }
 
 /* In the child of a fork: the warm-up threads stayed in the parent, so
