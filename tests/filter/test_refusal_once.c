@@ -8,27 +8,16 @@
  *
  * The filter class is linked in (as the library mode links it) and bound
  * to a table of this program's libhdf5 whose H5Eget_auto2 counts its
- * calls; no plugin is on the plugin path.
+ * calls; no plugin is on the plugin path (so ft_begin, which loads it, is
+ * not called).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <hdf5.h>
-
+#include "filter_test_util.h"
 #include "h5fz_filter_class.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      failures++;                                                                                                      \
-      fprintf(stdout, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
-      fprintf(stdout, __VA_ARGS__);                                                                                    \
-      fprintf(stdout, "\n");                                                                                           \
-    }                                                                                                                  \
-  } while (0)
 
 static int auto_calls;
 static herr_t counting_get_auto(hid_t estack, H5E_auto2_t *func, void **data)
@@ -117,23 +106,23 @@ int main(void)
 {
   unsetenv("H5FZ_QUIET");
   if (H5open() < 0 || bind_counting_class() < 0) {
-    printf("FAIL: cannot register the counting filter class\n");
-    return 1;
+    FT_CHECK(0, "cannot register the counting filter class");
+    return ft_finish();
   }
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_core(fapl, 1 << 16, 0);
   hid_t file = H5Fcreate("refusal_once.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  CHECK(file >= 0, "H5Fcreate");
+  FT_CHECK(file >= 0, "H5Fcreate");
 
   /* printing off, as netCDF has it: the reason on stderr, once */
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   creates off = {file, {"off_a", "off_b"}, 0, 0};
   auto_calls = 0;
   int lines = count_stderr_lines("comes before h5fz", two_refused_creates, &off);
-  CHECK(off.refused == 2, "printing off: %d of 2 creates refused", off.refused);
-  CHECK(off.on_stack == 2, "printing off: the reason is on %d of 2 error stacks", off.on_stack);
-  CHECK(lines == 1, "printing off: the reason said %d times on stderr, want once", lines);
-  CHECK(auto_calls == 2, "printing off: H5Eget_auto2 called %d times for 2 refusals, want 2", auto_calls);
+  FT_CHECK(off.refused == 2, "printing off: %d of 2 creates refused", off.refused);
+  FT_CHECK(off.on_stack == 2, "printing off: the reason is on %d of 2 error stacks", off.on_stack);
+  FT_CHECK(lines == 1, "printing off: the reason said %d times on stderr, want once", lines);
+  FT_CHECK(auto_calls == 2, "printing off: H5Eget_auto2 called %d times for 2 refusals, want 2", auto_calls);
   printf("printing off: 2 refusals, %d stderr line(s), %d H5Eget_auto2 call(s)\n", lines, auto_calls);
 
   /* printing on (HDF5's default printer): the stack says it, stderr line not */
@@ -141,19 +130,14 @@ int main(void)
   creates on = {file, {"on_a", "on_b"}, 0, 0};
   auto_calls = 0;
   int stack_lines = count_stderr_lines("h5fz: filter 'deflate'", two_refused_creates, &on);
-  CHECK(on.refused == 2, "printing on: %d of 2 creates refused", on.refused);
-  CHECK(auto_calls == 2, "printing on: H5Eget_auto2 called %d times for 2 refusals, want 2", auto_calls);
+  FT_CHECK(on.refused == 2, "printing on: %d of 2 creates refused", on.refused);
+  FT_CHECK(auto_calls == 2, "printing on: H5Eget_auto2 called %d times for 2 refusals, want 2", auto_calls);
   /* HDF5's printer writes the entry's text (after "major"/"minor" lines) */
-  CHECK(stack_lines >= 2, "printing on: the stack was printed %d times, want 2", stack_lines);
+  FT_CHECK(stack_lines >= 2, "printing on: the stack was printed %d times, want 2", stack_lines);
   printf("printing on: 2 refusals, %d printed stack entr(ies), %d H5Eget_auto2 call(s)\n", stack_lines, auto_calls);
 
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   H5Fclose(file);
   H5Pclose(fapl);
-  if (failures) {
-    printf("filter_refusal_once: %d failures\n", failures);
-    return 1;
-  }
-  printf("filter_refusal_once: OK\n");
-  return 0;
+  return ft_finish();
 }
