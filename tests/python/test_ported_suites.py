@@ -14,7 +14,8 @@ A venv under the build folder holds the PyPI wheels of h5py, numpy and
 pytest (pins below); the sdists are downloaded with pip into the test's
 temporary folder. h5fz comes from the CMake build (<build>/python) and
 registers itself (no HDF5_PLUGIN_PATH). Skipped when PyPI cannot be
-reached; any other failure fails."""
+reached (under CI=true that fails too: pypi_venv.py); any other failure
+fails."""
 import os
 import pathlib
 import re

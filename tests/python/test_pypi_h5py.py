@@ -8,7 +8,8 @@ compression_opts from `h5fz cd-values`), read back and checked against the
 bound; the file crosses over to the Debian h5py of this process and back;
 and the explicit init_filter(path) binding is used once through ctypes.
 
-Skipped (with the reason) only when PyPI cannot be reached; any other pip
+Skipped (with the reason) only when PyPI cannot be reached (under CI=true
+that fails too: pypi_venv.py); any other pip
 failure is a test failure. Pins can be changed with H5FZ_PYPI_H5PY and
 H5FZ_PYPI_NUMPY (e.g. H5FZ_PYPI_H5PY=3.12.1 for an HDF5 1.14 wheel).
 """
