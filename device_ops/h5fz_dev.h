@@ -56,9 +56,9 @@ typedef struct {
 #define H5FZ_SCAN_SCRATCH_WORDS (H5FZ_MAX_BLOCK_THREADS / 32u + 2u)
 
 #if !H5FZ_ON_GPU && defined(H5FZ_TEST_BLOCK_THREADS)
-/* Tests only (tests/core/test_lnd_spmd.c): a block of nthreads pthreads
+/* Tests only (tests/core/core_block.h): a block of nthreads pthreads
  * that meet at a barrier, so that the share and scan logic of the ops runs
- * with several threads on a machine without a GPU. The test defines these. */
+ * with several threads on a machine without a GPU. core_block.h defines these. */
 #include <pthread.h>
 extern pthread_barrier_t h5fz_test_barrier;
 extern uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];

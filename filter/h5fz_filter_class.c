@@ -66,9 +66,6 @@ int h5fz_filter_bind(const h5fz_hdf5_api *a, const void *base)
 
 /* ---- the callbacks ------------------------------------------------------ */
 
-/* H5Epush2's message is a format string: pass our text as an argument so a
- * '%' in a codec message cannot be read as a conversion. The globals are
- * read at call time, after H5open, as HDF5's own H5E_* macros do. */
 /* A refused dataset (set_local failed, so H5Dcreate fails) whose program
  * prints no HDF5 error stack would never show the reason: netCDF turns the
  * stack's printing off (H5Eset_auto2 NULL) unless built with logging, so
@@ -93,11 +90,12 @@ static void say_refusal_once(const h5fz_hdf5_api *h, const char *text)
   pthread_mutex_unlock(&lock);
 }
 
+/* H5Epush2's message is a format string: pass our text as an argument so a
+ * '%' in a codec message cannot be read as a conversion. The globals are
+ * read at call time, after H5open, as HDF5's own H5E_* macros do. */
 static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func, unsigned line, const char *text)
 {
   if (h->H5open() < 0) return;
-  /* first: an API call such as H5Eget_auto2 clears the error stack */
-  if (minor_g == h->H5E_SETLOCAL_g) say_refusal_once(h, text);
   /* first: an API call such as H5Eget_auto2 clears the error stack */
   if (minor_g == h->H5E_SETLOCAL_g) say_refusal_once(h, text);
   h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g, "%s", text);

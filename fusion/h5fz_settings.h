@@ -1,6 +1,7 @@
 /*
- * h5fz_settings.h - the H5FZ_* environment variables of fusion/, api/ and
- * filter/, read in one place (h5fz_settings.c) into one struct. A group is read
+ * h5fz_settings.h - the H5FZ_* environment variables of fusion/, api/,
+ * filter/ and python/'s C library, read in one place (h5fz_settings.c)
+ * into one struct. A group is read
  * once per call where it applies (the GPU group when the GPU executor
  * takes a call: h5fz_gpu_enter), so a process that
  * changes a variable between calls sees it at the next call, and a value
@@ -8,7 +9,8 @@
  * variable (H5FZ_QUIET=1 silences it) only where the variable matters.
  * The device group (H5FZ_DEVICE, H5FZ_DEVICE_STRICT) is read once per
  * chunk call by the codec and the array path (h5fz_codec.c, h5fz_array.c)
- * and by h5fz_mpi_select_gpu; H5FZ_JIT_EMBEDDED when the JIT looks for a
+ * and by h5fz_mpi_select_gpu (with the GPU group, by the Python package's
+ * configuration report too); H5FZ_JIT_EMBEDDED when the JIT looks for a
  * module; H5FZ_QUIET when there is something to say. They are read per
  * call, not once per process, because tests, benchmarks and tools switch
  * them between calls in one process, and a few getenv calls cost nothing

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "h5fz.h"
 #include "h5fz_device_query.h"
 #include "h5fz_planner.h"
 #include "h5fz_py_config.h"
+#include "h5fz_settings.h"
 
 /* Append text to buf as a JSON string (quotes, escapes); returns the new
  * length, which may pass cap (then nothing more is written). */
@@ -31,19 +31,16 @@ static size_t put_json_string(char *buf, size_t cap, size_t len, const char *tex
   return len + (size_t)snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "\"");
 }
 
-static int gpu_ordinal(void)
-{
-  const char *v = getenv("H5FZ_GPU_ORDINAL");
-  char *end = NULL;
-  long n = v && v[0] ? strtol(v, &end, 10) : 0;
-  return v && v[0] && (*end || n < 0 || n > 1023) ? 0 : (int)n;
-}
-
 int h5fzpy_config_json(char *buf, size_t cap)
 {
+  /* H5FZ_GPU_ORDINAL and H5FZ_DEVICE as the codec reads them (a bad value:
+   * the codec's default and its warning) */
+  h5fz_settings settings;
+  memset(&settings, 0, sizeof settings);
+  h5fz_settings_read(&settings, H5FZ_SETTINGS_GPU | H5FZ_SETTINGS_DEVICE);
   h5fz_device_desc dev;
   char why[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
-  (void)h5fz_device_detect(gpu_ordinal(), &dev, why, sizeof why); /* no GPU is an answer */
+  (void)h5fz_device_detect(settings.gpu_ordinal, &dev, why, sizeof why); /* no GPU is an answer */
   h5fz_registry *reg = malloc(sizeof *reg);
   h5fz_plan *plan = malloc(sizeof *plan);
   const char *klass = "cpu";
@@ -52,9 +49,8 @@ int h5fzpy_config_json(char *buf, size_t cap)
     h5fz_spec_default(&spec);
     if (h5fz_plan_make(&dev, reg, spec.ops, spec.n_ops, NULL, plan) == H5FZ_OK) klass = plan->klass;
   }
-  const char *setting = getenv("H5FZ_DEVICE");
-  if (!setting || !setting[0]) setting = "auto";
-  int cpu_only = !strcasecmp(setting, "cpu");
+  const char *setting = settings.device_text[0] ? settings.device_text : "auto";
+  int cpu_only = settings.device == H5FZ_SETTING_DEVICE_CPU;
   const char *executor = !dev.present || !strcmp(klass, "cpu") || cpu_only ? "cpu" : "gpu";
   char nvrtc[32] = "";
   if (dev.nvrtc_known) snprintf(nvrtc, sizeof nvrtc, "%d.%d", dev.nvrtc_major, dev.nvrtc_minor);

@@ -1,6 +1,6 @@
 /*
  * core_check.h - what the core tests share: a CHECK that counts and prints
- * the first failures, and a xorshift64 generator. Define CORE_RNG_SEED and
+ * the first failures, and a xorshift64 generator (rnd). Define CORE_RNG_SEED and
  * CORE_MAX_PRINTED before including it to change them.
  */
 #ifndef CORE_CHECK_H
@@ -31,7 +31,7 @@ static long checks;
   } while (0)
 
 static uint64_t rng = CORE_RNG_SEED;
-static uint64_t rnd(void)
+static inline uint64_t rnd(void)
 {
   rng ^= rng << 13;
   rng ^= rng >> 7;

@@ -15,26 +15,10 @@
 #include "h5fz_internal.h"
 #include "h5fz_rel_bound.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      failures++;                                                                                                      \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
-      fprintf(stderr, __VA_ARGS__);                                                                                    \
-      fprintf(stderr, "\n");                                                                                           \
-    }                                                                                                                  \
-  } while (0)
+#define CORE_RNG_SEED 0x9e3779b97f4a7c15ull
+#include "core_check.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_u64(void)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
-static double uniform(void) { return (double)(next_u64() >> 11) * 0x1p-53; }
+static double uniform(void) { return (double)(rnd() >> 11) * 0x1p-53; }
 
 typedef enum { GEN_SMOOTH, GEN_RANDOM_BITS, GEN_CONSTANT, GEN_HUGE_TINY, GEN_SPECIALS, GEN_NAN_RUNS } gen_kind;
 
@@ -44,14 +28,14 @@ static void fill(double *v, size_t n, gen_kind g)
     switch (g) {
     case GEN_SMOOTH: v[i] = 20.0 + 0.07 * sin(i * 0.01) + 1e-3 * uniform(); break;
     case GEN_RANDOM_BITS: {
-      uint64_t b = next_u64();
+      uint64_t b = rnd();
       memcpy(&v[i], &b, 8);
     } break;
     case GEN_CONSTANT: v[i] = 3.25; break;
     case GEN_HUGE_TINY: v[i] = (i & 1) ? 1e30 * uniform() : 1e-30 * uniform(); break;
     case GEN_SPECIALS: {
       static const double s[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-310, -1e-310, 3.4e38, -3.4e38, 1.0};
-      v[i] = s[next_u64() % 10];
+      v[i] = s[rnd() % 10];
     } break;
     case GEN_NAN_RUNS: v[i] = ((i / 700) % 3 == 0) ? NAN : 280.0 + 10 * sin(i * 0.003); break;
     }
@@ -640,7 +624,7 @@ static float *lnd_field(int kind, uint32_t Z, uint32_t Y, uint32_t X)
         else
           f = (100.0 + 10.0 * z) * sin(0.1 * x) * sin(0.1 * y) + 0.3 * x;
         size_t i = ((size_t)z * Y + y) * X + x;
-        uint64_t r = next_u64() % 500u;
+        uint64_t r = rnd() % 500u;
         v[i] = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -0.0f : r == 3 ? 3e38f : (float)f;
       }
     }

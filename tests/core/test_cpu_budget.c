@@ -24,18 +24,7 @@
 #include "h5fz_cpu_budget.h"
 #include "h5fz_parallel.h"
 
-static int failures;
-static long checks;
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    checks++;                                                                                                          \
-    if (!(cond)) {                                                                                                     \
-      failures++;                                                                                                      \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
-      fprintf(stderr, __VA_ARGS__);                                                                                    \
-      fprintf(stderr, "\n");                                                                                           \
-    }                                                                                                                  \
-  } while (0)
+#include "core_check.h"
 
 static char root[256];
 

@@ -12,15 +12,12 @@
  * smaller than huff on isolated non-zero words and never much larger.
  */
 #define H5FZ_TEST_BLOCK_THREADS 96
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../device_ops/h5fz_ops.h"
-
-pthread_barrier_t h5fz_test_barrier;
-uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];
+#include "core_block.h"
 
 #define CORE_RNG_SEED 0x3c6ef372fe94f82bull
 #define CORE_MAX_PRINTED 20
@@ -38,49 +35,19 @@ typedef struct {
   int rc;
 } job;
 
-typedef void (*block_fn)(const h5fz_blk *blk, job *j);
-typedef struct {
-  h5fz_blk blk;
-  block_fn fn;
-  job *j;
-} thread_arg;
-
-static void *thread_main(void *arg)
-{
-  thread_arg *a = arg;
-  a->fn(&a->blk, a->j);
-  return NULL;
-}
-
-static void run_block(uint32_t nthreads, block_fn fn, job *j)
-{
-  pthread_t tid[H5FZ_TEST_BLOCK_THREADS];
-  thread_arg args[H5FZ_TEST_BLOCK_THREADS];
-  pthread_barrier_init(&h5fz_test_barrier, NULL, nthreads);
-  for (uint32_t t = 0; t < nthreads; t++) {
-    args[t].blk.tid = t;
-    args[t].blk.nthreads = nthreads;
-    args[t].blk.scan_scratch = NULL;
-    args[t].fn = fn;
-    args[t].j = j;
-  }
-  for (uint32_t t = 1; t < nthreads; t++) pthread_create(&tid[t], NULL, thread_main, &args[t]);
-  thread_main(&args[0]);
-  for (uint32_t t = 1; t < nthreads; t++) pthread_join(tid[t], NULL);
-  pthread_barrier_destroy(&h5fz_test_barrier);
-}
-
 static uint32_t codes = 1; /* 1: huff, 2: huffctx (main runs every case with both) */
 
-static void encode_fn(const h5fz_blk *blk, job *j)
+static void encode_fn(const h5fz_blk *blk, void *ctx)
 {
+  job *j = ctx;
   uint32_t size = j->wide ? h5fz_huff_encode_64(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp, codes)
                           : h5fz_huff_encode_32(blk, j->in, j->n, j->out, j->cap, j->scratch, j->tmp, codes);
   if (blk->tid == 0) j->size = size;
 }
 
-static void decode_fn(const h5fz_blk *blk, job *j)
+static void decode_fn(const h5fz_blk *blk, void *ctx)
 {
+  job *j = ctx;
   int rc = j->wide ? h5fz_huff_decode_64(blk, j->out, j->size, j->words, j->n, j->scratch, codes)
                    : h5fz_huff_decode_32(blk, j->out, j->size, j->words, j->n, j->scratch, codes);
   if (blk->tid == 0) j->rc = rc;

@@ -12,54 +12,17 @@
  */
 #define H5FZ_TEST_BLOCK_THREADS 64
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../device_ops/h5fz_ops.h"
+#include "core_block.h"
 #include "op_lorenzo_nd_cpu.h"
-
-pthread_barrier_t h5fz_test_barrier;
-uint64_t h5fz_test_scan[H5FZ_TEST_BLOCK_THREADS];
 
 #define CORE_RNG_SEED 0x6a09e667f3bcc909ull
 #define CORE_MAX_PRINTED 20
 #include "core_check.h"
-
-/* ---- a block of pthreads ------------------------------------------------ */
-
-typedef void (*block_fn)(const h5fz_blk *blk, void *ctx);
-typedef struct {
-  h5fz_blk blk;
-  block_fn fn;
-  void *ctx;
-} thread_arg;
-
-static void *thread_main(void *arg)
-{
-  thread_arg *a = arg;
-  a->fn(&a->blk, a->ctx);
-  return NULL;
-}
-
-static void run_block(uint32_t nthreads, block_fn fn, void *ctx)
-{
-  pthread_t tid[H5FZ_TEST_BLOCK_THREADS];
-  thread_arg args[H5FZ_TEST_BLOCK_THREADS];
-  pthread_barrier_init(&h5fz_test_barrier, NULL, nthreads);
-  for (uint32_t t = 0; t < nthreads; t++) {
-    args[t].blk.tid = t;
-    args[t].blk.nthreads = nthreads;
-    args[t].blk.scan_scratch = NULL;
-    args[t].fn = fn;
-    args[t].ctx = ctx;
-  }
-  for (uint32_t t = 1; t < nthreads; t++) pthread_create(&tid[t], NULL, thread_main, &args[t]);
-  thread_main(&args[0]);
-  for (uint32_t t = 1; t < nthreads; t++) pthread_join(tid[t], NULL);
-  pthread_barrier_destroy(&h5fz_test_barrier);
-}
 
 /* ---- one case, per word width --------------------------------------------- */
 

@@ -14,18 +14,7 @@
 #include "h5fz_error.h"
 #include "h5fz_settings.h"
 
-static int failures;
-static long checks;
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    checks++;                                                                                                          \
-    if (!(cond)) {                                                                                                     \
-      failures++;                                                                                                      \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
-      fprintf(stderr, __VA_ARGS__);                                                                                    \
-      fprintf(stderr, "\n");                                                                                           \
-    }                                                                                                                  \
-  } while (0)
+#include "core_check.h"
 
 /* What the calls of fn wrote to stderr, into buf (cap bytes). */
 static void capture(void (*fn)(void), char *buf, size_t cap)

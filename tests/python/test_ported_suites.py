@@ -14,16 +14,18 @@ A venv under the build folder holds the PyPI wheels of h5py, numpy and
 pytest (pins below); the sdists are downloaded with pip into the test's
 temporary folder. h5fz comes from the CMake build (<build>/python) and
 registers itself (no HDF5_PLUGIN_PATH). Skipped when PyPI cannot be
-reached; any other failure fails."""
+reached (under CI=true that fails too: pypi_venv.py); any other failure
+fails."""
 import os
 import pathlib
 import re
 import shutil
-import subprocess
 import tarfile
 import xml.etree.ElementTree as ET
 
 import pytest
+
+import pypi_venv as pv
 
 H5PY_PIN = "3.16.0"
 NUMPY_PIN = "2.2.6"
@@ -47,12 +49,6 @@ PKG = BUILD / "python"
 VENV = BUILD / "ported-venv" / ("h5py-%s-numpy-%s" % (H5PY_PIN, NUMPY_PIN))
 SDISTS = BUILD / "ported-sdists"  # downloaded by the first run, kept for the next
 
-_NETWORK_ERRORS = (
-    "NewConnectionError", "Failed to establish a new connection", "Temporary failure in name resolution",
-    "Name or service not known", "Network is unreachable", "No route to host", "Connection refused",
-    "ConnectTimeoutError", "ReadTimeoutError", "Read timed out", "ProxyError", "Max retries exceeded",
-    "Could not fetch URL", "ConnectionResetError", "SSLError", "ConnectionError")
-
 # hdf5plugin's tests that concern SZ/SZ3 (pytest -k) and the ones that must pass
 HDF5PLUGIN_SELECTION = "TestHDF5PluginRW and SZ or TestFromFilterOptionsRoundtrip and SZ or TestFilterGetConfig"
 HDF5PLUGIN_MUST_PASS = {"TestHDF5PluginRW.testSZ", "TestHDF5PluginRW.testSZ3",
@@ -60,37 +56,13 @@ HDF5PLUGIN_MUST_PASS = {"TestHDF5PluginRW.testSZ", "TestHDF5PluginRW.testSZ3",
                         "TestFilterGetConfig.testGetConfigRoundtrip"}
 
 
-def _run(cmd, timeout=900, **kw):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, **kw)
-
-
-def _pip(py, *args):
-    p = _run([py, "-m", "pip", "--disable-pip-version-check", "--no-input", "--timeout", "30", "--retries", "2",
-              *args])
-    if p.returncode != 0:
-        text = p.stdout + p.stderr
-        if any(e in text for e in _NETWORK_ERRORS):
-            pytest.skip("PyPI cannot be reached (pip: %s)" % text.strip().splitlines()[-1][:300])
-        pytest.fail("pip %s failed:\n%s" % (" ".join(args), text[-4000:]))
-    return p
-
-
 @pytest.fixture(scope="module")
 def venv_python():
     if not (PKG / "h5fz" / "libh5fz_py.so").is_file():
         pytest.skip("the build has no Python package (%s; H5FZ_PYTHON_PACKAGE=OFF?)" % PKG)
-    py, ok = VENV / "bin" / "python", VENV / ".ok"
     pins = ["h5py==%s" % H5PY_PIN, "numpy==%s" % NUMPY_PIN, "pytest==%s" % PYTEST_PIN] + XARRAY_PINS + \
         SDIST_BUILD_PINS
-    if not (ok.is_file() and py.exists() and ok.read_text() == " ".join(pins) + "\n"):
-        shutil.rmtree(VENV, ignore_errors=True)
-        VENV.parent.mkdir(parents=True, exist_ok=True)
-        p = _run(["/usr/bin/python3", "-m", "venv", VENV])
-        if p.returncode != 0:
-            pytest.fail("cannot create a venv (Debian: python3-venv):\n%s%s" % (p.stdout, p.stderr))
-        _pip(py, "install", "--only-binary=:all:", *pins)
-        ok.write_text(" ".join(pins) + "\n")
-    return py
+    return pv.pinned_venv(VENV, pins)
 
 
 def _sdist(py, spec, name):
@@ -101,7 +73,7 @@ def _sdist(py, spec, name):
     if not found:
         tmp = dest.with_name(dest.name + ".part")
         shutil.rmtree(tmp, ignore_errors=True)
-        _pip(py, "download", "--no-deps", "--no-build-isolation", "--no-binary", name, spec, "-d", tmp)
+        pv.pip(py, "download", "--no-deps", "--no-build-isolation", "--no-binary", name, spec, "-d", tmp)
         shutil.rmtree(dest, ignore_errors=True)
         tmp.rename(dest)
         found = sorted(dest.glob("%s-*.tar.gz" % name))
@@ -162,9 +134,9 @@ def test_hdf5plugin_sz_sz3_suite(venv_python, tmp_path):
     test_py = run / "hdf5plugin_test.py"  # its src/hdf5plugin/test.py, alone: `import hdf5plugin` is the shim
     test_py.write_bytes(_read(sdist, "src/hdf5plugin/test.py"))
     xml = tmp_path / "hdf5plugin.xml"
-    p = _run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", "-rA",
-              "-k", HDF5PLUGIN_SELECTION, "--junitxml", xml, test_py], cwd=run,
-             env=_env(PORTED / "hdf5plugin_shim", PKG))
+    p = pv.run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", "-rA",
+                 "-k", HDF5PLUGIN_SELECTION, "--junitxml", xml, test_py], cwd=run,
+                env=_env(PORTED / "hdf5plugin_shim", PKG))
     print(p.stdout[-3000:])
     assert p.returncode == 0, "hdf5plugin's SZ/SZ3 tests failed against h5fz:\n%s%s" % (p.stdout[-6000:], p.stderr)
     results = _junit(xml)
@@ -175,14 +147,14 @@ def test_hdf5plugin_sz_sz3_suite(venv_python, tmp_path):
 def test_h5py_dataset_and_direct_chunk_suites(venv_python, tmp_path):
     sdist = _sdist(venv_python, H5PY_SDIST_SPEC, "h5py")
     # the sdist's tests replace the wheel's copy (same release): they import h5py's modules relatively
-    site = pathlib.Path(_run([venv_python, "-c", "import h5py, os; print(os.path.dirname(h5py.__file__))"],
-                             env=_env()).stdout.strip())
+    site = pathlib.Path(pv.run([venv_python, "-c", "import h5py, os; print(os.path.dirname(h5py.__file__))"],
+                                env=_env()).stdout.strip())
     shutil.rmtree(site / "tests", ignore_errors=True)
     _extract(sdist, "h5py/tests/", site / "tests")
     xml = tmp_path / "h5py.xml"
-    p = _run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", "-rfEx",
-              "-p", "h5fz_inject", "--junitxml", xml, "--pyargs", "h5py.tests.test_dataset",
-              "h5py.tests.test_h5d_direct_chunk"], cwd=tmp_path, env=_env(PORTED, PKG))
+    p = pv.run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", "-rfEx",
+                 "-p", "h5fz_inject", "--junitxml", xml, "--pyargs", "h5py.tests.test_dataset",
+                 "h5py.tests.test_h5d_direct_chunk"], cwd=tmp_path, env=_env(PORTED, PKG))
     print(p.stdout[-3000:])
     assert p.returncode == 0, "h5py %s's tests failed with h5fz injected:\n%s%s" % (
         H5PY_PIN, p.stdout[-8000:], p.stderr[-2000:])
@@ -201,8 +173,8 @@ def test_python_conventions_under_the_wheel(venv_python):
     env = _env(HERE, PKG)
     env.update({k: os.environ[k] for k in ("H5FZ_BIN", "H5FZ_BUILD_DIR", "H5FZ_DATA_DIR", "H5FZ_FILTER_ID")})
     env["HDF5_PLUGIN_PATH"] = os.environ.get("HDF5_PLUGIN_PATH", str(BUILD / "plugin"))  # for nccopy's -F
-    p = _run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-              HERE / "test_python_conventions.py"], cwd=HERE, env=env)
+    p = pv.run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                 HERE / "test_python_conventions.py"], cwd=HERE, env=env)
     print(p.stdout[-3000:])
     assert p.returncode == 0, "test_python_conventions.py failed under h5py %s:\n%s%s" % (
         H5PY_PIN, p.stdout[-8000:], p.stderr[-2000:])

@@ -8,16 +8,14 @@ compression_opts from `h5fz cd-values`), read back and checked against the
 bound; the file crosses over to the Debian h5py of this process and back;
 and the explicit init_filter(path) binding is used once through ctypes.
 
-Skipped (with the reason) only when PyPI cannot be reached; any other pip
+Skipped (with the reason) only when PyPI cannot be reached (under CI=true
+that fails too: pypi_venv.py); any other pip
 failure is a test failure. Pins can be changed with H5FZ_PYPI_H5PY and
 H5FZ_PYPI_NUMPY (e.g. H5FZ_PYPI_H5PY=3.12.1 for an HDF5 1.14 wheel).
 """
-import ctypes
 import json
 import os
 import pathlib
-import shutil
-import subprocess
 import sys
 
 import h5py
@@ -25,6 +23,7 @@ import numpy as np
 import pytest
 
 import h5fz_testlib as lib
+import pypi_venv as pv
 
 # h5py 3.16.0 carries HDF5 2.0.0 (the GPU machine's h5py); numpy with a
 # manylinux wheel for CPython 3.11.
@@ -37,15 +36,6 @@ PLUGIN = PLUGIN_DIR / "libh5fz.so"
 VENV = BUILD / "pypi-venv" / ("h5py-%s-numpy-%s" % (H5PY_PIN, NUMPY_PIN))
 CHUNKS = (12, 100, 100)  # 50 planes: the last chunk is an edge chunk
 REL = 1e-3
-
-# What pip prints when it cannot reach the index at all.
-_NETWORK_ERRORS = (
-    "NewConnectionError", "Failed to establish a new connection",
-    "Temporary failure in name resolution", "Name or service not known",
-    "Network is unreachable", "No route to host", "Connection refused",
-    "ConnectTimeoutError", "ReadTimeoutError", "Read timed out", "ProxyError",
-    "Max retries exceeded", "Could not fetch URL", "ConnectionResetError",
-    "SSLError", "ConnectionError")
 
 # Runs inside the venv (the wheel's h5py). argv: mode, then mode arguments;
 # prints one JSON line.
@@ -131,44 +121,17 @@ print(json.dumps(out))
 '''
 
 
-def _run(cmd, env=None, timeout=900):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env,
-                          timeout=timeout)
-
-
 @pytest.fixture(scope="module")
 def wheel_python():
     """The venv's python, with h5py==H5PY_PIN and numpy==NUMPY_PIN from PyPI
-    wheels. Made once per pin under the build folder; a finished venv has a
-    .ok file."""
-    py = VENV / "bin" / "python"
-    ok = VENV / ".ok"
-    if ok.is_file() and py.exists():
-        return py
-    shutil.rmtree(VENV, ignore_errors=True)
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    p = _run(["/usr/bin/python3", "-m", "venv", VENV])
-    if p.returncode != 0:
-        pytest.fail("cannot create a venv with /usr/bin/python3 -m venv (Debian: install "
-                    "python3-venv):\n%s%s" % (p.stdout, p.stderr))
-    p = _run([py, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-              "--timeout", "30", "--retries", "2", "--only-binary=:all:",
-              "h5py==%s" % H5PY_PIN, "numpy==%s" % NUMPY_PIN])
-    if p.returncode != 0:
-        text = p.stdout + p.stderr
-        if any(e in text for e in _NETWORK_ERRORS):
-            shutil.rmtree(VENV, ignore_errors=True)
-            pytest.skip("PyPI cannot be reached, so the h5py wheel cannot be installed "
-                        "(pip: %s)" % text.strip().splitlines()[-1][:300])
-        pytest.fail("pip install h5py==%s numpy==%s failed:\n%s" % (H5PY_PIN, NUMPY_PIN, text))
-    ok.write_text("h5py==%s numpy==%s\n" % (H5PY_PIN, NUMPY_PIN))
-    return py
+    wheels. Made once per pin under the build folder."""
+    return pv.pinned_venv(VENV, ["h5py==%s" % H5PY_PIN, "numpy==%s" % NUMPY_PIN])
 
 
 def _worker(py, *args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = _run([py, "-c", WORKER, *args], env=e)
+    p = pv.run([py, "-c", WORKER, *args], env=e)
     assert p.returncode == 0, "wheel h5py worker %s failed (%d):\n%s%s" % (
         args[0], p.returncode, p.stdout, p.stderr)
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -299,7 +262,7 @@ def test_unbound_callbacks_fail_cleanly():
     """No libhdf5 in the process and no init_filter: the class is returned,
     and every callback fails with HDF5's error values without calling
     anything (no crash)."""
-    p = _run([sys.executable, "-c", UNBOUND, PLUGIN, lib.FILTER_ID])
+    p = pv.run([sys.executable, "-c", UNBOUND, PLUGIN, lib.FILTER_ID])
     assert p.returncode == 0, "%s%s" % (p.stdout, p.stderr)
     assert "failed cleanly" in p.stdout
 

@@ -8,6 +8,7 @@ Runs with this process's h5py (Debian's 3.7) against the package the CMake
 build lays out in <build>/python; the PyPI h5py wheel runs the ported
 suites (tests/python/ported, test_ported_suites.py). Every round trip is
 checked element by element against its bound."""
+import json
 import os
 import pathlib
 import shutil
@@ -126,6 +127,21 @@ def test_filter_from_dataset_without_h5fz(tmp_path):
             h5fz.Filter.from_dataset(d)
         with pytest.raises(TypeError):
             h5fz.Filter.from_dataset(f)
+
+
+def test_get_config_reads_the_codecs_settings():
+    """get_config()'s device_setting and GPU ordinal are the codec's
+    settings (fusion/h5fz_settings.c), read as the codec reads them: the
+    device in any case, and a GPU ordinal that is no number ignored with
+    the codec's one warning (get_config read it on its own before, and
+    said nothing). A fresh process: the warning is once per process."""
+    env = dict(os.environ, PYTHONPATH=str(_PKG), H5FZ_DEVICE="Cpu", H5FZ_GPU_ORDINAL="first")
+    env.pop("H5FZ_QUIET", None)
+    code = "import json, h5fz; c = h5fz.get_config(); print(json.dumps([c['device_setting'], c['executor']]))"
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == ["Cpu", "cpu"], p.stdout
+    assert p.stderr.count("h5fz: ignoring H5FZ_GPU_ORDINAL=first") == 1, p.stderr
 
 
 def test_get_config_lists_modes_and_chains():

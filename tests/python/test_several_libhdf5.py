@@ -29,13 +29,12 @@ build-essential pkg-config libhdf5-dev).
 import json
 import os
 import pathlib
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 import h5fz_testlib as lib
+import pypi_venv as pv
 
 # The PyPI wheels tested (the package tests' h5py and numpy pins; netCDF4
 # 1.7.5.1.post1 carries libnetcdf 4.10.1 and its own libhdf5 2.2.0).
@@ -49,14 +48,6 @@ BUILD_PLUGIN_DIR = pathlib.Path(os.environ["HDF5_PLUGIN_PATH"])
 VENV = BUILD / "pypi-venv" / "several-libhdf5"
 CHUNKS = (12, 100, 100)  # 50 planes: the last chunk is an edge chunk
 REL = 1e-3
-
-_NETWORK_ERRORS = (
-    "NewConnectionError", "Failed to establish a new connection",
-    "Temporary failure in name resolution", "Name or service not known",
-    "Network is unreachable", "No route to host", "Connection refused",
-    "ConnectTimeoutError", "ReadTimeoutError", "Read timed out", "ProxyError",
-    "Max retries exceeded", "Could not fetch URL", "ConnectionResetError",
-    "SSLError", "ConnectionError")
 
 # The system libhdf5's side, as a C library would do it: write and read one
 # float32 dataset "/t" through the filter. Returns 0, or -1 on any HDF5
@@ -238,45 +229,11 @@ print(json.dumps(out))
 '''
 
 
-def _skip_unless_ci(reason):
-    """Skip with the reason; under CI (CI=true, .ci/run) fail instead: CI
-    has PyPI, and a skip there would pass without testing anything."""
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI=true, but " + reason)
-    pytest.skip(reason)
-
-
-def _run(cmd, env=None, timeout=900, cwd=None):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=cwd)
-
-
 @pytest.fixture(scope="module")
 def venv_python():
     """The venv's python with PINS from PyPI wheels; made once under the
-    build folder (a finished venv has a .ok file naming its pins)."""
-    py = VENV / "bin" / "python"
-    ok = VENV / ".ok"
-    want = "\n".join(PINS) + "\n"
-    if ok.is_file() and ok.read_text() == want and py.exists():
-        return py
-    shutil.rmtree(VENV, ignore_errors=True)
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    p = _run(["/usr/bin/python3", "-m", "venv", VENV])
-    if p.returncode != 0:
-        pytest.fail("cannot create a venv with /usr/bin/python3 -m venv (Debian: install "
-                    "python3-venv):\n%s%s" % (p.stdout, p.stderr))
-    p = _run([py, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-              "--timeout", "30", "--retries", "2", "--only-binary=:all:", *PINS])
-    if p.returncode != 0:
-        text = p.stdout + p.stderr
-        if any(e in text for e in _NETWORK_ERRORS):
-            shutil.rmtree(VENV, ignore_errors=True)
-            _skip_unless_ci("PyPI cannot be reached, so the h5py/netCDF4/xarray wheels cannot be "
-                            "installed (pip: %s)" % text.strip().splitlines()[-1][:300])
-        pytest.fail("pip install %s failed:\n%s" % (" ".join(PINS), text))
-    ok.write_text(want)
-    return py
+    build folder."""
+    return pv.pinned_venv(VENV, PINS)
 
 
 @pytest.fixture(scope="module")
@@ -287,9 +244,9 @@ def helper(tmp_path_factory):
     src = d / "several_libhdf5_helper.c"
     src.write_text(HELPER_C)
     so = d / "libseveral_libhdf5_helper.so"
-    flags = _run(["pkg-config", "--cflags", "--libs", "hdf5-serial"])
+    flags = pv.run(["pkg-config", "--cflags", "--libs", "hdf5-serial"])
     assert flags.returncode == 0, "pkg-config hdf5-serial: %s" % flags.stderr
-    p = _run(["cc", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-o", so, src, *flags.stdout.split()])
+    p = pv.run(["cc", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-o", so, src, *flags.stdout.split()])
     assert p.returncode == 0, "cannot build the C helper:\n%s%s" % (p.stdout, p.stderr)
     return so
 
@@ -314,7 +271,7 @@ def _run_setup(setup, venv_python, helper, field, tmp_path):
     cfg = {"fid": lib.FILTER_ID, "cd": cd, "chunks": CHUNKS, "helper": str(helper),
            "package_tree": str(PACKAGE_TREE), "plugin_dir": str(BUILD_PLUGIN_DIR)}
     env = {k: v for k, v in os.environ.items() if k not in ("HDF5_PLUGIN_PATH", "PYTHONPATH")}
-    p = _run([venv_python, "-c", WORKER, setup, tmp_path, json.dumps(cfg)], env=env, cwd=tmp_path)
+    p = pv.run([venv_python, "-c", WORKER, setup, tmp_path, json.dumps(cfg)], env=env, cwd=tmp_path)
     assert p.returncode == 0, "worker %s failed (%d):\n%s%s" % (setup, p.returncode, p.stdout, p.stderr)
     info = json.loads(p.stdout.strip().splitlines()[-1])
     assert not info["errors"], "%s: %s\nstderr:\n%s" % (setup, json.dumps(info["errors"], indent=1),
