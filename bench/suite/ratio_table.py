@@ -176,15 +176,16 @@ def markdown(docs, rows, compare=None):
         for flt in filters:
             out.append("| %s | " % flt + " | ".join(
                 "%s (n = %d)" % (fmt(own[(flt, r)][0]), len(own[(flt, r)][1])) for r in rels) + " |")
-    out += ["", "Leave one out: geometric mean over the %d fields other than the one named (`-`: the filter "
-            "failed on one of them):" % (len(fields) - 1), "",
-            "| left out | " + " | ".join("%s R = %g" % (flt, r) for flt in filters for r in rels) + " |",
-            "|---|" + "---|" * (len(filters) * len(rels))]
+    out += ["", "Leave one out: geometric mean over the %d fields other than the one named, R = %s (`-`: the "
+            "filter failed on one of them):" % (len(fields) - 1, " / ".join("%g" % r for r in rels)), "",
+            "| left out | " + " | ".join(filters) + " |", "|---|" + "---|" * len(filters)]
     for f in fields:
-        out.append("| %s | " % f + " | ".join(fmt(loo[(flt, r, f)]) for flt in filters for r in rels) + " |")
+        out.append("| %s | " % f + " | ".join(
+            " / ".join(fmt(loo[(flt, r, f)]) for r in rels) if all(loo[(flt, r, f)] for r in rels) else "-"
+            for flt in filters) + " |")
+    best = nearest_subset(loo, compare[0], rels, fields, compare[1]) if compare else None
     if compare:
         flt, quoted = compare
-        best = nearest_subset(loo, flt, rels, fields, quoted)
         out.append("")
         if best:
             out.append("Quoted %s figures %s: nearest leave-one-out set is without **%s** (%s here; largest "
@@ -192,6 +193,27 @@ def markdown(docs, rows, compare=None):
                                                  " / ".join("%.2f" % v for v in best[2]), 100 * best[1]))
         else:
             out.append("Quoted %s figures: no leave-one-out set where %s handled every field." % (flt, flt))
+    if best:  # every filter over that set (a filter that failed on some of it: over those it handled, n given)
+        subset = [f for f in fields if f != best[0]]
+        sub = {}
+        for flt in filters:
+            for rel in rels:
+                ok = [f for f in subset if usable(t[(flt, rel)].get(f))]
+                sub[(flt, rel)] = (gmean([t[(flt, rel)][f]["ratio"] for f in ok]), len(ok))
+        out += ["", "Geometric mean over the %d fields without %s (the set of the quoted figures; n < %d: the "
+                "filter failed or broke its bound on some of them, see above):" % (len(subset), best[0], len(subset)),
+                "", "| filter | " + heads + " |", "|---|" + "---|" * len(rels)]
+        for flt in filters:
+            out.append("| %s | " % flt + " | ".join(
+                fmt(sub[(flt, r)][0]) + ("" if sub[(flt, r)][1] == len(subset) else " (n = %d)" % sub[(flt, r)][1])
+                for r in rels) + " |")
+        if compare[0] in filters:
+            for flt in filters:
+                if flt.startswith("h5fz"):
+                    out.append("| %s / %s | " % (flt, compare[0]) + " | ".join(
+                        "%.2fx" % (sub[(flt, r)][0] / sub[(compare[0], r)][0])
+                        if sub[(flt, r)][0] and sub[(compare[0], r)][0] and sub[(flt, r)][1] == len(subset)
+                        and sub[(compare[0], r)][1] == len(subset) else "-" for r in rels) + " |")
     out += ["", "Per field (`!` = bound broken or error, left out of the common means; details above):", "",
             "| field | R | " + " | ".join(filters) + " |", "|---|---|" + "---|" * len(filters)]
     for f in fields:
@@ -215,10 +237,11 @@ def markdown(docs, rows, compare=None):
           "rows": n_rows, "rows_within_bound": n_rows - n_broken - n_failed, "rows_bound_broken": n_broken,
           "rows_no_result": n_failed}
     if compare:
-        best = nearest_subset(loo, compare[0], rels, fields, compare[1])
         js["compare"] = {"filter": compare[0], "quoted": compare[1],
                          "nearest_left_out": best[0] if best else None,
                          "max_rel_deviation": best[1] if best else None, "values": best[2] if best else None}
+        if best:
+            js["compare"]["geomean_subset"] = {"%s@%g" % k: {"geomean": v[0], "n": v[1]} for k, v in sub.items()}
     return "\n".join(out) + "\n", js
 
 
@@ -252,7 +275,8 @@ def rd_plot(rows, path, fields_wanted=4):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     t, filters, rels, fields = table(rows)
-    fields = fields[:fields_wanted]
+    every = [f for f in fields if all(usable(t[(flt, r)].get(f)) for flt in filters for r in rels)]
+    fields = (every + [f for f in fields if f not in every])[:fields_wanted]  # fields every filter handled first
     fig, axes = plt.subplots(1, len(fields), figsize=(4.2 * len(fields), 3.6), squeeze=False)
     for ax, f in zip(axes[0], fields):
         for flt in filters:

@@ -14,7 +14,8 @@
 # ratio_table.{md,json,png} and rate_distortion.png to --out (default: $build/suite/ratio_table).
 # The chains: H5FZ_RATIO_CHAINS (';'-separated; default: default;ratio;lorenzo_nd zigzag huff
 # subchunk=16384;lorenzo_nd zigzag bitshuffle rze subchunk=65536); each --chain adds one.
-# H5FZ_RATIO_CASE_TIMEOUT: seconds before a case is killed (default 120; SZ3 hangs on the NaN field).
+# H5FZ_RATIO_CASE_TIMEOUT: seconds before a case is killed (default 120; SZ3 on the NaN field
+# crashes or runs for over 10 minutes a case, the longest other case takes seconds).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --ratio-table) ratio=1 ;;            # only the ratio table (docs/ratio.md)
     --chain) [ -n "${2:-}" ] || { echo "--chain wants the chain's words" >&2; exit 2; }
              chains="$chains;$2"; shift ;;
-    -h|--help) sed -n 2,17p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
