@@ -8,6 +8,7 @@ The h5fz executor is chosen with --executor (sets H5FZ_DEVICE before libhdf5 loa
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -200,12 +201,14 @@ def isolated_case(*a):
     else:
         field, flt, rel, bound, desc = a[0], a[1], a[2], a[3], a[5]
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        if sig == signal.SIGALRM:
-            stderr_tail = ["timed out after %d s" % args.case_timeout] + stderr_tail
+        tail = (": " + " | ".join(stderr_tail)) if stderr_tail else ""
+        if sig == signal.SIGALRM:  # the child's alarm (--case-timeout): it hung or was too slow, it did not crash
+            what = "timed out: not finished after %d s (--case-timeout), killed%s" % (args.case_timeout, tail)
+        else:
+            what = "process crashed (%s)%s" % (signal.Signals(sig).name if sig else "exit %d" % status, tail)
         rec = {"field": field["name"], "dtype": str(field["data"].dtype), "shape": list(field["data"].shape),
                "bytes": field["data"].nbytes, "filter": flt, "rel": rel, "bound": bound, "config": desc,
-               "error": "process crashed (%s)%s" % (signal.Signals(sig).name if sig else "exit %d" % status,
-                                                    (": " + " | ".join(stderr_tail)) if stderr_tail else "")}
+               "error": what}
     if stderr_tail and "error" not in rec:
         rec["stderr"] = " | ".join(stderr_tail)
     return rec
@@ -224,6 +227,16 @@ def preload(tmpdir):
                 f["x"][...]
         except Exception:  # noqa: BLE001
             pass
+
+
+def git_commit():
+    """The checkout's commit (with '-dirty' when tracked files differ), or None outside git."""
+    try:
+        c = subprocess.check_output(["git", "-C", root, "rev-parse", "HEAD"], stderr=subprocess.DEVNULL, text=True).strip()
+        dirty = subprocess.call(["git", "-C", root, "diff", "--quiet", "HEAD"], stderr=subprocess.DEVNULL) != 0
+        return c + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def main():
@@ -250,6 +263,9 @@ def main():
            "bounds": "ABS = rel x the field's finite range (fill -1073741824 excluded); SZ3 absolute and ZFP "
                      "accuracy get the same absolute bound; Zstd/Blosc2 lossless (bound 0: bit-exact)",
            "bound_check": "max |x - x'| over finite originals (fill included) <= bound, NaN stays NaN, Inf exact",
+           "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "git_commit": git_commit(),
+           "command": shlex.join([os.path.basename(sys.executable)] + sys.argv), "chunks": args.chunks,
+           "case_timeout_s": args.case_timeout,
            "machine": machine_info(), "python": sys.executable, "h5py": h5py.version.version,
            "hdf5": h5py.version.hdf5_version, "hdf5plugin": hdf5plugin_version, "numpy": np.__version__,
            "h5fz_executor": args.executor, "data_dir": data_dir, "notes": notes,

@@ -8,11 +8,20 @@
 # Writes results.json, results.md and PNG plots to --out (default: $build/suite).
 # Environment: H5FZ_BENCH_BUILD (build folder, default build-bench), H5FZ_BENCH_PYTHON (use this
 # python, no virtual environment: the device machine), H5FZ_DATA_DIR (fields).
+#   bench/suite/run.sh --ratio-table [--chain "WORDS"]... [--out DIR] [--data DIR]
+# only the ratio table of docs/ratio.md (CPU): h5fz chains, SZ3 and ZFP on chunks capped at
+# 64 x 64 x 256, R = 1e-2, 1e-3, 1e-4, every element checked; writes ratio_run.json,
+# ratio_table.{md,json,png} and rate_distortion.png to --out (default: $build/suite/ratio_table).
+# The chains: H5FZ_RATIO_CHAINS (';'-separated; default: default;ratio;lorenzo_nd zigzag huff
+# subchunk=16384;lorenzo_nd zigzag bitshuffle rze subchunk=65536); each --chain adds one.
+# H5FZ_RATIO_CASE_TIMEOUT: seconds before a case is killed (default 120; SZ3 on the NaN field
+# crashes or runs for over 10 minutes a case, the longest other case takes seconds).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${H5FZ_BENCH_BUILD:-$root/build-bench}
-tiled=0 gpu=0 cpu=1 reuse=0 runs=3 out="" data=${H5FZ_DATA_DIR:-}
+tiled=0 gpu=0 cpu=1 reuse=0 runs=3 out="" data=${H5FZ_DATA_DIR:-} ratio=0
+chains=${H5FZ_RATIO_CHAINS:-default;ratio;lorenzo_nd zigzag huff subchunk=16384;lorenzo_nd zigzag bitshuffle rze subchunk=65536}
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiled) tiled=1 ;;
@@ -22,12 +31,17 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --data) data=$2; shift ;;
     --runs) runs=$2; shift ;;
-    -h|--help) sed -n 2,11p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --ratio-table) ratio=1 ;;            # only the ratio table (docs/ratio.md)
+    --chain) [ -n "${2:-}" ] || { echo "--chain wants the chain's words" >&2; exit 2; }
+             chains="$chains;$2"; shift ;;
+    -h|--help) sed -n 2,18p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
-out=${out:-$build/suite}
+[ $ratio = 1 ] && { [ $tiled = 1 ] || [ $gpu = 1 ] || [ $reuse = 1 ]; } \
+  && { echo "--ratio-table runs alone (no --tiled, --gpu, --reuse)" >&2; exit 2; }
+if [ $ratio = 1 ]; then out=${out:-$build/suite/ratio_table}; else out=${out:-$build/suite}; fi
 parts=${H5FZ_BENCH_PARTS:-$build/suite/parts}   # the measured JSON parts
 logs=$build/suite/logs
 mkdir -p "$out" "$parts" "$logs"
@@ -65,6 +79,19 @@ if ! HDF5_PLUGIN_PATH="$build/plugin" "$py" "$here/plugin_check.py" "$build/bin/
   else
     echo "and not under /usr/bin/python3 either: no h5fz rows" >&2; h5fz_py=""
   fi
+fi
+
+if [ $ratio = 1 ]; then
+  # One run: every chain, SZ3 and ZFP on the same chunks (one timed run each: the ratio is what counts)
+  [ "$h5fz_py" = "$py" ] || { echo "--ratio-table needs the h5fz plugin to load under $py (see $logs/plugin_check.log)" >&2; exit 1; }
+  echo "== ratio table: chains: $chains"
+  "$py" "$here/filters_bench.py" --build "$build" "${data_args[@]}" --out "$out/ratio_run.json" --executor cpu \
+    --filters h5fz,sz3,zfp --chunks capped --runs 1 --case-timeout "${H5FZ_RATIO_CASE_TIMEOUT:-120}" \
+    --h5fz-chains "$chains" --label ratio-table || exit 1
+  "$py" "$here/ratio_table.py" "$out/ratio_run.json" --out "$out" --rd "$out/ratio_run.json" \
+    ${H5FZ_RATIO_COMPARE:+--compare "$H5FZ_RATIO_COMPARE"} > /dev/null || exit 1
+  echo "wrote $out/ratio_table.md, ratio_table.json, ratio_table.png, rate_distortion.png (from ratio_run.json)"
+  exit 0
 fi
 
 status=0
