@@ -41,8 +41,17 @@ def plant_specials(a):
     return a
 
 
-def cd_values(spec):
-    """The user cd_values of spec, as `h5fz cd-values --json` gives them."""
+# What a named chain stood for when an older golden file was written, so
+# its script still makes the same bytes: `ratio` named `huff` (format 3)
+# until 2026-12-01, `huffctx` (format 4) since.
+RATIO_UNTIL_2026_12_01 = "lorenzo_nd zigzag huff subchunk=65536"
+
+
+def cd_values(spec, ratio_was=None):
+    """The user cd_values of spec, as `h5fz cd-values --json` gives them;
+    ratio_was: what the word `ratio` is to mean instead of today's chain."""
+    if ratio_was:
+        spec = " ".join(ratio_was if w == "ratio" else w for w in spec.split())
     out = subprocess.run([H5FZ, "cd-values", "--json", spec], check=True, capture_output=True,
                          text=True).stdout
     return tuple(json.loads(out)["cd_values"])
@@ -53,7 +62,7 @@ def outdir_argument():
     return sys.argv[1] if len(sys.argv) > 1 else HERE
 
 
-def write(outdir, stem, datasets, vals, check):
+def write(outdir, stem, datasets, vals, check, ratio_was=None):
     """Write OUTDIR/<stem>_values.npz (vals) and OUTDIR/<stem>.h5, making
     OUTDIR (and its parents) when missing. datasets: name -> (spec, chunks,
     dtype), in the order written; each dataset gets vals[name] (which must
@@ -68,6 +77,6 @@ def write(outdir, stem, datasets, vals, check):
         for name, (spec, chunks, dtype) in datasets.items():
             assert vals[name].dtype == np.dtype(dtype), name
             d = f.create_dataset(name, data=vals[name], chunks=chunks, compression=FILTER_ID,
-                                 compression_opts=cd_values(spec))
+                                 compression_opts=cd_values(spec, ratio_was))
             d.attrs["h5fz_spec"] = spec
             check(name, d, dtype)

@@ -42,4 +42,4 @@ def check(name, d, dtype):
 
 
 if __name__ == "__main__":
-    g.write(g.outdir_argument(), "golden_v3", DATASETS, values(), check)
+    g.write(g.outdir_argument(), "golden_v3", DATASETS, values(), check, g.RATIO_UNTIL_2026_12_01)
