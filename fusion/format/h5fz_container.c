@@ -137,7 +137,7 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   if (in[4] > H5FZ_FORMAT_VERSION)
     return h5fz_fail(H5FZ_ERR_VERSION,
                      "chunk format version %u is newer than this h5fz (reads up to version %u); "
-                     "upgrade h5fz to read it",
+                     "upgrade h5fz to read it (if no h5fz writes that version, the chunk is damaged)",
                      in[4], H5FZ_FORMAT_VERSION);
   if (in[4] == 0) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk format version 0 does not exist");
   if (in[5] != H5FZ_HEADER_BYTES)
