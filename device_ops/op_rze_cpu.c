@@ -129,14 +129,16 @@ uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint3
 }
 
 /* Level 0 of the decode: the n bytes of dst from the kept (non-zero) bytes
- * and the bitmap lmap; a dropped byte is 0. */
-static void unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint32_t n, uint8_t *dst)
+ * and the bitmap lmap; a dropped byte is 0. Returns the extent: every byte
+ * from it on is 0 (the end of the last 64-byte block with a kept byte). */
+static uint32_t unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint32_t n, uint8_t *dst)
 {
   uint64_t rank = 0;
-  uint32_t words = n / 64u;
+  uint32_t words = n / 64u, extent = 0;
   for (uint32_t t = 0; t < words; t++) {
     uint64_t m = ld64(lmap + 8u * t);
     uint8_t *d = dst + 64u * t;
+    extent = m ? 64u * t + 64u : extent;
     if (m == ~0ull) {
       memcpy(d, kept + rank, 64);
       rank += 64u;
@@ -148,7 +150,9 @@ static void unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint32_t n, u
       }
     }
   }
+  if (64u * words < n) extent = n; /* the tail: not looked at */
   for (uint32_t i = 64u * words; i < n; i++) dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+  return extent;
 }
 
 /* A level >= 1 (a bitmap of the level below): a dropped byte repeats the
@@ -180,9 +184,11 @@ static void unpack_repeats(const uint8_t *lmap, const uint8_t *kept, uint32_t n,
   }
 }
 
-int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
+int h5fz_fast_rze_decode_extent(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch,
+                                uint32_t *extent)
 {
   uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  *extent = L;
   if (len[levels] > size) return -1;
   /* where level k decodes to: level 0 into out, level k >= 1 (the bitmap of
    * level k - 1) into the scratch, the levels one after the other */
@@ -201,10 +207,16 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
     if (k)
       unpack_repeats(lmap, in + offset, n, dst[k]);
     else
-      unpack_zeros(lmap, in + offset, n, dst[k]);
+      *extent = unpack_zeros(lmap, in + offset, n, dst[k]);
     offset += total;
   }
   return offset == size ? 0 : -1;
+}
+
+int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
+{
+  uint32_t extent;
+  return h5fz_fast_rze_decode_extent(in, size, out, L, scratch, &extent);
 }
 
 uint32_t h5fz_cpu_coder_rze_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out, uint32_t cap,
