@@ -233,7 +233,10 @@ typedef struct {
   const uint8_t *payload;
   const uint64_t *offsets;
   uint8_t *values;
-  uint64_t *lnd_aux; /* lorenzo_nd: 2 words per sub-chunk */
+  uint64_t *lnd_aux;   /* lorenzo_nd: 2 words per sub-chunk */
+  const uint32_t *pos; /* the outliers, placed by the items (without lorenzo_nd) */
+  const uint8_t *vals;
+  uint32_t n_outliers;
 } decode_job;
 
 static void work_release(void *state)
@@ -257,22 +260,33 @@ static int decode_item(void *ctx, uint32_t s, void **state)
     }
     *state = w;
   }
-  return h5fz_cpu_decode_subchunk(p, s, d->entries[s], d->payload + d->offsets[s], h5fz_sub_elems(p, s), *state,
-                                  d->values + (size_t)s * full, d->lnd_aux ? d->lnd_aux + 2u * (size_t)s : NULL)
-             ? H5FZ_ERR_CORRUPT
-             : H5FZ_OK;
+  uint32_t m = h5fz_sub_elems(p, s);
+  if (h5fz_cpu_decode_subchunk(p, s, d->entries[s], d->payload + d->offsets[s], m, *state, d->values + (size_t)s * full,
+                               d->lnd_aux ? d->lnd_aux + 2u * (size_t)s : NULL))
+    return H5FZ_ERR_CORRUPT;
+  if (d->n_outliers && !d->lnd_aux) { /* this sub-chunk's outliers (lorenzo_nd: after its chunk-wide finish) */
+    uint64_t first = (uint64_t)s * p->subchunk_elems;
+    uint32_t lo = h5fz_outlier_lower_bound(d->pos, d->n_outliers, first);
+    uint32_t hi = h5fz_outlier_lower_bound(d->pos, d->n_outliers, first + m);
+    h5fz_chunk_place_outliers(d->values, p->esize, d->pos, d->vals, lo, hi);
+  }
+  return H5FZ_OK;
 }
 
 int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
-                          const uint64_t *offsets, uint8_t *values)
+                          const uint64_t *offsets, uint8_t *values, const uint32_t *pos, const uint8_t *vals,
+                          uint32_t n_outliers)
 {
-  decode_job d = {p, entries, payload, offsets, values, NULL};
+  decode_job d = {p, entries, payload, offsets, values, NULL, pos, vals, n_outliers};
   if (h5fz_plan_has_lnd(p) && !(d.lnd_aux = malloc(((size_t)p->n_subchunks + 1u) * 16u)))
     return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tasks");
   /* sub-chunks claimed one at a time (h5fz_claim.h: a thread the scheduler
    * leaves waiting holds up no part of the chunk) */
   int rc = h5fz_claim_for(h5fz_cpu_threads(p->n_subchunks), p->n_subchunks, decode_item, work_release, &d);
-  if (!rc && d.lnd_aux) h5fz_cpu_lnd_finish(p, values, d.lnd_aux);
+  if (!rc && d.lnd_aux) {
+    h5fz_cpu_lnd_finish(p, values, d.lnd_aux);
+    h5fz_chunk_place_outliers(values, p->esize, pos, vals, 0, n_outliers);
+  }
   free(d.lnd_aux);
   return rc;
 }
@@ -285,9 +299,12 @@ int h5fz_cpu_decode_container(const void *in, size_t in_bytes, h5fz_dtype dtype,
   h5fz_chunk_read r;
   int rc = h5fz_chunk_read_begin(in, in_bytes, dtype, chunk_bytes, NULL, &r);
   if (rc) return rc;
-  if (!r.complete && r.h.n_subchunks && (rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values))) {
-    h5fz_chunk_read_free(&r);
-    return rc;
+  if (!r.complete && r.h.n_subchunks) {
+    if ((rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values, r.pos, r.vals, r.h.n_outliers))) {
+      h5fz_chunk_read_free(&r);
+      return rc;
+    }
+    r.outliers_placed = 1;
   }
   return h5fz_chunk_read_end(&r, NULL, out, out_bytes);
 }
