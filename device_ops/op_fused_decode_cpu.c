@@ -4,11 +4,9 @@
  * the bit planes, unzigzag, the running sum, the quantizer's decode, the 32
  * values stored; nothing in between goes back to memory.
  *
- * AVX2 (checked at run time): a plane's 4 bytes of the group are spread to
- * 32 bytes (byte i = the plane's bit of word i) by a broadcast, a byte
- * shuffle and a compare, and 8 planes are summed into one byte per word
- * (r = 2r + bit); 4 such rows are interleaved into the 32 words. What
- * makes it fast on real data, besides the fusion:
+ * AVX2 (checked at run time): the words of a group of 32 from their
+ * planes as op_planes_avx2.h builds them. What makes it fast on real
+ * data, besides the fusion:
  * - planes from `extent` on are zero (the RZE decode says where its
  *   output's last non-zero 64-byte block ends), so the rows above them are
  *   never built: smooth data needs 1 or 2 rows of the 4;
@@ -39,30 +37,7 @@ static void dzq_portable(const uint8_t *planes, uint32_t n, uint32_t m, double s
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(H5FZ_NO_CLONES)
 #define H5FZ_FUSED_AVX2 1
-#include <immintrin.h>
-
-static inline uint32_t ld32(const uint8_t *p)
-{
-  uint32_t v;
-  memcpy(&v, p, 4); /* x86: little-endian, as the planes */
-  return v;
-}
-
-/* Row of planes s[0], s[pb], ..., s[7 pb] (4 bytes each: the group's bits
- * of 8 planes): byte i = the 8 planes' bits of word i, plane 0 lowest. */
-__attribute__((target("avx2"))) static inline __m256i planes_row(const uint8_t *s, uint32_t pb)
-{
-  /* byte i of the group's 4 plane bytes is byte i / 8; its bit i % 8 */
-  const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3,
-                                          3, 3, 3, 3, 3, 3);
-  const __m256i bit = _mm256_set1_epi64x(0x8040201008040201ll);
-  __m256i r = _mm256_setzero_si256();
-  for (uint32_t q = 8u; q-- > 0;) {
-    __m256i x = _mm256_shuffle_epi8(_mm256_set1_epi32((int)ld32(s + (size_t)q * pb)), spread);
-    r = _mm256_sub_epi8(_mm256_add_epi8(r, r), _mm256_cmpeq_epi8(_mm256_and_si256(x, bit), bit));
-  }
-  return r;
-}
+#include "op_planes_avx2.h"
 
 /* 8 running sums -> 8 values: (float)((double)(int32_t)x * step). */
 __attribute__((target("avx2"))) static inline __m256 dequant8(__m256i x, __m256d step)
@@ -97,29 +72,13 @@ __attribute__((target("avx2"))) static void dzq_avx2(const uint8_t *planes, uint
   float tail[32];
   for (uint32_t base = 0, j = 0; base < m; base += 32u, j += 4u) {
     float *o = base + 32u <= m ? out + base : tail;
-    /* which rows of 8 planes hold a set bit in this group */
-    uint32_t rows = 0;
-    for (uint32_t b = 0; b < nr; b++) {
-      const uint8_t *s = planes + (size_t)8u * b * pb + j;
-      uint32_t any = 0;
-      for (uint32_t q = 0; q < 8u; q++) any |= ld32(s + (size_t)q * pb);
-      rows |= (uint32_t)(any != 0) << b;
-    }
+    uint32_t rows = h5fz_planes_rows(planes, pb, j, nr); /* rows of 8 planes with a set bit here */
     if (!rows) { /* every word 0: the sum stays */
       for (uint32_t v = 0; v < 4u; v++) _mm256_storeu_ps(o + 8u * v, carry_value);
     } else {
-      __m256i R[4];
-      for (uint32_t b = 0; b < 4u; b++)
-        R[b] = (rows >> b) & 1u ? planes_row(planes + (size_t)8u * b * pb + j, pb) : _mm256_setzero_si256();
-      /* rows (byte b of words 0-15 | 16-31) -> words 0-7, 8-15, 16-23, 24-31 */
-      __m256i a = _mm256_unpacklo_epi8(R[0], R[1]), c = _mm256_unpacklo_epi8(R[2], R[3]);
-      __m256i b = _mm256_unpackhi_epi8(R[0], R[1]), d = _mm256_unpackhi_epi8(R[2], R[3]);
-      __m256i w0 = _mm256_unpacklo_epi16(a, c), w1 = _mm256_unpackhi_epi16(a, c);
-      __m256i w2 = _mm256_unpacklo_epi16(b, d), w3 = _mm256_unpackhi_epi16(b, d);
-      __m256i x0 = unzz_scan8(_mm256_permute2x128_si256(w0, w1, 0x20));
-      __m256i x1 = unzz_scan8(_mm256_permute2x128_si256(w2, w3, 0x20));
-      __m256i x2 = unzz_scan8(_mm256_permute2x128_si256(w0, w1, 0x31));
-      __m256i x3 = unzz_scan8(_mm256_permute2x128_si256(w2, w3, 0x31));
+      __m256i w[4];
+      h5fz_planes_words(planes, pb, j, rows, w);
+      __m256i x0 = unzz_scan8(w[0]), x1 = unzz_scan8(w[1]), x2 = unzz_scan8(w[2]), x3 = unzz_scan8(w[3]);
       /* the carries: plain adds of each vector's total */
       __m256i c1 = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(x0, top));
       __m256i c2 = _mm256_add_epi32(c1, _mm256_permutevar8x32_epi32(x1, top));

@@ -204,10 +204,11 @@ int h5fz_fast_rze_decode_extent(const uint8_t *in, uint32_t size, uint8_t *out, 
    * level's kept bytes follow the levels above it's */
   uint64_t offset = len[levels];
   const uint8_t *lmap = in;
+  const int shuffles = h5fz_rze_expand_ok();
   for (uint32_t k = levels; k-- > 0; lmap = dst[k]) {
     uint32_t n = len[k], nb = len[k + 1u];
     if ((n & 7u) && (lmap[nb - 1u] >> (n & 7u))) return -1; /* bits past the level's end */
-    uint64_t total = popcount_bytes(lmap, nb);
+    uint64_t total = shuffles ? h5fz_rze_popcount(lmap, nb) : popcount_bytes(lmap, nb);
     if (offset + total > size) return -1;
     if (k)
       unpack_repeats(lmap, in + offset, size - offset, n, dst[k]);

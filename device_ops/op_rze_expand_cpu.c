@@ -115,7 +115,21 @@ __attribute__((target("ssse3,popcnt"))) void h5fz_rze_expand_repeats(const uint8
   *rank = r;
   *last = l;
 }
+__attribute__((target("popcnt"))) uint64_t h5fz_rze_popcount(const uint8_t *p, uint32_t nb)
+{
+  uint64_t c = 0;
+  uint32_t i = 0;
+  for (; i + 8u <= nb; i += 8u) c += (uint64_t)__builtin_popcountll(ld64le(p + i));
+  for (; i < nb; i++) c += (uint64_t)__builtin_popcount(p[i]);
+  return c;
+}
 #else
+uint64_t h5fz_rze_popcount(const uint8_t *p, uint32_t nb)
+{
+  (void)p, (void)nb;
+  return 0;
+}
+
 void h5fz_rze_expand_zeros(const uint8_t *lmap, const uint8_t *kept, uint64_t avail, uint32_t words, uint8_t *dst,
                            uint32_t *t, uint64_t *rank, uint32_t *extent)
 {

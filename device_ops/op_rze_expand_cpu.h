@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-/* Whether the two below run on this CPU. */
+/* Whether the functions below run on this CPU. */
 int h5fz_rze_expand_ok(void);
 
 /* Blocks t = *t .. words - 1 of level 0 (a dropped byte is 0) into
@@ -27,5 +27,9 @@ void h5fz_rze_expand_zeros(const uint8_t *lmap, const uint8_t *kept, uint64_t av
  * *last: the last kept byte so far, 0 before the first). */
 void h5fz_rze_expand_repeats(const uint8_t *lmap, const uint8_t *kept, uint64_t avail, uint32_t words, uint8_t *dst,
                              uint32_t *t, uint64_t *rank, uint8_t *last);
+
+/* The set bits of p[0..nb) with the POPCNT instruction (only when
+ * h5fz_rze_expand_ok(); the decode counts each level's bitmap). */
+uint64_t h5fz_rze_popcount(const uint8_t *p, uint32_t nb);
 
 #endif /* H5FZ_OP_RZE_EXPAND_CPU_H */
