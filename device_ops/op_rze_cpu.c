@@ -14,6 +14,7 @@
 #include "h5fz_ops.h"
 #include "op_cpu_util.h"
 #include "op_rze_cpu.h"
+#include "op_rze_expand_cpu.h"
 
 /* ------------------------------------------------------------------- RZE */
 
@@ -129,14 +130,18 @@ uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint3
 }
 
 /* Level 0 of the decode: the n bytes of dst from the kept (non-zero) bytes
- * and the bitmap lmap; a dropped byte is 0. */
-static void unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint32_t n, uint8_t *dst)
+ * (avail of them readable) and the bitmap lmap; a dropped byte is 0. By
+ * shuffles where the CPU has them (op_rze_expand_cpu.h), the rest here. Returns the extent: every byte
+ * from it on is 0 (the end of the last 64-byte block with a kept byte). */
+static uint32_t unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint64_t avail, uint32_t n, uint8_t *dst)
 {
   uint64_t rank = 0;
-  uint32_t words = n / 64u;
-  for (uint32_t t = 0; t < words; t++) {
+  uint32_t words = n / 64u, extent = 0, t = 0;
+  if (h5fz_rze_expand_ok()) h5fz_rze_expand_zeros(lmap, kept, avail, words, dst, &t, &rank, &extent);
+  for (; t < words; t++) {
     uint64_t m = ld64(lmap + 8u * t);
     uint8_t *d = dst + 64u * t;
+    extent = m ? 64u * t + 64u : extent;
     if (m == ~0ull) {
       memcpy(d, kept + rank, 64);
       rank += 64u;
@@ -148,17 +153,21 @@ static void unpack_zeros(const uint8_t *lmap, const uint8_t *kept, uint32_t n, u
       }
     }
   }
+  if (64u * words < n) extent = n; /* the tail: not looked at */
   for (uint32_t i = 64u * words; i < n; i++) dst[i] = ((lmap[i / 8u] >> (i & 7u)) & 1u) ? kept[rank++] : 0u;
+  return extent;
 }
 
 /* A level >= 1 (a bitmap of the level below): a dropped byte repeats the
- * one before it, the last kept byte (0 before the first). */
-static void unpack_repeats(const uint8_t *lmap, const uint8_t *kept, uint32_t n, uint8_t *dst)
+ * one before it, the last kept byte (0 before the first). Shuffles as in
+ * unpack_zeros. */
+static void unpack_repeats(const uint8_t *lmap, const uint8_t *kept, uint64_t avail, uint32_t n, uint8_t *dst)
 {
   uint64_t rank = 0;
-  uint32_t words = n / 64u;
+  uint32_t words = n / 64u, t = 0;
   uint8_t last = 0;
-  for (uint32_t t = 0; t < words; t++) {
+  if (h5fz_rze_expand_ok()) h5fz_rze_expand_repeats(lmap, kept, avail, words, dst, &t, &rank, &last);
+  for (; t < words; t++) {
     uint64_t m = ld64(lmap + 8u * t);
     uint8_t *d = dst + 64u * t;
     if (m == 0) {
@@ -180,9 +189,11 @@ static void unpack_repeats(const uint8_t *lmap, const uint8_t *kept, uint32_t n,
   }
 }
 
-int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
+int h5fz_fast_rze_decode_extent(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch,
+                                uint32_t *extent)
 {
   uint32_t len[H5FZ_RZE_MAX_LEVELS + 1u], levels = h5fz_rze_levels(L, len);
+  *extent = L;
   if (len[levels] > size) return -1;
   /* where level k decodes to: level 0 into out, level k >= 1 (the bitmap of
    * level k - 1) into the scratch, the levels one after the other */
@@ -193,18 +204,25 @@ int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_
    * level's kept bytes follow the levels above it's */
   uint64_t offset = len[levels];
   const uint8_t *lmap = in;
+  const int shuffles = h5fz_rze_expand_ok();
   for (uint32_t k = levels; k-- > 0; lmap = dst[k]) {
     uint32_t n = len[k], nb = len[k + 1u];
     if ((n & 7u) && (lmap[nb - 1u] >> (n & 7u))) return -1; /* bits past the level's end */
-    uint64_t total = popcount_bytes(lmap, nb);
+    uint64_t total = shuffles ? h5fz_rze_popcount(lmap, nb) : popcount_bytes(lmap, nb);
     if (offset + total > size) return -1;
     if (k)
-      unpack_repeats(lmap, in + offset, n, dst[k]);
+      unpack_repeats(lmap, in + offset, size - offset, n, dst[k]);
     else
-      unpack_zeros(lmap, in + offset, n, dst[k]);
+      *extent = unpack_zeros(lmap, in + offset, size - offset, n, dst[k]);
     offset += total;
   }
   return offset == size ? 0 : -1;
+}
+
+int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch)
+{
+  uint32_t extent;
+  return h5fz_fast_rze_decode_extent(in, size, out, L, scratch, &extent);
 }
 
 uint32_t h5fz_cpu_coder_rze_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out, uint32_t cap,

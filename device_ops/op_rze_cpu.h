@@ -25,6 +25,12 @@ uint32_t h5fz_fast_rze_encode(const uint8_t *in, uint32_t L, uint8_t *out, uint3
  * that overrun or do not use up the input); every read is bounds-checked. */
 int h5fz_fast_rze_decode(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch);
 
+/* h5fz_fast_rze_decode that also says where the output's zeros begin: on
+ * success every byte of out from *extent on is 0 (*extent <= L; a decoder
+ * after it may skip them, op_fused_decode_cpu.h). Same returns. */
+int h5fz_fast_rze_decode_extent(const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint8_t *scratch,
+                                uint32_t *extent);
+
 /* The two above in the op table's coder shape (op_cpu_coder.h). */
 uint32_t h5fz_cpu_coder_rze_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out, uint32_t cap,
                                    void *scratch, void *tmp);

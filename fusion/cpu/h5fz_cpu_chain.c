@@ -13,6 +13,7 @@
 #include "h5fz_cpu_chain.h"
 #include "op_bitshuffle_cpu.h"
 #include "op_delta_cpu.h"
+#include "op_fused_decode_cpu.h"
 #include "op_huff_cpu.h"
 #include "op_lorenzo_nd_cpu.h"
 #include "op_negabinary_cpu.h"
@@ -132,21 +133,53 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
   return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch, cur == w->a ? w->b : w->a);
 }
 
+/* Is the chain the default chain's words for float32 in ABS or REL, which
+ * op_fused_decode_cpu.h decodes from the bit planes in one pass? */
+static int fused_decode(const h5fz_chunk_plan *p)
+{
+  return p->esize == 4 && H5FZ_QMODE_FAST(p->quant.mode) && p->n_ops == 5 && p->ops[1] == H5FZ_OP_DELTA &&
+         p->ops[2] == H5FZ_OP_ZIGZAG && p->ops[3] == H5FZ_OP_BITSHUFFLE && h5fz_fast_planes_dzq_ok();
+}
+
+/* The coder's decode of a sub-chunk (entry, bytes) into L bytes at *cur, or
+ * a raw sub-chunk: *cur then points at bytes itself when in_place, else
+ * they are copied. *extent: every byte from it on is 0 (L when unknown). */
+static int decode_coder(const h5fz_chunk_plan *p, uint32_t entry, const uint8_t *bytes, uint32_t L, uint32_t m_pad,
+                        h5fz_cpu_work *w, int in_place, const uint8_t **cur, uint32_t *extent)
+{
+  uint32_t size = entry & H5FZ_SUB_SIZE_MASK;
+  *extent = L;
+  if (entry & H5FZ_SUB_RAW) {
+    if (size != L) return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
+    if (in_place)
+      *cur = bytes;
+    else
+      memcpy((uint8_t *)*cur, bytes, L);
+    return H5FZ_OK;
+  }
+  uint8_t coder_id = p->ops[p->n_ops - 1];
+  const h5fz_op_info *coder = h5fz_op_lookup(coder_id);
+  if (!coder->cpu_decode) return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
+  int bad = coder_id == H5FZ_OP_RZE
+                ? h5fz_fast_rze_decode_extent(bytes, size, (uint8_t *)*cur, L, w->scratch, extent)
+                : coder->cpu_decode(p->esize == 8, bytes, size, (uint8_t *)*cur, L, m_pad, w->scratch);
+  if (bad) return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %s stream of %u bytes is inconsistent", coder->name, size);
+  return H5FZ_OK;
+}
+
 int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entry, const uint8_t *bytes, uint32_t m,
                              h5fz_cpu_work *w, void *values, uint64_t *lnd_aux)
 {
-  int wide = p->esize == 8;
-  uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize, size = entry & H5FZ_SUB_SIZE_MASK;
-  uint8_t *cur = w->a, *other = w->b;
-  if (entry & H5FZ_SUB_RAW) {
-    if (size != L) return h5fz_fail(H5FZ_ERR_CORRUPT, "raw sub-chunk holds %u bytes, expected %u", size, L);
-    memcpy(cur, bytes, L);
-  } else {
-    const h5fz_op_info *coder = h5fz_op_lookup(p->ops[p->n_ops - 1]);
-    if (!coder->cpu_decode) return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk of a raw-coded chain is not marked raw");
-    if (coder->cpu_decode(wide, bytes, size, cur, L, m_pad, w->scratch))
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "sub-chunk %s stream of %u bytes is inconsistent", coder->name, size);
+  int wide = p->esize == 8, fused = fused_decode(p);
+  uint32_t m_pad = h5fz_pad64(m), L = m_pad * p->esize, extent;
+  const uint8_t *planes = w->a;
+  int rc = decode_coder(p, entry, bytes, L, m_pad, w, fused, &planes, &extent);
+  if (rc) return rc;
+  if (fused) {
+    h5fz_fast_planes_dzq_decode_32(planes, m_pad, extent, m, p->quant.step, values);
+    return H5FZ_OK;
   }
+  uint8_t *cur = w->a, *other = w->b;
   int lnd = h5fz_plan_has_lnd(p);
   for (uint32_t i = p->n_ops - 1; i-- > (lnd ? 2u : 1u);) {
     if (i >= 2 && fuses(p, i - 1)) {

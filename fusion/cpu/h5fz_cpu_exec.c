@@ -1,13 +1,16 @@
 /*
  * h5fz_cpu_exec.c - the CPU executor: one chunk, sub-chunks spread over
- * threads (a contiguous range of sub-chunks per thread, so each thread's
- * outliers are already in index order and concatenate without sorting).
+ * threads. Encode: a contiguous range of sub-chunks per thread, so each
+ * thread's outliers are already in index order and concatenate without
+ * sorting. Decode: sub-chunks claimed one at a time (h5fz_claim.h), as
+ * they write disjoint parts of the chunk and list nothing.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_chunk_read.h"
+#include "h5fz_claim.h"
 #include "h5fz_cpu_chain.h"
 #include "h5fz_cpu_exec.h"
 #include "h5fz_parallel.h"
@@ -15,10 +18,7 @@
 typedef struct {
   const h5fz_chunk_plan *p;
   const uint8_t *in;
-  uint8_t *out;            /* encode: slot area (lorenzo_nd words: quantizer words); decode: values */
-  uint64_t *lnd_aux;       /* decode with lorenzo_nd: 2 words per sub-chunk */
-  const uint8_t *payload;  /* decode: payload base */
-  const uint64_t *offsets; /* decode: payload offset of each sub-chunk */
+  uint8_t *out; /* the slot area (lorenzo_nd words: quantizer words) */
   uint32_t *entries;
   uint32_t s_begin, s_end;
   uint32_t *opos; /* encode: this range's outliers, global positions */
@@ -64,16 +64,6 @@ static int encode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
   return H5FZ_OK;
 }
 
-static int decode_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
-{
-  const h5fz_chunk_plan *p = t->p;
-  uint32_t full = p->subchunk_elems * p->esize;
-  return h5fz_cpu_decode_subchunk(p, s, t->entries[s], t->payload + t->offsets[s], h5fz_sub_elems(p, s), w,
-                                  t->out + (size_t)s * full, t->lnd_aux ? t->lnd_aux + 2u * (size_t)s : NULL)
-             ? H5FZ_ERR_CORRUPT
-             : H5FZ_OK;
-}
-
 /* lorenzo_nd: the quantizer words of sub-chunk s into t->out, its escapes
  * into the task's list (the encode steps that follow list none). */
 static int lnd_quant_step(cpu_task *t, uint32_t s, h5fz_cpu_work *w)
@@ -110,12 +100,6 @@ static void run_range(cpu_task *t, subchunk_step step)
 static void *encode_range(void *arg)
 {
   run_range(arg, encode_step);
-  return NULL;
-}
-
-static void *decode_range(void *arg)
-{
-  run_range(arg, decode_step);
   return NULL;
 }
 
@@ -242,29 +226,68 @@ done:
   return rc;
 }
 
-int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
-                          const uint64_t *offsets, uint8_t *values)
+/* The decode of a chunk, shared by the threads that claim its sub-chunks. */
+typedef struct {
+  const h5fz_chunk_plan *p;
+  const uint32_t *entries;
+  const uint8_t *payload;
+  const uint64_t *offsets;
+  uint8_t *values;
+  uint64_t *lnd_aux;   /* lorenzo_nd: 2 words per sub-chunk */
+  const uint32_t *pos; /* the outliers, placed by the items (without lorenzo_nd) */
+  const uint8_t *vals;
+  uint32_t n_outliers;
+} decode_job;
+
+static void work_release(void *state)
 {
-  unsigned nthreads = h5fz_cpu_threads(p->n_subchunks);
-  cpu_task *tasks = calloc(nthreads, sizeof *tasks);
-  uint64_t *lnd_aux = h5fz_plan_has_lnd(p) ? malloc(((size_t)p->n_subchunks + 1u) * 16u) : NULL;
-  if (!tasks || (h5fz_plan_has_lnd(p) && !lnd_aux)) {
-    free(tasks);
-    free(lnd_aux);
+  h5fz_cpu_work_free(state);
+  free(state);
+}
+
+/* Sub-chunk s of the job; *state: this thread's work buffers, made at its first. */
+static int decode_item(void *ctx, uint32_t s, void **state)
+{
+  const decode_job *d = ctx;
+  const h5fz_chunk_plan *p = d->p;
+  uint32_t full = p->subchunk_elems * p->esize;
+  if (!*state) {
+    h5fz_cpu_work *w = malloc(sizeof *w);
+    if (!w) return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate sub-chunk work buffers");
+    if (h5fz_cpu_work_alloc(w, full)) {
+      free(w);
+      return H5FZ_ERR_NOMEM;
+    }
+    *state = w;
+  }
+  uint32_t m = h5fz_sub_elems(p, s);
+  if (h5fz_cpu_decode_subchunk(p, s, d->entries[s], d->payload + d->offsets[s], m, *state, d->values + (size_t)s * full,
+                               d->lnd_aux ? d->lnd_aux + 2u * (size_t)s : NULL))
+    return H5FZ_ERR_CORRUPT;
+  if (d->n_outliers && !d->lnd_aux) { /* this sub-chunk's outliers (lorenzo_nd: after its chunk-wide finish) */
+    uint64_t first = (uint64_t)s * p->subchunk_elems;
+    uint32_t lo = h5fz_outlier_lower_bound(d->pos, d->n_outliers, first);
+    uint32_t hi = h5fz_outlier_lower_bound(d->pos, d->n_outliers, first + m);
+    h5fz_chunk_place_outliers(d->values, p->esize, d->pos, d->vals, lo, hi);
+  }
+  return H5FZ_OK;
+}
+
+int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
+                          const uint64_t *offsets, uint8_t *values, const uint32_t *pos, const uint8_t *vals,
+                          uint32_t n_outliers)
+{
+  decode_job d = {p, entries, payload, offsets, values, NULL, pos, vals, n_outliers};
+  if (h5fz_plan_has_lnd(p) && !(d.lnd_aux = malloc(((size_t)p->n_subchunks + 1u) * 16u)))
     return h5fz_fail(H5FZ_ERR_NOMEM, "cannot allocate decode tasks");
+  /* sub-chunks claimed one at a time (h5fz_claim.h: a thread the scheduler
+   * leaves waiting holds up no part of the chunk) */
+  int rc = h5fz_claim_for(h5fz_cpu_threads(p->n_subchunks), p->n_subchunks, decode_item, work_release, &d);
+  if (!rc && d.lnd_aux) {
+    h5fz_cpu_lnd_finish(p, values, d.lnd_aux);
+    h5fz_chunk_place_outliers(values, p->esize, pos, vals, 0, n_outliers);
   }
-  for (unsigned i = 0; i < nthreads; i++) {
-    tasks[i].p = p;
-    tasks[i].out = values;
-    tasks[i].lnd_aux = lnd_aux;
-    tasks[i].payload = payload;
-    tasks[i].offsets = offsets;
-    tasks[i].entries = (uint32_t *)entries;
-  }
-  int rc = run_tasks(tasks, nthreads, p->n_subchunks, decode_range);
-  if (!rc && lnd_aux) h5fz_cpu_lnd_finish(p, values, lnd_aux);
-  free(tasks);
-  free(lnd_aux);
+  free(d.lnd_aux);
   return rc;
 }
 
@@ -276,9 +299,12 @@ int h5fz_cpu_decode_container(const void *in, size_t in_bytes, h5fz_dtype dtype,
   h5fz_chunk_read r;
   int rc = h5fz_chunk_read_begin(in, in_bytes, dtype, chunk_bytes, NULL, &r);
   if (rc) return rc;
-  if (!r.complete && r.h.n_subchunks && (rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values))) {
-    h5fz_chunk_read_free(&r);
-    return rc;
+  if (!r.complete && r.h.n_subchunks) {
+    if ((rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values, r.pos, r.vals, r.h.n_outliers))) {
+      h5fz_chunk_read_free(&r);
+      return rc;
+    }
+    r.outliers_placed = 1;
   }
   return h5fz_chunk_read_end(&r, NULL, out, out_bytes);
 }

@@ -12,9 +12,14 @@ int h5fz_cpu_encode_chunk(const h5fz_chunk_plan *p, h5fz_header *h, const uint8_
                           size_t *out_bytes);
 
 /* CPU executor: decode all sub-chunks into values (n_elements x esize bytes)
- * given the checked size table, payload base and per-sub-chunk offsets. */
+ * given the checked size table, payload base and per-sub-chunk offsets,
+ * then put the n_outliers outliers (increasing positions pos, raw bits
+ * vals; none when n_outliers is 0) in place: each sub-chunk's by the
+ * thread that decoded it, so that this part of a chunk runs in parallel
+ * too. */
 int h5fz_cpu_decode_chunk(const h5fz_chunk_plan *p, const uint32_t *entries, const uint8_t *payload,
-                          const uint64_t *offsets, uint8_t *values);
+                          const uint64_t *offsets, uint8_t *values, const uint32_t *pos, const uint8_t *vals,
+                          uint32_t n_outliers);
 
 /* A whole container decoded on the CPU executor whatever H5FZ_DEVICE says
  * (for the GPU batches, which hold the GPU executor's lock): the checks and

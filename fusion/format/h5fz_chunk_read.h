@@ -26,6 +26,7 @@ typedef struct {
   uint8_t *vals;
   const uint8_t *trailing; /* the bytes past the last whole element */
   size_t trailing_bytes;
+  int outliers_placed; /* the executor put the outliers in place (read_end leaves them) */
 } h5fz_chunk_read;
 
 /* Open and check in[0..in_bytes) (want_bytes 0: any chunk; else it must
@@ -44,6 +45,14 @@ int h5fz_chunk_read_begin(const uint8_t *in, size_t in_bytes, h5fz_dtype want_dt
  * check against want (may be NULL). On H5FZ_OK *out (caller frees) and
  * *out_bytes receive the chunk; on failure everything is freed. */
 int h5fz_chunk_read_end(h5fz_chunk_read *r, const h5fz_spec *want, void **out, size_t *out_bytes);
+
+/* Outliers lo .. hi - 1 of the lists pos (element positions) and vals
+ * (raw bits, esize bytes each) into values. */
+void h5fz_chunk_place_outliers(uint8_t *values, uint32_t esize, const uint32_t *pos, const uint8_t *vals, uint32_t lo,
+                               uint32_t hi);
+
+/* The first of the n increasing positions pos[] that is >= at (n if none). */
+uint32_t h5fz_outlier_lower_bound(const uint32_t *pos, uint32_t n, uint64_t at);
 
 /* Free what a read holds (after h5fz_chunk_read_begin succeeded and the
  * decode failed). */

@@ -2,27 +2,17 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "h5fz_ops.h"
 #include "h5fz_batch.h" /* h5fz_container_set_byte_order */
 #include "h5fz_container.h"
+#include "h5fz_crc32.h"
 #include "h5fz_modes.h"
 #include "h5fz_side.h"
 
 static const uint8_t magic[4] = {'H', '5', 'F', 'Z'};
 
-uint32_t h5fz_checksum(const uint8_t *buf, size_t len)
-{
-  uLong crc = crc32(0L, Z_NULL, 0);
-  while (len) { /* crc32 takes uInt lengths */
-    uInt part = len > 0x40000000u ? 0x40000000u : (uInt)len;
-    crc = crc32(crc, buf, part);
-    buf += part;
-    len -= part;
-  }
-  return (uint32_t)crc;
-}
+uint32_t h5fz_checksum(const uint8_t *buf, size_t len) { return h5fz_crc32(0, buf, len); }
 
 void h5fz_swap_elements(void *buf, uint64_t n, size_t esize)
 {

@@ -110,27 +110,34 @@ int h5fz_side_decode(const uint8_t *in, size_t len, uint32_t count, uint32_t esi
   if (rc) goto done;
   off += e_gaps & H5FZ_SUB_SIZE_MASK;
   const uint32_t *gaps = (const uint32_t *)words;
+  /* the positions increase (each 1 + its gap past the one before, in 64
+   * bits: no wrap), so the last is the largest: one check after the loop,
+   * and the first outlier past the end found again only then */
   uint64_t p = 0;
   for (uint32_t i = 0; i < count; i++) {
     p = (i ? p + 1u : 0u) + gaps[i];
-    if (p >= n_elements) {
-      rc = h5fz_fail(H5FZ_ERR_CORRUPT, "outlier %u points past the chunk's %llu elements", i,
-                     (unsigned long long)n_elements);
-      goto done;
-    }
     pos[i] = (uint32_t)p;
+  }
+  if (count && p >= n_elements) {
+    uint32_t i = 0;
+    for (p = gaps[0]; p < n_elements; p += 1u + gaps[++i]) {}
+    rc = h5fz_fail(H5FZ_ERR_CORRUPT, "outlier %u points past the chunk's %llu elements", i,
+                   (unsigned long long)n_elements);
+    goto done;
   }
   rc = unpack_words(in + off, len - off, e_vals, padded, esize, shuffled, scratch, words);
   if (rc) goto done;
   off += e_vals & H5FZ_SUB_SIZE_MASK;
+  /* the running XOR in a register (read back from vals, it was a store
+   * and a load in the chain of every value) */
   if (esize == 8) {
     const uint64_t *x = (const uint64_t *)words;
-    uint64_t *v = vals;
-    for (uint32_t i = 0; i < count; i++) v[i] = x[i] ^ (i ? v[i - 1] : 0u);
+    uint64_t *v = vals, acc = 0;
+    for (uint32_t i = 0; i < count; i++) v[i] = acc ^= x[i];
   } else {
     const uint32_t *x = (const uint32_t *)words;
-    uint32_t *v = vals;
-    for (uint32_t i = 0; i < count; i++) v[i] = x[i] ^ (i ? v[i - 1] : 0u);
+    uint32_t *v = vals, acc = 0;
+    for (uint32_t i = 0; i < count; i++) v[i] = acc ^= x[i];
   }
   *used = off;
 done:

@@ -5,7 +5,8 @@
  * bitshuffle (32/64), RZE encode (including the NOT_SMALLER decision and
  * small caps) and decode (including corrupt streams: same -1 cases, same
  * bytes otherwise), the quantizer (specials, eb = 0, padding) and the word
- * transforms, fused and not.
+ * transforms, fused and not; the fused decode of the default chain's word
+ * ops (bit planes -> values) against the reference ops in turn.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "h5fz.h"
 #include "op_bitshuffle_cpu.h"
 #include "op_delta_cpu.h"
+#include "op_fused_decode_cpu.h"
 #include "op_negabinary_cpu.h"
 #include "op_quant_cpu.h"
 #include "op_rze_cpu.h"
@@ -427,6 +429,71 @@ static void test_transforms(void)
   free(t);
 }
 
+/* The fused decode (bit planes -> values) = bitshuffle, zigzag, delta and
+ * quantizer decodes of the references in turn, value bits for value bits,
+ * with the extent the RZE decode reports and with the whole length; it
+ * writes nothing past the m values. */
+static void test_fused_decode(void)
+{
+  uint32_t nmax = 16384;
+  uint32_t *words = malloc(nmax * 4u), *t1 = malloc(nmax * 4u), *t2 = malloc(nmax * 4u);
+  uint8_t *planes = malloc(nmax * 4u), *enc = malloc(nmax * 4u + 64u), *dec = malloc(nmax * 4u);
+  uint8_t *scratch = malloc(h5fz_rze_scratch_bytes(nmax * 4u) + 64u);
+  float *ref = malloc(nmax * 4u), *got = malloc((nmax + 64u) * 4u);
+  const double steps[] = {2e-4, 0.3, 2.0, 1e30, 1e-300, 3.0e-39};
+  for (int s = 0; s < n_sizes; s++)
+    for (int pat = 0; pat < N_PAT + 2; pat++)
+      for (unsigned st = 0; st < sizeof steps / sizeof steps[0]; st++) {
+        uint32_t n = sizes[s], L = 4u * n;
+        if (n % 64u) continue; /* the chain's words are padded to 64 */
+        for (uint32_t i = 0; i < n; i++) {
+          if (pat < N_PAT)
+            words[i] = (uint32_t)pattern_word(pat, i, 32);
+          else if (pat == N_PAT) /* zigzagged small deltas in runs, as smooth data makes */
+            words[i] = ((i / 200u) % 2u) ? (uint32_t)(rnd() % 9u) : 0u;
+          else /* one large word among zeros (a jump to and from an escape) */
+            words[i] = (i % 777u == 5u) ? (uint32_t)rnd() : 0u;
+        }
+        h5fz_bitshuffle_encode_32(&blk, words, planes, n);
+        h5fz_quant_params q = h5fz_quant_params_make(H5FZ_QMODE_ABS, steps[st] / 2.0, 0);
+        h5fz_bitshuffle_decode_32(&blk, planes, t1, n);
+        h5fz_zigzag_decode_32(&blk, t1, t2, n);
+        h5fz_delta_decode_32(&blk, t2, t1, n);
+        h5fz_quant_decode_32(&blk, t1, n, &q, ref);
+        uint32_t size = h5fz_fast_rze_encode(planes, L, enc, L, scratch), extent = L;
+        const uint8_t *src = planes;
+        if (size != H5FZ_RZE_NOT_SMALLER) {
+          CHECK(h5fz_fast_rze_decode_extent(enc, size, dec, L, scratch, &extent) == 0 && !memcmp(dec, planes, L),
+                "rze decode (extent) n=%u pattern %d", n, pat);
+          int zero = extent <= L;
+          for (uint32_t i = extent; zero && i < L; i++) zero = dec[i] == 0;
+          CHECK(zero, "rze extent %u n=%u pattern %d: a non-zero byte after it", extent, n, pat);
+          src = dec;
+        }
+        uint32_t ms[3] = {n, n - 1u - (uint32_t)(rnd() % 63u), 1u + (uint32_t)(rnd() % n)};
+        for (int k = 0; k < 3; k++)
+          for (int whole = 0; whole < 2; whole++) {
+            uint32_t m = ms[k];
+            memset(got, 0x7b, (n + 64u) * 4u);
+            h5fz_fast_planes_dzq_decode_32(src, n, whole ? L : extent, m, q.step, got);
+            CHECK(!memcmp(got, ref, (size_t)m * 4u), "fused decode n=%u m=%u pattern %d step %g extent %u", n, m, pat,
+                  q.step, whole ? L : extent);
+            uint32_t past = 0;
+            for (uint32_t i = m; i < n + 64u; i++) past |= ((uint32_t *)got)[i] != 0x7b7b7b7bu;
+            CHECK(!past, "fused decode n=%u m=%u pattern %d: wrote past m", n, m, pat);
+          }
+      }
+  free(words);
+  free(t1);
+  free(t2);
+  free(planes);
+  free(enc);
+  free(dec);
+  free(scratch);
+  free(ref);
+  free(got);
+}
+
 int main(void)
 {
   make_sizes();
@@ -435,6 +502,7 @@ int main(void)
   test_bin_f32();
   test_quant();
   test_transforms();
+  test_fused_decode();
   printf("test_cpu_fast: %ld checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }
