@@ -32,13 +32,19 @@ def values():
             "f64_lossless_ratio": lossless, "f32_be_abs_delta_huff": be}
 
 
-def check(name, d, dtype):
+def check_chunks(name, d, dtype, version, coder):
+    """Every chunk of d: this version, coded (not stored raw), the
+    big-endian flag of dtype, the chain ending in op `coder`."""
     for i in range(d.id.get_num_chunks()):
         mask, raw = d.id.read_direct_chunk(d.id.get_chunk_info(i).chunk_offset)
-        assert mask == 0 and raw[4] == 3, name  # version 3
+        assert mask == 0 and raw[4] == version, name
         assert not raw[7] & 1, name  # coded, not stored raw
         assert bool(raw[7] & 2) == (dtype[0] == ">"), name  # big-endian flag
-        assert raw[48 + raw[33] - 1] == 33, name  # the chain ends in huff
+        assert raw[48 + raw[33] - 1] == coder, name
+
+
+def check(name, d, dtype):
+    check_chunks(name, d, dtype, version=3, coder=33)  # huff
 
 
 if __name__ == "__main__":
