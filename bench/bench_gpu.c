@@ -244,7 +244,10 @@ static void realistic_section(const char *dir, double gib, int reps, double only
   char list[1024];
   snprintf(list, sizeof list, "%s", more ? more : "");
   const char *chains[16] = {"", "delta zigzag bitpack"};
-  int n_chains = 2;
+  /* H5FZ_BENCH_REALISTIC_ONLY=1: only the chains of H5FZ_BENCH_REALISTIC_CHAINS (a profiler then sees
+   * their kernels alone) */
+  const char *only = getenv("H5FZ_BENCH_REALISTIC_ONLY");
+  int n_chains = only && !strcmp(only, "1") && more ? 0 : 2;
   for (char *save = NULL, *t = strtok_r(list, ";", &save); t && n_chains < 16; t = strtok_r(NULL, ";", &save))
     chains[n_chains++] = t;
   for (int r = 0; r < 3 * n_chains; r++) {
@@ -253,7 +256,7 @@ static void realistic_section(const char *dir, double gib, int reps, double only
     if (only_r > 0 && rel[r % 3] != only_r) continue;
     int last = only_r > 0 ? r / 3 == n_chains - 1 : r == 3 * n_chains - 1;
     snprintf(spec, sizeof spec, "abs=%.17g dtype=f32%s%s", rel[r % 3], *chain ? " " : "", chain);
-    if (r / 3 == 1)
+    if (!strcmp(chain, "delta zigzag bitpack"))
       snprintf(name, sizeof name, "realistic fast R=%g", rel[r % 3]);
     else
       snprintf(name, sizeof name, "realistic R=%g%s%s", rel[r % 3], *chain ? " " : "", chain);

@@ -34,7 +34,8 @@
 #define H5FZ_HUFF_LITERALS 64u   /* values 1..64 are symbols 0..63 */
 #define H5FZ_HUFF_BIG_FIRST 7u   /* bit-length classes start at bitlen 7 (values 65..127) */
 #define H5FZ_HUFF_RUN_SYMS 29u   /* run classes: 1, then two per octave up to 2^14 */
-#define H5FZ_HUFF_MAX_LEN 12u    /* longest code: the decoder's table has 2^12 entries */
+#define H5FZ_HUFF_MAX_LEN 12u    /* longest code */
+#define H5FZ_HUFF_LUT_BITS 10u   /* the decoder's table: codes of up to 10 bits in one look-up */
 #define H5FZ_HUFF_MAX_SYMS 151u  /* the alphabet of 64-bit words */
 #define H5FZ_HUFF_GROUP_LOG2 4u  /* groups of 64 << 4 = 1024 words (the encoder's choice) */
 #define H5FZ_HUFF_MAX_GROUP_LOG2 8u /* groups of at most 16384 words: a run class covers them */
@@ -71,6 +72,23 @@ H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
   return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
 }
 
+/* A stream's decoding tables (shared memory on the GPU; 4.9 KiB, so that
+ * a block can hold several sub-chunks' tables and decode them one thread
+ * a group). Per code t: the canonical code by length (first code of each
+ * length, counted MSB first, its symbols' place in sorted[], their count)
+ * and a table of H5FZ_HUFF_LUT_BITS bits for the short codes. */
+typedef struct {
+  uint16_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_LUT_BITS]; /* (symbol << 4) | length; 0: a longer code or none */
+  uint16_t first[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
+  uint16_t offs[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
+  uint16_t count[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
+  uint8_t sorted[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* symbols by (length, symbol) */
+  uint8_t len[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];    /* the table as read */
+  uint32_t nctx, alphabet, group, groups;
+  uint64_t dir_at, start, end; /* bits: the directory's first entry, group 0's tokens, the stream's end */
+  uint32_t dir_w, pad_;
+} h5fz_huff_dtab;
+
 /* The bits of a sub-chunk's scratch (shared memory on the GPU); per code
  * (context) t < H5FZ_HUFF_MAX_CTX: */
 typedef struct {
@@ -81,20 +99,22 @@ typedef struct {
   uint32_t group_start[H5FZ_HUFF_MAX_GROUPS + 1u]; /* token bits before each group */
   uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS];  /* first non-zero word of each share */
   uint32_t header_bits, flag, group;
-  /* the code's construction (one thread): leaves by (count, symbol), tree */
-  uint16_t leaf[H5FZ_HUFF_MAX_SYMS];
-  uint16_t parent[2u * H5FZ_HUFF_MAX_SYMS];
-  uint64_t weight[2u * H5FZ_HUFF_MAX_SYMS];
-  uint16_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_MAX_LEN]; /* decode: (symbol << 4) | length, 0 = no code */
+  uint32_t table_bits[H5FZ_HUFF_MAX_CTX];
+  /* each code's construction (one thread a code, in different warps):
+   * leaves by (count, symbol), tree; weights fit 32 bits (at most 16384
+   * tokens) */
+  uint16_t leaf[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];
+  uint16_t parent[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
+  uint32_t weight[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
+  h5fz_huff_dtab dec; /* the decoder's */
 } h5fz_huff_scratch;
 
 /* Scratch bytes of one sub-chunk's encode or decode with nctx codes
- * (8-byte aligned): the decode tables of the unused contexts, last in the
- * struct, are left out. */
+ * (8-byte aligned; the same for both counts). */
 H5FZ_FN uint32_t h5fz_huff_scratch_bytes(uint32_t nctx)
 {
-  uint32_t unused = (H5FZ_HUFF_MAX_CTX - nctx) * (uint32_t)sizeof(uint16_t) * (1u << H5FZ_HUFF_MAX_LEN);
-  return (uint32_t)((sizeof(h5fz_huff_scratch) - unused + 7u) & ~7u);
+  (void)nctx;
+  return (uint32_t)((sizeof(h5fz_huff_scratch) + 7u) & ~7u);
 }
 
 H5FZ_FN void h5fz_huff_atomic_add(uint32_t *p, uint32_t v)
@@ -187,16 +207,18 @@ H5FZ_FN void h5fz_huff_canonical(h5fz_huff_scratch *s, uint32_t t, uint32_t A)
   }
 }
 
-/* All threads: s->leaf[0..k) = the symbols of code t with a non-zero
- * count in order of (count, symbol), each thread ranking its symbols
- * against all (the order is unique, so the split does not change it);
- * returns k. */
-H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t t, uint32_t A)
+/* All threads: s->leaf[t][0..k[t]) = the symbols of code t (t < nctx)
+ * with a non-zero count in order of (count, symbol), each thread ranking
+ * its symbols against all (the order is unique, so the split does not
+ * change it); sets k[t]. */
+H5FZ_FN void h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t nctx, uint32_t A,
+                                   uint32_t k[H5FZ_HUFF_MAX_CTX])
 {
-  const uint32_t *hist = s->hist[t];
-  uint32_t mine = 0;
-  H5FZ_FOR_ITEMS(a, blk, A)
+  uint32_t mine[H5FZ_HUFF_MAX_CTX] = {0};
+  H5FZ_FOR_ITEMS(ta, blk, nctx * A)
   {
+    uint32_t t = ta / A, a = ta - t * A;
+    const uint32_t *hist = s->hist[t];
     uint32_t c = hist[a];
     if (!c) continue;
     uint32_t rank = 0;
@@ -204,14 +226,20 @@ H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s
       uint32_t d = hist[b];
       rank += d && (d < c || (d == c && b < a));
     }
-    s->leaf[rank] = (uint16_t)a;
-    mine++;
+    s->leaf[t][rank] = (uint16_t)a;
+    mine[t]++;
   }
-  uint64_t k;
-  (void)h5fz_blk_exscan(blk, mine, &k);
+  for (uint32_t t = 0; t < nctx; t++) {
+    uint64_t total;
+    (void)h5fz_blk_exscan(blk, mine[t], &total);
+    k[t] = (uint32_t)total;
+  }
   h5fz_blk_sync(blk);
-  return (uint32_t)k;
 }
+
+/* The thread that builds and writes code t: codes in different warps run
+ * at once on the GPU; one thread does all on the CPU. */
+H5FZ_FN uint32_t h5fz_huff_builder(const h5fz_blk *blk, uint32_t t) { return 32u * t < blk->nthreads ? 32u * t : 0u; }
 
 /* One thread: the lengths of code t's A symbols from s->hist[t] and the k
  * sorted leaves (a length-limited Huffman code; see docs/format.md §5.7
@@ -220,6 +248,9 @@ H5FZ_FN uint32_t h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s
 H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k)
 {
   uint8_t *len = s->len[t];
+  const uint16_t *leaf = s->leaf[t];
+  uint16_t *parent = s->parent[t];
+  uint32_t *weight = s->weight[t];
   for (uint32_t a = 0; a < A; a++) len[a] = 0;
   if (k == 0) return 8u;
   uint32_t bl[64];
@@ -230,24 +261,24 @@ H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t t, uint32_t A, u
     /* two queues: leaves (sorted), internal nodes (made in nondecreasing
      * weight); on equal weights the leaf is taken first */
     uint32_t li = 0, ni = k, nn = k; /* nodes: 0..k-1 leaves (by rank), k.. internal */
-    for (uint32_t i = 0; i < k; i++) s->weight[i] = s->hist[t][s->leaf[i]];
+    for (uint32_t i = 0; i < k; i++) weight[i] = s->hist[t][leaf[i]];
     for (uint32_t m = 0; m + 1u < k; m++) {
       uint32_t pick[2];
       for (uint32_t p = 0; p < 2u; p++) {
-        if (li < k && (ni >= nn || s->weight[li] <= s->weight[ni]))
+        if (li < k && (ni >= nn || weight[li] <= weight[ni]))
           pick[p] = li++;
         else
           pick[p] = ni++;
       }
-      s->weight[nn] = s->weight[pick[0]] + s->weight[pick[1]];
-      s->parent[pick[0]] = (uint16_t)nn;
-      s->parent[pick[1]] = (uint16_t)nn;
+      weight[nn] = weight[pick[0]] + weight[pick[1]];
+      parent[pick[0]] = (uint16_t)nn;
+      parent[pick[1]] = (uint16_t)nn;
       nn++;
     }
     /* depths, root (the last node) first; reuse weight[] for them */
-    s->weight[nn - 1u] = 0;
-    for (uint32_t v = nn - 1u; v-- > 0;) s->weight[v] = s->weight[s->parent[v]] + 1u;
-    for (uint32_t i = 0; i < k; i++) bl[s->weight[i]]++;
+    weight[nn - 1u] = 0;
+    for (uint32_t v = nn - 1u; v-- > 0;) weight[v] = weight[parent[v]] + 1u;
+    for (uint32_t i = 0; i < k; i++) bl[weight[i]]++;
     /* limit to MAX_LEN (JPEG, Annex K.3): keeps the Kraft sum at 1 */
     for (uint32_t i = 63u; i > H5FZ_HUFF_MAX_LEN; i--) {
       while (bl[i] > 0) {
@@ -265,7 +296,7 @@ H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t t, uint32_t A, u
   while (r > 0) {
     while (bl[l] == 0) l++;
     bl[l]--;
-    len[s->leaf[--r]] = (uint8_t)l;
+    len[leaf[--r]] = (uint8_t)l;
   }
   h5fz_huff_canonical(s, t, A);
   uint32_t bits = 8u, prev = 0, first = 1;
@@ -304,55 +335,168 @@ H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t t, uin
   return pos;
 }
 
-/* One thread: read code t's table at *pos into s->len[t] and build
- * s->code[t] (nctx: as h5fz_huff_put_table). Returns 0, or -1 when it is
- * not a table this coder writes (more symbols than the alphabet, a symbol
- * outside it, a length of 0 or over 12, an incomplete code of two or more
- * symbols, one symbol of length other than 1, a run symbol in huffctx's
- * second code). */
-H5FZ_FN int h5fz_huff_get_table(h5fz_huff_scratch *s, uint32_t t, uint32_t nctx, uint32_t A, const uint8_t *in,
-                                uint32_t size, uint64_t *pos)
+/* A reader of a byte stream's bits, LSB first, from a 64-bit buffer of at
+ * least 57 valid bits after a fill; bits past the end read as 0. */
+typedef struct {
+  const uint8_t *in;
+  uint32_t size, next, nacc, pad_;
+  uint64_t acc, pos; /* the buffer; the stream position of its bit 0 */
+} h5fz_huff_reader;
+
+H5FZ_FN void h5fz_huff_rd_fill(h5fz_huff_reader *r)
 {
-  uint64_t p = *pos, end = 8ull * size;
-  uint32_t k = (uint32_t)h5fz_huff_peek(in, size, p, 8u) + (nctx == 1u ? 1u : 0u), a = 0, kraft = 0;
-  uint8_t *len = s->len[t];
-  p += 8u;
+  while (r->nacc <= 56u) {
+    r->acc |= (uint64_t)(r->next < r->size ? r->in[r->next] : 0u) << r->nacc;
+    r->next++;
+    r->nacc += 8u;
+  }
+}
+
+H5FZ_FN void h5fz_huff_rd_init(h5fz_huff_reader *r, const uint8_t *in, uint32_t size, uint64_t pos)
+{
+  r->in = in;
+  r->size = size;
+  r->next = pos >> 3 < size ? (uint32_t)(pos >> 3) : size;
+  r->acc = 0;
+  r->nacc = 0;
+  r->pos = pos;
+  h5fz_huff_rd_fill(r);
+  if (pos >> 3 >= size) r->acc = 0; /* all past the end */
+  r->acc >>= pos & 7u;
+  r->nacc -= (uint32_t)(pos & 7u);
+}
+
+/* The next nbits (<= 32) bits, left in the stream / taken from it. */
+H5FZ_FN uint32_t h5fz_huff_rd_peek(h5fz_huff_reader *r, uint32_t nbits)
+{
+  if (r->nacc < nbits) h5fz_huff_rd_fill(r);
+  return (uint32_t)(r->acc & ((1ull << nbits) - 1u));
+}
+
+H5FZ_FN void h5fz_huff_rd_skip(h5fz_huff_reader *r, uint32_t nbits) /* nbits <= 32, after a peek of them */
+{
+  r->acc >>= nbits;
+  r->nacc -= nbits;
+  r->pos += nbits;
+}
+
+H5FZ_FN uint32_t h5fz_huff_rd_get(h5fz_huff_reader *r, uint32_t nbits)
+{
+  uint32_t v = h5fz_huff_rd_peek(r, nbits);
+  h5fz_huff_rd_skip(r, nbits);
+  return v;
+}
+
+/* One thread: read code t's table from r into d->len[t] (nctx: as
+ * h5fz_huff_put_table) and its canonical code by length (first, offs,
+ * count, sorted). Returns 0, or -1 when it is not a table this coder
+ * writes (more symbols than the alphabet, a symbol outside it, a length of
+ * 0 or over 12, an incomplete code of two or more symbols, one symbol of
+ * length other than 1, a run symbol in huffctx's second code, or a table
+ * past the stream's end). */
+H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader *r)
+{
+  const uint32_t A = d->alphabet;
+  uint32_t k = h5fz_huff_rd_get(r, 8u) + (d->nctx == 1u ? 1u : 0u), a = 0, kraft = 0;
+  uint8_t *len = d->len[t];
   for (uint32_t i = 0; i < A; i++) len[i] = 0;
-  if (k > A || p > end) return -1;
+  if (k > A || r->pos > d->end) return -1;
   for (uint32_t i = 0; i < k; i++) {
-    uint32_t nb = 0;
-    while (nb < 9u && !h5fz_huff_peek(in, size, p + nb, 1u)) nb++;
-    if (nb >= 9u) return -1;
-    uint32_t x = (1u << nb) | (uint32_t)h5fz_huff_peek(in, size, p + nb + 1u, nb);
-    p += 2u * nb + 1u;
+    uint32_t z = h5fz_huff_rd_peek(r, 9u);
+    if (!z) return -1; /* nine zeros: no gamma this coder writes */
+    uint32_t nb = h5fz_huff_bitlen64(z & (0u - z)) - 1u; /* zeros before the first one */
+    h5fz_huff_rd_skip(r, nb + 1u);
+    uint32_t x = (1u << nb) | h5fz_huff_rd_get(r, nb);
     a = i == 0 ? x - 1u : a + x;
-    uint32_t l = (uint32_t)h5fz_huff_peek(in, size, p, 4u);
-    p += 4u;
-    if (a >= A || l == 0 || l > H5FZ_HUFF_MAX_LEN || p > end) return -1;
+    uint32_t l = h5fz_huff_rd_get(r, 4u);
+    if (a >= A || l == 0 || l > H5FZ_HUFF_MAX_LEN || r->pos > d->end) return -1;
     if (t == 1u && a >= A - H5FZ_HUFF_RUN_SYMS) return -1; /* huffctx: the token after a run is never a run */
     len[a] = (uint8_t)l;
     kraft += 1u << (H5FZ_HUFF_MAX_LEN - l);
   }
   if (k == 0 ? 0 : k == 1 ? len[a] != 1u : kraft != (1u << H5FZ_HUFF_MAX_LEN)) return -1;
-  h5fz_huff_canonical(s, t, A);
-  *pos = p;
+  /* canonical order: codes by (length, symbol), numbered MSB first */
+  uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t];
+  for (uint32_t l = 0; l <= H5FZ_HUFF_MAX_LEN; l++) count[l] = 0;
+  for (uint32_t s = 0; s < A; s++) count[len[s]]++;
+  count[0] = 0;
+  uint32_t c = 0, o = 0;
+  for (uint32_t l = 1; l <= H5FZ_HUFF_MAX_LEN; l++) {
+    c = (c + count[l - 1u]) << 1;
+    first[l] = (uint16_t)c;
+    offs[l] = (uint16_t)o;
+    o += count[l];
+  }
+  first[0] = offs[0] = 0;
+  for (uint32_t l = 1; l <= H5FZ_HUFF_MAX_LEN; l++)
+    for (uint32_t s = 0, j = offs[l]; s < A; s++)
+      if (len[s] == l) d->sorted[t][j++] = (uint8_t)s;
   return 0;
 }
 
-/* All threads: fill the decoder's table of code t from s->len[t] and
- * s->code[t]. */
-H5FZ_FN void h5fz_huff_fill_lut(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t t, uint32_t A)
+/* One thread: the stream's header (the group field, the nctx tables, the
+ * directory's width) for n words into d. Returns 0, or -1 when it is not
+ * one h5fz_huff_encode writes (a bad group field or table, more groups
+ * than 256, a directory past the end). */
+H5FZ_FN int h5fz_huff_read_header(h5fz_huff_dtab *d, const uint8_t *in, uint32_t size, uint32_t n, uint32_t nctx,
+                                  uint32_t W)
 {
-  uint16_t *lut = s->lut[t];
-  H5FZ_FOR_ITEMS(i, blk, 1u << H5FZ_HUFF_MAX_LEN) lut[i] = 0;
-  h5fz_blk_sync(blk);
-  for (uint32_t a = 0; a < A; a++) {
-    uint32_t l = s->len[t][a];
-    if (!l) continue;
-    uint16_t e = (uint16_t)(a << 4 | l);
-    H5FZ_FOR_ITEMS(j, blk, 1u << (H5FZ_HUFF_MAX_LEN - l)) lut[s->code[t][a] | (j << l)] = e;
+  h5fz_huff_reader r;
+  h5fz_huff_rd_init(&r, in, size, 0);
+  uint32_t g = h5fz_huff_rd_get(&r, 4u);
+  d->nctx = nctx;
+  d->alphabet = h5fz_huff_alphabet(W);
+  d->end = 8ull * size;
+  d->group = 64u << (g <= H5FZ_HUFF_MAX_GROUP_LOG2 ? g : 0u);
+  d->groups = (n + d->group - 1u) / d->group;
+  if (size == 0 || g > H5FZ_HUFF_MAX_GROUP_LOG2 || n == 0 || d->groups > H5FZ_HUFF_MAX_GROUPS) return -1;
+  for (uint32_t t = 0; t < nctx; t++)
+    if (h5fz_huff_get_table(d, t, &r)) return -1;
+  d->dir_w = h5fz_huff_rd_get(&r, 5u);
+  d->dir_at = r.pos;
+  d->start = r.pos + (uint64_t)(d->groups - 1u) * d->dir_w;
+  return d->start <= d->end ? 0 : -1;
+}
+
+/* Threads lane < nlanes of those that share d: fill code t's look-up
+ * table, each entry once (no zeroing, no barrier inside): the code a
+ * table index starts with, found by length. */
+H5FZ_FN void h5fz_huff_fill_lut(h5fz_huff_dtab *d, uint32_t t, uint32_t lane, uint32_t nlanes)
+{
+  const uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t];
+  for (uint32_t x = lane; x < (1u << H5FZ_HUFF_LUT_BITS); x += nlanes) {
+    uint32_t msb = h5fz_huff_reverse(x, H5FZ_HUFF_LUT_BITS), e = 0; /* the stream's next bits, MSB first */
+    for (uint32_t l = 1; l <= H5FZ_HUFF_LUT_BITS; l++) {
+      uint32_t code = msb >> (H5FZ_HUFF_LUT_BITS - l);
+      if (code - first[l] < count[l]) {
+        e = (uint32_t)d->sorted[t][offs[l] + code - first[l]] << 4 | l;
+        break;
+      }
+    }
+    d->lut[t][x] = (uint16_t)e;
   }
-  h5fz_blk_sync(blk);
+}
+
+/* The token symbol at the reader (code t), its code's length in *len;
+ * returns 0xffff with *len 0 for bits that start no code. */
+H5FZ_FN uint32_t h5fz_huff_next_symbol(const h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader *r, uint32_t *len)
+{
+  uint32_t bits = h5fz_huff_rd_peek(r, H5FZ_HUFF_MAX_LEN);
+  uint32_t e = d->lut[t][bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u)];
+  if (e) {
+    *len = e & 15u;
+    return e >> 4;
+  }
+  uint32_t msb = h5fz_huff_reverse(bits, H5FZ_HUFF_MAX_LEN); /* a longer code: by length */
+  for (uint32_t l = H5FZ_HUFF_LUT_BITS + 1u; l <= H5FZ_HUFF_MAX_LEN; l++) {
+    uint32_t code = msb >> (H5FZ_HUFF_MAX_LEN - l);
+    if (code - d->first[t][l] < d->count[t][l]) {
+      *len = l;
+      return d->sorted[t][d->offs[t][l] + code - d->first[t][l]];
+    }
+  }
+  *len = 0;
+  return 0xffffu;
 }
 
 /* Stream header (after the group field): the table, the directory's width
@@ -448,8 +592,12 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
   const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), group = 64u << H5FZ_HUFF_GROUP_LOG2;
   const uint32_t groups = (n + group - 1u) / group, L = n * (W / 8u);
-  uint32_t lo, hi, per = (n + blk->nthreads - 1u) / blk->nthreads;
-  h5fz_blk_share(blk, n, 1u, &lo, &hi);
+  /* contiguous shares (a thread's tokens are contiguous in the stream) of
+   * an odd number of words: the lanes of a warp then read 32 different
+   * banks of shared memory (64 words a share read all the same bank) */
+  uint32_t per = (n + blk->nthreads - 1u) / blk->nthreads;
+  per |= blk->nthreads > 1u ? 1u : 0u;
+  uint32_t lo = per * blk->tid < n ? per * blk->tid : n, hi = n - lo > per ? lo + per : n;
   const uint32_t *first_nz = blk->nthreads > 1u ? s->thread_first_nz : (const uint32_t *)0;
   H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
   if (blk->nthreads > 1u) {
@@ -465,11 +613,14 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per,
                    h5fz_huff_atomic_add(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u))
   h5fz_blk_sync(blk);
-  if (blk->tid == 0) s->header_bits = 4u;
-  for (uint32_t t = 0; t < nctx; t++) {
-    uint32_t k = h5fz_huff_sort_leaves(blk, s, t, A);
-    if (blk->tid == 0) s->header_bits += h5fz_huff_build(s, t, A, k);
-    h5fz_blk_sync(blk);
+  uint32_t k[H5FZ_HUFF_MAX_CTX];
+  h5fz_huff_sort_leaves(blk, s, nctx, A, k);
+  for (uint32_t t = 0; t < nctx; t++)
+    if (blk->tid == h5fz_huff_builder(blk, t)) s->table_bits[t] = h5fz_huff_build(s, t, A, k[t]);
+  h5fz_blk_sync(blk);
+  if (blk->tid == 0) {
+    s->header_bits = 4u;
+    for (uint32_t t = 0; t < nctx; t++) s->header_bits += s->table_bits[t];
   }
   /* each token's bits; a group's first word starts a token: its offset in this share */
   uint64_t bits = 0;
@@ -478,7 +629,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
     bits += s->len[H5FZ_HUFF_CTX(in, i, group, nctx)][sym] + eb;
   })
   uint64_t total;
-  uint64_t at = h5fz_blk_exscan(blk, bits, &total);
+  uint64_t at = h5fz_blk_exscan(blk, bits, &total); /* its barriers publish header_bits */
   for (uint32_t g = (lo + group - 1u) / group; g * group < hi; g++) s->group_start[g] += (uint32_t)at;
   h5fz_blk_sync(blk);
   uint32_t dir_w = h5fz_huff_dir_width(s, groups);
@@ -491,15 +642,17 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   uint32_t *buf = (uint32_t *)tmp, words = (uint32_t)((size + 3u) / 4u);
   H5FZ_FOR_ITEMS(i, blk, words) buf[i] = 0;
   h5fz_blk_sync(blk);
-  if (blk->tid == 0) {
-    h5fz_huff_put(buf, 0, H5FZ_HUFF_GROUP_LOG2, 4u);
-    uint64_t p = 4u;
-    for (uint32_t t = 0; t < nctx; t++) p = h5fz_huff_put_table(s, t, nctx, A, buf, p);
-    h5fz_huff_put(buf, p, dir_w, 5u);
-    p += 5u;
-    for (uint32_t g = 0; g + 1u < groups; g++, p += dir_w)
-      h5fz_huff_put(buf, p, s->group_start[g + 1u] - s->group_start[g], dir_w);
+  /* the header: the group field, each code's table by its builder, the
+   * directory's entries one a thread (disjoint bits: the ORs commute) */
+  if (blk->tid == 0) h5fz_huff_put(buf, 0, H5FZ_HUFF_GROUP_LOG2, 4u);
+  uint64_t table_at = 4u;
+  for (uint32_t t = 0; t < nctx; t++) {
+    if (blk->tid == h5fz_huff_builder(blk, t)) (void)h5fz_huff_put_table(s, t, nctx, A, buf, table_at);
+    table_at += s->table_bits[t];
   }
+  if (blk->tid == 0) h5fz_huff_put(buf, table_at, dir_w, 5u);
+  H5FZ_FOR_ITEMS(g, blk, groups - 1u)
+  h5fz_huff_put(buf, table_at + 5u + (uint64_t)g * dir_w, s->group_start[g + 1u] - s->group_start[g], dir_w);
   uint64_t p = head + at;
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
     uint32_t t = H5FZ_HUFF_CTX(in, i, group, nctx); /* one declaration each: the macro's commas */
@@ -518,97 +671,92 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   return (uint32_t)size;
 }
 
+/* Decode group g of a stream whose header d holds (h5fz_huff_read_header,
+ * the look-up tables filled) into words out[i] for the group's words i <
+ * n_store (the rest are checked, not stored; n: the sub-chunk's words).
+ * Returns 0, or 1 when the group is not one h5fz_huff_encode writes: its
+ * directory entries past the stream's end, a bit string that starts no
+ * code, a token past the group's end, a value in a longer form than
+ * needed, a run right after a run (huffctx: a code-1 token that is a run),
+ * a group that does not use exactly its listed bits, or bits past the last
+ * group other than the final byte's zero padding. One thread per group:
+ * the groups of a stream decode independently. */
+H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_decode_group)(const h5fz_huff_dtab *d, const uint8_t *in, uint32_t size,
+                                                 uint32_t g, uint32_t n, H5FZ_T_WORD *out, uint32_t n_store)
+{
+  const uint32_t run_base = h5fz_huff_run_base(H5FZ_T_BITS), nctx = d->nctx, group = d->group;
+  /* the group's bits: the directory's entries before it (every prefix sum within the stream) */
+  h5fz_huff_reader r;
+  h5fz_huff_rd_init(&r, in, size, d->dir_at);
+  uint64_t at = d->start, stop = d->end;
+  for (uint32_t k = 0; k < g; k++) {
+    at += h5fz_huff_rd_get(&r, d->dir_w);
+    if (at > d->end) return 1;
+  }
+  if (g + 1u < d->groups) {
+    stop = at + h5fz_huff_rd_get(&r, d->dir_w);
+    if (stop > d->end) return 1;
+  }
+  h5fz_huff_rd_init(&r, in, size, at);
+  uint32_t i = g * group, gend = i + group < n ? i + group : n, after_run = 0;
+  while (i < gend) {
+    uint32_t l, sym = h5fz_huff_next_symbol(d, nctx > 1u ? after_run : 0u, &r, &l);
+    if (!l) return 1;
+    h5fz_huff_rd_skip(&r, l);
+    if (sym < H5FZ_HUFF_LITERALS) {
+      if (i < n_store) out[i] = (H5FZ_T_WORD)(sym + 1u);
+      i++;
+      after_run = 0;
+    } else if (sym < run_base) {
+      uint32_t eb = sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST - 1u; /* the bits below the leading one */
+      uint64_t ex = eb <= 32u ? h5fz_huff_rd_get(&r, eb) : h5fz_huff_rd_get(&r, 32u);
+      if (eb > 32u) ex |= (uint64_t)h5fz_huff_rd_get(&r, eb - 32u) << 32;
+      uint64_t v = (1ull << eb) | ex;
+      if (v <= H5FZ_HUFF_LITERALS) return 1;
+      if (i < n_store) out[i] = (H5FZ_T_WORD)v;
+      i++;
+      after_run = 0;
+    } else {
+      uint32_t idx = sym - run_base, rl = 1;
+      if (idx) {
+        uint32_t c = (idx + 1u) >> 1, h = (idx + 1u) & 1u;
+        rl = (1u << c) | (h << (c - 1u)) | h5fz_huff_rd_get(&r, c - 1u);
+      }
+      if (rl > gend - i || after_run) return 1;
+      uint32_t e = i + rl < n_store ? i + rl : n_store;
+      for (uint32_t j = i; j < e; j++) out[j] = 0;
+      after_run = 1;
+      i += rl;
+    }
+  }
+  /* a group uses exactly its bits; the last may leave the final byte's zero padding */
+  if (g + 1u < d->groups) return r.pos != stop;
+  return r.pos > stop || stop - r.pos >= 8u || h5fz_huff_rd_peek(&r, (uint32_t)(stop - r.pos)) != 0;
+}
+
 /* Decode size bytes of a stream with nctx codes (1: huff, 2: huffctx)
- * into n words (a multiple of 64, at most 16384).
+ * into n words (a multiple of 64, at most 16384): the header on one
+ * thread, the tables and the groups over all.
  * Returns 0, or -1 (block-uniform) when the stream is not one
- * h5fz_huff_encode writes for n words: a bad group field or table, a
- * token past its group's end, two runs in a row, a value in a longer form
- * than needed, a group that does not use exactly its listed bits, or bits
- * past the last group other than the final byte's zero padding, a run
- * right after a run (huffctx: a code-1 token that is a run). scratch:
- * h5fz_huff_scratch_bytes(nctx) bytes, 8-byte aligned. Every thread of the block
- * must call it. */
+ * h5fz_huff_encode writes for n words (h5fz_huff_read_header,
+ * h5fz_huff_decode_group). scratch: h5fz_huff_scratch_bytes(nctx) bytes,
+ * 8-byte aligned. Every thread of the block must call it. */
 H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, uint32_t size, H5FZ_T_WORD *out,
                                       uint32_t n, void *scratch, uint32_t nctx)
 {
   h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
-  const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), run_base = h5fz_huff_run_base(W);
-  if (blk->tid == 0) {
-    uint64_t p = 4u, end = 8ull * size;
-    uint32_t g = (uint32_t)h5fz_huff_peek(in, size, 0, 4u), ok = size > 0 && g <= H5FZ_HUFF_MAX_GROUP_LOG2;
-    uint32_t group = 64u << (ok ? g : 0u), groups = (n + group - 1u) / group;
-    ok = ok && n > 0 && groups <= H5FZ_HUFF_MAX_GROUPS;
-    for (uint32_t t = 0; ok && t < nctx; t++) ok = h5fz_huff_get_table(s, t, nctx, A, in, size, &p) == 0;
-    uint32_t dir_w = ok ? (uint32_t)h5fz_huff_peek(in, size, p, 5u) : 0u;
-    p += 5u;
-    uint64_t start = p + (uint64_t)(groups - 1u) * dir_w, at = start;
-    ok = ok && start <= end;
-    for (uint32_t k = 0; ok && k < groups; k++) {
-      s->group_start[k] = (uint32_t)(at - start);
-      if (k + 1u < groups) at += h5fz_huff_peek(in, size, p + (uint64_t)k * dir_w, dir_w);
-      ok = at <= end;
-    }
-    if (ok) s->group_start[groups] = (uint32_t)(end - start); /* the last group ends in the final byte */
-    s->header_bits = (uint32_t)start;
-    s->group = group;
-    s->flag = ok ? 0u : 1u;
-  }
+  h5fz_huff_dtab *d = &s->dec;
+  if (blk->tid == 0) s->flag = h5fz_huff_read_header(d, in, size, n, nctx, H5FZ_T_BITS) ? 1u : 0u;
   h5fz_blk_sync(blk);
   if (s->flag) {
     h5fz_blk_sync(blk);
     return -1;
   }
-  const uint32_t group = s->group, groups = (n + group - 1u) / group;
-  for (uint32_t t = 0; t < nctx; t++) h5fz_huff_fill_lut(blk, s, t, A);
-  H5FZ_FOR_ITEMS(i, blk, n) out[i] = 0;
+  for (uint32_t t = 0; t < nctx; t++) h5fz_huff_fill_lut(d, t, blk->tid, blk->nthreads);
   h5fz_blk_sync(blk);
   uint32_t bad = 0;
-  for (uint32_t g = blk->tid; g < groups && !bad; g += blk->nthreads) {
-    uint64_t p = (uint64_t)s->header_bits + s->group_start[g];
-    uint64_t stop = (uint64_t)s->header_bits + s->group_start[g + 1u];
-    uint32_t i = g * group, gend = i + group < n ? i + group : n;
-    int after_run = 0;
-    while (i < gend && !bad) {
-      uint64_t bitsv = h5fz_huff_peek(in, size, p, 57u);
-      /* huffctx: a token right after a run has code 1 (H5FZ_HUFF_CTX) */
-      uint32_t e = s->lut[nctx > 1u ? after_run : 0][bitsv & ((1u << H5FZ_HUFF_MAX_LEN) - 1u)], l = e & 15u;
-      uint32_t sym = e >> 4;
-      if (!l) {
-        bad = 1;
-        break;
-      }
-      p += l;
-      bitsv >>= l;
-      if (sym < H5FZ_HUFF_LITERALS) {
-        out[i++] = (H5FZ_T_WORD)(sym + 1u);
-        after_run = 0;
-      } else if (sym < run_base) {
-        uint32_t b = sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST;
-        uint64_t ex = b - 1u + l <= 57u ? bitsv & ((1ull << (b - 1u)) - 1u) : h5fz_huff_get(in, size, p, b - 1u);
-        uint64_t v = (1ull << (b - 1u)) | ex;
-        p += b - 1u;
-        bad = v <= H5FZ_HUFF_LITERALS;
-        out[i++] = (H5FZ_T_WORD)v;
-        after_run = 0;
-      } else {
-        uint32_t idx = sym - run_base, r = 1, eb = 0;
-        if (idx) {
-          uint32_t c = (idx + 1u) >> 1, h = (idx + 1u) & 1u;
-          eb = c - 1u;
-          r = (1u << c) | (h << (c - 1u)) | (uint32_t)(bitsv & ((1ull << eb) - 1u));
-        }
-        p += eb;
-        bad = r > gend - i || after_run;
-        after_run = 1;
-        i += r;
-      }
-    }
-    /* a group uses exactly its bits; the last may leave the final byte's zero padding */
-    if (g + 1u < groups)
-      bad |= p != stop;
-    else
-      bad |= p > stop || stop - p >= 8u || h5fz_huff_peek(in, size, p, (uint32_t)(stop - p)) != 0;
-  }
+  for (uint32_t g = blk->tid; g < d->groups && !bad; g += blk->nthreads)
+    bad = H5FZ_TN(h5fz_huff_decode_group)(d, in, size, g, n, out, n);
   if (bad) s->flag = 1u; /* only ever set to 1: the race is harmless */
   h5fz_blk_sync(blk);
   int rc = s->flag ? -1 : 0;
