@@ -44,6 +44,16 @@
 #define H5FZ_HUFF_NOT_SMALLER 0xffffffffu /* = H5FZ_RZE_NOT_SMALLER: the caller stores it raw */
 #define H5FZ_HUFF_MAX_CTX 2u /* huff: one code; huffctx: two (docs/format.md §5.8) */
 
+/* The GPU decode kernel's geometry: threads per sub-chunk of sub_elems
+ * words (one a group of the encoder's choice), sub-chunks per block (their
+ * tables fill 39 KiB of shared memory). */
+#define H5FZ_HUFF_SUBS_PER_BLOCK 8u
+H5FZ_FN uint32_t h5fz_huff_group_lanes(uint32_t sub_elems)
+{
+  uint32_t lanes = sub_elems / (64u << H5FZ_HUFF_GROUP_LOG2);
+  return lanes ? lanes : 1u;
+}
+
 /* Symbols of the alphabet for W-bit words: literals, then bit-length
  * classes 7..W, then run classes. */
 H5FZ_FN uint32_t h5fz_huff_big_syms(uint32_t W) { return W - H5FZ_HUFF_BIG_FIRST + 1u; }
@@ -428,9 +438,10 @@ H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader 
     o += count[l];
   }
   first[0] = offs[0] = 0;
-  for (uint32_t l = 1; l <= H5FZ_HUFF_MAX_LEN; l++)
-    for (uint32_t s = 0, j = offs[l]; s < A; s++)
-      if (len[s] == l) d->sorted[t][j++] = (uint8_t)s;
+  uint16_t at[H5FZ_HUFF_MAX_LEN + 1u];
+  for (uint32_t l = 0; l <= H5FZ_HUFF_MAX_LEN; l++) at[l] = offs[l];
+  for (uint32_t s = 0; s < A; s++)
+    if (len[s]) d->sorted[t][at[len[s]]++] = (uint8_t)s;
   return 0;
 }
 
@@ -458,22 +469,34 @@ H5FZ_FN int h5fz_huff_read_header(h5fz_huff_dtab *d, const uint8_t *in, uint32_t
   return d->start <= d->end ? 0 : -1;
 }
 
+/* Reverse the low H5FZ_HUFF_LUT_BITS bits of x. */
+H5FZ_FN uint32_t h5fz_huff_rev_lut(uint32_t x)
+{
+#if H5FZ_ON_GPU
+  return __brev(x) >> (32u - H5FZ_HUFF_LUT_BITS);
+#else
+  return h5fz_huff_reverse(x, H5FZ_HUFF_LUT_BITS);
+#endif
+}
+
 /* Threads lane < nlanes of those that share d: fill code t's look-up
- * table, each entry once (no zeroing, no barrier inside): the code a
- * table index starts with, found by length. */
+ * table, each entry once (no zeroing, no barrier inside). Entry x is
+ * looked up by the next stream bits, LSB first; read MSB first, y =
+ * reverse(x), the short codes' left-justified ranges tile [0, 2^10) in
+ * canonical order, so a lane walks its entries y and the codes together. */
 H5FZ_FN void h5fz_huff_fill_lut(h5fz_huff_dtab *d, uint32_t t, uint32_t lane, uint32_t nlanes)
 {
-  const uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t];
-  for (uint32_t x = lane; x < (1u << H5FZ_HUFF_LUT_BITS); x += nlanes) {
-    uint32_t msb = h5fz_huff_reverse(x, H5FZ_HUFF_LUT_BITS), e = 0; /* the stream's next bits, MSB first */
-    for (uint32_t l = 1; l <= H5FZ_HUFF_LUT_BITS; l++) {
-      uint32_t code = msb >> (H5FZ_HUFF_LUT_BITS - l);
-      if (code - first[l] < count[l]) {
-        e = (uint32_t)d->sorted[t][offs[l] + code - first[l]] << 4 | l;
-        break;
-      }
+  const uint16_t *first = d->first[t], *offs = d->offs[t];
+  const uint32_t B = H5FZ_HUFF_LUT_BITS, shorts = offs[B + 1u]; /* codes of at most B bits */
+  uint32_t k = 0, l = 1, end = 0; /* code k (sorted), its length, the end of its range */
+  for (uint32_t y = lane; y < (1u << B); y += nlanes) {
+    while (k < shorts && end <= y) {
+      while (offs[l] + d->count[t][l] <= k) l++;
+      end = ((uint32_t)first[l] + (k - offs[l]) + 1u) << (B - l);
+      if (end <= y) k++;
     }
-    d->lut[t][x] = (uint16_t)e;
+    uint32_t e = k < shorts && end > y ? (uint32_t)d->sorted[t][k] << 4 | l : 0u;
+    d->lut[t][h5fz_huff_rev_lut(y)] = (uint16_t)e;
   }
 }
 
@@ -595,9 +618,8 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   /* contiguous shares (a thread's tokens are contiguous in the stream) of
    * an odd number of words: the lanes of a warp then read 32 different
    * banks of shared memory (64 words a share read all the same bank) */
-  uint32_t per = (n + blk->nthreads - 1u) / blk->nthreads;
-  per |= blk->nthreads > 1u ? 1u : 0u;
-  uint32_t lo = per * blk->tid < n ? per * blk->tid : n, hi = n - lo > per ? lo + per : n;
+  uint32_t lo, hi, per = ((n + blk->nthreads - 1u) / blk->nthreads) | (blk->nthreads > 1u ? 1u : 0u);
+  h5fz_blk_share_odd(blk, n, &lo, &hi);
   const uint32_t *first_nz = blk->nthreads > 1u ? s->thread_first_nz : (const uint32_t *)0;
   H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
   if (blk->nthreads > 1u) {
@@ -674,6 +696,8 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
 /* Decode group g of a stream whose header d holds (h5fz_huff_read_header,
  * the look-up tables filled) into words out[i] for the group's words i <
  * n_store (the rest are checked, not stored; n: the sub-chunk's words).
+ * Only the non-zero words are stored: out[] must hold zeros (a zero run
+ * is then only a skip; the caller zeroes with all its threads at once).
  * Returns 0, or 1 when the group is not one h5fz_huff_encode writes: its
  * directory entries past the stream's end, a bit string that starts no
  * code, a token past the group's end, a value in a longer form than
@@ -723,8 +747,6 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_decode_group)(const h5fz_huff_dtab *d, const 
         rl = (1u << c) | (h << (c - 1u)) | h5fz_huff_rd_get(&r, c - 1u);
       }
       if (rl > gend - i || after_run) return 1;
-      uint32_t e = i + rl < n_store ? i + rl : n_store;
-      for (uint32_t j = i; j < e; j++) out[j] = 0;
       after_run = 1;
       i += rl;
     }
@@ -753,6 +775,7 @@ H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, ui
     return -1;
   }
   for (uint32_t t = 0; t < nctx; t++) h5fz_huff_fill_lut(d, t, blk->tid, blk->nthreads);
+  H5FZ_FOR_ITEMS(i, blk, n) out[i] = 0;
   h5fz_blk_sync(blk);
   uint32_t bad = 0;
   for (uint32_t g = blk->tid; g < d->groups && !bad; g += blk->nthreads)

@@ -336,7 +336,7 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *ql
   uint32_t ex, ey, lo, hi, f = (uint32_t)first;
   h5fz_lnd_eff(&g, &ex, &ey);
   uint32_t P = ex * ey;
-  h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
+  h5fz_blk_share_odd(blk, m_pad, &lo, &hi); /* odd shares: no bank conflicts */
   if (lo >= hi) return;
   if (g.dim <= 1u) { /* 1-D: the delta over the chunk, one neighbour (the common case: no dims) */
     for (uint32_t i = lo; i < hi; i++) {
@@ -464,7 +464,7 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_xscan)(const h5fz_blk *blk, H5FZ_T_WORD *w, H5FZ_T
   h5fz_lnd_eff(&g, &ex, &ey);
   H5FZ_TN(h5fz_delta_decode)(blk, w, scratch, m_pad); /* prefix sums of the sub-chunk */
   h5fz_blk_sync(blk);
-  h5fz_blk_share(blk, m_pad, 1u, &lo, &hi);
+  h5fz_blk_share_odd(blk, m_pad, &lo, &hi); /* odd shares: no bank conflicts */
   uint32_t off = lo < hi ? (f + lo) % ex : 0; /* position in the x segment */
   for (uint32_t i = lo; i < hi; i++) {
     uint32_t start = off > i ? 0u : i - off; /* the segment's first element in the sub-chunk */
