@@ -10,22 +10,17 @@
 #include <stddef.h>
 
 #include "h5fz.h"
+#include "h5fz_codegen_wf.h"
 
 /* Generated kernels' names. */
 #define H5FZ_KERNEL_ENCODE "h5fz_encode"
 #define H5FZ_KERNEL_DECODE "h5fz_decode"
+#define H5FZ_KERNEL_HUFF_GROUPS "h5fz_huff_groups" /* huff/huffctx decode before h5fz_decode */
 #define H5FZ_KERNEL_TAIL_SCAN "h5fz_tail_scan"
 #define H5FZ_KERNEL_TAIL_PACK "h5fz_tail_pack"
 #define H5FZ_KERNEL_TAIL_GATHER "h5fz_tail_gather"
 #define H5FZ_KERNEL_TAIL_REDUCE "h5fz_tail_reduce"
-/* Only with H5FZ_CODEGEN_WARP_FUSED and a chain it serves: the warp-fused
- * kernels of full sub-chunks (device_ops/op_warp_fused.h, op_warp_fast.h). */
-#define H5FZ_KERNEL_ENCODE_WF "h5fz_encode_wf"
-#define H5FZ_KERNEL_DECODE_WF "h5fz_decode_wf"
-/* ... those of the fast chain (device_ops/op_warp_fast.h): the same
- * arguments, their own names so that profilers can tell them apart */
-#define H5FZ_KERNEL_ENCODE_WFP "h5fz_encode_wfp"
-#define H5FZ_KERNEL_DECODE_WFP "h5fz_decode_wfp"
+/* The warp-fused kernels' names: h5fz_codegen_wf.h. */
 /* Only in the source of a chain with lorenzo_nd: its chunk-level kernels. */
 #define H5FZ_KERNEL_LND_COST "h5fz_lnd_cost_kernel"
 #define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
@@ -53,16 +48,6 @@
 #define H5FZ_CODEGEN_WARP_FUSED 2u
 #define H5FZ_CODEGEN_WF_WARPS(n) (((unsigned)(n)&0xfu) << 16)
 #define H5FZ_CODEGEN_WF_WARPS_OF(flags) (((flags) >> 16) & 0xfu ? ((flags) >> 16) & 0xfu : 4u)
-
-/* Which warp-fused kernels serve spec's chain (float32, 16 KiB
- * sub-chunks): H5FZ_WF_CHAIN_DEFAULT for quant delta zigzag bitshuffle rze
- * and quant lorenzo_nd zigzag bitshuffle rze (device_ops/op_warp_fused.h),
- * H5FZ_WF_CHAIN_FAST for quant delta zigzag bitpack
- * (device_ops/op_warp_fast.h, with the default chain's kernel arguments,
- * so the host launches them alike), 0 for none. */
-#define H5FZ_WF_CHAIN_DEFAULT 1
-#define H5FZ_WF_CHAIN_FAST 2
-int h5fz_codegen_warp_fused_chain(const h5fz_spec *spec);
 
 /* Generate the source for spec (dtype must be known) with
  * threads_per_block threads (a multiple of 32, 32..1024) and flags

@@ -117,6 +117,7 @@ static int load_module(const void *img, h5fz_jit_module *out)
                             &out->lnd_asum, &out->lnd_apart, &out->lnd_ascan};
   for (int i = 0; i < 6; i++)
     if (cu->cuModuleGetFunction(lnd_fns[i], out->module, lnd_names[i])) *lnd_fns[i] = NULL;
+  if (cu->cuModuleGetFunction(&out->huff_groups, out->module, H5FZ_KERNEL_HUFF_GROUPS)) out->huff_groups = NULL;
   /* the default chain's warp-fused pair, else the fast chain's, else none */
   if ((cu->cuModuleGetFunction(&out->encode_wf, out->module, H5FZ_KERNEL_ENCODE_WF) ||
        cu->cuModuleGetFunction(&out->decode_wf, out->module, H5FZ_KERNEL_DECODE_WF)) &&

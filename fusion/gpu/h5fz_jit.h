@@ -31,6 +31,8 @@ typedef struct {
   CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_asum, lnd_apart, lnd_ascan;
   /* the warp-fused kernels: NULL unless the source has them (H5FZ_CODEGEN_WARP_FUSED) */
   CUfunction encode_wf, decode_wf;
+  /* huff/huffctx's decode, one thread a group (H5FZ_KERNEL_HUFF_GROUPS): NULL for other coders */
+  CUfunction huff_groups;
 } h5fz_jit_module;
 
 /* The loaded module for (src, arch_name, plan digest) in the CUDA context
