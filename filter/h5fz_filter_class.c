@@ -85,7 +85,14 @@ static void say_refusal_once(const h5fz_hdf5_api *h, const char *text)
   int fresh = strncmp(said, text, sizeof said - 1) != 0;
   if (fresh) {
     snprintf(said, sizeof said, "%s", text);
-    fprintf(stderr, "%s\n", text);
+    /* h5repack retries a failed H5Dcreate without the filter and exits 0
+     * (h5fz_filter_caller_stores_raw_on_refusal): say so, or the user takes
+     * the copy for compressed */
+    fprintf(stderr, "%s%s\n", text,
+            h5fz_filter_caller_stores_raw_on_refusal()
+                ? "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0; fix the -f words "
+                  "(h5fz cd-values --ud SPEC prints them) or use h5fz compress, which refuses"
+                : "");
   }
   pthread_mutex_unlock(&lock);
 }
@@ -363,8 +370,12 @@ static herr_t h5fz_set_local(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_i
   if (ok == 1) flags &= ~(unsigned)H5Z_FLAG_OPTIONAL;
   /* a bad H5FZ_DEVICE, or a GPU asked for and missing, fails H5Dcreate
    * here: at the first write HDF5 may have cached the chunk and report
-   * nothing until a flush or close (h5py then only warns) */
-  if (ok == 1 && h5fz_filter_device_check(out, n_out, msg, sizeof msg) != H5FZ_OK) {
+   * nothing until a flush or close (h5py then only warns). Not under
+   * h5repack, which answers a failed H5Dcreate by copying the dataset raw
+   * with exit status 0: there the chunks go to the CPU executor with one
+   * warning, as in any chunk call (docs/filter.md, "h5repack"). */
+  int strict = !h5fz_filter_caller_stores_raw_on_refusal();
+  if (ok == 1 && h5fz_filter_device_check(out, n_out, strict, msg, sizeof msg) != H5FZ_OK) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }

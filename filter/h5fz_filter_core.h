@@ -58,9 +58,24 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
 
 /* The executor check of set_local (h5fz_device_check) for the cd_values
  * set_local is about to store (with their dataset part: type and chunk
- * dims give the chunk bytes). Returns H5FZ_OK, or the codec status with msg
- * filled ("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is not usable: ..."). */
-int h5fz_filter_device_check(const unsigned *cd, size_t n, char *msg, size_t msg_len);
+ * dims give the chunk bytes), then the GPU warm-up. strict = 0 skips the
+ * check and only warms up: a bad H5FZ_DEVICE or a missing GPU is then left
+ * to the chunk calls, where the CPU executor takes the chunks with one
+ * warning (for callers that turn a refusal into raw data:
+ * h5fz_filter_caller_stores_raw_on_refusal). Returns H5FZ_OK, or the codec
+ * status with msg filled ("h5fz: H5FZ_DEVICE=gpu, but the GPU executor is
+ * not usable: ..."). */
+int h5fz_filter_device_check(const unsigned *cd, size_t n, int strict, char *msg, size_t msg_len);
+
+/* 1 when the running program is h5repack (any version, any suffix such as
+ * h5repack-shared), 0 otherwise or when it cannot be told (no /proc).
+ * h5repack creates each dataset inside H5E_BEGIN_TRY and, when that
+ * H5Dcreate fails, creates it again with the source's creation properties:
+ * a set_local refusal there means the dataset is copied UNCOMPRESSED and
+ * h5repack exits 0 (HDF5 1.10 to 1.14; only -v says "Applying original
+ * settings"). set_local therefore refuses there only what it must (a spec
+ * it cannot code), never a device setting, and says what h5repack will do. */
+int h5fz_filter_caller_stores_raw_on_refusal(void);
 
 /* Run the filter on one chunk.
  * reverse = 0: encode in_bytes bytes (need not be whole elements: a

@@ -458,29 +458,48 @@ FRESH = textwrap.dedent("""
 
 
 def test_append_and_resize_in_a_fresh_process(tmp_path):
+    """A new process appends (resize, then a write of new chunks) with
+    `import h5fz`, or with HDF5_PLUGIN_PATH alone: the installed
+    h5fz-autoload.pth loads the plugin right after `import h5py` (HDF5 does
+    not load plugins where it checks a mandatory filter before a write or
+    an extend). With neither, HDF5 refuses ("not registered") and the file
+    keeps its 20 steps, every chunk filtered."""
     a = embedded()
     env = {k: v for k, v in os.environ.items() if k != "HDF5_PLUGIN_PATH"}
-    for case in ("plugin-path-only", "import-h5fz"):
+    for case in ("plugin-path-only", "import-h5fz", "neither"):
         path = tmp_path / (case + ".h5")
         with h5py.File(path, "w") as f:
             f.create_dataset("t", data=a[:20], maxshape=(None, 100, 100), chunks=(10, 100, 100),
                              **h5fz.Filter(abs=1e-3))
-        if case == "plugin-path-only":
-            # the plugin on HDF5_PLUGIN_PATH is not enough: HDF5 does not load
-            # plugins when it extends a dataset (1.10: H5Dset_extent) or writes
-            # new chunks (2.0), so the mandatory filter is "not registered";
-            # the file keeps its 20 steps and no chunk is stored unfiltered
-            p = subprocess.run([sys.executable, "-c", FRESH.format(imports=""), path, EMBEDDED],
-                               capture_output=True, text=True, env=dict(env, HDF5_PLUGIN_PATH=h5fz.PLUGIN_PATH))
+        imports = "import h5fz" if case == "import-h5fz" else ""
+        run_env = dict(env, HDF5_PLUGIN_PATH=h5fz.PLUGIN_PATH) if case == "plugin-path-only" else env
+        p = subprocess.run([sys.executable, "-c", FRESH.format(imports=imports), path, EMBEDDED],
+                           capture_output=True, text=True, env=run_env)
+        if case == "neither":
             assert p.returncode != 0 and "not registered" in p.stderr, p.stdout + p.stderr
             with h5py.File(path, "r") as f:
                 check_bound(a[:20], f["t"][:20], "abs", 1e-3)
                 assert all(mask == 0 for mask, _ in chunks_of(f["t"]).values())
                 h5fz.read(f["t"])  # every stored chunk is an h5fz container of this dataset
         else:
-            p = subprocess.run([sys.executable, "-c", FRESH.format(imports="import h5fz"), path, EMBEDDED],
-                               capture_output=True, text=True, env=env)
-            assert p.returncode == 0 and "fresh-ok" in p.stdout, p.stdout + p.stderr
+            assert p.returncode == 0 and "fresh-ok" in p.stdout, case + ": " + p.stdout + p.stderr
+            with h5py.File(path, "r") as f:
+                assert all(mask == 0 for mask, _ in chunks_of(f["t"]).values())
+                check_bound(a, h5fz.read(f["t"]), "abs", 1e-3)
+
+
+def test_autoload_hook_is_installed_and_inert_without_the_path():
+    """pip put h5fz-autoload.pth and _h5fz_autoload.py into site-packages;
+    without HDF5_PLUGIN_PATH the hook imports nothing (h5py stays unloaded
+    at start, and h5fz after `import h5py`)."""
+    import site
+    dirs = site.getsitepackages()
+    assert any(os.path.isfile(os.path.join(d, "h5fz-autoload.pth")) for d in dirs), dirs
+    env = {k: v for k, v in os.environ.items() if k != "HDF5_PLUGIN_PATH"}
+    code = ("import sys; print('h5py' in sys.modules, 'h5fz' in sys.modules); import h5py; "
+            "print('h5fz' in sys.modules, any(type(f).__name__ == '_AfterH5py' for f in sys.meta_path))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and p.stdout.split() == ["False"] * 4, p.stdout + p.stderr
 
 
 # ---- xarray / h5netcdf -------------------------------------------------------------------
