@@ -46,27 +46,25 @@ typedef struct {
   const h5fz_cpu_transform *forms;
 } h5fz_cpu_fusion;
 
+/* A static h5fz_cpu_transform_fn fname that runs FN##_64(in, out, n) for
+ * wide words, else FN##_32(in, out, n) (void * converts to each form's
+ * own pointer types); sub is not needed. */
+#define H5FZ_CPU_BY_WIDTH(fname, FN)                                                                                   \
+  static void fname(const h5fz_cpu_sub *sub, int wide, void *in, void *out, uint32_t n)                                \
+  {                                                                                                                    \
+    (void)sub;                                                                                                         \
+    if (wide)                                                                                                          \
+      FN##_64(in, out, n);                                                                                             \
+    else                                                                                                               \
+      FN##_32(in, out, n);                                                                                             \
+  }
+
 /* Defines `const h5fz_cpu_transform h5fz_cpu_<name>` for an op whose fast
  * forms take (in, out, n) in each word width and need nothing of the
- * sub-chunk: ENC##_32 / ENC##_64 forward, DEC##_32 / DEC##_64 inverse
- * (void * converts to each form's own pointer types). */
+ * sub-chunk: ENC##_32 / ENC##_64 forward, DEC##_32 / DEC##_64 inverse. */
 #define H5FZ_CPU_TRANSFORM_WORDS(name, ENC, DEC)                                                                       \
-  static void name##_cpu_forward(const h5fz_cpu_sub *sub, int wide, void *in, void *out, uint32_t n)                   \
-  {                                                                                                                    \
-    (void)sub;                                                                                                         \
-    if (wide)                                                                                                          \
-      ENC##_64(in, out, n);                                                                                            \
-    else                                                                                                               \
-      ENC##_32(in, out, n);                                                                                            \
-  }                                                                                                                    \
-  static void name##_cpu_inverse(const h5fz_cpu_sub *sub, int wide, void *in, void *out, uint32_t n)                   \
-  {                                                                                                                    \
-    (void)sub;                                                                                                         \
-    if (wide)                                                                                                          \
-      DEC##_64(in, out, n);                                                                                            \
-    else                                                                                                               \
-      DEC##_32(in, out, n);                                                                                            \
-  }                                                                                                                    \
+  H5FZ_CPU_BY_WIDTH(name##_cpu_forward, ENC)                                                                           \
+  H5FZ_CPU_BY_WIDTH(name##_cpu_inverse, DEC)                                                                           \
   const h5fz_cpu_transform h5fz_cpu_##name = {name##_cpu_forward, name##_cpu_inverse}
 
 #endif /* H5FZ_OP_CPU_TRANSFORM_H */
