@@ -124,11 +124,7 @@ static int read_source(void *ctx, uint64_t index, void **container, size_t *byte
   h5fz_dataset_chunk_offset(&r->di->g, index, off);
   int rc = h5fz_dataset_read_container(r->dset, r->di, off, index, container, bytes);
   r->rep.hdf5_seconds += now_s() - t0;
-  if (!rc && index == r->counted) { /* a CPU fallback asks again: count once */
-    r->counted++;
-    r->rep.n_chunks += *bytes ? 1u : 0u;
-    r->rep.stored_bytes += *bytes;
-  }
+  if (!rc) h5fz_dataset_count_read(&r->rep, &r->counted, index, *bytes);
   return rc;
 }
 

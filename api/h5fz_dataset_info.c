@@ -169,3 +169,11 @@ void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t 
   else
     snprintf(buf, len, "cpu");
 }
+
+void h5fz_dataset_count_read(h5fz_dataset_report *rep, uint64_t *counted, uint64_t index, size_t bytes)
+{
+  if (index != *counted) return; /* asked again after a fallback */
+  (*counted)++;
+  rep->n_chunks += bytes ? 1u : 0u;
+  rep->stored_bytes += bytes;
+}

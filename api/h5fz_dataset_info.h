@@ -10,6 +10,7 @@
 #include <hdf5.h>
 
 #include "h5fz_batch.h"
+#include "h5fz_dataset.h"
 
 typedef struct {
   h5fz_spec spec;    /* from the pipeline's cd_values (after set_local), for
@@ -44,6 +45,12 @@ void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t
  * the filter). */
 int h5fz_dataset_read_container(hid_t dset, const h5fz_dataset_info *di, const hsize_t *off, uint64_t index,
                                 void **container, size_t *bytes);
+
+/* Count a container of bytes the array decode asked for as its index-th
+ * chunk into *rep (chunks read, stored bytes), once: *counted is how many
+ * are counted, and a CPU fallback that asks for a chunk again is not
+ * counted twice. For the whole-dataset and the collective reads alike. */
+void h5fz_dataset_count_read(h5fz_dataset_report *rep, uint64_t *counted, uint64_t index, size_t bytes);
 
 /* Store container (bytes, coded from native values) as the chunk at element
  * offset off with H5Dwrite_chunk, marked big-endian first when the dataset

@@ -549,11 +549,7 @@ static int part_source(void *ctx, uint64_t index, void **container, size_t *byte
   hsize_t origin[H5FZ_ARRAY_MAX_RANK];
   uint64_t idx = h5fz_mpi_dataset_chunk(r->di, r->pg, r->lo, index, origin);
   int rc = h5fz_dataset_read_container(r->dset, r->di, origin, idx, container, bytes);
-  if (!rc && index == r->counted) {
-    r->counted++;
-    r->rep.n_chunks += *bytes ? 1u : 0u;
-    r->rep.stored_bytes += *bytes;
-  }
+  if (!rc) h5fz_dataset_count_read(&r->rep, &r->counted, index, *bytes);
   return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "op_bitshuffle_cpu.h"
+#include "op_cpu_transform.h"
 #include "op_cpu_util.h"
 
 /* ------------------------------------------------------------ bitshuffle */
@@ -268,3 +269,6 @@ void h5fz_fast_bitshuffle_decode_64(const uint8_t *in, uint64_t *out, uint32_t n
   bs_decode_64_groups(in, out, n, 0);
 }
 #endif
+
+/* The op table's forms (op_cpu_transform.h): words -> bit planes, back. */
+H5FZ_CPU_TRANSFORM_WORDS(bitshuffle, h5fz_fast_bitshuffle_encode, h5fz_fast_bitshuffle_decode);

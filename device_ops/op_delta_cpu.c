@@ -6,6 +6,7 @@
  * (op_delta.h), the negabinary map op_negabinary_cpu.h's.
  */
 #include "h5fz_ops.h"
+#include "op_cpu_transform.h"
 #include "op_delta_cpu.h"
 #include "op_negabinary_cpu.h"
 
@@ -36,3 +37,9 @@
 
 DELTAS(32, uint32_t)
 DELTAS(64, uint64_t)
+
+/* The op table's forms (op_cpu_transform.h): delta alone, and fused with
+ * the zigzag or negabinary after it (the table's delta row lists both). */
+H5FZ_CPU_TRANSFORM_WORDS(delta, h5fz_fast_delta_encode, h5fz_fast_delta_decode);
+H5FZ_CPU_TRANSFORM_WORDS(delta_zigzag, h5fz_fast_delta_zigzag_encode, h5fz_fast_delta_zigzag_decode);
+H5FZ_CPU_TRANSFORM_WORDS(delta_negabinary, h5fz_fast_delta_negabinary_encode, h5fz_fast_delta_negabinary_decode);

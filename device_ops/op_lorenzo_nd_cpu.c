@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 
+#include "op_cpu_transform.h"
 #include "op_cpu_util.h"
 #include "op_lorenzo_nd_cpu.h"
 
@@ -115,3 +116,16 @@ LND_COST(64, uint64_t)
 LND_XSCAN(32, uint32_t)
 LND_XSCAN(64, uint64_t)
 #undef LND_XSCAN
+
+/* The op table's forms (op_cpu_transform.h): the encode of a sub-chunk
+ * from the chunk's quantizer words (sub->lnd_q, which in is part of); no
+ * inverse here, it is chunk-wide (the chain's lorenzo_nd steps). */
+static void lnd_cpu_forward(const h5fz_cpu_sub *sub, int wide, void *in, void *out, uint32_t n)
+{
+  (void)in;
+  if (wide)
+    h5fz_fast_lnd_encode_64(sub->lnd_q, out, (uint32_t)sub->first, sub->m, n, *sub->lnd);
+  else
+    h5fz_fast_lnd_encode_32(sub->lnd_q, out, (uint32_t)sub->first, sub->m, n, *sub->lnd);
+}
+const h5fz_cpu_transform h5fz_cpu_lorenzo_nd = {lnd_cpu_forward, NULL};

@@ -3,6 +3,7 @@
  * op_negabinary.h; see op_negabinary_cpu.h): the word map in a plain loop
  * the compiler vectorises.
  */
+#include "op_cpu_transform.h"
 #include "op_negabinary_cpu.h"
 
 #define NEGABINARY(W, WORD)                                                                                            \
@@ -17,3 +18,6 @@
 
 NEGABINARY(32, uint32_t)
 NEGABINARY(64, uint64_t)
+
+/* The op table's forms (op_cpu_transform.h). */
+H5FZ_CPU_TRANSFORM_WORDS(negabinary, h5fz_fast_negabinary_encode, h5fz_fast_negabinary_decode);

@@ -4,6 +4,7 @@
  * vectorises.
  */
 #include "h5fz_ops.h"
+#include "op_cpu_transform.h"
 #include "op_zigzag_cpu.h"
 
 #define ZIGZAG(W, WORD)                                                                                                \
@@ -18,3 +19,6 @@
 
 ZIGZAG(32, uint32_t)
 ZIGZAG(64, uint64_t)
+
+/* The op table's forms (op_cpu_transform.h). */
+H5FZ_CPU_TRANSFORM_WORDS(zigzag, h5fz_fast_zigzag_encode, h5fz_fast_zigzag_decode);

@@ -8,6 +8,7 @@
 #include "h5fz_error.h"
 #include "h5fz_settings.h"
 #include "op_cpu_coder.h"
+#include "op_cpu_transform.h"
 
 /* ---- the op table: one place that maps id <-> name <-> kind ------------- */
 typedef enum {
@@ -37,6 +38,12 @@ typedef struct {
    * n words in -> a size-table size, or H5FZ_RZE_NOT_SMALLER; and back */
   h5fz_cpu_coder_encode_fn cpu_encode;
   h5fz_cpu_coder_decode_fn cpu_decode;
+  /* a transform's CPU forms (op_cpu_transform.h; NULL for the others):
+   * what fusion/cpu/h5fz_cpu_chain.c runs for the op */
+  const h5fz_cpu_transform *cpu_transform;
+  /* the ops that run fused with this one when they follow it directly, and
+   * their one-pass forms (ends with next = 0; NULL: none) */
+  const h5fz_cpu_fusion *cpu_fused;
 } h5fz_op_info;
 
 /* The chunk format version a chain's chunks are written in: 1, 2 for

@@ -47,10 +47,65 @@ void h5fz_overrides_leave(const h5fz_overrides *previous) { in_force = previous;
 /* The field of the overrides in force, or H5FZ_UNSET. */
 #define OVERRIDE(field) (in_force ? in_force->field : H5FZ_UNSET)
 
+/* The variables read once per process: a snapshot taken at the first read
+ * of any of them, so that a program's later setenv (or a thread calling it
+ * while a call reads) does not change a process's configuration mid-run;
+ * what a handle wants differently it says through its overrides. The
+ * other groups (device, GPU, JIT) are still read per call: the GPU
+ * benchmark (bench/bench_gpu.c) switches them between calls in one
+ * process and does not yet call h5fz_settings_reload. */
+static const char *const once_names[] = {"H5FZ_THREADS",         "H5FZ_QUIET",
+                                         "H5FZ_MPI_PROFILE",     "H5FZ_MPI_WRITE",
+                                         "H5FZ_MPI_PIECE_BYTES", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                         "MPI_LOCALNRANKS",      "SLURM_STEP_TASKS_PER_NODE"};
+#define N_ONCE (sizeof once_names / sizeof *once_names)
+#define ONCE_VALUE_MAX 256 /* longer values are cut: none of these needs more */
+static struct {
+  pthread_mutex_t lock;
+  int taken;
+  int set[N_ONCE];
+  char value[N_ONCE][ONCE_VALUE_MAX];
+} snapshot = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+void h5fz_settings_reload(void)
+{
+  pthread_mutex_lock(&snapshot.lock);
+  snapshot.taken = 0; /* the next read takes it again */
+  pthread_mutex_unlock(&snapshot.lock);
+}
+
+/* The value of variable name copied into buf (len bytes), or NULL when it
+ * is unset: from the snapshot for a variable read once per process, else
+ * from the environment now. */
+static const char *env_get(const char *name, char *buf, size_t len)
+{
+  for (size_t i = 0; i < N_ONCE; i++) {
+    if (strcmp(once_names[i], name)) continue;
+    pthread_mutex_lock(&snapshot.lock);
+    if (!snapshot.taken) {
+      for (size_t k = 0; k < N_ONCE; k++) {
+        const char *v = getenv(once_names[k]);
+        snapshot.set[k] = v != NULL;
+        snprintf(snapshot.value[k], ONCE_VALUE_MAX, "%s", v ? v : "");
+      }
+      snapshot.taken = 1;
+    }
+    const char *r = snapshot.set[i] ? buf : NULL;
+    if (r) snprintf(buf, len, "%s", snapshot.value[i]);
+    pthread_mutex_unlock(&snapshot.lock);
+    return r;
+  }
+  const char *v = getenv(name);
+  if (!v) return NULL;
+  snprintf(buf, len, "%s", v);
+  return buf;
+}
+
 int h5fz_settings_quiet(void)
 {
   if (OVERRIDE(quiet) != H5FZ_UNSET) return OVERRIDE(quiet) != 0;
-  const char *quiet = getenv("H5FZ_QUIET");
+  char buf[ONCE_VALUE_MAX];
+  const char *quiet = env_get("H5FZ_QUIET", buf, sizeof buf);
   return quiet && *quiet && *quiet != '0';
 }
 
@@ -79,7 +134,8 @@ static void warn_once(const char *name, const char *value, const char *want)
 
 long long h5fz_env_int(const char *name, long long lo, long long hi, long long multiple_of, long long dflt)
 {
-  const char *v = getenv(name);
+  char buf[ONCE_VALUE_MAX];
+  const char *v = env_get(name, buf, sizeof buf);
   if (!v || !*v) return dflt;
   char *end = NULL;
   errno = 0;
@@ -103,7 +159,8 @@ long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long 
   if (x & (x - 1)) {
     char want[128];
     snprintf(want, sizeof want, "a power of two in %lld..%lld", lo, hi);
-    warn_once(name, getenv(name), want);
+    char buf[ONCE_VALUE_MAX];
+    warn_once(name, env_get(name, buf, sizeof buf), want);
     return dflt;
   }
   return x;
@@ -157,8 +214,10 @@ static void read_node_ranks(h5fz_settings *s)
   static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE"};
   s->node_ranks = 0;
   s->node_ranks_from = NULL;
-  for (size_t i = 0; i < sizeof names / sizeof *names && !s->node_ranks; i++)
-    if ((s->node_ranks = launcher_count(getenv(names[i]))) != 0) s->node_ranks_from = names[i];
+  for (size_t i = 0; i < sizeof names / sizeof *names && !s->node_ranks; i++) {
+    char buf[ONCE_VALUE_MAX];
+    if ((s->node_ranks = launcher_count(env_get(names[i], buf, sizeof buf))) != 0) s->node_ranks_from = names[i];
+  }
 }
 
 void h5fz_settings_read(h5fz_settings *s, unsigned groups)
@@ -198,9 +257,10 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     s->device_strict = strict && *strict && strcmp(strict, "0") != 0;
   }
   if (groups & H5FZ_SETTINGS_MPI) {
-    const char *profile = getenv("H5FZ_MPI_PROFILE");
+    char profile_buf[ONCE_VALUE_MAX], write_buf[ONCE_VALUE_MAX];
+    const char *profile = env_get("H5FZ_MPI_PROFILE", profile_buf, sizeof profile_buf);
     s->mpi_profile = profile && *profile && strcmp(profile, "0") != 0;
-    const char *write = getenv("H5FZ_MPI_WRITE");
+    const char *write = env_get("H5FZ_MPI_WRITE", write_buf, sizeof write_buf);
     s->mpi_write = H5FZ_SETTING_MPI_WRITE_AUTO;
     if (write && !strcasecmp(write, "direct"))
       s->mpi_write = H5FZ_SETTING_MPI_WRITE_DIRECT;

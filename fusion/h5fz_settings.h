@@ -11,11 +11,14 @@
  * chunk call by the codec and the array path (h5fz_codec.c, h5fz_array.c)
  * and by h5fz_mpi_select_gpu (with the GPU group, by the Python package's
  * configuration report too); H5FZ_JIT_EMBEDDED when the JIT looks for a
- * module; H5FZ_QUIET when there is something to say. They are read per
- * call, not once per process, because tests, benchmarks and tools switch
- * them between calls in one process, and a few getenv calls cost nothing
- * next to a chunk. The planner's own files (H5FZ_REGISTRY, H5FZ_CACHE_DIR)
- * sit below fusion/ and read their variables themselves.
+ * module; H5FZ_QUIET when there is something to say. The host group
+ * (H5FZ_THREADS and the launchers' rank counts), H5FZ_QUIET and the MPI
+ * group are read once per process: a snapshot at the first read, which
+ * h5fz_settings_reload takes again (for tests that change them between
+ * calls); the device, GPU and JIT groups are still read per call, because
+ * the GPU benchmark switches them between calls in one process (it would
+ * call h5fz_settings_reload first). The planner's own files (H5FZ_REGISTRY,
+ * H5FZ_CACHE_DIR) sit below fusion/ and read their variables themselves.
  *
  * Configuration as a value (docs/design.md, "Configuration"): a caller
  * with a handle (the dataset API, the Python package) hands down an
@@ -101,6 +104,12 @@ typedef struct {
  * (h5fz_overrides_enter) comes from them, its variable unread. Never fails
  * (a bad value: the default, warned). */
 void h5fz_settings_read(h5fz_settings *s, unsigned groups);
+
+/* Take the snapshot of the variables read once per process again at their
+ * next read: for a test or tool that changes one of them (setenv) between
+ * calls in one process. Call it with no h5fz call in flight that reads
+ * them; a program with a handle sets its options instead. */
+void h5fz_settings_reload(void);
 
 /* 1 when h5fz's warnings on stderr stay silent: the calling thread's
  * overrides say quiet, or (where they do not say) H5FZ_QUIET is set (not

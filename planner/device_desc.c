@@ -201,18 +201,15 @@ int h5fz_device_parse(const char *text, const char *origin, h5fz_device_desc *ou
   return H5FZ_OK;
 }
 
+/* h5fz_device_parse in pl_parse_fn's shape. */
+static int parse_device(const char *text, const char *origin, void *out, char *err, size_t err_len)
+{
+  return h5fz_device_parse(text, origin, out, err, err_len);
+}
+
 int h5fz_device_load(const char *path, h5fz_device_desc *out, char *err, size_t err_len)
 {
-  char *text;
-  int r;
-  if (path == NULL || out == NULL) {
-    return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
-  }
-  r = pl_read_file(path, &text, err, err_len);
-  if (r != H5FZ_OK) return r;
-  r = h5fz_device_parse(text, path, out, err, err_len);
-  free(text);
-  return r;
+  return pl_parse_file(path, parse_device, out, err, err_len);
 }
 
 double h5fz_device_hbm_GBps(const h5fz_device_desc *dev)

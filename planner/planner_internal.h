@@ -52,6 +52,15 @@ int pl_parse_arch(const char *s, int *arch);
  * H5FZ_OK, H5FZ_ERR_IO, H5FZ_ERR_NOMEM or H5FZ_ERR_PARSE (NUL bytes). */
 int pl_read_file(const char *path, char **out, char *err, size_t err_len);
 
+/* A parser of a whole text (origin names it in messages) into *out. */
+typedef int (*pl_parse_fn)(const char *text, const char *origin, void *out, char *err, size_t err_len);
+
+/* Read the file at path and parse it with parse into out, the file's path
+ * as the origin: the one way the planner loads a description or a
+ * registry from a file. H5FZ_ERR_ARG for a NULL path or out, else
+ * pl_read_file's or parse's status. */
+int pl_parse_file(const char *path, pl_parse_fn parse, void *out, char *err, size_t err_len);
+
 /* FNV-1a 64-bit over n bytes. */
 uint64_t pl_fnv1a64(const void *data, size_t n);
 

@@ -255,18 +255,15 @@ int h5fz_registry_parse(const char *text, const char *origin, h5fz_registry *out
   return r;
 }
 
+/* h5fz_registry_parse in pl_parse_fn's shape. */
+static int parse_registry(const char *text, const char *origin, void *out, char *err, size_t err_len)
+{
+  return h5fz_registry_parse(text, origin, out, err, err_len);
+}
+
 int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err, size_t err_len)
 {
-  char *text;
-  int r;
-  if (path == NULL || out == NULL) {
-    return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
-  }
-  r = pl_read_file(path, &text, err, err_len);
-  if (r != H5FZ_OK) return r;
-  r = h5fz_registry_parse(text, path, out, err, err_len);
-  free(text);
-  return r;
+  return pl_parse_file(path, parse_registry, out, err, err_len);
 }
 
 int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len)

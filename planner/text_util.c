@@ -231,3 +231,14 @@ void pl_out_json_string(pl_out *o, const char *s)
   }
   pl_out_printf(o, "\"");
 }
+
+int pl_parse_file(const char *path, pl_parse_fn parse, void *out, char *err, size_t err_len)
+{
+  char *text;
+  if (path == NULL || out == NULL) return pl_fail(H5FZ_ERR_ARG, err, err_len, "NULL argument");
+  int r = pl_read_file(path, &text, err, err_len);
+  if (r != H5FZ_OK) return r;
+  r = parse(text, path, out, err, err_len);
+  free(text);
+  return r;
+}

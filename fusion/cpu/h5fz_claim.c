@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "h5fz_claim.h"
-#include "h5fz_cpu_budget.h" /* H5FZ_MAX_HOST_THREADS */
 #include "h5fz_internal.h"
+#include "h5fz_workers.h"
 
 typedef struct {
   _Atomic uint64_t word; /* generation << 32 | items not yet claimed */
@@ -37,17 +37,10 @@ typedef struct {
 } claim_job;
 
 static struct {
-  pthread_mutex_t call, lock;
-  pthread_cond_t work, done;
-  pthread_t threads[H5FZ_MAX_HOST_THREADS];
-  unsigned n_workers;
-  uint32_t generation; /* the last call's, published under lock */
-  int quit;
+  h5fz_workers w;      /* w.threads[0 .. w.n_workers) */
+  uint32_t generation; /* the last call's, published under w.lock */
   claim_job job;
-} pool = {.call = PTHREAD_MUTEX_INITIALIZER,
-          .lock = PTHREAD_MUTEX_INITIALIZER,
-          .work = PTHREAD_COND_INITIALIZER,
-          .done = PTHREAD_COND_INITIALIZER};
+} pool = {.w = H5FZ_WORKERS_INIT};
 
 static _Thread_local int on_claim_worker;
 
@@ -69,13 +62,13 @@ static int claim(uint32_t g, uint32_t *item)
  * so the call reports what running the items in order would have. */
 static void record_failure(int rc, uint32_t i)
 {
-  pthread_mutex_lock(&pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
   if (!pool.job.rc || i < pool.job.failed_at) {
     pool.job.rc = rc;
     pool.job.failed_at = i;
     strncpy(pool.job.err, h5fz_last_error(), sizeof pool.job.err - 1);
   }
-  pthread_mutex_unlock(&pool.lock);
+  pthread_mutex_unlock(&pool.w.lock);
 }
 
 /* Run items of generation g until none is left to claim. */
@@ -90,9 +83,9 @@ static void participate(uint32_t g)
     int rc = j->fn(j->ctx, i, &state);
     if (rc) record_failure(rc, i);
     if (atomic_fetch_sub_explicit(&j->left, 1u, memory_order_acq_rel) == 1u) {
-      pthread_mutex_lock(&pool.lock);
-      pthread_cond_broadcast(&pool.done);
-      pthread_mutex_unlock(&pool.lock);
+      pthread_mutex_lock(&pool.w.lock);
+      pthread_cond_broadcast(&pool.w.done);
+      pthread_mutex_unlock(&pool.w.lock);
     }
   }
   if (state) release(state);
@@ -102,55 +95,37 @@ static void *claim_worker(void *arg)
 {
   (void)arg;
   on_claim_worker = 1;
-  pthread_mutex_lock(&pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
   uint32_t seen = pool.generation;
   for (;;) {
-    while (!pool.quit && pool.generation == seen) pthread_cond_wait(&pool.work, &pool.lock);
-    if (pool.quit) break;
+    while (!pool.w.quit && pool.generation == seen) pthread_cond_wait(&pool.w.work, &pool.w.lock);
+    if (pool.w.quit) break;
     seen = pool.generation;
-    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&pool.w.lock);
     participate(seen);
-    pthread_mutex_lock(&pool.lock);
+    pthread_mutex_lock(&pool.w.lock);
   }
-  pthread_mutex_unlock(&pool.lock);
+  pthread_mutex_unlock(&pool.w.lock);
   return NULL;
 }
 
 /* A child of fork() has none of the parent's workers: start afresh. */
-static void pool_after_fork_child(void)
-{
-  pthread_mutex_init(&pool.call, NULL);
-  pthread_mutex_init(&pool.lock, NULL);
-  pthread_cond_init(&pool.work, NULL);
-  pthread_cond_init(&pool.done, NULL);
-  pool.n_workers = 0;
-  pool.quit = 0;
-}
+static void pool_after_fork_child(void) { h5fz_workers_after_fork(&pool.w); }
 
 static void pool_register_fork(void) { pthread_atfork(NULL, NULL, pool_after_fork_child); }
 
 /* When the library is unloaded or the process exits: stop the idle
  * workers, so none is left waiting in code that is no longer mapped. */
-__attribute__((destructor)) static void pool_stop(void)
-{
-  if (pthread_mutex_trylock(&pool.call)) return;
-  pthread_mutex_lock(&pool.lock);
-  pool.quit = 1;
-  pthread_cond_broadcast(&pool.work);
-  pthread_mutex_unlock(&pool.lock);
-  for (unsigned w = 0; w < pool.n_workers; w++) pthread_join(pool.threads[w], NULL);
-  pool.n_workers = 0;
-  pthread_mutex_unlock(&pool.call);
-}
+__attribute__((destructor)) static void pool_stop(void) { h5fz_workers_stop(&pool.w, 0); }
 
-/* At least want workers, as many as could be started; under pool.call. */
+/* At least want workers, as many as could be started; under pool.w.call. */
 static void pool_grow(unsigned want)
 {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, pool_register_fork);
-  while (pool.n_workers < want && pool.n_workers < H5FZ_MAX_HOST_THREADS &&
-         !pthread_create(&pool.threads[pool.n_workers], NULL, claim_worker, NULL))
-    pool.n_workers++;
+  while (pool.w.n_workers < want && pool.w.n_workers < H5FZ_MAX_HOST_THREADS &&
+         !pthread_create(&pool.w.threads[pool.w.n_workers], NULL, claim_worker, NULL))
+    pool.w.n_workers++;
 }
 
 /* The items here, in order (no pool). */
@@ -172,11 +147,11 @@ static int run_alone(uint32_t n, h5fz_claim_fn fn, h5fz_claim_release_fn release
 
 int h5fz_claim_for(unsigned threads, uint32_t n, h5fz_claim_fn fn, h5fz_claim_release_fn release, void *ctx)
 {
-  if (threads <= 1 || n <= 1 || on_claim_worker || pthread_mutex_trylock(&pool.call))
+  if (threads <= 1 || n <= 1 || on_claim_worker || pthread_mutex_trylock(&pool.w.call))
     return run_alone(n, fn, release, ctx);
-  if (!pool.quit) pool_grow(threads - 1u);
-  if (pool.quit || !pool.n_workers) {
-    pthread_mutex_unlock(&pool.call);
+  if (!pool.w.quit) pool_grow(threads - 1u);
+  if (pool.w.quit || !pool.w.n_workers) {
+    pthread_mutex_unlock(&pool.w.call);
     return run_alone(n, fn, release, ctx);
   }
   claim_job *j = &pool.job;
@@ -186,20 +161,20 @@ int h5fz_claim_for(unsigned threads, uint32_t n, h5fz_claim_fn fn, h5fz_claim_re
   j->rc = 0;
   j->err[sizeof j->err - 1] = '\0';
   atomic_store_explicit(&j->left, n, memory_order_relaxed);
-  pthread_mutex_lock(&pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
   uint32_t g = ++pool.generation;
   /* published with release order: a claim that sees it sees the fields */
   atomic_store_explicit(&j->word, (uint64_t)g << 32 | n, memory_order_release);
-  pthread_cond_broadcast(&pool.work);
-  pthread_mutex_unlock(&pool.lock);
+  pthread_cond_broadcast(&pool.w.work);
+  pthread_mutex_unlock(&pool.w.lock);
   participate(g);
-  pthread_mutex_lock(&pool.lock);
-  while (atomic_load_explicit(&j->left, memory_order_acquire)) pthread_cond_wait(&pool.done, &pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
+  while (atomic_load_explicit(&j->left, memory_order_acquire)) pthread_cond_wait(&pool.w.done, &pool.w.lock);
   int rc = j->rc;
   char err[256];
   memcpy(err, j->err, sizeof err);
   err[sizeof err - 1] = '\0';
-  pthread_mutex_unlock(&pool.lock);
-  pthread_mutex_unlock(&pool.call);
+  pthread_mutex_unlock(&pool.w.lock);
+  pthread_mutex_unlock(&pool.w.call);
   return rc ? h5fz_fail(rc, "%s", err) : H5FZ_OK;
 }

@@ -1,25 +1,25 @@
 /*
  * h5fz_cpu_chain.c - the CPU run of a chain on one sub-chunk: the ops in
- * spec order, each as its CPU fast form (device_ops/op_*_cpu.c), which
- * writes exactly the bytes of the reference op run with a one-thread
- * "block" (tests/core/test_cpu_fast.c), or as the reference itself where
- * it has none (lorenzo, bitpack, the PW_REL and LOSSLESS quantizers, the
- * chunk-wide steps of lorenzo_nd); a delta directly followed by zigzag or
- * negabinary runs as one fused pass. Errors become an h5fz_status here.
+ * spec order, each through its row of the op table (format/h5fz_optable.c):
+ * a transform's CPU forms (device_ops/op_cpu_transform.h), a coder's
+ * (op_cpu_coder.h), so no op has a case here. Each form writes exactly the
+ * bytes of the reference op run with a one-thread "block"
+ * (tests/core/test_cpu_fast.c), or is the reference itself (lorenzo,
+ * bitpack); the quantizer runs its fast form, or the reference for the
+ * PW_REL and LOSSLESS modes; the chunk-wide steps of lorenzo_nd are here.
+ * A pair of transforms that the first one's row lists as fused (a delta
+ * directly followed by zigzag or negabinary) runs as one pass. Errors
+ * become an h5fz_status here.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "h5fz_cpu_chain.h"
-#include "op_bitshuffle_cpu.h"
-#include "op_delta_cpu.h"
 #include "op_fused_decode_cpu.h"
 #include "op_huff_cpu.h"
 #include "op_lorenzo_nd_cpu.h"
-#include "op_negabinary_cpu.h"
 #include "op_quant_cpu.h"
 #include "op_rze_cpu.h"
-#include "op_zigzag_cpu.h"
 
 static const h5fz_blk one_thread = {0u, 1u, NULL};
 
@@ -43,45 +43,25 @@ void h5fz_cpu_work_free(h5fz_cpu_work *w)
   w->a = w->b = w->scratch = NULL;
 }
 
-/* Does ops[i] (a delta) fuse with ops[i+1] (zigzag or negabinary)? */
-static int fuses(const h5fz_chunk_plan *p, uint32_t i)
+/* The one-pass forms of ops[i] with ops[i + 1] when ops[i]'s row lists
+ * them as fused, else NULL (never with the coder, the last op). */
+static const h5fz_cpu_transform *fused_with_next(const h5fz_chunk_plan *p, uint32_t i)
 {
-  return p->ops[i] == H5FZ_OP_DELTA && i + 2 < p->n_ops &&
-         (p->ops[i + 1] == H5FZ_OP_ZIGZAG || p->ops[i + 1] == H5FZ_OP_NEGABINARY);
+  if (i + 2 >= p->n_ops) return NULL;
+  for (const h5fz_cpu_fusion *f = h5fz_op_lookup(p->ops[i])->cpu_fused; f && f->next; f++)
+    if (f->next == p->ops[i + 1]) return f->forms;
+  return NULL;
 }
 
-/* fn##_64(args) for 64-bit words, else fn##_32(args). */
-#define BY_WIDTH(wide, fn, ...) ((wide) ? fn##_64(__VA_ARGS__) : fn##_32(__VA_ARGS__))
-
-/* Transform op on n words of sub-chunk s (m values), forward or (inverse)
- * backward: in -> out. Only an inverse writes in (Lorenzo uses it as
- * scratch). lorenzo_nd runs forward only here (the rest of its inverse is
- * chunk-wide), from the chunk's words p->lnd_q, which in is part of. */
-static void transform(const h5fz_chunk_plan *p, uint32_t s, uint8_t op, int wide, int inverse, void *in, void *out,
-                      uint32_t n, uint32_t m)
+/* The transform forms t on n words of sub-chunk s (m values), forward or
+ * (inverse) backward: in -> out. Only an inverse writes in. lorenzo_nd
+ * runs forward only here (the rest of its inverse is chunk-wide), from the
+ * chunk's words p->lnd_q, which in is part of. */
+static void transform(const h5fz_chunk_plan *p, uint32_t s, const h5fz_cpu_transform *t, int wide, int inverse,
+                      void *in, void *out, uint32_t n, uint32_t m)
 {
-  unsigned long long first = (unsigned long long)s * p->subchunk_elems;
-#define RUN(enc, dec, ...) (inverse ? BY_WIDTH(wide, dec, __VA_ARGS__) : BY_WIDTH(wide, enc, __VA_ARGS__))
-  switch (op) {
-  case H5FZ_OP_LORENZO_ND: BY_WIDTH(wide, h5fz_fast_lnd_encode, p->lnd_q, out, (uint32_t)first, m, n, p->lnd); break;
-  case H5FZ_OP_LORENZO: RUN(h5fz_lorenzo_encode, h5fz_lorenzo_decode, &one_thread, in, out, n, first, p->row); break;
-  case H5FZ_OP_BITSHUFFLE: RUN(h5fz_fast_bitshuffle_encode, h5fz_fast_bitshuffle_decode, in, out, n); break;
-  case H5FZ_OP_DELTA: RUN(h5fz_fast_delta_encode, h5fz_fast_delta_decode, in, out, n); break;
-  case H5FZ_OP_ZIGZAG: RUN(h5fz_fast_zigzag_encode, h5fz_fast_zigzag_decode, in, out, n); break;
-  case H5FZ_OP_NEGABINARY: RUN(h5fz_fast_negabinary_encode, h5fz_fast_negabinary_decode, in, out, n); break;
-  }
-#undef RUN
-}
-
-/* A delta fused with the zigzag (else negabinary) op2 after it: in -> out. */
-static void delta_fused(uint8_t op2, int wide, int inverse, const void *in, void *out, uint32_t n)
-{
-  if (op2 == H5FZ_OP_ZIGZAG)
-    inverse ? BY_WIDTH(wide, h5fz_fast_delta_zigzag_decode, in, out, n)
-            : BY_WIDTH(wide, h5fz_fast_delta_zigzag_encode, in, out, n);
-  else
-    inverse ? BY_WIDTH(wide, h5fz_fast_delta_negabinary_decode, in, out, n)
-            : BY_WIDTH(wide, h5fz_fast_delta_negabinary_encode, in, out, n);
+  const h5fz_cpu_sub sub = {(unsigned long long)s * p->subchunk_elems, m, p->row, p->lnd_q, &p->lnd};
+  (inverse ? t->inverse : t->forward)(&sub, wide, in, out, n);
 }
 
 /* Run the coder (its CPU form from the op table) on L bytes (n words);
@@ -122,23 +102,24 @@ uint32_t h5fz_cpu_encode_subchunk(const h5fz_chunk_plan *p, uint32_t s, const vo
   }
   for (uint32_t i = 1; i + 1 < p->n_ops; i++) {
     uint8_t *other = cur == w->a ? w->b : w->a;
-    if (fuses(p, i)) {
-      delta_fused(p->ops[i + 1], wide, 0, cur, other, m_pad);
-      i++;
-    } else {
-      transform(p, s, p->ops[i], wide, 0, (void *)cur, other, m_pad, m); /* forward: cur is only read */
-    }
+    const h5fz_cpu_transform *forms = fused_with_next(p, i);
+    if (forms)
+      i++; /* the pair in one pass */
+    else
+      forms = h5fz_op_lookup(p->ops[i])->cpu_transform;
+    transform(p, s, forms, wide, 0, (void *)cur, other, m_pad, m); /* forward: cur is only read */
     cur = other;
   }
   return code(p->ops[p->n_ops - 1], wide, cur, L, m_pad, slot, w->scratch, cur == w->a ? w->b : w->a);
 }
 
-/* Is the chain the default chain's words for float32 in ABS or REL, which
- * op_fused_decode_cpu.h decodes from the bit planes in one pass? */
+/* Is the chain the default chain's words (any coder) for float32 in ABS or
+ * REL, which op_fused_decode_cpu.h decodes from the bit planes in one
+ * pass? A form of a whole chain, not of an op: it is matched here. */
 static int fused_decode(const h5fz_chunk_plan *p)
 {
-  return p->esize == 4 && H5FZ_QMODE_FAST(p->quant.mode) && p->n_ops == 5 && p->ops[1] == H5FZ_OP_DELTA &&
-         p->ops[2] == H5FZ_OP_ZIGZAG && p->ops[3] == H5FZ_OP_BITSHUFFLE && h5fz_fast_planes_dzq_ok();
+  return p->esize == 4 && H5FZ_QMODE_FAST(p->quant.mode) && p->n_ops == 5 && !memcmp(p->ops, h5fz_default_chain, 4) &&
+         h5fz_fast_planes_dzq_ok();
 }
 
 /* The coder's decode of a sub-chunk (entry, bytes) into L bytes at *cur, or
@@ -182,12 +163,12 @@ int h5fz_cpu_decode_subchunk(const h5fz_chunk_plan *p, uint32_t s, uint32_t entr
   uint8_t *cur = w->a, *other = w->b;
   int lnd = h5fz_plan_has_lnd(p);
   for (uint32_t i = p->n_ops - 1; i-- > (lnd ? 2u : 1u);) {
-    if (i >= 2 && fuses(p, i - 1)) {
-      delta_fused(p->ops[i], wide, 1, cur, other, m_pad);
-      i--;
-    } else {
-      transform(p, s, p->ops[i], wide, 1, cur, other, m_pad, m);
-    }
+    const h5fz_cpu_transform *forms = fused_with_next(p, i - 1);
+    if (forms)
+      i--; /* the pair in one pass */
+    else
+      forms = h5fz_op_lookup(p->ops[i])->cpu_transform;
+    transform(p, s, forms, wide, 1, cur, other, m_pad, m);
     uint8_t *t = cur;
     cur = other;
     other = t;

@@ -16,6 +16,7 @@
 
 #include "h5fz_internal.h"
 #include "h5fz_parallel.h"
+#include "h5fz_workers.h"
 
 unsigned h5fz_cpu_threads(uint32_t n_subchunks)
 {
@@ -45,18 +46,12 @@ static void *run_range(void *arg)
 /* The pool: worker w (1 .. n_workers) runs tasks[w] of each generation
  * that has one. `call` is held by the one parallel for that uses it. */
 static struct {
-  pthread_mutex_t call, lock;
-  pthread_cond_t work, done;
-  pthread_t threads[H5FZ_MAX_HOST_THREADS];
+  h5fz_workers w; /* w.threads[1 .. w.n_workers] */
   uint64_t born[H5FZ_MAX_HOST_THREADS];
-  unsigned n_workers, n_tasks, pending;
+  unsigned n_tasks, pending;
   uint64_t generation;
   range_task *tasks;
-  int quit;
-} pool = {.call = PTHREAD_MUTEX_INITIALIZER,
-          .lock = PTHREAD_MUTEX_INITIALIZER,
-          .work = PTHREAD_COND_INITIALIZER,
-          .done = PTHREAD_COND_INITIALIZER};
+} pool = {.w = H5FZ_WORKERS_INIT};
 
 static _Thread_local int on_pool_worker;
 
@@ -64,34 +59,30 @@ static void *pool_worker(void *arg)
 {
   unsigned w = (unsigned)(uintptr_t)arg;
   on_pool_worker = 1;
-  pthread_mutex_lock(&pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
   /* the generation when it was created: one dispatched before it first
    * takes the lock is still its to run */
   uint64_t seen = pool.born[w];
   for (;;) {
-    while (!pool.quit && pool.generation == seen) pthread_cond_wait(&pool.work, &pool.lock);
-    if (pool.quit) break;
+    while (!pool.w.quit && pool.generation == seen) pthread_cond_wait(&pool.w.work, &pool.w.lock);
+    if (pool.w.quit) break;
     seen = pool.generation;
     if (w >= pool.n_tasks) continue;
     range_task *t = &pool.tasks[w];
-    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&pool.w.lock);
     run_range(t);
-    pthread_mutex_lock(&pool.lock);
-    if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+    pthread_mutex_lock(&pool.w.lock);
+    if (--pool.pending == 0) pthread_cond_signal(&pool.w.done);
   }
-  pthread_mutex_unlock(&pool.lock);
+  pthread_mutex_unlock(&pool.w.lock);
   return NULL;
 }
 
 /* A child of fork() has none of the parent's workers: start afresh. */
 static void pool_after_fork_child(void)
 {
-  pthread_mutex_init(&pool.call, NULL);
-  pthread_mutex_init(&pool.lock, NULL);
-  pthread_cond_init(&pool.work, NULL);
-  pthread_cond_init(&pool.done, NULL);
-  pool.n_workers = pool.n_tasks = pool.pending = 0;
-  pool.quit = 0;
+  h5fz_workers_after_fork(&pool.w);
+  pool.n_tasks = pool.pending = 0;
 }
 
 static void pool_register_fork(void) { pthread_atfork(NULL, NULL, pool_after_fork_child); }
@@ -99,33 +90,23 @@ static void pool_register_fork(void) { pthread_atfork(NULL, NULL, pool_after_for
 /* When the library is unloaded (HDF5 closes its plugins at exit) or the
  * process exits: stop the idle workers, so none is left waiting in code
  * that is no longer mapped. A call still in flight keeps its workers. */
-__attribute__((destructor)) static void pool_stop(void)
-{
-  if (pthread_mutex_trylock(&pool.call)) return;
-  pthread_mutex_lock(&pool.lock);
-  pool.quit = 1;
-  pthread_cond_broadcast(&pool.work);
-  pthread_mutex_unlock(&pool.lock);
-  for (unsigned w = 1; w <= pool.n_workers; w++) pthread_join(pool.threads[w], NULL);
-  pool.n_workers = 0;
-  pthread_mutex_unlock(&pool.call);
-}
+__attribute__((destructor)) static void pool_stop(void) { h5fz_workers_stop(&pool.w, 1); }
 
-/* Workers 1 .. want - 1 exist (as many as could be started); under pool.call. */
+/* Workers 1 .. want - 1 exist (as many as could be started); under pool.w.call. */
 static unsigned pool_grow(unsigned want)
 {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, pool_register_fork);
-  while (pool.n_workers + 1 < want) {
-    unsigned w = pool.n_workers + 1;
-    pthread_mutex_lock(&pool.lock);
+  while (pool.w.n_workers + 1 < want) {
+    unsigned w = pool.w.n_workers + 1;
+    pthread_mutex_lock(&pool.w.lock);
     pool.born[w] = pool.generation;
-    int failed = pthread_create(&pool.threads[w], NULL, pool_worker, (void *)(uintptr_t)w);
-    if (!failed) pool.n_workers = w;
-    pthread_mutex_unlock(&pool.lock);
+    int failed = pthread_create(&pool.w.threads[w], NULL, pool_worker, (void *)(uintptr_t)w);
+    if (!failed) pool.w.n_workers = w;
+    pthread_mutex_unlock(&pool.w.lock);
     if (failed) break;
   }
-  return pool.n_workers + 1;
+  return pool.w.n_workers + 1;
 }
 
 /* Run tasks[1 .. nt - 1] on threads created for this call, tasks[0] here. */
@@ -140,21 +121,21 @@ static void run_on_new_threads(range_task *tasks, unsigned nt)
     if (started[t]) pthread_join(threads[t], NULL);
 }
 
-/* Run tasks[0 .. nt - 1] on the pool (under pool.call, workers >= nt - 1). */
+/* Run tasks[0 .. nt - 1] on the pool (under pool.w.call, workers >= nt - 1). */
 static void run_on_pool(range_task *tasks, unsigned nt)
 {
-  pthread_mutex_lock(&pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
   pool.tasks = tasks;
   pool.n_tasks = nt;
   pool.pending = nt - 1;
   pool.generation++;
-  pthread_cond_broadcast(&pool.work);
-  pthread_mutex_unlock(&pool.lock);
+  pthread_cond_broadcast(&pool.w.work);
+  pthread_mutex_unlock(&pool.w.lock);
   run_range(&tasks[0]);
-  pthread_mutex_lock(&pool.lock);
-  while (pool.pending) pthread_cond_wait(&pool.done, &pool.lock);
+  pthread_mutex_lock(&pool.w.lock);
+  while (pool.pending) pthread_cond_wait(&pool.w.done, &pool.w.lock);
   pool.n_tasks = 0;
-  pthread_mutex_unlock(&pool.lock);
+  pthread_mutex_unlock(&pool.w.lock);
 }
 
 int h5fz_parallel_for(uint64_t n, int (*fn)(void *ctx, uint64_t i), void *ctx)
@@ -172,13 +153,13 @@ int h5fz_parallel_for(uint64_t n, int (*fn)(void *ctx, uint64_t i), void *ctx)
   }
   if (nt == 1) {
     run_range(&tasks[0]);
-  } else if (!on_pool_worker && !pthread_mutex_trylock(&pool.call)) {
-    unsigned have = pool.quit ? 1 : pool_grow(nt);
+  } else if (!on_pool_worker && !pthread_mutex_trylock(&pool.w.call)) {
+    unsigned have = pool.w.quit ? 1 : pool_grow(nt);
     if (have >= nt)
       run_on_pool(tasks, nt);
     else
       run_on_new_threads(tasks, nt);
-    pthread_mutex_unlock(&pool.call);
+    pthread_mutex_unlock(&pool.w.call);
   } else {
     run_on_new_threads(tasks, nt);
   }

@@ -6,39 +6,61 @@
 #include "op_huff_cpu.h"
 #include "op_rze_cpu.h"
 
-/* A transform from words to words, the most common kind. */
-#define WORDS_TO_WORDS(id, name, prefix, doc)                                                                          \
+/* The transforms' CPU forms, each defined by the op's twin
+ * (device_ops/op_X_cpu.c, op_cpu_transform.h); declared here, beside the
+ * rows that are their one user, so that a twin needs no header for them. */
+extern const h5fz_cpu_transform h5fz_cpu_delta, h5fz_cpu_delta_zigzag, h5fz_cpu_delta_negabinary, h5fz_cpu_lorenzo,
+    h5fz_cpu_lorenzo_nd, h5fz_cpu_zigzag, h5fz_cpu_negabinary, h5fz_cpu_bitshuffle;
+
+/* A delta directly followed by zigzag or negabinary runs as one pass. */
+static const h5fz_cpu_fusion delta_fused[] = {
+    {H5FZ_OP_ZIGZAG, &h5fz_cpu_delta_zigzag}, {H5FZ_OP_NEGABINARY, &h5fz_cpu_delta_negabinary}, {0, NULL}};
+
+/* A transform from words to (out: WORDS or BYTES), run on the CPU by the
+ * forms cpu (op_cpu_transform.h), fused with the ops of fused after it. */
+#define TRANSFORM(id, name, out, prefix, doc, cpu, fused)                                                              \
   {                                                                                                                    \
-    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_WORDS, 0, prefix, doc, 0, NULL, NULL              \
+    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, out, 0, prefix, doc, 0, NULL, NULL, cpu, fused                   \
+  }
+/* A coder of in (WORDS or BYTES) into bytes, from chunk format version
+ * since (0: 1), run on the CPU by enc and dec (op_cpu_coder.h). */
+#define CODER(id, name, in, prefix, doc, since, enc, dec)                                                              \
+  {                                                                                                                    \
+    id, name, H5FZ_KIND_CODER, in, H5FZ_STREAM_BYTES, 0, prefix, doc, since, enc, dec, NULL, NULL                      \
   }
 
 static const h5fz_op_info op_table[] = {
     {H5FZ_OP_QUANT, "quant", H5FZ_KIND_MAP, H5FZ_STREAM_FLOAT, H5FZ_STREAM_WORDS, 0, "h5fz_quant",
-     "error-bounded quantizer; escapes values it cannot bound to the outlier list", 0, NULL, NULL},
-    WORDS_TO_WORDS(H5FZ_OP_DELTA, "delta", "h5fz_delta", "1-D first difference within a sub-chunk"),
-    WORDS_TO_WORDS(H5FZ_OP_LORENZO, "lorenzo", "h5fz_lorenzo",
-                   "2-D Lorenzo prediction over rows of the chunk's last dimension"),
-    WORDS_TO_WORDS(H5FZ_OP_LORENZO_ND, "lorenzo_nd", "h5fz_lnd",
-                   "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
-                   "chosen per chunk; right after quant"),
-    WORDS_TO_WORDS(H5FZ_OP_ZIGZAG, "zigzag", "h5fz_zigzag", "signed -> unsigned, small magnitudes stay small"),
-    WORDS_TO_WORDS(H5FZ_OP_NEGABINARY, "negabinary", "h5fz_negabinary", "two's complement -> base -2"),
-    {H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitshuffle",
-     "words -> bit planes", 0, NULL, NULL},
-    {H5FZ_OP_RZE, "rze", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, "h5fz_rze",
-     "repeated-zero elimination", 0, h5fz_cpu_coder_rze_encode, h5fz_cpu_coder_rze_decode},
-    {H5FZ_OP_RAW, "raw", H5FZ_KIND_CODER, H5FZ_STREAM_BYTES, H5FZ_STREAM_BYTES, 0, NULL, "bytes as they are", 0, NULL, NULL},
-    {H5FZ_OP_BITPACK, "bitpack", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_bitpack",
-     "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes", 0, h5fz_cpu_coder_bitpack_encode,
-     h5fz_cpu_coder_bitpack_decode},
-    {H5FZ_OP_HUFF, "huff", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_huff",
-     "zero runs and a canonical Huffman code built per sub-chunk; needs words (chunk format 3)", 3,
-     h5fz_cpu_coder_huff_encode, h5fz_cpu_coder_huff_decode},
-    {H5FZ_OP_HUFFCTX, "huffctx", H5FZ_KIND_CODER, H5FZ_STREAM_WORDS, H5FZ_STREAM_BYTES, 0, "h5fz_huff",
-     "huff with a second code for the token after a zero run; needs words (chunk format 4)", 4,
-     h5fz_cpu_coder_huffctx_encode, h5fz_cpu_coder_huffctx_decode},
+     "error-bounded quantizer; escapes values it cannot bound to the outlier list", 0, NULL, NULL, NULL, NULL},
+    TRANSFORM(H5FZ_OP_DELTA, "delta", H5FZ_STREAM_WORDS, "h5fz_delta", "1-D first difference within a sub-chunk",
+              &h5fz_cpu_delta, delta_fused),
+    TRANSFORM(H5FZ_OP_LORENZO, "lorenzo", H5FZ_STREAM_WORDS, "h5fz_lorenzo",
+              "2-D Lorenzo prediction over rows of the chunk's last dimension", &h5fz_cpu_lorenzo, NULL),
+    TRANSFORM(H5FZ_OP_LORENZO_ND, "lorenzo_nd", H5FZ_STREAM_WORDS, "h5fz_lnd",
+              "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
+              "chosen per chunk; right after quant",
+              &h5fz_cpu_lorenzo_nd, NULL),
+    TRANSFORM(H5FZ_OP_ZIGZAG, "zigzag", H5FZ_STREAM_WORDS, "h5fz_zigzag",
+              "signed -> unsigned, small magnitudes stay small", &h5fz_cpu_zigzag, NULL),
+    TRANSFORM(H5FZ_OP_NEGABINARY, "negabinary", H5FZ_STREAM_WORDS, "h5fz_negabinary", "two's complement -> base -2",
+              &h5fz_cpu_negabinary, NULL),
+    TRANSFORM(H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_STREAM_BYTES, "h5fz_bitshuffle", "words -> bit planes",
+              &h5fz_cpu_bitshuffle, NULL),
+    CODER(H5FZ_OP_RZE, "rze", H5FZ_STREAM_BYTES, "h5fz_rze", "repeated-zero elimination", 0, h5fz_cpu_coder_rze_encode,
+          h5fz_cpu_coder_rze_decode),
+    CODER(H5FZ_OP_RAW, "raw", H5FZ_STREAM_BYTES, NULL, "bytes as they are", 0, NULL, NULL),
+    CODER(H5FZ_OP_BITPACK, "bitpack", H5FZ_STREAM_WORDS, "h5fz_bitpack",
+          "fixed-length bit packing per 32 words (cuSZp); needs words, not bit planes", 0,
+          h5fz_cpu_coder_bitpack_encode, h5fz_cpu_coder_bitpack_decode),
+    CODER(H5FZ_OP_HUFF, "huff", H5FZ_STREAM_WORDS, "h5fz_huff",
+          "zero runs and a canonical Huffman code built per sub-chunk; needs words (chunk format 3)", 3,
+          h5fz_cpu_coder_huff_encode, h5fz_cpu_coder_huff_decode),
+    CODER(H5FZ_OP_HUFFCTX, "huffctx", H5FZ_STREAM_WORDS, "h5fz_huff",
+          "huff with a second code for the token after a zero run; needs words (chunk format 4)", 4,
+          h5fz_cpu_coder_huffctx_encode, h5fz_cpu_coder_huffctx_decode),
 };
-#undef WORDS_TO_WORDS
+#undef TRANSFORM
+#undef CODER
 
 /* Named chains: a word of spec text for a whole chain and its sub-chunk
  * size. ratio: the measured sizes are in docs/ratio.md. */

@@ -59,6 +59,7 @@ int main(void)
   setenv("H5FZ_DEVICE_STRICT", "1", 1);
   setenv("H5FZ_THREADS", "3", 1);
   unsetenv("H5FZ_QUIET");
+  h5fz_settings_reload(); /* H5FZ_THREADS and H5FZ_QUIET are read once per process */
 
   h5fz_options *opts = h5fz_options_create();
   FT_CHECK(opts != NULL, "h5fz_options_create");
@@ -106,6 +107,7 @@ int main(void)
   unsetenv("H5FZ_DEVICE");
   unsetenv("H5FZ_DEVICE_STRICT");
   unsetenv("H5FZ_THREADS");
+  h5fz_settings_reload();
   free(data);
   free(back);
   H5Dclose(a);

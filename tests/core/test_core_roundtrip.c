@@ -351,8 +351,10 @@ static void test_env_int(void)
   CHECK(h5fz_env_int("H5FZ_TEST_INT", 1, 1024, 1, 5) == 5, "unset");
   CHECK(h5fz_env_pow2("H5FZ_TEST_INT", 1, 8, 0) == 0, "unset power of two");
   setenv("H5FZ_THREADS", "many", 1); /* the CPU executor still runs, on every core */
+  h5fz_settings_reload(); /* H5FZ_THREADS is read once per process */
   roundtrip("", 0, 100000, GEN_SMOOTH, 1e-3, 0);
   unsetenv("H5FZ_THREADS");
+  h5fz_settings_reload();
 }
 
 /* REL leaves the fill value out of the range: an edge chunk padded with
@@ -705,14 +707,17 @@ static void test_lorenzo_nd(void)
     if (dec) check_values(v, dec, bytes / 4, 0, eb, what);
     /* the same bytes whatever the CPU thread count */
     setenv("H5FZ_THREADS", "1", 1);
+    h5fz_settings_reload(); /* H5FZ_THREADS is read once per process */
     CHECK(lnd_encode(text, v, bytes, &enc1, &en1) == 0 && en1 == en && !memcmp(enc, enc1, en),
           "%s: other bytes with one thread", what);
     setenv("H5FZ_THREADS", "3", 1);
+    h5fz_settings_reload();
     free(enc1);
     enc1 = NULL;
     CHECK(lnd_encode(text, v, bytes, &enc1, &en1) == 0 && en1 == en && !memcmp(enc, enc1, en),
           "%s: other bytes with three threads", what);
     unsetenv("H5FZ_THREADS");
+    h5fz_settings_reload();
     /* header byte 35 is checked: 0, and above what the rank allows, are corrupt */
     unsigned char *c = malloc(en);
     static const unsigned char bad_pred[] = {0, 4, 255};
@@ -796,6 +801,33 @@ static void test_lorenzo_nd(void)
     }
 }
 
+/* Every op's row has the CPU forms of its kind, the one way the CPU chain
+ * reaches an op (op_cpu_transform.h, op_cpu_coder.h): a transform both
+ * directions (lorenzo_nd forward only: its inverse is chunk-wide), a
+ * coder both or neither (raw), and a fused pair names a transform. */
+static void test_op_table_cpu_forms(void)
+{
+  size_t count;
+  const h5fz_op_info *ops = h5fz_op_table(&count);
+  for (size_t i = 0; i < count; i++) {
+    const h5fz_op_info *op = &ops[i];
+    if (op->kind == H5FZ_KIND_TRANSFORM) {
+      CHECK(op->cpu_transform && op->cpu_transform->forward, "%s: no CPU forward form", op->name);
+      CHECK(op->cpu_transform && (op->cpu_transform->inverse != NULL) == (op->id != H5FZ_OP_LORENZO_ND),
+            "%s: CPU inverse form", op->name);
+      for (const h5fz_cpu_fusion *f = op->cpu_fused; f && f->next; f++) {
+        const h5fz_op_info *next = h5fz_op_lookup(f->next);
+        CHECK(next && next->kind == H5FZ_KIND_TRANSFORM && f->forms && f->forms->forward && f->forms->inverse,
+              "%s: fused with op %u, not a transform with both forms", op->name, f->next);
+      }
+    } else {
+      CHECK(!op->cpu_transform && !op->cpu_fused, "%s: transform forms on a %s", op->name,
+            op->kind == H5FZ_KIND_MAP ? "map" : "coder");
+      CHECK((op->cpu_encode == NULL) == (op->cpu_decode == NULL), "%s: one coder form of two", op->name);
+    }
+  }
+}
+
 int main(void)
 {
   static const char *chains[] = {
@@ -811,6 +843,7 @@ int main(void)
       "lorenzo_nd zigzag bitshuffle rze dims=2x3x5x7 subchunk=512", "lorenzo_nd raw dims=4x4x4"};
   static const size_t sizes[] = {1, 63, 64, 65, 4095, 4096, 4097, 100000};
   test_spec_forms();
+  test_op_table_cpu_forms();
   for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
     for (int f64 = 0; f64 < 2; f64++)
       for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)

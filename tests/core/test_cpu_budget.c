@@ -23,6 +23,7 @@
 #include "h5fz.h"
 #include "h5fz_cpu_budget.h"
 #include "h5fz_parallel.h"
+#include "h5fz_settings.h"
 
 #include "core_check.h"
 
@@ -116,6 +117,7 @@ static unsigned threads_with(const char *name, const char *value)
     setenv(name, value, 1);
   else
     unsetenv(name);
+  h5fz_settings_reload(); /* the host group is read once per process */
   return h5fz_host_threads(NULL, 0);
 }
 
@@ -124,6 +126,7 @@ static void check_launchers(void)
   static const char *const launchers[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE"};
   unsetenv("H5FZ_THREADS");
   for (size_t i = 0; i < 3; i++) unsetenv(launchers[i]);
+  h5fz_settings_reload();
   char why[300];
   unsigned alone = h5fz_host_threads(why, sizeof why);
   long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -183,6 +186,7 @@ static int check_one_cpu(void)
     return 77;
   }
   unsetenv("H5FZ_THREADS");
+  h5fz_settings_reload();
   char why[300];
   unsigned t = h5fz_host_threads(why, sizeof why);
   printf("under the mask: %s\n", why);

@@ -25,8 +25,9 @@ h5fz_fuzz_gen_sources() {
   for f in $(sed -n '/^add_library(h5fz_planner/,/)/p' "$root/planner/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
     lib_srcs+=("$root/planner/$f")
   done
-  for f in $(sed -n '/^set(h5fz_op_cpu_sources/,/)/p' "$root/device_ops/CMakeLists.txt" | grep -oE '[a-z0-9_]+\.c'); do
-    lib_srcs+=("$root/device_ops/$f")
+  # device_ops/CMakeLists.txt takes every op's twin by its name, op_X_cpu.c
+  for f in "$root"/device_ops/op_*_cpu.c; do
+    lib_srcs+=("$f")
   done
   # the fuzzers need no GPU kernels: the empty table of embedded modules
   H5FZ_FUZZ_SRCS=( "${lib_srcs[@]}" "$root/fusion/gpu/h5fz_jit_embedded_none.c" "$gen/h5fz_embedded_ops.c"

@@ -27,6 +27,7 @@
 
 #include "h5fz_cuda.h"
 #include "h5fz_dataset_mpi.h"
+#include "h5fz_settings.h"
 #include "mpi_test_util.h"
 
 static const hsize_t dims[3] = {50, 100, 100};
@@ -334,6 +335,7 @@ static void write_case(hid_t file, const api_case *c, const void *data)
   h5fz_dataset_report rep;
   if (c->direct) setenv("H5FZ_MPI_WRITE", "direct", 1);
   if (c->piece_bytes) setenv("H5FZ_MPI_PIECE_BYTES", c->piece_bytes, 1);
+  h5fz_settings_reload(); /* the MPI group is read once per process */
   if (c->rewrite) { /* other values first: the second write replaces every one of them */
     void *other = malloc(bytes ? bytes : 1);
     for (size_t i = 0; i < bytes / esize; i++)
@@ -350,6 +352,7 @@ static void write_case(hid_t file, const api_case *c, const void *data)
   unsetenv("H5FZ_GPU_MEMORY_LIMIT");
   unsetenv("H5FZ_MPI_WRITE");
   unsetenv("H5FZ_MPI_PIECE_BYTES");
+  h5fz_settings_reload();
   MT_CHECK(!rc, "%s: h5fz_dataset_write_part: %s", c->name, h5fz_last_error());
   if (!rc && mt_rank == 0)
     printf("  %s: rank 0 wrote %llu chunks on the %s (%s), %.3f s\n", c->name, (unsigned long long)rep.n_chunks,
@@ -454,6 +457,7 @@ static void late_allocation_write(const float *f32)
   hid_t d = made_dataset("mpi_api_late.h5", "abs_slabs", H5T_NATIVE_FLOAT, H5D_ALLOC_TIME_LATE, &file, start, count);
   float *part = box_of(f32, 4, start, count);
   if (mt_rank == 0) setenv("H5FZ_MPI_PROFILE", "1", 1);
+  h5fz_settings_reload(); /* the MPI group is read once per process */
   /* other values first (other chunk sizes: the second write moves chunks),
    * then these, then read back with the dataset still open: a filtered
    * write after a direct one read the last direct chunk's old bytes */
@@ -466,6 +470,7 @@ static void late_allocation_write(const float *f32)
   }
   free(other);
   unsetenv("H5FZ_MPI_PROFILE");
+  h5fz_settings_reload();
   read_back_part(d, f32, start, count, part, "late allocation");
   free(part);
   H5Dclose(d);
@@ -523,8 +528,10 @@ static void big_endian_write(const char *path, const char *how, const float *f32
   hid_t d = made_dataset(path, "big_endian", H5T_IEEE_F32BE, H5D_ALLOC_TIME_DEFAULT, &file, start, count);
   float *part = box_of(f32, 4, start, count);
   if (how) setenv("H5FZ_MPI_WRITE", how, 1);
+  h5fz_settings_reload(); /* the MPI group is read once per process */
   int rc = h5fz_dataset_write_part(d, H5T_NATIVE_FLOAT, start, count, part, H5FZ_MEM_HOST, NULL);
   unsetenv("H5FZ_MPI_WRITE");
+  h5fz_settings_reload();
   MT_CHECK(!rc, "big-endian (%s): h5fz_dataset_write_part: %s", how ? how : "default", h5fz_last_error());
   read_back_part(d, f32, start, count, part, how ? "big_endian (direct)" : "big_endian");
   free(part);
