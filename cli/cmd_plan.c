@@ -27,6 +27,7 @@ typedef struct {
   uint64_t chunk;
   uint8_t ops[PLAN_MAX_OPS];
   size_t n_ops;
+  uint32_t subchunk_bytes; /* --spec's sub-chunk (0: none given): the chain's threads per block */
 } plan_args;
 
 static void usage(FILE *f)
@@ -143,6 +144,7 @@ static int parse_args(int argc, char **argv, plan_args *a)
       }
       a->n_ops = s.n_ops;
       memcpy(a->ops, s.ops, s.n_ops);
+      a->subchunk_bytes = s.subchunk_bytes;
     } else if (strcmp(o, "--ops") == 0) {
       if (parse_ops(v, a) != 0) {
         fprintf(stderr, "h5fz plan: bad --ops '%s' (ids 1-255, commas)\n", v);
@@ -204,9 +206,19 @@ static int print_plan(const h5fz_plan *plan, const plan_args *a)
     while (end && buf[end - 1] != '}') end--;
     if (end) buf[end - 1] = '\0';
     /* why is h5fz's own words, numbers and variable names: nothing to escape */
-    printf("%s, \"host_threads\": %u, \"host_threads_from\": \"%s\"}\n", buf, threads, why);
+    printf("%s, \"host_threads\": %u, \"host_threads_from\": \"%s\"", buf, threads, why);
+    if (a->subchunk_bytes)
+      printf(", \"chain_subchunk_bytes\": %u, \"chain_threads_per_block\": %d", a->subchunk_bytes,
+             h5fz_plan_block_threads(plan, a->subchunk_bytes));
+    printf("}\n");
   } else {
     printf("%sthreads    %u on the host (%s)\n", buf, threads, why);
+    /* --spec: the chain's own sub-chunk, and the block size the GPU kernels then take */
+    if (a->subchunk_bytes && plan->target != H5FZ_TARGET_CPU)
+      printf("chain      sub-chunks of %u bytes: %d threads a block (the class's %d for %d bytes, scaled so that "
+             "each thread keeps as many words)\n",
+             a->subchunk_bytes, h5fz_plan_block_threads(plan, a->subchunk_bytes), plan->tuning.threads_per_block,
+             plan->tuning.subchunk_bytes);
   }
   free(buf);
   return 0;

@@ -287,6 +287,15 @@ void h5fz_plan_options_default(h5fz_plan_options *opts);
 int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const uint8_t *op_ids, size_t n_ops,
                    const h5fz_plan_options *opts, h5fz_plan *out);
 
+/* Threads per block of the generic kernels for a chain whose sub-chunks
+ * hold subchunk_bytes: the plan's tuning, scaled up (to at most 1024) for
+ * a sub-chunk larger than the class's, so that each thread keeps as many
+ * words (the ratio preset's 64 KiB sub-chunks on sm_90: 256 -> 1024
+ * threads, encode 48.6 -> 88.2 GB/s and decode 96.9 -> 111.2 at R = 1e-3,
+ * docs/ratio.md; at 16 KiB more threads were slower). A CPU plan: its
+ * tuning's figure. */
+int h5fz_plan_block_threads(const h5fz_plan *plan, uint32_t subchunk_bytes);
+
 /* Route of one chunk of chunk_bytes input bytes: H5FZ_EXEC_GPU when the plan
  * chose a GPU class and chunk_bytes >= plan->crossover_bytes, else CPU. */
 h5fz_exec_route h5fz_plan_route_for_chunk(const h5fz_plan *plan, uint64_t chunk_bytes);

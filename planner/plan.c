@@ -83,6 +83,13 @@ static int apply_calibration(h5fz_plan *p, const char *path)
   return H5FZ_OK;
 }
 
+int h5fz_plan_block_threads(const h5fz_plan *plan, uint32_t subchunk_bytes)
+{
+  long t = plan->tuning.threads_per_block, class_bytes = plan->tuning.subchunk_bytes;
+  if (class_bytes > 0 && (long)subchunk_bytes > class_bytes) t = t * ((long)subchunk_bytes / class_bytes);
+  return (int)(t > 1024 ? 1024 : t);
+}
+
 int h5fz_plan_make(const h5fz_device_desc *dev, const h5fz_registry *reg, const uint8_t *op_ids, size_t n_ops,
                    const h5fz_plan_options *opts, h5fz_plan *out)
 {

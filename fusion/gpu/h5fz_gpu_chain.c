@@ -109,7 +109,7 @@ int h5fz_gpu_get_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_ent
   c->dtype = p->dtype;
   c->subchunk_bytes = p->subchunk_elems * p->esize;
   plan_chain(gc, c);
-  c->threads = want_threads ? want_threads : h5fz_kernel_threads(&c->plan, c->subchunk_bytes);
+  c->threads = want_threads ? want_threads : h5fz_plan_block_threads(&c->plan, c->subchunk_bytes);
   c->regs = want_regs ? want_regs : c->plan.tuning.regs_per_thread;
   c->wf_warps = want_wf ? want_wf : (int)H5FZ_CODEGEN_WF_WARPS_OF(0u);
   gc->chains->n++;

@@ -29,20 +29,13 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
   return h5fz_codegen(&s, cfg->threads, flags, src, smem_bytes);
 }
 
-int h5fz_kernel_threads(const h5fz_plan *plan, uint32_t subchunk_bytes)
-{
-  long t = plan->tuning.threads_per_block, class_bytes = plan->tuning.subchunk_bytes;
-  if (class_bytes > 0 && (long)subchunk_bytes > class_bytes) t = t * ((long)subchunk_bytes / class_bytes);
-  return (int)(t > 1024 ? 1024 : t);
-}
-
 h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan, const h5fz_device_desc *dev)
 {
   h5fz_kernel_config kc = {spec->ops,
                            (int)spec->n_ops,
                            spec->dtype,
                            spec->subchunk_bytes,
-                           h5fz_kernel_threads(plan, spec->subchunk_bytes),
+                           h5fz_plan_block_threads(plan, spec->subchunk_bytes),
                            plan->tuning.regs_per_thread,
                            (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
                            dev->regs_per_sm};

@@ -32,16 +32,8 @@ typedef struct {
  * the error of h5fz_codegen (H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM). */
 int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, char **src, size_t *smem_bytes);
 
-/* Threads per block of the generic kernels for sub-chunks of
- * subchunk_bytes: the plan's tuning, scaled up (to at most 1024) for a
- * sub-chunk larger than the class's, so that each thread keeps as many
- * words (the ratio preset's 64 KiB sub-chunks on sm_90: 256 -> 1024
- * threads, encode 48.6 -> 88.2 GB/s and decode 96.9 -> 111.2 at R = 1e-3,
- * docs/ratio.md; at 16 KiB more threads were slower). */
-int h5fz_kernel_threads(const h5fz_plan *plan, uint32_t subchunk_bytes);
-
 /* The kernel key of spec's chain (ops, dtype, sub-chunk bytes) under plan
- * with no H5FZ_GPU_* override: h5fz_kernel_threads and the plan's register
+ * with no H5FZ_GPU_* override: h5fz_plan_block_threads and the plan's register
  * cap, the codegen's default warp-fused warps, dev's registers per SM. What
  * the build-time embedder compiles and its test looks up; the executor
  * starts from the same values (h5fz_gpu_chain.c) and applies the
