@@ -146,9 +146,14 @@ int main(int argc, char **argv)
   chunk_seed("f32_pw_rel_outliers", "pw_rel=1e-3 subchunk=512", 0, 300, 1, 0);
   chunk_seed("f64_pw_rel", "pw_rel=1e-2 delta negabinary bitshuffle rze subchunk=512", 1, 200, 0, 0);
   chunk_seed("f32_lossless", "lossless subchunk=512", 0, 200, 0, 0);
-  /* huff (format version 3): the ratio chain, its zero runs, literals and bit-length classes */
+  /* the ratio chain (huffctx since 2026-12-02: format version 4, two codes a sub-chunk), its zero runs,
+   * literals and bit-length classes */
   chunk_seed("f32_ratio_smooth", "abs=1e-3 ratio subchunk=4096", 0, 3000, 0, 0);
   chunk_seed("f32_ratio_outliers", "abs=1e-2 ratio subchunk=2048", 0, 900, 1, 0);
+  chunk_seed("f64_huffctx_delta", "abs=1e-6 delta zigzag huffctx subchunk=4096", 1, 700, 0, 0);
+  chunk_seed("f32_huffctx_zeros", "abs=1e-3 zigzag huffctx subchunk=65536", 0, 16384, 3, 0);
+  /* huff (format version 3): the ratio chain until 2026-12-01 */
+  chunk_seed("f32_huff_lnd", "abs=1e-3 lorenzo_nd zigzag huff subchunk=4096", 0, 3000, 0, 0);
   chunk_seed("f64_huff_delta", "abs=1e-6 delta zigzag huff subchunk=4096", 1, 700, 0, 0);
   chunk_seed("f32_huff_zeros", "abs=1e-3 zigzag huff subchunk=65536", 0, 16384, 3, 0);
   chunk_seed("f64_lossless_outliers", "lossless delta zigzag bitshuffle rze subchunk=512", 1, 150, 1, 0);
