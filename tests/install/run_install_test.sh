@@ -17,7 +17,8 @@
 # 5. with FC: the Fortran example (h5_examples/fortran/h5fz_fortran.f90,
 #    `use h5fz`) built against the installed module, by an outside CMake
 #    project (consumer_fortran/, find_package(h5fz COMPONENTS fortran)) and
-#    by FC with `pkg-config --cflags --libs h5fz-fortran`, each run in
+#    by FC with `pkg-config --cflags --libs h5fz-fortran` (and by HDF5's h5fc, static libhdf5, where
+#    there is one), each run in
 #    library mode (no plugin) and its file read by the installed bin/h5fz.
 # Nothing from the build tree is on any path the programs use.
 set -euo pipefail
@@ -137,6 +138,18 @@ if [ -n "$fc" ]; then
   grep -q "h5fz_fortran: OK" "$work/pc-fortran.out" || die "the pkg-config-built Fortran program"
   HDF5_PLUGIN_PATH=$plugin_dir "$prefix/bin/h5fz" verify "$work/cmake-fortran.h5" "$work/pc-fortran.h5" \
     --lossless --require-filter
+  # HDF5's own Fortran wrapper, where there is one: Debian's h5fc links libhdf5 statically into the
+  # program, so the installed module's library mode must register with the program's copy
+  if command -v h5fc >/dev/null 2>&1; then
+    h5fc -I"$prefix/include" -o "$work/h5fc-fortran" "$program" -L"$prefix/$libdir" -lh5fz_fortran \
+      -Wl,-rpath,"$prefix/$libdir" >"$work/h5fc-fortran.log" 2>&1 ||
+      { cat "$work/h5fc-fortran.log"; die "build with h5fc (static libhdf5)"; }
+    echo "  h5fc -I$prefix/include ... -lh5fz_fortran"
+    HDF5_PLUGIN_PATH=$work/no-plugins "$work/h5fc-fortran" "$work/h5fc-fortran.h5" | tee "$work/h5fc-fortran.out"
+    grep -q "h5fz_fortran: OK" "$work/h5fc-fortran.out" || die "the h5fc-built Fortran program"
+    HDF5_PLUGIN_PATH=$plugin_dir "$prefix/bin/h5fz" verify "$work/cmake-fortran.h5" "$work/h5fc-fortran.h5" \
+      --lossless --require-filter
+  fi
 fi
 
 echo
