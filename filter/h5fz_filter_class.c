@@ -74,7 +74,7 @@ int h5fz_filter_bind(const h5fz_hdf5_api *a, const void *base)
  * distinct reason (h5repack -f applies one spec to every dataset);
  * H5FZ_QUIET=1 silences it. A program that prints the stack (HDF5's
  * default) gets it there only. */
-static void say_refusal_once(const h5fz_hdf5_api *h, const char *text)
+static void say_refusal_once(const h5fz_hdf5_api *h, const char *text, int type_refused)
 {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static char said[H5FZ_FILTER_MSG_LEN];
@@ -88,11 +88,17 @@ static void say_refusal_once(const h5fz_hdf5_api *h, const char *text)
     /* h5repack retries a failed H5Dcreate without the filter and exits 0
      * (h5fz_filter_caller_stores_raw_on_refusal): say so, or the user takes
      * the copy for compressed */
+    /* a type refused by can_apply: a program that made the filter optional
+     * (h5py's compression=, h5py's own choice) creates the dataset anyway
+     * and writes every chunk unfiltered; say so rather than store it raw
+     * in silence (a fresh user's finding: float16 through h5py) */
     fprintf(stderr, "%s%s\n", text,
             h5fz_filter_caller_stores_raw_on_refusal()
                 ? "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0; fix the -f words "
                   "(h5fz cd-values --ud SPEC prints them) or use h5fz compress, which refuses"
-                : "");
+            : type_refused ? "\nh5fz: where the filter is optional (h5py's compression=), this dataset is stored "
+                             "UNCOMPRESSED"
+                           : "");
   }
   pthread_mutex_unlock(&lock);
 }
@@ -104,7 +110,8 @@ static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char 
 {
   if (h->H5open() < 0) return;
   /* first: an API call such as H5Eget_auto2 clears the error stack */
-  if (minor_g == h->H5E_SETLOCAL_g) say_refusal_once(h, text);
+  if (minor_g == h->H5E_SETLOCAL_g || minor_g == h->H5E_CANAPPLY_g)
+    say_refusal_once(h, text, minor_g == h->H5E_CANAPPLY_g);
   h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g, "%s", text);
 }
 /* minor: H5E_CANAPPLY_g, H5E_SETLOCAL_g or H5E_CANTFILTER_g. */

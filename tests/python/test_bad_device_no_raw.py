@@ -133,3 +133,40 @@ def test_h5py_refuses_at_create(tmp_path):
                        env={**os.environ, "H5FZ_DEVICE": "gpux"})
     assert p.returncode == 0 and "refused:" in p.stdout and "datasets []" in p.stdout, p.stdout + p.stderr
     assert 'H5FZ_DEVICE="gpux"' in p.stdout, p.stdout
+
+
+def _f16_file(path):
+    with h5py.File(path, "w") as f:
+        f.create_dataset("h", data=np.arange(1000, dtype="f2"), chunks=(100,))
+    return path
+
+
+def test_h5repack_type_refusal_says_the_copy_is_uncompressed(tmp_path):
+    """A type h5fz does not take (float16): can_apply refuses, h5repack copies
+    the dataset raw and exits 0 (HDF5's own behaviour); h5fz says so on
+    stderr, once, as for a refused spec (a fresh user's finding: it said
+    nothing)."""
+    src = _f16_file(tmp_path / "f16.h5")
+    ud = lib.cli("cd-values", "--ud", "abs=1e-3").stdout.strip()
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_QUIET"}
+    p = subprocess.run(["h5repack", "-f", ud, str(src), str(tmp_path / "o.h5")], capture_output=True, text=True,
+                       env=env)
+    assert "float16" in p.stderr or "16-bit" in p.stderr or "type" in p.stderr, p.stderr
+    assert p.stderr.count("h5repack now copies this dataset UNCOMPRESSED") == 1, p.stderr
+
+
+def test_h5py_optional_filter_type_refusal_is_said(tmp_path):
+    """h5py adds the filter as optional: on a float16 dataset HDF5 creates it
+    and writes every chunk unfiltered. h5fz's can_apply refusal then says so
+    on stderr (never raw in silence)."""
+    cd = list(lib.cd_values("abs=1e-3")[0])
+    code = (
+        "import h5py, numpy as np, sys\n"
+        "with h5py.File(sys.argv[1], 'w') as f:\n"
+        "    f.create_dataset('h', data=np.arange(1000, dtype='f2'), chunks=(100,),\n"
+        "                     compression=%d, compression_opts=tuple(%r))\n"
+        "    print('created')\n" % (lib.FILTER_ID, cd))
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_QUIET"}
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "p.h5")], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and "created" in p.stdout, p.stdout + p.stderr
+    assert p.stderr.count("this dataset is stored UNCOMPRESSED") == 1, p.stderr
