@@ -286,6 +286,17 @@ int h5fz_cmd_plan(int argc, char **argv)
     goto done;
   }
   rc = print_plan(plan, &a);
+  if (rc == 0 && a.device == NULL) {
+    /* this machine's plan: the executor settings (H5FZ_DEVICE, a GPU it
+     * asks for) as a write would take them, so that a mistyped one shows
+     * here and not first as H5Dcreate's refusal (a fresh user's finding:
+     * H5FZ_DEVICE=bogus planned without a word) */
+    h5fz_spec probe;
+    h5fz_spec_default(&probe);
+    probe.dtype = H5FZ_DTYPE_F32;
+    r = h5fz_device_check(&probe, (size_t)1 << 20);
+    if (r != H5FZ_OK) rc = h5fz_cli_library_error("plan", r, "device setting");
+  }
 done:
   free(reg);
   free(plan);
