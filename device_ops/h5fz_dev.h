@@ -92,14 +92,16 @@ H5FZ_FN void h5fz_blk_share(const h5fz_blk *b, uint32_t n, uint32_t align,
 /* The same with one item per step (align 1), shares of an odd number of
  * items: a warp's lanes walking their shares of 32-bit words in shared
  * memory then read 32 different banks at each step (shares of 64 words
- * put all lanes on one bank). The last threads may get no items. */
-H5FZ_FN void h5fz_blk_share_odd(const h5fz_blk *b, uint32_t n, uint32_t *lo, uint32_t *hi)
+ * put all lanes on one bank). The last threads may get no items. Returns
+ * the share's size (thread t's share starts at t times it). */
+H5FZ_FN uint32_t h5fz_blk_share_odd(const h5fz_blk *b, uint32_t n, uint32_t *lo, uint32_t *hi)
 {
   uint32_t per = (n + b->nthreads - 1u) / b->nthreads;
   per |= b->nthreads > 1u ? 1u : 0u;
   uint64_t l = (uint64_t)per * b->tid, h = l + per;
   *lo = (uint32_t)(l < n ? l : n);
   *hi = (uint32_t)(h < n ? h : n);
+  return per;
 }
 
 /* Elementwise ops walk the items strided over the threads (item i on

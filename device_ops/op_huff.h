@@ -108,7 +108,7 @@ typedef struct {
   uint8_t pad_[2];
   uint32_t group_start[H5FZ_HUFF_MAX_GROUPS + 1u]; /* token bits before each group */
   uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS];  /* first non-zero word of each share */
-  uint32_t header_bits, flag, group;
+  uint32_t header_bits, flag;
   uint32_t table_bits[H5FZ_HUFF_MAX_CTX];
   /* each code's construction (one thread a code, in different warps):
    * leaves by (count, symbol), tree; weights fit 32 bits (at most 16384
@@ -161,29 +161,6 @@ H5FZ_FN void h5fz_huff_put(uint32_t *buf, uint64_t pos, uint64_t v, uint32_t nbi
     pos += take;
     nbits -= take;
   }
-}
-
-/* Bits [pos, pos + nbits) of a byte stream of size bytes (nbits <= 57);
- * bits past the end read as 0. */
-H5FZ_FN uint64_t h5fz_huff_peek(const uint8_t *in, uint32_t size, uint64_t pos, uint32_t nbits)
-{
-  uint64_t byte = pos >> 3, v = 0;
-  uint32_t shift = (uint32_t)(pos & 7u);
-  if (byte + 8u <= size) {
-    for (uint32_t k = 0; k < 8u; k++) v |= (uint64_t)in[byte + k] << (8u * k);
-  } else {
-    for (uint32_t k = 0; k < 8u; k++)
-      if (byte + k < size) v |= (uint64_t)in[byte + k] << (8u * k);
-  }
-  v >>= shift;
-  return v & ((1ull << nbits) - 1u);
-}
-
-/* The same for up to 64 bits. */
-H5FZ_FN uint64_t h5fz_huff_get(const uint8_t *in, uint32_t size, uint64_t pos, uint32_t nbits)
-{
-  if (nbits <= 57u) return h5fz_huff_peek(in, size, pos, nbits);
-  return h5fz_huff_peek(in, size, pos, 32u) | h5fz_huff_peek(in, size, pos + 32u, nbits - 32u) << 32;
 }
 
 /* Reverse the low n bits of x. */
@@ -618,8 +595,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   /* contiguous shares (a thread's tokens are contiguous in the stream) of
    * an odd number of words: the lanes of a warp then read 32 different
    * banks of shared memory (64 words a share read all the same bank) */
-  uint32_t lo, hi, per = ((n + blk->nthreads - 1u) / blk->nthreads) | (blk->nthreads > 1u ? 1u : 0u);
-  h5fz_blk_share_odd(blk, n, &lo, &hi);
+  uint32_t lo, hi, per = h5fz_blk_share_odd(blk, n, &lo, &hi);
   const uint32_t *first_nz = blk->nthreads > 1u ? s->thread_first_nz : (const uint32_t *)0;
   H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
   if (blk->nthreads > 1u) {
