@@ -44,15 +44,12 @@
 #define H5FZ_HUFF_NOT_SMALLER 0xffffffffu /* = H5FZ_RZE_NOT_SMALLER: the caller stores it raw */
 #define H5FZ_HUFF_MAX_CTX 2u /* huff: one code; huffctx: two (docs/format.md §5.8) */
 
-/* The GPU decode kernel's geometry: threads per sub-chunk of sub_elems
- * words (one a group of the encoder's choice), sub-chunks per block (their
- * tables fill 39 KiB of shared memory). */
+/* The GPU decode kernel's geometry: sub-chunks per block (their tables
+ * fill 39 KiB of shared memory) and the block's threads, which take the
+ * sub-chunks' groups one at a time (h5fz_huff_decode_jobs): fewer threads
+ * than groups, so that a thread that drew short groups takes more. */
 #define H5FZ_HUFF_SUBS_PER_BLOCK 8u
-H5FZ_FN uint32_t h5fz_huff_group_lanes(uint32_t sub_elems)
-{
-  uint32_t lanes = sub_elems / (64u << H5FZ_HUFF_GROUP_LOG2);
-  return lanes ? lanes : 1u;
-}
+#define H5FZ_HUFF_DEC_THREADS 64u
 
 /* Symbols of the alphabet for W-bit words: literals, then bit-length
  * classes 7..W, then run classes. */
@@ -99,6 +96,18 @@ typedef struct {
   uint32_t dir_w, pad_;
 } h5fz_huff_dtab;
 
+/* A stream for h5fz_huff_decode_jobs: several streams' groups are
+ * decoded by one block's threads (the GPU group kernel: the streams of
+ * H5FZ_HUFF_SUBS_PER_BLOCK sub-chunks). */
+typedef struct {
+  const uint8_t *src;
+  void *words;               /* H5FZ_T_WORD[n_store], zeroed: only non-zero words are stored */
+  uint32_t size, n, n_store; /* the stream's bytes; its words (a multiple of 64); the words stored */
+  uint32_t jobs_end;         /* the groups of this stream and of those before it */
+  uint32_t bad;              /* set to 1 when a group is not one h5fz_huff_encode writes */
+  uint32_t pad_;
+} h5fz_huff_stream;
+
 /* The bits of a sub-chunk's scratch (shared memory on the GPU); per code
  * (context) t < H5FZ_HUFF_MAX_CTX: */
 typedef struct {
@@ -110,6 +119,8 @@ typedef struct {
   uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS];  /* first non-zero word of each share */
   uint32_t header_bits, flag;
   uint32_t table_bits[H5FZ_HUFF_MAX_CTX];
+  uint16_t toff[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* a symbol's entry in its code's table: bits after the count */
+  uint8_t tgap[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];  /* its distance to the previous listed symbol (the first: a + 1) */
   /* each code's construction (one thread a code, in different warps):
    * leaves by (count, symbol), tree; weights fit 32 bits (at most 16384
    * tokens) */
@@ -117,6 +128,8 @@ typedef struct {
   uint16_t parent[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
   uint32_t weight[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
   h5fz_huff_dtab dec; /* the decoder's */
+  h5fz_huff_stream stream;
+  uint32_t next_job, pad2_;
 } h5fz_huff_scratch;
 
 /* Scratch bytes of one sub-chunk's encode or decode with nctx codes
@@ -127,25 +140,20 @@ H5FZ_FN uint32_t h5fz_huff_scratch_bytes(uint32_t nctx)
   return (uint32_t)((sizeof(h5fz_huff_scratch) + 7u) & ~7u);
 }
 
-H5FZ_FN void h5fz_huff_atomic_add(uint32_t *p, uint32_t v)
+/* *p += v (op H5FZ_HUFF_ADD) or *p |= v (H5FZ_HUFF_OR), atomically where
+ * several threads share p; returns the old value. */
+#define H5FZ_HUFF_ADD 0u
+#define H5FZ_HUFF_OR 1u
+H5FZ_FN uint32_t h5fz_huff_atomic(uint32_t *p, uint32_t v, uint32_t op)
 {
 #if H5FZ_ON_GPU
-  atomicAdd((unsigned *)p, (unsigned)v);
+  return op == H5FZ_HUFF_OR ? atomicOr((unsigned *)p, (unsigned)v) : atomicAdd((unsigned *)p, (unsigned)v);
 #elif defined(H5FZ_TEST_BLOCK_THREADS)
-  __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  return op == H5FZ_HUFF_OR ? __atomic_fetch_or(p, v, __ATOMIC_RELAXED) : __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 #else
-  *p += v;
-#endif
-}
-
-H5FZ_FN void h5fz_huff_atomic_or(uint32_t *p, uint32_t v)
-{
-#if H5FZ_ON_GPU
-  atomicOr((unsigned *)p, (unsigned)v);
-#elif defined(H5FZ_TEST_BLOCK_THREADS)
-  __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
-#else
-  *p |= v;
+  uint32_t old = *p;
+  *p = op == H5FZ_HUFF_OR ? old | v : old + v;
+  return old;
 #endif
 }
 
@@ -156,7 +164,7 @@ H5FZ_FN void h5fz_huff_put(uint32_t *buf, uint64_t pos, uint64_t v, uint32_t nbi
   while (nbits) {
     uint32_t off = (uint32_t)(pos & 31u), take = 32u - off < nbits ? 32u - off : nbits;
     uint32_t part = (uint32_t)(v & ((1ull << take) - 1u));
-    h5fz_huff_atomic_or(buf + (pos >> 5), part << off);
+    (void)h5fz_huff_atomic(buf + (pos >> 5), part << off, H5FZ_HUFF_OR);
     v >>= take;
     pos += take;
     nbits -= take;
@@ -166,6 +174,9 @@ H5FZ_FN void h5fz_huff_put(uint32_t *buf, uint64_t pos, uint64_t v, uint32_t nbi
 /* Reverse the low n bits of x. */
 H5FZ_FN uint32_t h5fz_huff_reverse(uint32_t x, uint32_t n)
 {
+#if H5FZ_ON_GPU
+  return n ? __brev(x) >> (32u - n) : 0u;
+#endif
   uint32_t r = 0;
   for (uint32_t k = 0; k < n; k++) r |= ((x >> k) & 1u) << (n - 1u - k);
   return r;
@@ -230,16 +241,15 @@ H5FZ_FN uint32_t h5fz_huff_builder(const h5fz_blk *blk, uint32_t t) { return 32u
 
 /* One thread: the lengths of code t's A symbols from s->hist[t] and the k
  * sorted leaves (a length-limited Huffman code; see docs/format.md §5.7
- * for the exact rules, which decide the bytes). Returns the bits of the
- * table as the stream stores it (8 for the empty code of huffctx). */
-H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k)
+ * for the exact rules, which decide the bytes). Returns 0. */
+H5FZ_FN uint32_t h5fz_huff_lengths(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k)
 {
   uint8_t *len = s->len[t];
   const uint16_t *leaf = s->leaf[t];
   uint16_t *parent = s->parent[t];
   uint32_t *weight = s->weight[t];
   for (uint32_t a = 0; a < A; a++) len[a] = 0;
-  if (k == 0) return 8u;
+  if (k == 0) return 0;
   uint32_t bl[64];
   for (uint32_t l = 0; l < 64u; l++) bl[l] = 0;
   if (k == 1) {
@@ -285,6 +295,15 @@ H5FZ_FN uint32_t h5fz_huff_build(h5fz_huff_scratch *s, uint32_t t, uint32_t A, u
     bl[l]--;
     len[leaf[--r]] = (uint8_t)l;
   }
+  return 0;
+}
+
+/* One thread (the CPU's form; a block uses h5fz_huff_codes_parallel): code
+ * t's canonical codes from its lengths. Returns the bits of the table as
+ * the stream stores it (8 for the empty code of huffctx). */
+H5FZ_FN uint32_t h5fz_huff_codes_serial(h5fz_huff_scratch *s, uint32_t t, uint32_t A)
+{
+  const uint8_t *len = s->len[t];
   h5fz_huff_canonical(s, t, A);
   uint32_t bits = 8u, prev = 0, first = 1;
   for (uint32_t a = 0; a < A; a++) {
@@ -322,35 +341,136 @@ H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t t, uin
   return pos;
 }
 
-/* A reader of a byte stream's bits, LSB first, from a 64-bit buffer of at
- * least 57 valid bits after a fill; bits past the end read as 0. */
+/* All threads of a block (the GPU's form of h5fz_huff_codes_serial and
+ * h5fz_huff_put_table's layout): for every symbol a of the nctx codes, its
+ * canonical code, its table entry's offset and gap, and each code's table
+ * bits, from the lengths alone. Canonical codes in (length, symbol) order
+ * are code(a) = (sum over the symbols b before a of 2^(12 - len b)) >>
+ * (12 - len a), so one pass over the alphabet gives a symbol its code and
+ * its place in the table without the per-length counts; the passes of all
+ * symbols run at once (one thread had most of a sub-chunk's time, the
+ * block waiting at the barrier after it). */
+H5FZ_FN void h5fz_huff_codes_parallel(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t nctx, uint32_t A)
+{
+  H5FZ_FOR_ITEMS(ta, blk, nctx * A)
+  {
+    const uint32_t t = ta / A, a = ta - t * A;
+    const uint8_t *len = s->len[t];
+    const uint32_t l = len[a];
+    uint32_t sum = 0, before = 0, total = 0, prev = 0, first = 1, gap = 0;
+    for (uint32_t b = 0; b < A; b++) {
+      const uint32_t lb = len[b];
+      if (!lb) continue;
+      const uint32_t x = first ? b + 1u : b - prev, eb = h5fz_huff_gamma_bits(x) + 4u;
+      if (b == a) gap = x;
+      if (b < a) before += eb;
+      if (lb < l || (lb == l && b < a)) sum += 1u << (H5FZ_HUFF_MAX_LEN - lb);
+      total += eb;
+      prev = b;
+      first = 0;
+    }
+    s->code[t][a] = l ? (uint16_t)h5fz_huff_reverse(sum >> (H5FZ_HUFF_MAX_LEN - l), l) : 0u;
+    s->toff[t][a] = (uint16_t)before;
+    s->tgap[t][a] = (uint8_t)gap;
+    if (a == 0) s->table_bits[t] = 8u + total;
+  }
+}
+
+/* All threads of a block: write the nctx tables at bit table_at (k[t]
+ * symbols in code t), each symbol's entry by one thread
+ * (h5fz_huff_codes_parallel's offsets; as h5fz_huff_put_table writes). */
+H5FZ_FN void h5fz_huff_put_tables_parallel(const h5fz_blk *blk, const h5fz_huff_scratch *s, uint32_t nctx, uint32_t A,
+                                           const uint32_t *k, uint32_t *buf, uint64_t table_at)
+{
+  if (blk->tid < nctx) {
+    uint64_t at = table_at;
+    for (uint32_t t = 0; t < blk->tid; t++) at += s->table_bits[t];
+    h5fz_huff_put(buf, at, nctx == 1u ? k[blk->tid] - 1u : k[blk->tid], 8u);
+  }
+  H5FZ_FOR_ITEMS(ta, blk, nctx * A)
+  {
+    const uint32_t t = ta / A, a = ta - t * A, l = s->len[t][a];
+    if (!l) continue;
+    uint64_t pos = table_at + 8u + s->toff[t][a];
+    for (uint32_t u = 0; u < t; u++) pos += s->table_bits[u];
+    const uint32_t x = s->tgap[t][a], nb = h5fz_huff_bitlen64(x) - 1u;
+    /* nb zeros, a one, the nb bits below the leading one; the length */
+    h5fz_huff_put(buf, pos + nb, 1u | ((uint64_t)(x & ((1u << nb) - 1u)) << 1), nb + 1u);
+    h5fz_huff_put(buf, pos + 2u * nb + 1u, l, 4u);
+  }
+}
+
+/* A reader of a byte stream's bits, LSB first; bits past the end read as
+ * 0. On the CPU a 64-bit buffer holds at least 57 valid bits after a fill
+ * (bytes one at a time); on the GPU at least 32 (one aligned 32-bit load a
+ * fill: the group decoder's loop then has one load, not a byte loop whose
+ * trip count differs between the lanes of a warp). */
 typedef struct {
   const uint8_t *in;
-  uint32_t size, next, nacc, pad_;
+  uint32_t size, nacc;
+  int32_t next; /* CPU: the next byte to load; GPU: the byte offset (from in) of the next aligned word */
+  uint32_t pad_;
   uint64_t acc, pos; /* the buffer; the stream position of its bit 0 */
 } h5fz_huff_reader;
 
+/* The aligned 32-bit word at p (the GPU reader's load): __ldg on the GPU,
+ * memcpy where the device code runs on the host (tests' emulator). */
+H5FZ_FN uint32_t h5fz_huff_load_word(const uint8_t *p)
+{
+#if defined(__CUDACC_RTC__) || defined(__NVCC__)
+  return __ldg((const unsigned *)p);
+#else
+  uint32_t w;
+  memcpy(&w, p, 4);
+  return w;
+#endif
+}
+
 H5FZ_FN void h5fz_huff_rd_fill(h5fz_huff_reader *r)
 {
+#if H5FZ_ON_GPU
+  if (r->nacc < 32u) {
+    uint32_t w = 0;
+    if (r->next < (int32_t)r->size) {
+      w = h5fz_huff_load_word(r->in + r->next); /* may hold bytes before in (shifted out at init) */
+      int32_t valid = (int32_t)r->size - r->next;
+      if (valid < 4) w &= (1u << (8 * valid)) - 1u; /* bytes past the end read as 0 */
+    }
+    r->acc |= (uint64_t)w << r->nacc;
+    r->nacc += 32u;
+    r->next += 4;
+  }
+#else
   while (r->nacc <= 56u) {
-    r->acc |= (uint64_t)(r->next < r->size ? r->in[r->next] : 0u) << r->nacc;
+    r->acc |= (uint64_t)(r->next < (int32_t)r->size ? r->in[r->next] : 0u) << r->nacc;
     r->next++;
     r->nacc += 8u;
   }
+#endif
 }
 
 H5FZ_FN void h5fz_huff_rd_init(h5fz_huff_reader *r, const uint8_t *in, uint32_t size, uint64_t pos)
 {
   r->in = in;
   r->size = size;
-  r->next = pos >> 3 < size ? (uint32_t)(pos >> 3) : size;
   r->acc = 0;
   r->nacc = 0;
   r->pos = pos;
+  if (pos >> 3 >= size) { /* all past the end */
+    r->next = (int32_t)size;
+    return;
+  }
+  uint32_t byte = (uint32_t)(pos >> 3), skip = (uint32_t)(pos & 7u);
+#if H5FZ_ON_GPU
+  uint32_t mis = (uint32_t)((unsigned long long)(in + byte) & 3u); /* the aligned word holding the first byte */
+  r->next = (int32_t)byte - (int32_t)mis;
+  skip += 8u * mis;
+#else
+  r->next = (int32_t)byte;
+#endif
   h5fz_huff_rd_fill(r);
-  if (pos >> 3 >= size) r->acc = 0; /* all past the end */
-  r->acc >>= pos & 7u;
-  r->nacc -= (uint32_t)(pos & 7u);
+  r->acc >>= skip;
+  r->nacc -= skip;
 }
 
 /* The next nbits (<= 32) bits, left in the stream / taken from it. */
@@ -534,6 +654,51 @@ H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups
     i = c_ == 1u || i + c_ < (hi) ? i + c_ : (hi);                                                                 \
   }
 
+/* One group's decode in progress (h5fz_huff_group_begin, then
+ * h5fz_huff_group_step until i reaches gend, then h5fz_huff_group_end):
+ * a thread can hold one and take the next group when it is done. */
+typedef struct {
+  h5fz_huff_reader r;
+  uint64_t stop;            /* the bit after the group's last */
+  uint32_t i, gend;         /* the next word, the group's end */
+  uint32_t after_run, last; /* the last token was a run; this is the stream's last group */
+} h5fz_huff_gstate;
+
+/* Start group g of a stream of n words whose header d holds: its first
+ * bit from the directory's entries before it. Returns 0, or 1 when those
+ * entries reach past the stream's end. */
+H5FZ_FN uint32_t h5fz_huff_group_begin(const h5fz_huff_dtab *d, const uint8_t *in, uint32_t size, uint32_t g, uint32_t n,
+                                       h5fz_huff_gstate *st)
+{
+  h5fz_huff_reader r;
+  h5fz_huff_rd_init(&r, in, size, d->dir_at);
+  uint64_t at = d->start, stop = d->end;
+  for (uint32_t k = 0; k < g; k++) {
+    at += h5fz_huff_rd_get(&r, d->dir_w);
+    if (at > d->end) return 1;
+  }
+  if (g + 1u < d->groups) {
+    stop = at + h5fz_huff_rd_get(&r, d->dir_w);
+    if (stop > d->end) return 1;
+  }
+  h5fz_huff_rd_init(&st->r, in, size, at);
+  st->stop = stop;
+  st->i = g * d->group;
+  st->gend = st->i + d->group < n ? st->i + d->group : n;
+  st->after_run = 0;
+  st->last = g + 1u == d->groups;
+  return 0;
+}
+
+/* A group whose words are all decoded: 0 when it used exactly its listed
+ * bits (the last group may leave the final byte's zero padding), else 1. */
+H5FZ_FN uint32_t h5fz_huff_group_end(h5fz_huff_gstate *st)
+{
+  h5fz_huff_reader *r = &st->r;
+  if (!st->last) return r->pos != st->stop;
+  return r->pos > st->stop || st->stop - r->pos >= 8u || h5fz_huff_rd_peek(r, (uint32_t)(st->stop - r->pos)) != 0;
+}
+
 #endif /* H5FZ_HUFF_COMMON */
 
 /* The token at word i of w[0..n) in groups of `group` words, i in this
@@ -609,13 +774,20 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   }
   h5fz_blk_sync(blk);
   H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per,
-                   h5fz_huff_atomic_add(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u))
+                   (void)h5fz_huff_atomic(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u, H5FZ_HUFF_ADD))
   h5fz_blk_sync(blk);
   uint32_t k[H5FZ_HUFF_MAX_CTX];
   h5fz_huff_sort_leaves(blk, s, nctx, A, k);
   for (uint32_t t = 0; t < nctx; t++)
-    if (blk->tid == h5fz_huff_builder(blk, t)) s->table_bits[t] = h5fz_huff_build(s, t, A, k[t]);
+    if (blk->tid == h5fz_huff_builder(blk, t)) {
+      (void)h5fz_huff_lengths(s, t, A, k[t]);
+      if (blk->nthreads == 1u) s->table_bits[t] = h5fz_huff_codes_serial(s, t, A);
+    }
   h5fz_blk_sync(blk);
+  if (blk->nthreads > 1u) { /* the same codes and tables by all threads */
+    h5fz_huff_codes_parallel(blk, s, nctx, A);
+    h5fz_blk_sync(blk);
+  }
   if (blk->tid == 0) {
     s->header_bits = 4u;
     for (uint32_t t = 0; t < nctx; t++) s->header_bits += s->table_bits[t];
@@ -644,8 +816,9 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
    * directory's entries one a thread (disjoint bits: the ORs commute) */
   if (blk->tid == 0) h5fz_huff_put(buf, 0, H5FZ_HUFF_GROUP_LOG2, 4u);
   uint64_t table_at = 4u;
+  if (blk->nthreads > 1u) h5fz_huff_put_tables_parallel(blk, s, nctx, A, k, buf, table_at);
   for (uint32_t t = 0; t < nctx; t++) {
-    if (blk->tid == h5fz_huff_builder(blk, t)) (void)h5fz_huff_put_table(s, t, nctx, A, buf, table_at);
+    if (blk->nthreads == 1u) (void)h5fz_huff_put_table(s, t, nctx, A, buf, table_at);
     table_at += s->table_bits[t];
   }
   if (blk->tid == 0) h5fz_huff_put(buf, table_at, dir_w, 5u);
@@ -669,82 +842,111 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   return (uint32_t)size;
 }
 
-/* Decode group g of a stream whose header d holds (h5fz_huff_read_header,
- * the look-up tables filled) into words out[i] for the group's words i <
- * n_store (the rest are checked, not stored; n: the sub-chunk's words).
- * Only the non-zero words are stored: out[] must hold zeros (a zero run
- * is then only a skip; the caller zeroes with all its threads at once).
- * Returns 0, or 1 when the group is not one h5fz_huff_encode writes: its
- * directory entries past the stream's end, a bit string that starts no
- * code, a token past the group's end, a value in a longer form than
- * needed, a run right after a run (huffctx: a code-1 token that is a run),
- * a group that does not use exactly its listed bits, or bits past the last
- * group other than the final byte's zero padding. One thread per group:
- * the groups of a stream decode independently. */
-H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_decode_group)(const h5fz_huff_dtab *d, const uint8_t *in, uint32_t size,
-                                                 uint32_t g, uint32_t n, H5FZ_T_WORD *out, uint32_t n_store)
+/* Decode the next token of the group st holds (d: its stream's header,
+ * the look-up tables filled) into words out[i] for i < n_store (the rest
+ * are checked, not stored). Only the non-zero words are stored: out[]
+ * must hold zeros (a zero run is then only a skip; the caller zeroes with
+ * all its threads at once). Returns 0, or 1 when the token is not one
+ * h5fz_huff_encode writes: a bit string that starts no code, a run past
+ * the group's end, a value in a longer form than needed, a run right after
+ * a run (huffctx: a code-1 token that is a run). The token's kind picks
+ * values by selects, not branches: the lanes of a warp decode tokens of
+ * different kinds at once. */
+H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_group_step)(const h5fz_huff_dtab *d, h5fz_huff_gstate *st, H5FZ_T_WORD *out,
+                                               uint32_t n_store)
 {
-  const uint32_t run_base = h5fz_huff_run_base(H5FZ_T_BITS), nctx = d->nctx, group = d->group;
-  /* the group's bits: the directory's entries before it (every prefix sum within the stream) */
-  h5fz_huff_reader r;
-  h5fz_huff_rd_init(&r, in, size, d->dir_at);
-  uint64_t at = d->start, stop = d->end;
-  for (uint32_t k = 0; k < g; k++) {
-    at += h5fz_huff_rd_get(&r, d->dir_w);
-    if (at > d->end) return 1;
+  const uint32_t run_base = h5fz_huff_run_base(H5FZ_T_BITS);
+  h5fz_huff_reader *r = &st->r;
+  uint32_t l, sym = h5fz_huff_next_symbol(d, d->nctx > 1u ? st->after_run : 0u, r, &l);
+  if (!l) return 1;
+  h5fz_huff_rd_skip(r, l);
+  const uint32_t is_lit = sym < H5FZ_HUFF_LITERALS, is_run = sym >= run_base;
+  const uint32_t idx = sym - run_base, c = (idx + 1u) >> 1, h = (idx + 1u) & 1u;
+  /* extra bits: none for a literal, the bits below the leading one for a
+   * bit-length class, c - 1 for run class idx >= 1 (of 2^c + h 2^(c-1) ...) */
+  const uint32_t eb = is_lit ? 0u : is_run ? (idx ? c - 1u : 0u) : sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST - 1u;
+  uint64_t ex;
+  if (H5FZ_T_BITS > 32u && eb > 32u) {
+    ex = h5fz_huff_rd_get(r, 32u);
+    ex |= (uint64_t)h5fz_huff_rd_get(r, eb - 32u) << 32;
+  } else {
+    ex = h5fz_huff_rd_get(r, eb);
   }
-  if (g + 1u < d->groups) {
-    stop = at + h5fz_huff_rd_get(&r, d->dir_w);
-    if (stop > d->end) return 1;
+  if (is_run) {
+    const uint32_t rl = idx ? ((2u | h) << (c - 1u)) | (uint32_t)ex : 1u;
+    if (rl > st->gend - st->i || st->after_run) return 1;
+    st->after_run = 1;
+    st->i += rl;
+  } else {
+    const uint64_t v = is_lit ? (uint64_t)sym + 1u : (1ull << eb) | ex;
+    if (!is_lit && v <= H5FZ_HUFF_LITERALS) return 1;
+    if (st->i < n_store) out[st->i] = (H5FZ_T_WORD)v;
+    st->i++;
+    st->after_run = 0;
   }
-  h5fz_huff_rd_init(&r, in, size, at);
-  uint32_t i = g * group, gend = i + group < n ? i + group : n, after_run = 0;
-  while (i < gend) {
-    uint32_t l, sym = h5fz_huff_next_symbol(d, nctx > 1u ? after_run : 0u, &r, &l);
-    if (!l) return 1;
-    h5fz_huff_rd_skip(&r, l);
-    if (sym < H5FZ_HUFF_LITERALS) {
-      if (i < n_store) out[i] = (H5FZ_T_WORD)(sym + 1u);
-      i++;
-      after_run = 0;
-    } else if (sym < run_base) {
-      uint32_t eb = sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST - 1u; /* the bits below the leading one */
-      uint64_t ex = eb <= 32u ? h5fz_huff_rd_get(&r, eb) : h5fz_huff_rd_get(&r, 32u);
-      if (eb > 32u) ex |= (uint64_t)h5fz_huff_rd_get(&r, eb - 32u) << 32;
-      uint64_t v = (1ull << eb) | ex;
-      if (v <= H5FZ_HUFF_LITERALS) return 1;
-      if (i < n_store) out[i] = (H5FZ_T_WORD)v;
-      i++;
-      after_run = 0;
-    } else {
-      uint32_t idx = sym - run_base, rl = 1;
-      if (idx) {
-        uint32_t c = (idx + 1u) >> 1, h = (idx + 1u) & 1u;
-        rl = (1u << c) | (h << (c - 1u)) | h5fz_huff_rd_get(&r, c - 1u);
+  return 0;
+}
+
+/* The threads of a block: decode every group of the nsub streams s[]
+ * (their headers d[], the look-up tables filled; their words zeroed), each
+ * thread taking the next group from the counter *next_job (0 before the
+ * call; an atomic in shared memory on the GPU) when its own is done. Why
+ * not one thread a group: groups differ in length (a smooth region's
+ * group is one run, a rough one's hundreds of tokens), and the lanes of a
+ * warp wait for its longest group (2 of 32 lanes were busy). A group that
+ * is not one h5fz_huff_encode writes (its directory entries past the
+ * stream's end, a bad token, not using exactly its listed bits, bits past
+ * the last group other than the final byte's zero padding) sets its
+ * stream's bad; the groups decode independently. */
+H5FZ_FN void H5FZ_TN(h5fz_huff_decode_jobs)(const h5fz_huff_dtab *d, h5fz_huff_stream *s, uint32_t nsub,
+                                            uint32_t *next_job)
+{
+  const uint32_t total = nsub ? s[nsub - 1u].jobs_end : 0u;
+  h5fz_huff_gstate st;
+  H5FZ_T_WORD *out = (H5FZ_T_WORD *)0;
+  uint32_t j = 0, n_store = 0, busy = 0;
+  for (;;) {
+    if (!busy) {
+      const uint32_t job = h5fz_huff_atomic(next_job, 1u, H5FZ_HUFF_ADD);
+      if (job >= total) break;
+      for (j = 0; job >= s[j].jobs_end;) j++;
+      const uint32_t g = job - (j ? s[j - 1u].jobs_end : 0u);
+      if (h5fz_huff_group_begin(&d[j], s[j].src, s[j].size, g, s[j].n, &st)) {
+        s[j].bad = 1u;
+        continue;
       }
-      if (rl > gend - i || after_run) return 1;
-      after_run = 1;
-      i += rl;
+      out = (H5FZ_T_WORD *)s[j].words;
+      n_store = s[j].n_store;
+      busy = 1;
+    }
+    if (H5FZ_TN(h5fz_huff_group_step)(&d[j], &st, out, n_store)) {
+      s[j].bad = 1u; /* only ever set to 1: the race is harmless */
+      busy = 0;
+    } else if (st.i >= st.gend) {
+      if (h5fz_huff_group_end(&st)) s[j].bad = 1u;
+      busy = 0;
     }
   }
-  /* a group uses exactly its bits; the last may leave the final byte's zero padding */
-  if (g + 1u < d->groups) return r.pos != stop;
-  return r.pos > stop || stop - r.pos >= 8u || h5fz_huff_rd_peek(&r, (uint32_t)(stop - r.pos)) != 0;
 }
 
 /* Decode size bytes of a stream with nctx codes (1: huff, 2: huffctx)
  * into n words (a multiple of 64, at most 16384): the header on one
- * thread, the tables and the groups over all.
+ * thread, the tables and the groups over all (h5fz_huff_decode_jobs).
  * Returns 0, or -1 (block-uniform) when the stream is not one
  * h5fz_huff_encode writes for n words (h5fz_huff_read_header,
- * h5fz_huff_decode_group). scratch: h5fz_huff_scratch_bytes(nctx) bytes,
+ * h5fz_huff_decode_jobs). scratch: h5fz_huff_scratch_bytes(nctx) bytes,
  * 8-byte aligned. Every thread of the block must call it. */
 H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, uint32_t size, H5FZ_T_WORD *out,
                                       uint32_t n, void *scratch, uint32_t nctx)
 {
   h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
   h5fz_huff_dtab *d = &s->dec;
-  if (blk->tid == 0) s->flag = h5fz_huff_read_header(d, in, size, n, nctx, H5FZ_T_BITS) ? 1u : 0u;
+  if (blk->tid == 0) {
+    s->flag = h5fz_huff_read_header(d, in, size, n, nctx, H5FZ_T_BITS) ? 1u : 0u;
+    h5fz_huff_stream one = {in, out, size, n, n, s->flag ? 0u : d->groups, 0u, 0u};
+    s->stream = one;
+    s->next_job = 0;
+  }
   h5fz_blk_sync(blk);
   if (s->flag) {
     h5fz_blk_sync(blk);
@@ -753,12 +955,9 @@ H5FZ_FN int H5FZ_TN(h5fz_huff_decode)(const h5fz_blk *blk, const uint8_t *in, ui
   for (uint32_t t = 0; t < nctx; t++) h5fz_huff_fill_lut(d, t, blk->tid, blk->nthreads);
   H5FZ_FOR_ITEMS(i, blk, n) out[i] = 0;
   h5fz_blk_sync(blk);
-  uint32_t bad = 0;
-  for (uint32_t g = blk->tid; g < d->groups && !bad; g += blk->nthreads)
-    bad = H5FZ_TN(h5fz_huff_decode_group)(d, in, size, g, n, out, n);
-  if (bad) s->flag = 1u; /* only ever set to 1: the race is harmless */
+  H5FZ_TN(h5fz_huff_decode_jobs)(d, &s->stream, 1u, &s->next_job);
   h5fz_blk_sync(blk);
-  int rc = s->flag ? -1 : 0;
+  int rc = s->stream.bad ? -1 : 0;
   h5fz_blk_sync(blk);
   return rc;
 }

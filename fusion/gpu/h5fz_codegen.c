@@ -365,28 +365,31 @@ static void emit_lnd_axis_kernels(h5fz_strbuf *b, const char *w)
 }
 
 /* huff and huffctx decode in a kernel of their own, before h5fz_decode:
- * one thread a group of every sub-chunk (the fused kernel, one block a
- * sub-chunk, had 16 of its threads decoding while the rest waited), the
- * tables of H5FZ_HUFF_SUBS_PER_BLOCK sub-chunks in a block's shared
- * memory, the words written into the chunk's output, where h5fz_decode
- * reads them back for the inverse transforms. A bad stream sets status as
- * h5fz_decode does. */
-static void emit_huff_groups(h5fz_strbuf *b, const char *w, uint32_t nctx, uint32_t elems)
+ * the tables of H5FZ_HUFF_SUBS_PER_BLOCK sub-chunks in a block's shared
+ * memory, their groups shared by the block's H5FZ_HUFF_DEC_THREADS threads
+ * (h5fz_huff_decode_jobs: a thread takes the next group when its own is
+ * done; the fused kernel, one block a sub-chunk, had 16 of its threads
+ * decoding while the rest waited, and one thread a group left most lanes
+ * idle behind the longest group of their warp), the words written into the
+ * chunk's output, where h5fz_decode reads them back for the inverse
+ * transforms. A bad stream sets status as h5fz_decode does. */
+static void emit_huff_groups(h5fz_strbuf *b, const char *w, uint32_t nctx)
 {
   h5fz_emit(b,
-            "\n/* the coder's decode, one thread a group (h5fz_huff_decode_group): h5fz_decode runs after it */\n"
-            "#define HG_LANES %uu\n#define HG_SUBS %uu\n#define HG_THREADS (HG_LANES * HG_SUBS)\n"
+            "\n/* the coder's decode, groups shared by the block's threads (h5fz_huff_decode_jobs): h5fz_decode runs "
+            "after it */\n"
+            "#define HG_SUBS %uu\n#define HG_THREADS %uu\n"
             "/* sub-chunk j of this block: its stream and its words in the chunk's output (m of them; 0: none or raw) */\n"
             "__device__ static uint32_t hg_sub(uint32_t j, const uint8_t *payload, const unsigned long long *offsets,\n"
             "                                  const uint32_t *entries, unsigned long long n, uint32_t n_sub,\n"
             "                                  uint32_t n_total, value_t *out, const uint8_t **src, uint32_t *size,\n"
-            "                                  word_t **words, uint32_t *bid)\n{\n"
-            "  *bid = blockIdx.x * HG_SUBS + j;\n"
-            "  const uint32_t e = *bid < n_total ? entries[*bid] : 0x80000000u;\n"
+            "                                  word_t **words)\n{\n"
+            "  const uint32_t bid = blockIdx.x * HG_SUBS + j;\n"
+            "  const uint32_t e = bid < n_total ? entries[bid] : 0x80000000u;\n"
             "  if (e & 0x80000000u) return 0u; /* past the end, or raw: h5fz_decode copies it */\n"
-            "  const uint32_t c = *bid / n_sub;\n"
-            "  const unsigned long long f = (unsigned long long)(*bid - c * n_sub) * SUB_ELEMS;\n"
-            "  *src = payload + offsets[*bid];\n"
+            "  const uint32_t c = bid / n_sub;\n"
+            "  const unsigned long long f = (unsigned long long)(bid - c * n_sub) * SUB_ELEMS;\n"
+            "  *src = payload + offsets[bid];\n"
             "  *size = e;\n"
             "  *words = (word_t *)(out + (unsigned long long)c * n + f);\n"
             "  return n - f < SUB_ELEMS ? (uint32_t)(n - f) : SUB_ELEMS;\n}\n\n"
@@ -394,34 +397,40 @@ static void emit_huff_groups(h5fz_strbuf *b, const char *w, uint32_t nctx, uint3
             "%s(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries, unsigned long long n,\n"
             "                 uint32_t n_sub, uint32_t n_total, value_t *out, int *status)\n{\n"
             "  __shared__ h5fz_huff_dtab T[HG_SUBS];\n"
-            "  __shared__ uint32_t ok[HG_SUBS];\n"
+            "  __shared__ h5fz_huff_stream S[HG_SUBS];\n"
+            "  __shared__ uint32_t next_job;\n"
             "  const uint8_t *src = 0;\n"
-            "  uint32_t size = 0, bid;\n"
+            "  uint32_t size = 0;\n"
             "  word_t *words = 0;\n"
-            "  /* the headers, one thread a sub-chunk */\n"
+            "  /* the headers, one thread a sub-chunk (a sub-chunk without a stream has no groups) */\n"
             "  if (threadIdx.x < HG_SUBS) {\n"
-            "    const uint32_t m = hg_sub(threadIdx.x, payload, offsets, entries, n, n_sub, n_total, out, &src, &size,\n"
-            "                              &words, &bid);\n"
-            "    ok[threadIdx.x] = m && h5fz_huff_read_header(&T[threadIdx.x], src, size, (m + 63u) & ~63u, %uu, %su) == 0;\n"
-            "    if (m && !ok[threadIdx.x]) atomicMax(status, (int)bid + 1);\n"
+            "    const uint32_t j = threadIdx.x;\n"
+            "    const uint32_t m = hg_sub(j, payload, offsets, entries, n, n_sub, n_total, out, &src, &size, &words);\n"
+            "    const uint32_t ok = m && h5fz_huff_read_header(&T[j], src, size, (m + 63u) & ~63u, %uu, %su) == 0;\n"
+            "    if (m && !ok) atomicMax(status, (int)(blockIdx.x * HG_SUBS + j) + 1);\n"
+            "    h5fz_huff_stream one = {src, words, size, (m + 63u) & ~63u, m, ok ? T[j].groups : 0u, 0u, 0u};\n"
+            "    S[j] = one;\n"
             "  }\n"
+            "  if (threadIdx.x == 0) next_job = 0;\n"
             "  /* the decoder stores only the non-zero words: zero the block's sub-chunks first, all threads on each */\n"
             "  for (uint32_t j = 0; j < HG_SUBS; j++) {\n"
-            "    const uint32_t m = hg_sub(j, payload, offsets, entries, n, n_sub, n_total, out, &src, &size, &words, &bid);\n"
-            "    for (uint32_t i = threadIdx.x; i < m; i += HG_THREADS) words[i] = 0;\n"
+            "    const uint32_t m = hg_sub(j, payload, offsets, entries, n, n_sub, n_total, out, &src, &size, &words);\n"
+            "    const uint32_t q = 16u / (uint32_t)sizeof(word_t), done = ((unsigned long long)words & 15u) ? 0u : m / q * q;\n"
+            "    for (uint32_t i = threadIdx.x; i < done / q; i += HG_THREADS) ((uint4 *)words)[i] = make_uint4(0u, 0u, 0u, 0u);\n"
+            "    for (uint32_t i = done + threadIdx.x; i < m; i += HG_THREADS) words[i] = 0; /* 16-byte stores, then the rest */\n"
             "  }\n"
             "  __syncthreads();\n"
-            "  /* each code's look-up table by its sub-chunk's threads, then one thread a group */\n"
-            "  const uint32_t sub = threadIdx.x / HG_LANES, lane = threadIdx.x %% HG_LANES;\n"
-            "  for (uint32_t t = 0; ok[sub] && t < %uu; t++) h5fz_huff_fill_lut(&T[sub], t, lane, HG_LANES);\n"
+            "  /* each code's look-up table by its sub-chunk's share of the threads; the streams' group counts summed */\n"
+            "  const uint32_t per = HG_THREADS / HG_SUBS, sub = threadIdx.x / per, lane = threadIdx.x %% per;\n"
+            "  for (uint32_t t = 0; sub < HG_SUBS && S[sub].jobs_end && t < %uu; t++) h5fz_huff_fill_lut(&T[sub], t, lane, per);\n"
             "  __syncthreads();\n"
-            "  if (!ok[sub]) return;\n"
-            "  const uint32_t m = hg_sub(sub, payload, offsets, entries, n, n_sub, n_total, out, &src, &size, &words, &bid);\n"
-            "  uint32_t bad = 0;\n"
-            "  for (uint32_t g = lane; !bad && g < T[sub].groups; g += HG_LANES)\n"
-            "    bad = h5fz_huff_decode_group_%s(&T[sub], src, size, g, (m + 63u) & ~63u, words, m);\n"
-            "  if (bad) atomicMax(status, (int)bid + 1);\n}\n",
-            h5fz_huff_group_lanes(elems), H5FZ_HUFF_SUBS_PER_BLOCK, H5FZ_KERNEL_HUFF_GROUPS, nctx, w, nctx, w);
+            "  if (threadIdx.x == 0)\n"
+            "    for (uint32_t j = 1; j < HG_SUBS; j++) S[j].jobs_end += S[j - 1u].jobs_end;\n"
+            "  __syncthreads();\n"
+            "  h5fz_huff_decode_jobs_%s(T, S, HG_SUBS, &next_job);\n"
+            "  __syncthreads();\n"
+            "  if (threadIdx.x < HG_SUBS && S[threadIdx.x].bad) atomicMax(status, (int)(blockIdx.x * HG_SUBS + threadIdx.x) + 1);\n}\n",
+            H5FZ_HUFF_SUBS_PER_BLOCK, H5FZ_HUFF_DEC_THREADS, H5FZ_KERNEL_HUFF_GROUPS, nctx, w, nctx, w);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
@@ -474,7 +483,7 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   h5fz_emit(&b, "typedef %s value_t;\ntypedef %s word_t;\n\n", f64 ? "double" : "float", f64 ? "uint64_t" : "uint32_t");
   emit_encode(&b, spec, w, padded);
   emit_decode(&b, spec, w, padded);
-  if (huff_codes(coder_id)) emit_huff_groups(&b, w, huff_codes(coder_id), elems);
+  if (huff_codes(coder_id)) emit_huff_groups(&b, w, huff_codes(coder_id));
   if (spec->ops[1] == H5FZ_OP_LORENZO_ND) {
     emit_lnd_kernels(&b, w);
     emit_lnd_axis_kernels(&b, w);

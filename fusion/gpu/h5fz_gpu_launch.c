@@ -260,11 +260,10 @@ int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
       return lnd_chain ? launch_lnd_finish(gc, c, p, &k, n_chunks, qchunk, out, pred, lnd_pred) : H5FZ_OK;
     if (lnd_chain && !all_1d) tail_only = 2u; /* else 1: the generic kernel takes each chunk's partial sub-chunk */
   }
-  if (c->mod.huff_groups) { /* huff/huffctx: the words first, one thread a group (h5fz_codegen.c) */
-    uint32_t lanes = h5fz_huff_group_lanes(p->subchunk_elems);
+  if (c->mod.huff_groups) { /* huff/huffctx: the words first, the groups shared by a block's threads (h5fz_codegen.c) */
     void *hg_args[] = {DECODE_IN_ARGS(gc), &k.n, &k.n_sub, &grid, &out, &gc->status.ptr};
     if ((rc = h5fz_gpu_launch(gc, c->mod.huff_groups, (grid + H5FZ_HUFF_SUBS_PER_BLOCK - 1u) / H5FZ_HUFF_SUBS_PER_BLOCK,
-                              lanes * H5FZ_HUFF_SUBS_PER_BLOCK, 0, hg_args, "huff group decode kernel")))
+                              H5FZ_HUFF_DEC_THREADS, 0, hg_args, "huff group decode kernel")))
       return rc;
   }
   void *args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.row, &k.n_sub,  &qchunk, &out,
