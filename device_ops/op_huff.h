@@ -35,7 +35,7 @@
 #define H5FZ_HUFF_BIG_FIRST 7u   /* bit-length classes start at bitlen 7 (values 65..127) */
 #define H5FZ_HUFF_RUN_SYMS 29u   /* run classes: 1, then two per octave up to 2^14 */
 #define H5FZ_HUFF_MAX_LEN 12u    /* longest code */
-#define H5FZ_HUFF_LUT_BITS 10u   /* the decoder's table: codes of up to 10 bits in one look-up */
+#define H5FZ_HUFF_LUT_BITS 9u    /* the decoder's table: codes of up to 9 bits in one look-up (measured: 10 bits left fewer blocks an SM) */
 #define H5FZ_HUFF_MAX_SYMS 151u  /* the alphabet of 64-bit words */
 #define H5FZ_HUFF_GROUP_LOG2 4u  /* groups of 64 << 4 = 1024 words (the encoder's choice) */
 #define H5FZ_HUFF_MAX_GROUP_LOG2 8u /* groups of at most 16384 words: a run class covers them */
@@ -45,11 +45,11 @@
 #define H5FZ_HUFF_MAX_CTX 2u /* huff: one code; huffctx: two (docs/format.md §5.8) */
 
 /* The GPU decode kernel's geometry: sub-chunks per block (their tables
- * fill 39 KiB of shared memory) and the block's threads, which take the
+ * fill 22 KiB of shared memory) and the block's threads, which take the
  * sub-chunks' groups one at a time (h5fz_huff_decode_jobs): fewer threads
  * than groups, so that a thread that drew short groups takes more. */
 #define H5FZ_HUFF_SUBS_PER_BLOCK 8u
-#define H5FZ_HUFF_DEC_THREADS 64u
+#define H5FZ_HUFF_DEC_THREADS 128u
 
 /* Symbols of the alphabet for W-bit words: literals, then bit-length
  * classes 7..W, then run classes. */
@@ -79,7 +79,7 @@ H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
   return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
 }
 
-/* A stream's decoding tables (shared memory on the GPU; 4.9 KiB, so that
+/* A stream's decoding tables (shared memory on the GPU; 2.8 KiB, so that
  * a block can hold several sub-chunks' tables and decode them one thread
  * a group). Per code t: the canonical code by length (first code of each
  * length, counted MSB first, its symbols' place in sorted[], their count)
