@@ -83,8 +83,10 @@ static void tell_gpu_ordinal(int chosen)
   char text[16];
   snprintf(text, sizeof text, "%d", chosen);
   setenv("H5FZ_GPU_ORDINAL", text, 1);
-  (void)h5fz_settings_set_gpu_ordinal(chosen); /* 0..1023: chosen < the visible GPUs */
-  H5E_BEGIN_TRY { (void)H5Zfilter_avail(H5FZ_FILTER_ID); } /* no plugin to load: nothing to tell */
+  /* 0..1023: chosen < the visible GPUs */
+  (void)h5fz_settings_set_gpu_ordinal(chosen);
+  /* no plugin to load: nothing to tell */
+  H5E_BEGIN_TRY { (void)H5Zfilter_avail(H5FZ_FILTER_ID); }
   H5E_END_TRY;
   h5fz_plugin_settings_msg m = {.version = H5FZ_PLUGIN_SETTINGS_VERSION, .reload = 0, .gpu_ordinal = chosen};
   (void)h5fz_mpi_plugins_settings(&m);

@@ -100,8 +100,8 @@ int main(void)
   CHECK(s.device == H5FZ_SETTING_DEVICE_BAD && !strcmp(s.device_text, "gpuu") && s.device_strict,
         "after the reload: device %d (%s), strict %d", s.device, s.device_text, s.device_strict);
   CHECK(s.gpu_ordinal == 3 && s.gpu_ordinal_set, "after the reload: GPU ordinal %d", s.gpu_ordinal);
-  CHECK(s.gpu_threads == 512 && s.jit_embedded == 0, "after the reload: GPU threads %d, JIT embedded %d",
-        s.gpu_threads, s.jit_embedded);
+  CHECK(s.gpu_threads == 512 && s.jit_embedded == 0, "after the reload: GPU threads %d, JIT embedded %d", s.gpu_threads,
+        s.jit_embedded);
   int rc = encode();
   CHECK(rc == H5FZ_ERR_ARG && strstr(h5fz_last_error(), "gpuu"),
         "after the reload a strict H5FZ_DEVICE=gpuu fails the chunk: rc %d (%s)", rc, h5fz_last_error());

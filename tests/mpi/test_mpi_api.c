@@ -352,9 +352,9 @@ static void write_case(hid_t file, const api_case *c, const void *data)
     MT_CHECK(!rc, "%s: first h5fz_dataset_write_part: %s", c->name, h5fz_last_error());
     free(other);
   }
-  if (c->gpu_limit) {
-    setenv("H5FZ_GPU_MEMORY_LIMIT", "1048576", 1); /* this write's GPU allocations under it */
-    h5fz_settings_reload();                         /* the GPU group is read once per process too */
+  if (c->gpu_limit) { /* this write's GPU allocations under it; the GPU group is read once per process too */
+    setenv("H5FZ_GPU_MEMORY_LIMIT", "1048576", 1);
+    h5fz_settings_reload();
   }
   rc = h5fz_dataset_write_part(d, type, start, count, src, c->device ? H5FZ_MEM_DEVICE : H5FZ_MEM_HOST, &rep);
   unsetenv("H5FZ_GPU_MEMORY_LIMIT");
