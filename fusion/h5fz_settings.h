@@ -103,8 +103,9 @@ typedef struct {
 #define H5FZ_SETTINGS_JIT 8u
 #define H5FZ_SETTINGS_MPI 16u
 
-/* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s; the other fields
- * are left as they are. A field the calling thread's overrides set
+/* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s, from the
+ * process's snapshot of the environment (taken now if this is the first
+ * read); the other fields are left as they are. A field the calling thread's overrides set
  * (h5fz_overrides_enter) comes from them, its variable unread. Never fails
  * (a bad value: the default, warned). */
 void h5fz_settings_read(h5fz_settings *s, unsigned groups);

@@ -144,8 +144,9 @@ long ft_dataset_cd(hid_t dset, unsigned *cd, size_t cap, unsigned *flags)
 
 /* The loaded objects' names (dlopen inside dl_iterate_phdr's callback
  * would take the loader's lock twice: listed first, opened after). */
+#define FT_MAX_OBJECTS 512
 typedef struct {
-  char names[64][512];
+  char names[FT_MAX_OBJECTS][512];
   int n;
 } ft_objects;
 
@@ -153,7 +154,8 @@ static int ft_collect(struct dl_phdr_info *info, size_t size, void *data)
 {
   (void)size;
   ft_objects *o = data;
-  if (info->dlpi_name && info->dlpi_name[0] && o->n < 64) snprintf(o->names[o->n++], 512, "%s", info->dlpi_name);
+  if (info->dlpi_name && info->dlpi_name[0] && o->n < FT_MAX_OBJECTS)
+    snprintf(o->names[o->n++], 512, "%s", info->dlpi_name);
   return 0;
 }
 
