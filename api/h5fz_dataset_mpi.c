@@ -62,6 +62,36 @@ static int visible_gpus(void)
   return h5fz_gpu_visible_count();
 }
 
+/* Make ordinal the GPU of every copy of the codec in this process. The
+ * settings are read once per process, each copy (this library's, and the
+ * filter plugin's, which libhdf5 loads with its own) from a snapshot of
+ * the environment at its first read, which may have been taken before
+ * this call (a dataset created first, H5FZ_DEVICE read just above), so a
+ * setenv alone no longer reaches them:
+ *  - this library's copy: h5fz_settings_set_gpu_ordinal;
+ *  - the plugin's: HDF5 loads it now (H5Zfilter_avail, as
+ *    h5fz_dataset_describe does) and each loaded copy gets the ordinal
+ *    through its entry point h5fz_plugin_settings
+ *    (filter/h5fz_plugin_settings.h);
+ *  - H5FZ_GPU_ORDINAL is still set, first: a plugin copy that another
+ *    libhdf5 loads later takes it in its snapshot, an older plugin without
+ *    the entry point reads it at each call, and child processes inherit
+ *    it. (setenv is not thread-safe against another thread's getenv: this
+ *    runs at the rank's start, and h5fz's own reads are done by now.) */
+static void tell_gpu_ordinal(int chosen)
+{
+  char text[16];
+  snprintf(text, sizeof text, "%d", chosen);
+  setenv("H5FZ_GPU_ORDINAL", text, 1);
+  /* 0..1023: chosen < the visible GPUs */
+  (void)h5fz_settings_set_gpu_ordinal(chosen);
+  /* no plugin to load: nothing to tell */
+  H5E_BEGIN_TRY { (void)H5Zfilter_avail(H5FZ_FILTER_ID); }
+  H5E_END_TRY;
+  h5fz_plugin_settings_msg m = {.version = H5FZ_PLUGIN_SETTINGS_VERSION, .reload = 0, .gpu_ordinal = chosen};
+  (void)h5fz_mpi_plugins_settings(&m);
+}
+
 int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)
 {
   h5fz_clear_error();
@@ -80,10 +110,8 @@ int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)
   } else {
     int n = visible_gpus();
     if (n > 0) {
-      char text[16];
       chosen = local % n;
-      snprintf(text, sizeof text, "%d", chosen);
-      setenv("H5FZ_GPU_ORDINAL", text, 1); /* read when the GPU opens, by the API and the plugin alike */
+      tell_gpu_ordinal(chosen);
     }
   }
   if (ordinal) *ordinal = chosen;

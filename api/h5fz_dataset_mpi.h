@@ -29,10 +29,13 @@ extern "C" {
 /* Choose this rank's GPU: H5FZ_GPU_ORDINAL when it is set; otherwise the
  * node-local rank (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED)) modulo
  * the GPUs the driver shows (CUDA_VISIBLE_DEVICES limits those: a launcher
- * that gives each rank one GPU makes that one ordinal 0), stored in
- * H5FZ_GPU_ORDINAL of this process so the filter plugin uses it too.
+ * that gives each rank one GPU makes that one ordinal 0), made the GPU of
+ * this process's settings (read once per process: h5fz_settings.h) in this
+ * library and in the filter plugin (loaded now and told through its
+ * h5fz_plugin_settings entry point), and stored in H5FZ_GPU_ORDINAL of
+ * this process for a plugin loaded later and for child processes.
  * Call it after MPI_Init and before the first compression in the process
- * (the GPU is opened once per process); the collective calls below call it
+ * (a GPU context opened before stays open); the collective calls below call it
  * themselves on their first use. Collective over comm. *ordinal (may be
  * NULL) receives the ordinal, -1 when no GPU is visible (the CPU runs).
  * Returns H5FZ_OK or H5FZ_ERR_ARG (an MPI error). */

@@ -20,6 +20,7 @@
 #include "h5fz_hdf5_reason.h"
 #include "h5fz_mpi_parts.h"
 #include "h5fz_mpi_prepared.h"
+#include "h5fz_plugin_settings.h"
 #include "h5fz_prepared.h"
 
 /* ---- the plugin copy HDF5 calls ----------------------------------------------------- */
@@ -78,6 +79,31 @@ static h5fz_prepared_fn find_entry(void)
   }
   free(o.names);
   return found;
+}
+
+/* Every loaded object that exports the plugin's settings entry point
+ * (h5fz_plugin_settings.h) gets *m: each plugin copy of the codec keeps
+ * its own snapshot of the environment, and a rank's GPU must reach every
+ * one this process runs, whichever libhdf5 loaded it. Returns how many
+ * took it. */
+int h5fz_mpi_plugins_settings(const h5fz_plugin_settings_msg *m)
+{
+  object_names o = {0};
+  dl_iterate_phdr(collect_name, &o);
+  int told = 0;
+  for (size_t i = 0; i < o.n; i++) {
+    void *h = dlopen(o.names[i], RTLD_LAZY | RTLD_NOLOAD);
+    void *sym = h ? dlsym(h, H5FZ_PLUGIN_SETTINGS_SYMBOL) : NULL;
+    if (sym) {
+      h5fz_plugin_settings_fn fn;
+      memcpy(&fn, &sym, sizeof fn);
+      told += fn(m) == 0;
+    }
+    if (h) dlclose(h); /* a NOLOAD handle only counts a reference: the object stays loaded */
+    free(o.names[i]);
+  }
+  free(o.names);
+  return told;
 }
 
 static h5fz_prepared_fn g_entry;

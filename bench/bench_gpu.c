@@ -33,6 +33,22 @@
 #include "field_data.h"
 #include "h5fz_gpu.h"
 #include "realistic_array.h"
+#include "h5fz_settings.h"
+
+/* setenv (value NULL: unsetenv) of a variable the executor reads, then
+ * h5fz_settings_reload: h5fz reads its variables once per process (a
+ * snapshot at the first read), and this benchmark switches the device and
+ * the GPU tuning between rows of one process, so the next call must take
+ * the environment again. (H5FZ_CACHE_DIR is the planner's, read per
+ * call: plain setenv.) */
+static void bench_env(const char *name, const char *value)
+{
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+  h5fz_settings_reload();
+}
 
 static double now_s(void)
 {
@@ -67,8 +83,8 @@ static int jit_probe(const char *chain, const char *dtype)
     printf("{\"ok\": false, \"error\": \"%s\"}", h5fz_last_error());
     return 1;
   }
-  setenv("H5FZ_DEVICE", "gpu", 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
+  bench_env("H5FZ_DEVICE", "gpu");
+  bench_env("H5FZ_DEVICE_STRICT", "1"); /* fail, never fall back to the CPU: the GPU must have run */
   void *out;
   size_t n;
   double t0 = now_s();
@@ -153,8 +169,8 @@ static double median_encode_s(const char *device, const unsigned char *data, siz
   snprintf(spec, sizeof spec, "abs=%.17g dtype=f32", eb);
   h5fz_spec s;
   h5fz_spec_parse(spec, &s);
-  setenv("H5FZ_DEVICE", device, 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
+  bench_env("H5FZ_DEVICE", device);
+  bench_env("H5FZ_DEVICE_STRICT", "1"); /* fail, never fall back to the CPU: the GPU must have run */
   double *t = calloc((size_t)count, sizeof *t);
   for (int i = 0; i < count; i++) {
     size_t off = ((size_t)i * chunk) % (total - chunk);
@@ -182,8 +198,8 @@ static void e2e_row(const unsigned char *data, size_t total, double eb, size_t c
   double *te = calloc(n_chunks, sizeof *te), *td = calloc(n_chunks, sizeof *td);
   size_t in_total = 0, out_total = 0;
   int errors = 0;
-  setenv("H5FZ_DEVICE", "gpu", 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
+  bench_env("H5FZ_DEVICE", "gpu");
+  bench_env("H5FZ_DEVICE_STRICT", "1"); /* fail, never fall back to the CPU: the GPU must have run */
   for (size_t i = 0; i < n_chunks; i++) {
     void *enc = NULL, *dec = NULL;
     size_t en = 0, dn = 0;
@@ -264,7 +280,7 @@ static void realistic_section(const char *dir, double gib, int reps, double only
     /* kernel_row ended the object; the check adds a second one for this R */
     h5fz_spec s;
     h5fz_spec_parse(spec, &s);
-    setenv("H5FZ_DEVICE", "gpu", 1);
+    bench_env("H5FZ_DEVICE", "gpu");
     void *enc = NULL, *out = NULL;
     size_t en = 0, on = 0;
     int rc = h5fz_chunk_encode(&s, ra.values, bytes, &enc, &en);
@@ -445,11 +461,11 @@ int main(int argc, char **argv)
         continue;
       }
       snprintf(nm, sizeof nm, off ? "warp_fused=off" : "warp_fused warps=%d", w);
-      setenv("H5FZ_GPU_WARP_FUSED", off ? "0" : "1", 1);
-      if (!off) setenv("H5FZ_GPU_WF_WARPS", t, 1);
+      bench_env("H5FZ_GPU_WARP_FUSED", off ? "0" : "1");
+      if (!off) bench_env("H5FZ_GPU_WF_WARPS", t);
       kernel_row(nm, spec, tiled, total, reps, !(save && *save) && !more_chains && !more_tunings);
-      unsetenv("H5FZ_GPU_WARP_FUSED");
-      unsetenv("H5FZ_GPU_WF_WARPS");
+      bench_env("H5FZ_GPU_WARP_FUSED", NULL);
+      bench_env("H5FZ_GPU_WF_WARPS", NULL);
     }
   }
   double kernel_GBps = last_encode_GBps;
@@ -480,12 +496,12 @@ int main(int argc, char **argv)
       snprintf(nm, sizeof nm, "threads=%d regs=%d", th, rg);
       snprintf(tv, sizeof tv, "%d", th);
       snprintf(rv, sizeof rv, "%d", rg);
-      setenv("H5FZ_GPU_THREADS", tv, 1);
-      setenv("H5FZ_GPU_REGS", rv, 1);
+      bench_env("H5FZ_GPU_THREADS", tv);
+      bench_env("H5FZ_GPU_REGS", rv);
       kernel_row(nm, spec, tiled, total, reps, !(save && *save));
     }
-    unsetenv("H5FZ_GPU_THREADS");
-    unsetenv("H5FZ_GPU_REGS");
+    bench_env("H5FZ_GPU_THREADS", NULL);
+    bench_env("H5FZ_GPU_REGS", NULL);
   }
   printf("  ]}%s\n", tiled_kernels ? "\n}" : ",");
   if (tiled_kernels) { /* the tiled kernels alone, for performance work */
@@ -500,12 +516,12 @@ int main(int argc, char **argv)
       for (int k = 0; k < 5; k++) {
         char tv[16], sp[160], nm[64];
         snprintf(tv, sizeof tv, "%d", threads[t]);
-        setenv("H5FZ_GPU_THREADS", tv, 1);
+        bench_env("H5FZ_GPU_THREADS", tv);
         snprintf(sp, sizeof sp, "abs=%.17g subchunk=%d dtype=f32", eb, subs[k]);
         snprintf(nm, sizeof nm, "threads=%d subchunk=%d", threads[t], subs[k]);
         kernel_row(nm, sp, tiled, total, reps, t == 3 && k == 4);
       }
-    unsetenv("H5FZ_GPU_THREADS");
+    bench_env("H5FZ_GPU_THREADS", NULL);
     printf("  ],\n");
   }
   double overhead_us = median_encode_s("gpu", tiled, total, eb, 64u << 10, 33) * 1e6;

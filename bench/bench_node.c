@@ -218,6 +218,8 @@ int main(int argc, char **argv)
     ordinal = set && *set ? atoi(set) : me % n_gpus;
     char text[16];
     snprintf(text, sizeof text, "%d", ordinal);
+    /* before this process's first h5fz call: the codec (here and in the
+     * plugin HDF5 loads) reads H5FZ_GPU_ORDINAL once per process */
     setenv("H5FZ_GPU_ORDINAL", text, 1);
   }
   double range;

@@ -1,7 +1,7 @@
 /*
  * h5fz_plugin.c - the HDF5 plugin entry points of the h5fz filter
  * (H5PLget_plugin_type, H5PLget_plugin_info, init_filter,
- * h5fz_plugin_version, h5fz_plugin_prepared).
+ * h5fz_plugin_version, h5fz_plugin_prepared, h5fz_plugin_settings).
  *
  * The plugin is NOT linked to libhdf5 (self-binding, see docs/filter.md
  * and HDF5_NOTES.md, "Two copies of libhdf5 in one process"). A process
@@ -30,6 +30,7 @@
 
 #include "h5fz.h"
 #include "h5fz_filter_class.h"
+#include "h5fz_plugin_settings.h"
 #include "h5fz_plugin_slots.h"
 #include "h5fz_prepared_take.h"
 #include "h5fz_settings.h"
@@ -134,4 +135,18 @@ H5FZ_EXPORT int h5fz_plugin_prepared(h5fz_prepared_chunks *p, const void **bound
     *bound_hdf5 = want && h5fz_filter_slot_of_base(want) >= 0 ? want : first;
   }
   return h5fz_prepared_install(p);
+}
+
+/* The way in for a program that must tell this copy of the codec its
+ * settings after the copy took its snapshot of the environment
+ * (h5fz_plugin_settings.h): h5fz_mpi_select_gpu's GPU of the rank, and
+ * tests that switch a variable between calls. One copy serves every
+ * libhdf5 slot, so a call reaches all of them. */
+H5FZ_EXPORT int h5fz_plugin_settings(const h5fz_plugin_settings_msg *m)
+{
+  if (!m || m->version != H5FZ_PLUGIN_SETTINGS_VERSION) return -1;
+  if (m->gpu_ordinal != -1 && (m->gpu_ordinal < 0 || m->gpu_ordinal > 1023)) return -1;
+  if (m->reload) h5fz_settings_reload();
+  if (m->gpu_ordinal != -1 && h5fz_settings_set_gpu_ordinal(m->gpu_ordinal) != H5FZ_OK) return -1;
+  return 0;
 }

@@ -2,9 +2,11 @@
  * h5fz_settings.c - the environment variables of h5fz (H5FZ_THREADS,
  * H5FZ_GPU_THREADS, H5FZ_GPU_REGS, H5FZ_GPU_ORDINAL, H5FZ_GPU_MEMORY_LIMIT,
  * H5FZ_BATCH_BYTES, H5FZ_GPU_WARP_FUSED, H5FZ_GPU_WF_WARPS, H5FZ_WARMUP_DELAY_MS, H5FZ_DEVICE,
- * H5FZ_DEVICE_STRICT, H5FZ_JIT_EMBEDDED, H5FZ_QUIET, H5FZ_MPI_PROFILE), and
- * the MPI launchers' count of ranks on this node, read in one place
- * into h5fz_settings. The integer ones one way: a value that is not a
+ * H5FZ_DEVICE_STRICT, H5FZ_JIT_EMBEDDED, H5FZ_QUIET, H5FZ_MPI_PROFILE,
+ * H5FZ_MPI_WRITE, H5FZ_MPI_PIECE_BYTES), and the MPI launchers' count of
+ * ranks on this node, read in one place into h5fz_settings, once per
+ * process (a snapshot at the first read; h5fz_settings_reload takes it
+ * again). The integer ones one way: a value that is not a
  * whole number in range is ignored with one warning per variable on stderr
  * (H5FZ_QUIET=1 silences it), never silently and never as a failed read or
  * write, since these only tune speed or memory. H5FZ_DEVICE is kept as
@@ -49,15 +51,26 @@ void h5fz_overrides_leave(const h5fz_overrides *previous) { in_force = previous;
 
 /* The variables read once per process: a snapshot taken at the first read
  * of any of them, so that a program's later setenv (or a thread calling it
- * while a call reads) does not change a process's configuration mid-run;
- * what a handle wants differently it says through its overrides. The
- * other groups (device, GPU, JIT) are still read per call: the GPU
- * benchmark (bench/bench_gpu.c) switches them between calls in one
- * process and does not yet call h5fz_settings_reload. */
-static const char *const once_names[] = {"H5FZ_THREADS",         "H5FZ_QUIET",
-                                         "H5FZ_MPI_PROFILE",     "H5FZ_MPI_WRITE",
-                                         "H5FZ_MPI_PIECE_BYTES", "OMPI_COMM_WORLD_LOCAL_SIZE",
-                                         "MPI_LOCALNRANKS",      "SLURM_STEP_TASKS_PER_NODE"};
+ * while a call reads) does not change a process's configuration mid-run,
+ * and a call does not pay a getenv per variable; what a handle wants
+ * differently it says through its overrides. All of h5fz's own variables
+ * are here (host, GPU, device, JIT and MPI groups): one snapshot, so the
+ * groups a process sees always come from one moment of its environment.
+ * A test or tool that switches one between calls (bench/bench_gpu.c)
+ * calls h5fz_settings_reload after its setenv. Only a name outside this
+ * list (h5fz_env_int of a test's own variable) is read per call. */
+static const char *const once_names[] = {
+    /* host */
+    "H5FZ_THREADS", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE",
+    /* GPU */
+    "H5FZ_GPU_ORDINAL", "H5FZ_GPU_MEMORY_LIMIT", "H5FZ_GPU_THREADS", "H5FZ_GPU_REGS", "H5FZ_GPU_WF_WARPS",
+    "H5FZ_GPU_WARP_FUSED", "H5FZ_BATCH_BYTES", "H5FZ_WARMUP_DELAY_MS",
+    /* device */
+    "H5FZ_DEVICE", "H5FZ_DEVICE_STRICT",
+    /* JIT */
+    "H5FZ_JIT_EMBEDDED",
+    /* quiet, MPI */
+    "H5FZ_QUIET", "H5FZ_MPI_PROFILE", "H5FZ_MPI_WRITE", "H5FZ_MPI_PIECE_BYTES"};
 #define N_ONCE (sizeof once_names / sizeof *once_names)
 #define ONCE_VALUE_MAX 256 /* longer values are cut: none of these needs more */
 static struct {
@@ -67,9 +80,45 @@ static struct {
   char value[N_ONCE][ONCE_VALUE_MAX];
 } snapshot = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* The index of name in once_names, or N_ONCE: a variable read per call. */
+static size_t once_index(const char *name)
+{
+  size_t i = 0;
+  while (i < N_ONCE && strcmp(once_names[i], name)) i++;
+  return i;
+}
+
+/* fork() while another thread holds snapshot.lock (the GPU warm-up
+ * thread reads the GPU group as it starts) would leave the child's copy
+ * locked for ever: the fork waits for the lock, and both sides release it. */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void snapshot_lock(void) { pthread_mutex_lock(&snapshot.lock); }
+static void snapshot_unlock(void) { pthread_mutex_unlock(&snapshot.lock); }
+static void set_atfork(void) { (void)pthread_atfork(snapshot_lock, snapshot_unlock, snapshot_unlock); }
+
+/* Lock the snapshot (the fork handlers set first). */
+static void lock_snapshot(void)
+{
+  pthread_once(&atfork_once, set_atfork);
+  pthread_mutex_lock(&snapshot.lock);
+}
+
+/* Take the snapshot if this is the first read since the start or the last
+ * h5fz_settings_reload; snapshot.lock held. */
+static void take_snapshot_locked(void)
+{
+  if (snapshot.taken) return;
+  for (size_t k = 0; k < N_ONCE; k++) {
+    const char *v = getenv(once_names[k]);
+    snapshot.set[k] = v != NULL;
+    snprintf(snapshot.value[k], ONCE_VALUE_MAX, "%s", v ? v : "");
+  }
+  snapshot.taken = 1;
+}
+
 void h5fz_settings_reload(void)
 {
-  pthread_mutex_lock(&snapshot.lock);
+  lock_snapshot();
   snapshot.taken = 0; /* the next read takes it again */
   pthread_mutex_unlock(&snapshot.lock);
 }
@@ -79,17 +128,10 @@ void h5fz_settings_reload(void)
  * from the environment now. */
 static const char *env_get(const char *name, char *buf, size_t len)
 {
-  for (size_t i = 0; i < N_ONCE; i++) {
-    if (strcmp(once_names[i], name)) continue;
-    pthread_mutex_lock(&snapshot.lock);
-    if (!snapshot.taken) {
-      for (size_t k = 0; k < N_ONCE; k++) {
-        const char *v = getenv(once_names[k]);
-        snapshot.set[k] = v != NULL;
-        snprintf(snapshot.value[k], ONCE_VALUE_MAX, "%s", v ? v : "");
-      }
-      snapshot.taken = 1;
-    }
+  size_t i = once_index(name);
+  if (i < N_ONCE) {
+    lock_snapshot();
+    take_snapshot_locked();
     const char *r = snapshot.set[i] ? buf : NULL;
     if (r) snprintf(buf, len, "%s", snapshot.value[i]);
     pthread_mutex_unlock(&snapshot.lock);
@@ -99,6 +141,20 @@ static const char *env_get(const char *name, char *buf, size_t len)
   if (!v) return NULL;
   snprintf(buf, len, "%s", v);
   return buf;
+}
+
+int h5fz_settings_set_gpu_ordinal(int ordinal)
+{
+  if (ordinal < 0 || ordinal > 1023)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_settings_set_gpu_ordinal: %d is not in 0..1023", ordinal);
+  size_t i = once_index("H5FZ_GPU_ORDINAL");
+  lock_snapshot();
+  /* the rest of the snapshot still comes from the environment, at this moment */
+  take_snapshot_locked();
+  snapshot.set[i] = 1;
+  snprintf(snapshot.value[i], ONCE_VALUE_MAX, "%d", ordinal);
+  pthread_mutex_unlock(&snapshot.lock);
+  return H5FZ_OK;
 }
 
 int h5fz_settings_quiet(void)
@@ -236,11 +292,13 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     s->gpu_warp_fused = (int)h5fz_env_int("H5FZ_GPU_WARP_FUSED", 0, 1, 1, 1);
     s->batch_bytes = (unsigned long long)h5fz_env_int("H5FZ_BATCH_BYTES", 1, 0x7fffffffffffffffLL, 1, 512ll << 20);
     s->warmup_delay_ms = (int)h5fz_env_int("H5FZ_WARMUP_DELAY_MS", 0, 10000, 1, 0);
-    const char *ordinal = getenv("H5FZ_GPU_ORDINAL");
+    char ordinal_buf[ONCE_VALUE_MAX];
+    const char *ordinal = env_get("H5FZ_GPU_ORDINAL", ordinal_buf, sizeof ordinal_buf);
     s->gpu_ordinal_set = ordinal && *ordinal;
   }
   if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device) == H5FZ_UNSET) {
-    const char *v = getenv("H5FZ_DEVICE");
+    char device_buf[ONCE_VALUE_MAX];
+    const char *v = env_get("H5FZ_DEVICE", device_buf, sizeof device_buf);
     snprintf(s->device_text, sizeof s->device_text, "%s", v ? v : "");
     /* any case: GPU and Cpu are what people type too */
     if (!v || !*v || !strcasecmp(v, "auto"))
@@ -253,7 +311,8 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
       s->device = H5FZ_SETTING_DEVICE_BAD;
   }
   if (groups & H5FZ_SETTINGS_DEVICE) {
-    const char *strict = getenv("H5FZ_DEVICE_STRICT");
+    char strict_buf[ONCE_VALUE_MAX];
+    const char *strict = env_get("H5FZ_DEVICE_STRICT", strict_buf, sizeof strict_buf);
     s->device_strict = strict && *strict && strcmp(strict, "0") != 0;
   }
   if (groups & H5FZ_SETTINGS_MPI) {

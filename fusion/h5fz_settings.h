@@ -1,24 +1,28 @@
 /*
  * h5fz_settings.h - the H5FZ_* environment variables of fusion/, api/,
  * filter/ and python/'s C library, read in one place (h5fz_settings.c)
- * into one struct. A group is read
- * once per call where it applies (the GPU group when the GPU executor
- * takes a call: h5fz_gpu_enter), so a process that
- * changes a variable between calls sees it at the next call, and a value
- * that is not a whole number in range is ignored with one warning per
- * variable (H5FZ_QUIET=1 silences it) only where the variable matters.
- * The device group (H5FZ_DEVICE, H5FZ_DEVICE_STRICT) is read once per
- * chunk call by the codec and the array path (h5fz_codec.c, h5fz_array.c)
- * and by h5fz_mpi_select_gpu (with the GPU group, by the Python package's
- * configuration report too); H5FZ_JIT_EMBEDDED when the JIT looks for a
- * module; H5FZ_QUIET when there is something to say. The host group
- * (H5FZ_THREADS and the launchers' rank counts), H5FZ_QUIET and the MPI
- * group are read once per process: a snapshot at the first read, which
- * h5fz_settings_reload takes again (for tests that change them between
- * calls); the device, GPU and JIT groups are still read per call, because
- * the GPU benchmark switches them between calls in one process (it would
- * call h5fz_settings_reload first). The planner's own files (H5FZ_REGISTRY,
- * H5FZ_CACHE_DIR) sit below fusion/ and read their variables themselves.
+ * into one struct, once per process: every variable of every group (host:
+ * H5FZ_THREADS and the launchers' rank counts; GPU: H5FZ_GPU_*,
+ * H5FZ_BATCH_BYTES, H5FZ_WARMUP_DELAY_MS; device: H5FZ_DEVICE,
+ * H5FZ_DEVICE_STRICT; JIT: H5FZ_JIT_EMBEDDED; H5FZ_QUIET; MPI:
+ * H5FZ_MPI_*) comes from one snapshot of the environment taken at the
+ * first read of any of them, so a process that changes a variable later
+ * (setenv) keeps the first value: the environment gives a process its
+ * defaults, and a handle that wants other ones says so through its options
+ * (below). h5fz_settings_reload takes the snapshot again at the next read,
+ * for tests and benchmarks that switch a variable between calls in one
+ * process (bench/bench_gpu.c); h5fz_settings_set_gpu_ordinal changes the
+ * process's GPU in it (h5fz_mpi_select_gpu). Each copy of the codec in a
+ * process (the filter plugin, which libhdf5 loads with its own copy; the
+ * dataset API's; the Python package's) has its own snapshot. The groups
+ * are still handed out where they apply (the GPU group when the GPU
+ * executor takes a call: h5fz_gpu_enter; the device group once per chunk
+ * or array call: h5fz_codec.c, h5fz_array.c; H5FZ_JIT_EMBEDDED when the JIT
+ * looks for a module). A value that is not a whole number in range is
+ * ignored with one warning per variable (H5FZ_QUIET=1 silences it) only
+ * where the variable matters. The planner's own files (H5FZ_REGISTRY,
+ * H5FZ_CACHE_DIR) sit below fusion/ and read their variables themselves,
+ * per call.
  *
  * Configuration as a value (docs/design.md, "Configuration"): a caller
  * with a handle (the dataset API, the Python package) hands down an
@@ -27,7 +31,7 @@
  * sets (device, strictness, GPU ordinal, host threads, quiet, cache
  * folder) is taken from it and its variable is not read: the environment
  * gives the defaults only. The filter has no handle and keeps the
- * environment.
+ * environment's snapshot.
  */
 #ifndef H5FZ_SETTINGS_H
 #define H5FZ_SETTINGS_H
@@ -99,17 +103,30 @@ typedef struct {
 #define H5FZ_SETTINGS_JIT 8u
 #define H5FZ_SETTINGS_MPI 16u
 
-/* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s; the other fields
- * are left as they are. A field the calling thread's overrides set
+/* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s, from the
+ * process's snapshot of the environment (taken now if this is the first
+ * read); the other fields are left as they are. A field the calling thread's overrides set
  * (h5fz_overrides_enter) comes from them, its variable unread. Never fails
  * (a bad value: the default, warned). */
 void h5fz_settings_read(h5fz_settings *s, unsigned groups);
 
-/* Take the snapshot of the variables read once per process again at their
- * next read: for a test or tool that changes one of them (setenv) between
- * calls in one process. Call it with no h5fz call in flight that reads
- * them; a program with a handle sets its options instead. */
+/* Take the snapshot of the environment's H5FZ_* variables again at their
+ * next read: for a test or benchmark that changes one of them (setenv)
+ * between calls in one process. Call it with no h5fz call in flight that
+ * reads them; a program with a handle sets its options instead. It reaches
+ * this copy of the codec only: the filter plugin's copy keeps its own
+ * snapshot (set the variables before the plugin's first call). */
 void h5fz_settings_reload(void);
+
+/* Make ordinal (0..1023) this process's GPU, as if H5FZ_GPU_ORDINAL had
+ * said it when the snapshot was taken (the other variables keep the
+ * snapshot's values; one not taken yet is taken now). For
+ * h5fz_mpi_select_gpu, which chooses a rank's GPU after the process may
+ * have read its settings, and for the plugin's entry point that hands its
+ * copy the same choice (filter/h5fz_plugin_gpu.h). An options value's
+ * ordinal still wins for its calls; h5fz_settings_reload goes back to the
+ * environment. H5FZ_OK, or H5FZ_ERR_ARG out of range. */
+int h5fz_settings_set_gpu_ordinal(int ordinal);
 
 /* 1 when h5fz's warnings on stderr stay silent: the calling thread's
  * overrides say quiet, or (where they do not say) H5FZ_QUIET is set (not
@@ -143,7 +160,7 @@ void h5fz_overrides_init(h5fz_overrides *o);
  * in force before, for h5fz_overrides_leave to restore, so scopes nest.
  * Threads the call starts read what the call handed them (the host thread
  * count is read before the workers start; the GPU warm-up thread uses
- * the environment). */
+ * the process's snapshot). */
 const h5fz_overrides *h5fz_overrides_enter(const h5fz_overrides *o);
 
 /* End the scope h5fz_overrides_enter began: previous back in force. */

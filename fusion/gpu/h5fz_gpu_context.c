@@ -127,8 +127,9 @@ int h5fz_gpu_ensure_init(h5fz_gpu_context *gc)
 
 int h5fz_gpu_enter(h5fz_gpu_context **out)
 {
-  /* the GPU group once for this call: a process may change the tuning
-   * between calls (tests and sweeps do), and the ordinal picks the context */
+  /* the GPU group once for this call, from the process's snapshot (a test
+   * or sweep that changes the tuning between calls reloads it), with the
+   * calling thread's options over it; the ordinal picks the context */
   h5fz_settings s;
   h5fz_settings_read(&s, H5FZ_SETTINGS_GPU);
   h5fz_gpu_context *gc = h5fz_gpu_context_of(s.gpu_ordinal);

@@ -1,7 +1,9 @@
 # The plugin's dynamic interface (run with cmake -DPLUGIN=<libh5fz.so> -P):
 #  - it exports exactly H5PLget_plugin_type, H5PLget_plugin_info,
-#    init_filter, h5fz_plugin_version and h5fz_plugin_prepared (the
-#    collective API's containers, filter/h5fz_prepared.h); the codec stays
+#    init_filter, h5fz_plugin_version, h5fz_plugin_prepared (the
+#    collective API's containers, filter/h5fz_prepared.h) and
+#    h5fz_plugin_settings (settings handed to the plugin's copy after its
+#    snapshot, filter/h5fz_plugin_settings.h); the codec stays
 #    private: no clash with another copy;
 #  - it is not linked to libhdf5 (it binds to the loading libhdf5 at run
 #    time; docs/filter.md, "Self-binding").
@@ -19,7 +21,7 @@ foreach(l ${lines})
   list(APPEND names ${n})
 endforeach()
 list(SORT names)
-set(want H5PLget_plugin_info H5PLget_plugin_type h5fz_plugin_prepared h5fz_plugin_version init_filter)
+set(want H5PLget_plugin_info H5PLget_plugin_type h5fz_plugin_prepared h5fz_plugin_settings h5fz_plugin_version init_filter)
 if(NOT names STREQUAL want)
   message(FATAL_ERROR "libh5fz.so exports [${names}], expected exactly [${want}]")
 endif()

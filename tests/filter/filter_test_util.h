@@ -67,4 +67,12 @@ hid_t ft_dcpl(int rank, const hsize_t *chunk, unsigned flags, size_t n, const un
  * error; *flags receives the filter flags when flags is not NULL. */
 long ft_dataset_cd(hid_t dset, unsigned *cd, size_t cap, unsigned *flags);
 
+/* Set (value NULL: unset) a variable of h5fz's settings in this process's
+ * environment and make the loaded plugin take the environment again
+ * (its h5fz_plugin_settings entry point, filter/h5fz_plugin_settings.h):
+ * the plugin's copy of the codec reads the H5FZ_* variables once per
+ * process, and a test that switches one between HDF5 calls must tell it.
+ * Returns how many loaded plugin copies took it (a failure is checked). */
+int ft_plugin_setenv(const char *name, const char *value);
+
 #endif /* H5FZ_FILTER_TEST_UTIL_H */

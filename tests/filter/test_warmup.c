@@ -136,7 +136,7 @@ int main(int argc, char **argv)
   FILE *err = tmpfile();
   int saved = dup(2);
   dup2(fileno(err), 2);
-  unsetenv("H5FZ_DEVICE");
+  ft_plugin_setenv("H5FZ_DEVICE", NULL); /* auto, whatever the plugin read at its load */
   write_and_check("warmup_auto", auto_chunks, cap, auto_sizes);
   fflush(stderr);
   dup2(saved, 2);
@@ -150,9 +150,10 @@ int main(int argc, char **argv)
     printf("stderr: %s\n", text);
   }
   fclose(err);
-  setenv("H5FZ_DEVICE", "cpu", 1);
+  /* the plugin reads H5FZ_DEVICE once per process: told to take it again */
+  ft_plugin_setenv("H5FZ_DEVICE", "cpu");
   write_and_check("warmup_cpu", cpu_chunks, cap, cpu_sizes);
-  unsetenv("H5FZ_DEVICE");
+  ft_plugin_setenv("H5FZ_DEVICE", NULL);
   for (int c = 0; c < 4; c++)
     FT_CHECK(auto_sizes[c] == cpu_sizes[c] && !memcmp(auto_chunks + c * cap, cpu_chunks + c * cap, auto_sizes[c]),
              "chunk %d: auto while warming stored other bytes than the CPU executor", c);
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
   /* fork() (no exec) while this process's warm-up runs: the child does
    * not inherit the thread, nor a lock it held; it writes and reads a
    * dataset and exits, without waiting for a thread it does not have */
-  setenv("H5FZ_GPU_ORDINAL", "1", 1); /* a context not made yet: its warm-up starts now */
+  ft_plugin_setenv("H5FZ_GPU_ORDINAL", "1"); /* a context not made yet: its warm-up starts now */
   hid_t f = ft_create_file("warmup_fork_parent");
   hid_t d = create_dataset(f); /* a warm-up in flight in this process */
   usleep(100000);              /* its thread holds the context (for the delay's 400 ms) */
@@ -184,7 +185,7 @@ int main(int argc, char **argv)
     /* H5FZ_DEVICE=gpu takes the context's lock, which the parent's
      * warm-up thread held at the fork: the child must get an answer (no
      * GPU 1 here: H5Dcreate refused), not wait for ever */
-    setenv("H5FZ_DEVICE", "gpu", 1);
+    ft_plugin_setenv("H5FZ_DEVICE", "gpu"); /* the child's copy of the plugin's snapshot, taken again */
     hid_t cf = ft_create_file("warmup_fork_child_gpu");
     hid_t cd = create_dataset(cf);
     if (cd >= 0) H5Dclose(cd);
@@ -201,7 +202,7 @@ int main(int argc, char **argv)
            "a child forked during a warm-up did not write, read and exit cleanly within 60 s (status %d)", fst);
   if (d >= 0) H5Dclose(d);
   H5Fclose(f);
-  unsetenv("H5FZ_GPU_ORDINAL");
+  ft_plugin_setenv("H5FZ_GPU_ORDINAL", NULL);
   if (pid > 0 && waited <= 600 && WIFEXITED(fst) && WEXITSTATUS(fst) == 0)
     printf("fork during a warm-up: the child wrote, read, met H5FZ_DEVICE=gpu and exited with status 0\n");
   printf("exit with a warm-up in flight: status 0 after set_local (%.3f s) and after the first decode (%.3f s), "

@@ -50,18 +50,16 @@ static const struct {
 /* Does the chain predict along the chunk's dims (lorenzo, lorenzo_nd, the ratio preset)? */
 static int has_lnd(const char *chain) { return strstr(chain, "lorenzo") || strstr(chain, "ratio"); }
 
+/* strict: fail, never fall back to the CPU, so the GPU must have run; the
+ * device through an options value (H5FZ_DEVICE is read once per process) */
 static int encode_with(const char *device, const h5fz_spec *s, const void *in, size_t n, void **out, size_t *out_n)
 {
-  setenv("H5FZ_DEVICE", device, 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
-  return h5fz_chunk_encode(s, in, n, out, out_n);
+  return gpu_test_encode_on(device, s, in, n, out, out_n);
 }
 
 static int decode_with(const char *device, const void *in, size_t n, void **out, size_t *out_n)
 {
-  setenv("H5FZ_DEVICE", device, 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
-  return h5fz_chunk_decode(in, n, out, out_n);
+  return gpu_test_decode_on(device, in, n, out, out_n);
 }
 
 /* The float32 fields back to back, repeated to about 160 MiB plus 3 values

@@ -22,6 +22,7 @@
 #include "h5fz.h"
 #include "h5fz_gpu.h"
 #include "h5fz_jit_embedded.h"
+#include "h5fz_settings.h"
 
 #define N (1u << 20) /* a 4 MiB float32 chunk */
 
@@ -39,12 +40,33 @@ static int failures;
     }                                                                                                                  \
   } while (0)
 
+/* device through an options value: the child switches from auto to cpu,
+ * and H5FZ_DEVICE is read once per process; strictness stays the
+ * environment's (none: a GPU that cannot hold the chunk falls back) */
 static int encode(const char *device, void **out, size_t *n)
 {
   h5fz_spec s;
-  setenv("H5FZ_DEVICE", device, 1);
   h5fz_spec_parse("abs=1e-3 dtype=f32", &s);
-  return h5fz_chunk_encode(&s, values, sizeof values, out, n);
+  h5fz_overrides o;
+  h5fz_overrides_init(&o);
+  o.device = !strcmp(device, "cpu") ? H5FZ_SETTING_DEVICE_CPU : H5FZ_SETTING_DEVICE_AUTO;
+  const h5fz_overrides *previous = h5fz_overrides_enter(&o);
+  int rc = h5fz_chunk_encode(&s, values, sizeof values, out, n);
+  h5fz_overrides_leave(previous);
+  return rc;
+}
+
+/* setenv (value NULL: unsetenv) in the parent, which forks the children
+ * after: h5fz_settings_reload too, so that a child never inherits a
+ * snapshot of the variables taken before (the parent reads none today;
+ * the reload keeps that from mattering) */
+static void set_variable(const char *name, const char *value)
+{
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+  h5fz_settings_reload();
 }
 
 /* In a child: encode on the GPU (auto route), compare with the CPU bytes.
@@ -119,8 +141,8 @@ int main(void)
   snprintf(cache, sizeof cache, "/tmp/h5fz-robust-%ld", (long)getpid());
   mkdir(cache, 0755);
   setenv("H5FZ_CACHE_DIR", cache, 1);
-  setenv("H5FZ_QUIET", "1", 1);
-  setenv("H5FZ_JIT_EMBEDDED", "0", 1); /* the disk cache's own promises first */
+  set_variable("H5FZ_QUIET", "1");
+  set_variable("H5FZ_JIT_EMBEDDED", "0"); /* the disk cache's own promises first */
   int entries, others;
 
   int c = one();
@@ -165,17 +187,17 @@ int main(void)
   CHECK(c == 11, "after the concurrent fill: exit %d, want 11", c);
 
   /* a GPU that may not hold the chunk: the CPU executor takes it */
-  setenv("H5FZ_GPU_MEMORY_LIMIT", "4096", 1);
+  set_variable("H5FZ_GPU_MEMORY_LIMIT", "4096");
   c = one();
   CHECK(c == 20, "memory limit: exit %d, want 20 (CPU fallback, same bytes)", c);
-  unsetenv("H5FZ_GPU_MEMORY_LIMIT");
+  set_variable("H5FZ_GPU_MEMORY_LIMIT", NULL);
 
   /* the kernels embedded at build time: a cold cache needs no compile and no disk entry */
   size_t n_embedded = 0;
   int emaj, emin;
   h5fz_embedded_modules(&n_embedded, &emaj, &emin);
   clear_cache();
-  setenv("H5FZ_JIT_EMBEDDED", "1", 1);
+  set_variable("H5FZ_JIT_EMBEDDED", "1");
   c = one();
   if (n_embedded) {
     CHECK(c == 13, "embedded kernels (%zu in this build), cold cache: exit %d, want 13 (embedded)", n_embedded, c);

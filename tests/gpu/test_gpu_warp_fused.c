@@ -36,18 +36,16 @@ static uint32_t next_u32(void)
   return (uint32_t)(rng >> 16);
 }
 
+/* strict: fail, never fall back to the CPU, so the GPU must have run; the
+ * device through an options value (H5FZ_DEVICE is read once per process) */
 static int encode_on(const char *device, const h5fz_spec *s, const float *in, size_t n, void **out, size_t *out_n)
 {
-  setenv("H5FZ_DEVICE", device, 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
-  return h5fz_chunk_encode(s, in, n * sizeof(float), out, out_n);
+  return gpu_test_encode_on(device, s, in, n * sizeof(float), out, out_n);
 }
 
 static int decode_on(const char *device, const void *in, size_t n, void **out, size_t *out_n)
 {
-  setenv("H5FZ_DEVICE", device, 1);
-  setenv("H5FZ_DEVICE_STRICT", "1", 1); /* fail, never fall back to the CPU: the GPU must have run */
-  return h5fz_chunk_decode(in, n, out, out_n);
+  return gpu_test_decode_on(device, in, n, out, out_n);
 }
 
 /* Same bytes both ways, each reads the other's, every value within eb
@@ -106,8 +104,9 @@ static int check_one(const char *name, const char *spec_text, const float *x, si
       fail = 1;
     }
   }
-  /* the generic kernels on the same chain (other kernel classes run them) */
-  setenv("H5FZ_GPU_WARP_FUSED", "0", 1);
+  /* the generic kernels on the same chain (other kernel classes run them);
+   * no options value carries H5FZ_GPU_WARP_FUSED: the environment, reloaded */
+  gpu_test_setenv("H5FZ_GPU_WARP_FUSED", "0");
   void *gen = NULL, *back_gen = NULL;
   size_t gen_n = 0, bgen = 0;
   if (encode_on("gpu", &s, x, n, &gen, &gen_n) || decode_on("gpu", cpu, cpu_n, &back_gen, &bgen)) {
@@ -117,7 +116,7 @@ static int check_one(const char *name, const char *spec_text, const float *x, si
     printf("FAIL %s: the generic kernels' bytes or values differ from the CPU's\n", name);
     fail = 1;
   }
-  unsetenv("H5FZ_GPU_WARP_FUSED");
+  gpu_test_setenv("H5FZ_GPU_WARP_FUSED", NULL);
   free(gen);
   free(back_gen);
   if (!fail) printf("ok   %-44s n=%-8zu ratio %8.2f\n", name, n, (double)(n * sizeof(float)) / (double)cpu_n);

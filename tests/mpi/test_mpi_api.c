@@ -293,6 +293,10 @@ static void bad_use(hid_t file, const float *f32)
   if (device) snprintf(saved, sizeof saved, "%s", device);
   for (int only_last = 0; only_last < 2; only_last++) {
     if (!only_last || mt_rank == mt_size - 1) setenv("H5FZ_DEVICE", "gpuu", 1);
+    /* read once per process: the API's copy, which makes the check before
+     * the collective H5Dcreate2, takes the environment again (the
+     * plugin's copy is not asked: the create stops before it) */
+    h5fz_settings_reload();
     H5E_BEGIN_TRY
     {
       rc = h5fz_dataset_create_mpi(file, "bad_device", H5T_NATIVE_FLOAT, 3, dims, chunk, "abs=1e-3", &d);
@@ -306,6 +310,7 @@ static void bad_use(hid_t file, const float *f32)
       setenv("H5FZ_DEVICE", saved, 1);
     else
       unsetenv("H5FZ_DEVICE");
+    h5fz_settings_reload();
   }
 
   /* a file each rank opened on its own (no MPI-IO) */
@@ -347,7 +352,10 @@ static void write_case(hid_t file, const api_case *c, const void *data)
     MT_CHECK(!rc, "%s: first h5fz_dataset_write_part: %s", c->name, h5fz_last_error());
     free(other);
   }
-  if (c->gpu_limit) setenv("H5FZ_GPU_MEMORY_LIMIT", "1048576", 1); /* read at each GPU allocation */
+  if (c->gpu_limit) { /* this write's GPU allocations under it; the GPU group is read once per process too */
+    setenv("H5FZ_GPU_MEMORY_LIMIT", "1048576", 1);
+    h5fz_settings_reload();
+  }
   rc = h5fz_dataset_write_part(d, type, start, count, src, c->device ? H5FZ_MEM_DEVICE : H5FZ_MEM_HOST, &rep);
   unsetenv("H5FZ_GPU_MEMORY_LIMIT");
   unsetenv("H5FZ_MPI_WRITE");

@@ -337,31 +337,58 @@ def test_fast_read_into_out_and_missing_chunks(tmp_path):
             h5fz.read(d, out=np.empty((50, 100, 99), "f4"))
 
 
-def test_options_win_over_the_environment(tmp_path, monkeypatch):
+def test_options_win_over_the_environment(tmp_path):
     """h5fz.Options(device="cpu", threads=1, quiet=True) for one call while
     the environment says H5FZ_DEVICE=gpu, strict: that call runs the CPU
     executor; a call without options keeps the environment's (no GPU here:
-    it fails; with one: it runs there)."""
+    it fails; with one: it runs there). The variables are a process's
+    defaults, read once per process at its first h5fz call, so they are set
+    when the process starts (a second one: this one's settings are read),
+    and a change of os.environ after that is not seen: H5FZ_DEVICE=cpu set
+    later still leaves a call without options on the strict GPU."""
     a = embedded()
-    with h5py.File(tmp_path / "f.h5", "w") as f:
-        # made before the variables are set: the filter's set_local reads them (it has no options)
-        d = f.create_dataset("t", shape=a.shape, dtype="f4", chunks=(10, 100, 100), **h5fz.Filter(abs=1e-3))
-        e = f.create_dataset("u", shape=a.shape, dtype="f4", chunks=(10, 100, 100), **h5fz.Filter(abs=1e-3))
-        monkeypatch.setenv("H5FZ_DEVICE", "gpu")
-        monkeypatch.setenv("H5FZ_DEVICE_STRICT", "1")
-        monkeypatch.setenv("H5FZ_THREADS", "3")
-        opts = h5fz.Options(device="cpu", threads=1, quiet=True)
-        assert "device='cpu'" in repr(opts)
-        rep = h5fz.write(d, a, options=opts)
-        assert rep["on_gpu"] is False and rep["kernel_class"] == "cpu"
-        back = h5fz.read(d, options=opts)
-        check_bound(a, back, "abs", 1e-3)
-        try:
-            rep = h5fz.write(e, a)
-        except RuntimeError as err:
-            assert "gpu" in str(err).lower() or "cuda" in str(err).lower(), err
+    path = tmp_path / "f.h5"
+    with h5py.File(path, "w") as f:
+        # made here, without the variables: the filter's set_local reads them (it has no options)
+        for name in ("t", "u"):
+            f.create_dataset(name, shape=a.shape, dtype="f4", chunks=(10, 100, 100), **h5fz.Filter(abs=1e-3))
+    code = textwrap.dedent("""
+        import json, os, sys
+        import h5py, numpy as np
+        import h5fz
+        a = np.fromfile(sys.argv[1], "<f4").reshape(50, 100, 100)
+        out = {}
+        with h5py.File(sys.argv[2], "r+") as f:
+            d, e = f["t"], f["u"]
+            opts = h5fz.Options(device="cpu", threads=1, quiet=True)
+            out["repr"] = repr(opts)
+            rep = h5fz.write(d, a, options=opts)
+            out["with_options"] = [rep["on_gpu"], rep["kernel_class"]]
+            np.save(sys.argv[3], h5fz.read(d, options=opts))
+            for when in ("environment", "after_setenv"):
+                try:
+                    out[when] = ["ran", h5fz.write(e, a)["on_gpu"]]
+                except RuntimeError as err:
+                    out[when] = ["failed", str(err)]
+                os.environ["H5FZ_DEVICE"] = "cpu"  # read once per process: not seen by the next call
+        print(json.dumps(out))
+    """)
+    env = dict(os.environ, H5FZ_DEVICE="gpu", H5FZ_DEVICE_STRICT="1", H5FZ_THREADS="3")
+    back = tmp_path / "back.npy"
+    p = subprocess.run([sys.executable, "-c", code, str(EMBEDDED), str(path), str(back)], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert "device='cpu'" in out["repr"]
+    assert out["with_options"] == [False, "cpu"], out
+    check_bound(a, np.load(back), "abs", 1e-3)
+    for when in ("environment", "after_setenv"):
+        how, what = out[when]
+        if how == "failed":
+            assert "gpu" in what.lower() or "cuda" in what.lower(), out
         else:
-            assert rep["on_gpu"] is True, rep
+            assert what is True, out
+    assert out["environment"][0] == out["after_setenv"][0], out
 
 
 def test_options_refuse_what_they_cannot_mean():
