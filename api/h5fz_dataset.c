@@ -94,9 +94,7 @@ static int write_whole(hid_t dset, const void *data, h5fz_mem where, h5fz_datase
   h5fz_array_exec ex;
   rc = h5fz_array_encode(&di.spec, &di.g, data, where == H5FZ_MEM_DEVICE, write_sink, &w, &ex);
   if (rc) goto out;
-  w.t.rep.on_gpu = ex.on_gpu;
-  snprintf(w.t.rep.kernel_class, sizeof w.t.rep.kernel_class, "%s", ex.kernel_class);
-  h5fz_dataset_plan_digest_text(&ex, w.t.rep.plan_digest, sizeof w.t.rep.plan_digest);
+  h5fz_dataset_report_executor(&w.t.rep, &ex);
   double t_attrs = now_s();
   rc = h5fz_attr_tables_write(dset, &w.t);
   w.t.rep.seconds = now_s() - t0;
@@ -109,22 +107,16 @@ out:
 
 /* ---- read --------------------------------------------------------------------------- */
 
-typedef struct {
-  hid_t dset;
-  const h5fz_dataset_info *di;
-  h5fz_dataset_report rep;
-  uint64_t counted; /* chunks counted in rep (a CPU fallback asks again) */
-} read_ctx;
-
+/* The whole read's chunk source: the shared reader (h5fz_dataset_info.h),
+ * plus the time in HDF5's chunk reads, which only this read reports. */
 static int read_source(void *ctx, uint64_t index, void **container, size_t *bytes)
 {
-  read_ctx *r = ctx;
+  h5fz_dataset_reader *r = ctx;
   double t0 = now_s();
   hsize_t off[H5FZ_ARRAY_MAX_RANK];
   h5fz_dataset_chunk_offset(&r->di->g, index, off);
-  int rc = h5fz_dataset_read_container(r->dset, r->di, off, index, container, bytes);
+  int rc = h5fz_dataset_reader_get(r, off, index, index, container, bytes);
   r->rep.hdf5_seconds += now_s() - t0;
-  if (!rc) h5fz_dataset_count_read(&r->rep, &r->counted, index, *bytes);
   return rc;
 }
 
@@ -135,17 +127,11 @@ static int read_whole(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
   uint64_t n = 0;
   int rc = begin_whole("h5fz_dataset_read", dset, data, where, &di, &n);
   if (rc) return rc;
-  read_ctx r = {.dset = dset, .di = &di};
+  h5fz_dataset_reader r = {.dset = dset, .di = &di};
   h5fz_array_exec ex;
   rc = h5fz_array_decode(&di.g, di.dtype, &di.spec, di.fill, read_source, &r, data, where == H5FZ_MEM_DEVICE, &ex);
   if (rc) return rc;
-  r.rep.input_bytes = n * h5fz_dtype_size(di.dtype);
-  r.rep.chunk_bytes = h5fz_array_chunks(&di.g) * h5fz_dtype_size(di.dtype);
-  for (uint32_t d = 0; d < di.g.rank; d++) r.rep.chunk_bytes *= di.g.chunk[d];
-  r.rep.on_gpu = ex.on_gpu;
-  snprintf(r.rep.kernel_class, sizeof r.rep.kernel_class, "%s", ex.kernel_class);
-  h5fz_dataset_plan_digest_text(&ex, r.rep.plan_digest, sizeof r.rep.plan_digest);
-  r.rep.seconds = now_s() - t0;
+  h5fz_dataset_report_read(&r.rep, &di, n, h5fz_array_chunks(&di.g), &ex, now_s() - t0);
   if (report) *report = r.rep;
   return H5FZ_OK;
 }

@@ -170,10 +170,31 @@ void h5fz_dataset_plan_digest_text(const h5fz_array_exec *ex, char *buf, size_t 
     snprintf(buf, len, "cpu");
 }
 
-void h5fz_dataset_count_read(h5fz_dataset_report *rep, uint64_t *counted, uint64_t index, size_t bytes)
+int h5fz_dataset_reader_get(h5fz_dataset_reader *r, const hsize_t *off, uint64_t chunk, uint64_t index,
+                            void **container, size_t *bytes)
 {
-  if (index != *counted) return; /* asked again after a fallback */
-  (*counted)++;
-  rep->n_chunks += bytes ? 1u : 0u;
-  rep->stored_bytes += bytes;
+  int rc = h5fz_dataset_read_container(r->dset, r->di, off, chunk, container, bytes);
+  if (rc || index != r->counted) return rc; /* asked again after a fallback: counted already */
+  r->counted++;
+  r->rep.n_chunks += *bytes ? 1u : 0u;
+  r->rep.stored_bytes += *bytes;
+  return H5FZ_OK;
+}
+
+void h5fz_dataset_report_executor(h5fz_dataset_report *rep, const h5fz_array_exec *ex)
+{
+  rep->on_gpu = ex->on_gpu;
+  snprintf(rep->kernel_class, sizeof rep->kernel_class, "%s", ex->kernel_class);
+  h5fz_dataset_plan_digest_text(ex, rep->plan_digest, sizeof rep->plan_digest);
+}
+
+void h5fz_dataset_report_read(h5fz_dataset_report *rep, const h5fz_dataset_info *di, uint64_t elems, uint64_t chunks,
+                              const h5fz_array_exec *ex, double seconds)
+{
+  size_t esize = h5fz_dtype_size(di->dtype);
+  rep->input_bytes = elems * esize;
+  rep->chunk_bytes = chunks * esize;
+  for (uint32_t d = 0; d < di->g.rank; d++) rep->chunk_bytes *= di->g.chunk[d];
+  h5fz_dataset_report_executor(rep, ex);
+  rep->seconds = seconds;
 }

@@ -46,11 +46,32 @@ void h5fz_dataset_chunk_offset(const h5fz_array_geom *g, uint64_t index, hsize_t
 int h5fz_dataset_read_container(hid_t dset, const h5fz_dataset_info *di, const hsize_t *off, uint64_t index,
                                 void **container, size_t *bytes);
 
-/* Count a container of bytes the array decode asked for as its index-th
- * chunk into *rep (chunks read, stored bytes), once: *counted is how many
- * are counted, and a CPU fallback that asks for a chunk again is not
- * counted twice. For the whole-dataset and the collective reads alike. */
-void h5fz_dataset_count_read(h5fz_dataset_report *rep, uint64_t *counted, uint64_t index, size_t bytes);
+/* A chunk source of an array decode (h5fz_array_decode) over a dataset,
+ * what the whole-dataset and the collective reads share: the dataset, its
+ * description and the report the chunks read are counted into. */
+typedef struct {
+  hid_t dset;
+  const h5fz_dataset_info *di;
+  h5fz_dataset_report rep;
+  uint64_t counted; /* chunks counted in rep (a CPU fallback asks again) */
+} h5fz_dataset_reader;
+
+/* The array decode's index-th chunk, the dataset's chunk number chunk at
+ * element offset off: its container read (h5fz_dataset_read_container,
+ * same results) and counted into r->rep (chunks read, stored bytes) once:
+ * a CPU fallback that asks for a chunk again is not counted twice. */
+int h5fz_dataset_reader_get(h5fz_dataset_reader *r, const hsize_t *off, uint64_t chunk, uint64_t index,
+                            void **container, size_t *bytes);
+
+/* The executor of an array call into *rep: on_gpu, kernel class and plan
+ * digest ("cpu" on the CPU), for the writes and the reads alike. */
+void h5fz_dataset_report_executor(h5fz_dataset_report *rep, const h5fz_array_exec *ex);
+
+/* A finished read's report: elems values read (input_bytes), chunks chunks
+ * of the dataset's shape decoded (chunk_bytes, padding included), the
+ * executor ex, and seconds. */
+void h5fz_dataset_report_read(h5fz_dataset_report *rep, const h5fz_dataset_info *di, uint64_t elems, uint64_t chunks,
+                              const h5fz_array_exec *ex, double seconds);
 
 /* Store container (bytes, coded from native values) as the chunk at element
  * offset off with H5Dwrite_chunk, marked big-endian first when the dataset

@@ -562,23 +562,20 @@ out_tables:
 
 /* ---- read --------------------------------------------------------------------------- */
 
+/* A part's chunk source: the shared reader (h5fz_dataset_info.h), the
+ * decode's chunks numbered over the part's geometry pg from lo. */
 typedef struct {
-  hid_t dset;
-  const h5fz_dataset_info *di;
+  h5fz_dataset_reader rd;
   const h5fz_array_geom *pg;
   const uint64_t *lo;
-  h5fz_dataset_report rep;
-  uint64_t counted; /* chunks counted in rep (a CPU fallback asks again) */
 } part_read;
 
 static int part_source(void *ctx, uint64_t index, void **container, size_t *bytes)
 {
   part_read *r = ctx;
   hsize_t origin[H5FZ_ARRAY_MAX_RANK];
-  uint64_t idx = h5fz_mpi_dataset_chunk(r->di, r->pg, r->lo, index, origin);
-  int rc = h5fz_dataset_read_container(r->dset, r->di, origin, idx, container, bytes);
-  if (!rc) h5fz_dataset_count_read(&r->rep, &r->counted, index, *bytes);
-  return rc;
+  uint64_t idx = h5fz_mpi_dataset_chunk(r->rd.di, r->pg, r->lo, index, origin);
+  return h5fz_dataset_reader_get(&r->rd, origin, idx, index, container, bytes);
 }
 
 /* Copy the box at offset `at` (count[]) out of the row-major array src of
@@ -625,7 +622,7 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
     hull_elems *= hi[d] - lo[d];
   }
   h5fz_array_geom pg = h5fz_mpi_part_geom(&di, lo, hi);
-  part_read r = {.dset = dset, .di = &di, .pg = &pg, .lo = lo};
+  part_read r = {.rd = {.dset = dset, .di = &di}, .pg = &pg, .lo = lo};
   h5fz_array_exec ex = {.kernel_class = "cpu"};
   size_t esize = h5fz_dtype_size(di.dtype);
   if (elems && hull_elems == elems) {
@@ -639,14 +636,8 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
     free(hull);
   }
   if ((rc = h5fz_mpi_agree(comm, rc))) goto out;
-  r.rep.input_bytes = elems * esize;
-  r.rep.chunk_bytes = r.rep.n_chunks * esize;
-  for (uint32_t d = 0; d < di.g.rank; d++) r.rep.chunk_bytes *= di.g.chunk[d];
-  r.rep.on_gpu = ex.on_gpu;
-  snprintf(r.rep.kernel_class, sizeof r.rep.kernel_class, "%s", ex.kernel_class);
-  h5fz_dataset_plan_digest_text(&ex, r.rep.plan_digest, sizeof r.rep.plan_digest);
-  r.rep.seconds = now_s() - t0;
-  if (report) *report = r.rep;
+  h5fz_dataset_report_read(&r.rd.rep, &di, elems, r.rd.rep.n_chunks, &ex, now_s() - t0);
+  if (report) *report = r.rd.rep;
 out:
   MPI_Comm_free(&comm);
   return rc;

@@ -4,6 +4,7 @@
  * paths are one file, and the default chunk shape.
  */
 #include "h5fz_cli.h"
+#include "cli_status.h"
 
 #include <errno.h>
 #include <math.h>
@@ -113,6 +114,80 @@ void h5fz_cli_default_chunk(const hsize_t *dims, int rank, size_t elem, size_t t
       return;
     }
   }
+}
+
+h5fz_dtype h5fz_cli_parse_dtype(const char *s)
+{
+  if (!strcmp(s, "f32") || !strcmp(s, "float32")) return H5FZ_DTYPE_F32;
+  if (!strcmp(s, "f64") || !strcmp(s, "float64")) return H5FZ_DTYPE_F64;
+  return H5FZ_DTYPE_UNKNOWN;
+}
+
+/* argv[*i] as option o: 1 if it is ("--name", "--name=V", "--name V", the
+ * value then taken, *i moved past it), else 0. */
+static int take_option(const h5fz_cli_word_option *o, int argc, char **argv, int *i)
+{
+  const char *a = argv[*i];
+  size_t n = strlen(o->name);
+  if (strncmp(a, o->name, n) != 0 || (a[n] != '\0' && !(o->takes_value && a[n] == '='))) return 0;
+  if (!o->takes_value)
+    *o->flag = 1;
+  else if (a[n] == '=')
+    *o->value = a + n + 1;
+  else
+    *o->value = *i + 1 < argc ? argv[++*i] : "";
+  return 1;
+}
+
+char *h5fz_cli_spec_words(const char *cmd, int argc, char **argv, const h5fz_cli_word_option *opts, int *status)
+{
+  char **words = malloc((size_t)argc * sizeof *words), *text = NULL;
+  int n_words = 0, only_words = 0, known = 0;
+  *status = H5FZ_CLI_USAGE;
+  if (!words) {
+    h5fz_cli_error(cmd, "out of memory");
+    return NULL;
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (only_words || strncmp(a, "-", 1) != 0) {
+      words[n_words++] = argv[i];
+      continue;
+    }
+    if (!strcmp(a, "--")) {
+      only_words = 1;
+      continue;
+    }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      *status = H5FZ_CLI_OK;
+      free(words);
+      return NULL;
+    }
+    known = 0;
+    for (const h5fz_cli_word_option *o = opts; o->name && !known; o++) known = take_option(o, argc, argv, &i);
+    if (known) continue;
+    if (strncmp(a, "--", 2) != 0) { /* "-" or "->": a spec word */
+      words[n_words++] = argv[i];
+      continue;
+    }
+    char list[256] = "";
+    for (const h5fz_cli_word_option *o = opts; o->name; o++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s, ", o->name);
+    h5fz_cli_error(cmd, "unknown option '%s' (options: %s--help)", a, list);
+    h5fz_cli_usage_hint(cmd);
+    free(words);
+    return NULL;
+  }
+  if (n_words == 0) {
+    h5fz_cli_error(cmd, "missing SPEC (e.g. \"abs=1e-3\")");
+    h5fz_cli_usage_hint(cmd);
+  } else if (!(text = h5fz_cli_join_words(n_words, words, 0))) {
+    h5fz_cli_error(cmd, "out of memory");
+  } else {
+    *status = H5FZ_CLI_OK;
+  }
+  free(words);
+  return text;
 }
 
 char *h5fz_cli_join_words(int argc, char **argv, int first)

@@ -82,58 +82,22 @@ static void print_ud(FILE *out, const unsigned *cd, size_t n)
 
 int h5fz_cmd_cd_values(int argc, char **argv)
 {
-  int ud_only = 0, json = 0, n_words = 0, only_words = 0, blank = 1;
+  int ud_only = 0, json = 0, blank = 1;
   unsigned cd[H5FZ_CD_USER_MAX];
   size_t n = 0;
   char canonical[512];
   h5fz_spec spec;
-  char *text, **words;
+  char *text;
   int status;
 
-  /* Options may come anywhere; everything else is a spec word. getopt is
-   * not used because spec words such as "->" start with '-'. "--" ends the
-   * options. */
-  words = malloc((size_t)argc * sizeof *words);
-  if (!words) {
-    h5fz_cli_error(cmd, "out of memory");
-    return H5FZ_CLI_USAGE;
-  }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!only_words && !strcmp(a, "--")) {
-      only_words = 1;
-    } else if (!only_words && !strcmp(a, "--ud")) {
-      ud_only = 1;
-    } else if (!only_words && !strcmp(a, "--json")) {
-      json = 1;
-    } else if (!only_words && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
-      free(words);
-      help(stdout);
-      return H5FZ_CLI_OK;
-    } else if (!only_words && !strncmp(a, "--", 2)) {
-      h5fz_cli_error(cmd, "unknown option '%s' (options: --ud, --json, --help)", a);
-      free(words);
-      h5fz_cli_usage_hint(cmd);
-      return H5FZ_CLI_USAGE;
-    } else {
-      words[n_words++] = argv[i];
-    }
+  const h5fz_cli_word_option opts[] = {{"--ud", 0, &ud_only, NULL}, {"--json", 0, &json, NULL}, {NULL, 0, NULL, NULL}};
+  if (!(text = h5fz_cli_spec_words(cmd, argc, argv, opts, &status))) {
+    if (status == H5FZ_CLI_OK) help(stdout);
+    return status;
   }
   if (ud_only && json) {
     h5fz_cli_error(cmd, "--ud and --json exclude each other");
-    free(words);
-    return H5FZ_CLI_USAGE;
-  }
-  if (n_words == 0) {
-    h5fz_cli_error(cmd, "missing SPEC (e.g. \"abs=1e-3\")");
-    free(words);
-    h5fz_cli_usage_hint(cmd);
-    return H5FZ_CLI_USAGE;
-  }
-  text = h5fz_cli_join_words(n_words, words, 0);
-  free(words);
-  if (!text) {
-    h5fz_cli_error(cmd, "out of memory");
+    free(text);
     return H5FZ_CLI_USAGE;
   }
   for (const char *p = text; *p; p++)

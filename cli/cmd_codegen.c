@@ -44,106 +44,43 @@ static void codegen_help(FILE *out)
           DEFAULT_THREADS);
 }
 
-static h5fz_dtype dtype_from_name(const char *s)
-{
-  if (!strcmp(s, "f32") || !strcmp(s, "float32")) return H5FZ_DTYPE_F32;
-  if (!strcmp(s, "f64") || !strcmp(s, "float64")) return H5FZ_DTYPE_F64;
-  return H5FZ_DTYPE_UNKNOWN;
-}
-
-/* The value of option name at argv[*i]: "--name=V" or "--name V".
- * Returns NULL when a is not that option; sets *missing when it is but has
- * no value. */
-static const char *option_value(const char *name, int argc, char **argv, int *i, int *missing)
-{
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  *missing = 0;
-  if (strncmp(a, name, n) != 0) return NULL;
-  if (a[n] == '=') return a + n + 1;
-  if (a[n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
 int h5fz_cmd_codegen(int argc, char **argv)
 {
   static const char *const cmd = "codegen";
   h5fz_dtype dtype = H5FZ_DTYPE_UNKNOWN;
-  int threads = DEFAULT_THREADS, only_words = 0, n_words = 0, st;
+  int threads = DEFAULT_THREADS, padded = 0, warp_fused = 0, st;
   unsigned flags = 0;
-  size_t len = 1, smem = 0;
+  size_t smem = 0;
   char *text, *src = NULL, canonical[512];
-  char **words;
+  const char *dtype_text = NULL, *threads_text = NULL;
   h5fz_spec spec;
 
-  words = malloc((size_t)argc * sizeof *words);
-  if (!words) {
-    h5fz_cli_error(cmd, "out of memory");
+  const h5fz_cli_word_option opts[] = {{"--dtype", 1, NULL, &dtype_text},
+                                       {"--threads", 1, NULL, &threads_text},
+                                       {"--padded-planes", 0, &padded, NULL},
+                                       {"--warp-fused", 0, &warp_fused, NULL},
+                                       {NULL, 0, NULL, NULL}};
+  if (!(text = h5fz_cli_spec_words(cmd, argc, argv, opts, &st))) {
+    if (st == H5FZ_CLI_OK) codegen_help(stdout);
+    return st;
+  }
+  if (dtype_text && (dtype = h5fz_cli_parse_dtype(dtype_text)) == H5FZ_DTYPE_UNKNOWN) {
+    h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", dtype_text);
+    free(text);
     return H5FZ_CLI_USAGE;
   }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int missing = 0;
-    if (only_words) {
-      words[n_words++] = argv[i];
-    } else if (!strcmp(a, "--")) {
-      only_words = 1;
-    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      free(words);
-      codegen_help(stdout);
-      return H5FZ_CLI_OK;
-    } else if ((v = option_value("--dtype", argc, argv, &i, &missing)) || missing) {
-      if (missing || (dtype = dtype_from_name(v)) == H5FZ_DTYPE_UNKNOWN) {
-        h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", missing ? "" : v);
-        free(words);
-        return H5FZ_CLI_USAGE;
-      }
-    } else if (!strcmp(a, "--padded-planes")) {
-      flags |= H5FZ_CODEGEN_PADDED_PLANES;
-    } else if (!strcmp(a, "--warp-fused")) {
-      flags |= H5FZ_CODEGEN_WARP_FUSED;
-    } else if ((v = option_value("--threads", argc, argv, &i, &missing)) || missing) {
-      char *end = NULL;
-      long t = missing ? 0 : strtol(v, &end, 10);
-      if (missing || !*v || *end || t < 32 || t > 1024 || t % 32) {
-        h5fz_cli_error(cmd, "bad --threads '%s' (a multiple of 32 in [32, 1024])", missing ? "" : v);
-        free(words);
-        return H5FZ_CLI_USAGE;
-      }
-      threads = (int)t;
-    } else if (!strncmp(a, "--", 2)) {
-      h5fz_cli_error(cmd, "unknown option '%s' (options: --dtype, --threads, --padded-planes, --warp-fused, --help)",
-                     a);
-      free(words);
-      h5fz_cli_usage_hint(cmd);
+  if (threads_text) {
+    char *end = NULL;
+    long t = strtol(threads_text, &end, 10);
+    if (!*threads_text || *end || t < 32 || t > 1024 || t % 32) {
+      h5fz_cli_error(cmd, "bad --threads '%s' (a multiple of 32 in [32, 1024])", threads_text);
+      free(text);
       return H5FZ_CLI_USAGE;
-    } else {
-      words[n_words++] = argv[i];
     }
+    threads = (int)t;
   }
-  if (n_words == 0) {
-    h5fz_cli_error(cmd, "missing SPEC (e.g. \"abs=1e-3\")");
-    free(words);
-    h5fz_cli_usage_hint(cmd);
-    return H5FZ_CLI_USAGE;
-  }
-  for (int i = 0; i < n_words; i++) len += strlen(words[i]) + 1;
-  text = malloc(len);
-  if (!text) {
-    free(words);
-    h5fz_cli_error(cmd, "out of memory");
-    return H5FZ_CLI_USAGE;
-  }
-  text[0] = '\0';
-  for (int i = 0; i < n_words; i++) {
-    if (i) strcat(text, " ");
-    strcat(text, words[i]);
-  }
-  free(words);
+  if (padded) flags |= H5FZ_CODEGEN_PADDED_PLANES;
+  if (warp_fused) flags |= H5FZ_CODEGEN_WARP_FUSED;
 
   st = h5fz_spec_parse(text, &spec);
   if (st == H5FZ_OK) st = h5fz_spec_validate(&spec);

@@ -56,17 +56,10 @@ static void help(FILE *out)
           DEFAULT_CHUNK_BYTES);
 }
 
-static h5fz_dtype dtype_from_name(const char *s)
-{
-  if (!strcmp(s, "f32") || !strcmp(s, "float32")) return H5FZ_DTYPE_F32;
-  if (!strcmp(s, "f64") || !strcmp(s, "float64")) return H5FZ_DTYPE_F64;
-  return H5FZ_DTYPE_UNKNOWN;
-}
-
 static h5fz_dtype dtype_from_path(const char *path)
 {
   const char *dot = strrchr(path, '.');
-  return dot ? dtype_from_name(dot + 1) : H5FZ_DTYPE_UNKNOWN;
+  return dot ? h5fz_cli_parse_dtype(dot + 1) : H5FZ_DTYPE_UNKNOWN;
 }
 
 /* Opens path and checks that it is a regular file of exactly want bytes
@@ -323,7 +316,7 @@ int h5fz_cmd_from_raw(int argc, char **argv)
       break;
     case 'd': job.dataset = optarg; break;
     case 't':
-      job.dtype = dtype_from_name(optarg);
+      job.dtype = h5fz_cli_parse_dtype(optarg);
       if (job.dtype == H5FZ_DTYPE_UNKNOWN) {
         h5fz_cli_error(cmd, "bad --dtype '%s' (f32 or f64)", optarg);
         return H5FZ_CLI_USAGE;

@@ -104,6 +104,29 @@ void h5fz_cli_format_dims(const hsize_t *dims, int rank, char *buf, size_t len);
  * NULL when out of memory: a spec given as several words. */
 char *h5fz_cli_join_words(int argc, char **argv, int first);
 
+/* The element type named s: "f32"/"float32" or "f64"/"float64" (the
+ * --dtype values and raw file extensions), else H5FZ_DTYPE_UNKNOWN. */
+h5fz_dtype h5fz_cli_parse_dtype(const char *s);
+
+/* One option of a command that takes its options anywhere among the words
+ * of a spec (h5fz_cli_spec_words): name ("--ud"); with takes_value, its
+ * value ("--dtype f32" or "--dtype=f32") goes to *value ("" when missing,
+ * for the command's own check to refuse), else *flag is set to 1. */
+typedef struct {
+  const char *name;
+  int takes_value;
+  int *flag;
+  const char **value;
+} h5fz_cli_word_option;
+
+/* The spec words of argv[1..argc) joined with blanks (malloc'd; the caller
+ * frees), for cd-values and codegen, whose options (opts, ended by a NULL
+ * name) may come anywhere: getopt is not used because spec words such as
+ * "->" start with '-'; "--" ends the options. Returns NULL with *status =
+ * H5FZ_CLI_OK for -h/--help (print the help), or with H5FZ_CLI_USAGE after
+ * printing why (an unknown option, listing opts; no SPEC; no memory). */
+char *h5fz_cli_spec_words(const char *cmd, int argc, char **argv, const h5fz_cli_word_option *opts, int *status);
+
 /* Parse a finite double; returns 0, or -1 if text is not entirely a number. */
 int h5fz_cli_parse_double(const char *text, double *out);
 

@@ -5,15 +5,9 @@
  * which it clears after them. No include guard: it is meant to be
  * included twice.
  */
-#include "op_quant.h"
-#include "op_delta.h"
-#include "op_lorenzo.h"
-#include "op_lorenzo_nd.h"
-#include "op_zigzag.h"
-#include "op_negabinary.h"
-#include "op_bitshuffle.h"
-#include "op_bitpack.h"
-#include "op_huff.h"
+/* every word op's op_X.h, in its order: generated from the files by
+ * device_ops/op_list.cmake, so that a new op adds no line here */
+#include "h5fz_ops_list.h"
 #undef H5FZ_T_FLOAT
 #undef H5FZ_T_WORD
 #undef H5FZ_T_SWORD

@@ -58,7 +58,14 @@ typedef enum {
   H5FZ_MODE_LOSSLESS = 3 /* bit-exact; bound 0 */
 } h5fz_mode;
 
-/* Op ids: stable numbers stored in cd_values and in every chunk header. */
+/* Op ids: stable numbers stored in cd_values and in every chunk header
+ * (docs/format.md §5.1). The op table (fusion/format/h5fz_optable.c) is
+ * where an op and its id are defined: each row names its id. These
+ * constants are the ids of the ops that existed when the table became the
+ * one definition; they never change and stay for the code that uses them
+ * (tests/core/test_core_roundtrip.c checks them against the rows). An op
+ * added later has its number in its row only: find it by name with
+ * h5fz_op_id_of ("bitnot") or list the table with h5fz_op_at / `h5fz ops`. */
 typedef enum {
   H5FZ_OP_NONE = 0,
   H5FZ_OP_QUANT = 1,       /* map: error-bounded quantizer + outlier escape */
@@ -290,6 +297,11 @@ int h5fz_chunk_outliers(const void *in, size_t in_bytes, uint32_t *pos, void *va
 
 /* Name of an op id ("delta"), or NULL if the id is unknown. */
 const char *h5fz_op_name(unsigned id);
+
+/* The id of the op named name ("delta"), or 0 (H5FZ_OP_NONE) if no op has
+ * that name: the way to an op's id for the ops that have no constant in
+ * h5fz_op_id above. */
+unsigned h5fz_op_id_of(const char *name);
 
 /* Entry i (0-based) of the op table: id, name, kind ("map", "transform",
  * "coder") and a one-line summary. Returns H5FZ_OK, or H5FZ_ERR_ARG when i

@@ -92,11 +92,7 @@ static int decode_chunk(const void *in_v, size_t in_bytes, void **out, size_t *o
         h5fz_log_once(H5FZ_LOG_GPU_DECODE,
                       "h5fz: GPU decode failed, this and later failing chunks use the CPU executor: %s",
                       h5fz_last_error());
-      if ((rc = h5fz_cpu_decode_chunk(p, r.entries, r.payload, r.offsets, r.values, r.pos, r.vals, r.h.n_outliers))) {
-        h5fz_chunk_read_free(&r);
-        return rc;
-      }
-      r.outliers_placed = 1;
+      if ((rc = h5fz_cpu_decode_read(&r))) return rc;
     }
   }
   return h5fz_chunk_read_end(&r, want, out, out_bytes);

@@ -24,7 +24,8 @@ typedef enum {
 } h5fz_stream;
 
 typedef struct {
-  h5fz_op_id id;
+  unsigned id;      /* the op id (1..255): an h5fz_op_id constant, or, for an op
+                       added since, the number its row writes (h5fz.h) */
   const char *name; /* text form and generated code */
   h5fz_op_kind kind;
   h5fz_stream input; /* what the op consumes (coders: WORDS or BYTES) */

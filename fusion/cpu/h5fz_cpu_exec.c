@@ -299,12 +299,18 @@ int h5fz_cpu_decode_container(const void *in, size_t in_bytes, h5fz_dtype dtype,
   h5fz_chunk_read r;
   int rc = h5fz_chunk_read_begin(in, in_bytes, dtype, chunk_bytes, NULL, &r);
   if (rc) return rc;
-  if (!r.complete && r.h.n_subchunks) {
-    if ((rc = h5fz_cpu_decode_chunk(&r.p, r.entries, r.payload, r.offsets, r.values, r.pos, r.vals, r.h.n_outliers))) {
-      h5fz_chunk_read_free(&r);
-      return rc;
-    }
-    r.outliers_placed = 1;
-  }
+  if (!r.complete && r.h.n_subchunks && (rc = h5fz_cpu_decode_read(&r))) return rc;
   return h5fz_chunk_read_end(&r, NULL, out, out_bytes);
+}
+
+int h5fz_cpu_decode_read(h5fz_chunk_read *r)
+{
+  int rc =
+      h5fz_cpu_decode_chunk(&r->p, r->entries, r->payload, r->offsets, r->values, r->pos, r->vals, r->h.n_outliers);
+  if (rc) {
+    h5fz_chunk_read_free(r);
+    return rc;
+  }
+  r->outliers_placed = 1;
+  return H5FZ_OK;
 }

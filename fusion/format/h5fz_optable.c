@@ -1,4 +1,10 @@
-/* h5fz_optable.c - the one table of ops: id, name, kind, stream types. */
+/* h5fz_optable.c - the one table of ops: id, name, kind, stream types.
+ *
+ * A row is the definition of an op: its id (the stable number of
+ * docs/format.md §5.1; the ops before the table became the definition have
+ * a constant in h5fz.h, a later op writes its number here), its name, its
+ * streams, the prefix of its device functions (device_ops/op_X.h, which the
+ * GPU's codegen calls) and its CPU forms (device_ops/op_X_cpu.c). */
 #include <string.h>
 
 #include "h5fz_internal.h"
@@ -101,6 +107,12 @@ const h5fz_op_info *h5fz_op_table(size_t *count)
 {
   *count = sizeof op_table / sizeof op_table[0];
   return op_table;
+}
+
+unsigned h5fz_op_id_of(const char *name)
+{
+  const h5fz_op_info *op = name ? h5fz_op_by_name(name) : NULL;
+  return op ? (unsigned)op->id : 0u;
 }
 
 const char *h5fz_op_name(unsigned id)

@@ -69,6 +69,18 @@ static void emit_warp_fast(h5fz_strbuf *b)
        H5FZ_KERNEL_DECODE_WFP, prologue);
 }
 
+/* One warp-fused kernel: its head (head_fmt with the chain's extra
+ * arguments, "" for none), the block prologue both kernels share, then its
+ * body (text, emitted as it is). The four kernels of emit_warp_fused are
+ * each this, so the parts they share are written once. */
+static void emit_wf_kernel(h5fz_strbuf *b, const char *head_fmt, const char *head_args, const char *prologue,
+                           const char *body)
+{
+  h5fz_emit(b, head_fmt, head_args);
+  h5fz_emit(b, "%s", prologue);
+  h5fz_emit(b, "%s", body);
+}
+
 /* The warp-fused kernels (device_ops/op_warp_fused.h): one block of
  * WF_THREADS per full sub-chunk, the same arguments as the generic ones;
  * a partial sub-chunk's block returns at once (the generic kernel takes it). */
@@ -90,23 +102,21 @@ static void emit_warp_fused(h5fz_strbuf *b, int lnd)
       "               unsigned long long n, double eb, double step, double inv_step, int mode, unsigned long long "
       "fill, uint32_t n_sub,\n"
       "               const double *qchunk, value_t *out, int *status%s)\n{\n";
-  static const char encode_call[] =
-      "  h5fz_wf_encode(&S, in + base + first, &qp, %s, slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "
-      "blockIdx.x,\n"
-      "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n";
+  /* the encode's call of the fused chain, the first word's predecessor (%s) its one difference */
+#define WF_ENCODE_CALL(carry)                                                                                          \
+  "  h5fz_wf_encode(&S, in + base + first, &qp, " carry ", slots + (size_t)blockIdx.x * SLOT_BYTES, entries + "         \
+  "blockIdx.x,\n"                                                                                                      \
+  "                 ocount + blockIdx.x, opos + base + first, oval + base + first);\n}\n"
   if (!lnd) {
     h5fz_emit(b, "%s",
          "\n/* warp-fused kernels: the whole chain with the words in registers, one block per full sub-chunk */\n");
-    h5fz_emit(b, encode_head, "");
-    h5fz_emit(b, "%s", prologue);
-    h5fz_emit(b, encode_call, "0u");
-    h5fz_emit(b, decode_head, "");
-    h5fz_emit(b, "%s", prologue);
-    h5fz_emit(b, "%s",
-         "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + first,\n"
-         "                     (uint32_t *)0) &&\n"
-         "      threadIdx.x == 0)\n"
-         "    atomicMax(status, (int)blockIdx.x + 1);\n}\n");
+    emit_wf_kernel(b, encode_head, "", prologue, WF_ENCODE_CALL("0u"));
+    emit_wf_kernel(b, decode_head, "", prologue,
+                   "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, out + base + "
+                   "first,\n"
+                   "                     (uint32_t *)0) &&\n"
+                   "      threadIdx.x == 0)\n"
+                   "    atomicMax(status, (int)blockIdx.x + 1);\n}\n");
     return;
   }
   /* lorenzo_nd's 1-D predictor is the delta over the whole chunk: the
@@ -116,32 +126,32 @@ static void emit_warp_fused(h5fz_strbuf *b, int lnd)
   h5fz_emit(b, "%s",
        "\n/* warp-fused kernels for lorenzo_nd's 1-D predictor (the delta across sub-chunks): one block per full\n"
        " * sub-chunk; the generic kernels take the other predictors */\n");
-  h5fz_emit(b, encode_head, ", h5fz_lnd_geom lnd, const unsigned long long *lnd_costs");
-  h5fz_emit(b, "%s", prologue);
-  h5fz_emit(b, "%s",
-       "  if (h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim) != 1u)\n"
-       "    return; /* the generic kernel's */\n"
-       "  uint32_t carry0 = 0; /* the word of the value before the sub-chunk */\n"
-       "  if (first) (void)h5fz_wf_quant(in[base + first - 1u], &qp, &carry0);\n");
-  h5fz_emit(b, encode_call, "carry0");
-  h5fz_emit(b, decode_head, ", h5fz_lnd_geom lnd, unsigned long long *lnd_aux,\n               const uint32_t *lnd_pred");
-  h5fz_emit(b, "%s", prologue);
-  h5fz_emit(b, "  h5fz_lnd_geom lg = lnd; /* the chunk's predictor (its header's) */\n"
-          "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
-          "  if (lg.dim != 1u) return; /* the generic kernel's */\n"
-          "  word_t *const words = (word_t *)(out + base + first); /* words until h5fz_lnd_xfix_kernel */\n"
-          "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, (value_t *)0, words)) {\n"
-          "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
-          "    return; /* every thread of the block */\n"
-          "  }\n"
-          "  __syncthreads(); /* the last word, stored by another warp */\n"
-          "  if (threadIdx.x == 0) { /* as h5fz_lnd_xscan leaves them */\n"
-          "    uint32_t ex, ey, f = (uint32_t)first;\n"
-          "    h5fz_lnd_eff(&lg, &ex, &ey);\n"
-          "    uint32_t head = f %% ex ? ex - f %% ex : 0u;\n"
-          "    lnd_aux[2u * blockIdx.x] = (unsigned long long)words[SUB_ELEMS - 1u];\n"
-          "    lnd_aux[2u * blockIdx.x + 1u] = head < SUB_ELEMS ? 1u : 0u;\n"
-          "  }\n}\n");
+  emit_wf_kernel(b, encode_head, ", h5fz_lnd_geom lnd, const unsigned long long *lnd_costs", prologue,
+                 "  if (h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, "
+                 "lnd.dim) != 1u)\n"
+                 "    return; /* the generic kernel's */\n"
+                 "  uint32_t carry0 = 0; /* the word of the value before the sub-chunk */\n"
+                 "  if (first) (void)h5fz_wf_quant(in[base + first - 1u], &qp, &carry0);\n" WF_ENCODE_CALL("carry0"));
+  emit_wf_kernel(b, decode_head, ", h5fz_lnd_geom lnd, unsigned long long *lnd_aux,\n               const uint32_t *lnd_pred",
+                 prologue,
+                 "  h5fz_lnd_geom lg = lnd; /* the chunk's predictor (its header's) */\n"
+                 "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
+                 "  if (lg.dim != 1u) return; /* the generic kernel's */\n"
+                 "  word_t *const words = (word_t *)(out + base + first); /* words until h5fz_lnd_xfix_kernel */\n"
+                 "  if (h5fz_wf_decode(&S, payload + offsets[blockIdx.x], entries[blockIdx.x], &qp, (value_t *)0, "
+                 "words)) {\n"
+                 "    if (threadIdx.x == 0) atomicMax(status, (int)blockIdx.x + 1);\n"
+                 "    return; /* every thread of the block */\n"
+                 "  }\n"
+                 "  __syncthreads(); /* the last word, stored by another warp */\n"
+                 "  if (threadIdx.x == 0) { /* as h5fz_lnd_xscan leaves them */\n"
+                 "    uint32_t ex, ey, f = (uint32_t)first;\n"
+                 "    h5fz_lnd_eff(&lg, &ex, &ey);\n"
+                 "    uint32_t head = f % ex ? ex - f % ex : 0u;\n"
+                 "    lnd_aux[2u * blockIdx.x] = (unsigned long long)words[SUB_ELEMS - 1u];\n"
+                 "    lnd_aux[2u * blockIdx.x + 1u] = head < SUB_ELEMS ? 1u : 0u;\n"
+                 "  }\n}\n");
+#undef WF_ENCODE_CALL
 }
 
 void h5fz_codegen_emit_warp_fused(h5fz_strbuf *b, const h5fz_spec *spec)

@@ -4,6 +4,7 @@
  * plus the PCIe link from sysfs, which the driver does not report.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,25 +13,35 @@
 #include "h5fz_device_query.h"
 #include "h5fz_fail.h"
 
-/* CUdevice_attribute values (cuda.h, CUDA 11-13) */
-enum {
-  ATTR_MAX_THREADS_PER_BLOCK = 1,
-  ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
-  ATTR_MAX_REGISTERS_PER_BLOCK = 12,
-  ATTR_MULTIPROCESSOR_COUNT = 16,
-  ATTR_PCI_BUS_ID = 33,
-  ATTR_PCI_DEVICE_ID = 34,
-  ATTR_MEMORY_CLOCK_RATE = 36,       /* kHz */
-  ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37, /* bits */
-  ATTR_L2_CACHE_SIZE = 38,
-  ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
-  ATTR_PCI_DOMAIN_ID = 50,
-  ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
-  ATTR_COMPUTE_CAPABILITY_MINOR = 76,
-  ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
-  ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
-  ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+/* The CUdevice_attribute values (cuda.h, CUDA 11-13) of the PCI address,
+ * which read_pcie looks up in sysfs. */
+enum { ATTR_PCI_BUS_ID = 33, ATTR_PCI_DEVICE_ID = 34, ATTR_PCI_DOMAIN_ID = 50 };
+
+/* The fields of the description the driver fills straight from an
+ * attribute: one row a field, its CUdevice_attribute value (cuda.h, CUDA
+ * 11-13) beside it, so a new field is one line; wide: an int64_t field (the
+ * others are int). */
+#define FIELD(f) offsetof(h5fz_device_desc, f), sizeof(((h5fz_device_desc *)0)->f) == 8
+static const struct {
+  int attr;
+  size_t offset;
+  int wide;
+} attr_fields[] = {
+    {75, FIELD(cc_major)},             /* COMPUTE_CAPABILITY_MAJOR */
+    {76, FIELD(cc_minor)},             /* COMPUTE_CAPABILITY_MINOR */
+    {16, FIELD(sm_count)},             /* MULTIPROCESSOR_COUNT */
+    {1, FIELD(max_threads_per_block)}, /* MAX_THREADS_PER_BLOCK */
+    {39, FIELD(max_threads_per_sm)},   /* MAX_THREADS_PER_MULTIPROCESSOR */
+    {8, FIELD(smem_per_block)},        /* MAX_SHARED_MEMORY_PER_BLOCK */
+    {97, FIELD(smem_per_block_optin)}, /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN (0: no opt-in, see below) */
+    {81, FIELD(smem_per_sm)},          /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
+    {12, FIELD(regs_per_block)},       /* MAX_REGISTERS_PER_BLOCK */
+    {82, FIELD(regs_per_sm)},          /* MAX_REGISTERS_PER_MULTIPROCESSOR */
+    {36, FIELD(mem_clock_khz)},        /* MEMORY_CLOCK_RATE, kHz */
+    {37, FIELD(mem_bus_bits)},         /* GLOBAL_MEMORY_BUS_WIDTH, bits */
+    {38, FIELD(l2_bytes)},             /* L2_CACHE_SIZE */
 };
+#undef FIELD
 
 /* printf into why (when there is room for it). */
 static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -94,20 +105,15 @@ static void read_pcie(const h5fz_cuda_api *cu, CUdevice d, h5fz_device_desc *out
 static void read_attributes(const h5fz_cuda_api *cu, CUdevice d, h5fz_device_desc *out)
 {
   size_t mem = 0;
-  out->cc_major = attr(cu, d, ATTR_COMPUTE_CAPABILITY_MAJOR);
-  out->cc_minor = attr(cu, d, ATTR_COMPUTE_CAPABILITY_MINOR);
-  out->sm_count = attr(cu, d, ATTR_MULTIPROCESSOR_COUNT);
-  out->max_threads_per_block = attr(cu, d, ATTR_MAX_THREADS_PER_BLOCK);
-  out->max_threads_per_sm = attr(cu, d, ATTR_MAX_THREADS_PER_MULTIPROCESSOR);
-  out->smem_per_block = attr(cu, d, ATTR_MAX_SHARED_MEMORY_PER_BLOCK);
-  out->smem_per_block_optin = attr(cu, d, ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  for (size_t i = 0; i < sizeof attr_fields / sizeof attr_fields[0]; i++) {
+    char *field = (char *)out + attr_fields[i].offset;
+    int v = attr(cu, d, attr_fields[i].attr);
+    if (attr_fields[i].wide)
+      *(int64_t *)(void *)field = v;
+    else
+      *(int *)(void *)field = v;
+  }
   if (out->smem_per_block_optin == 0) out->smem_per_block_optin = out->smem_per_block;
-  out->smem_per_sm = attr(cu, d, ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
-  out->regs_per_block = attr(cu, d, ATTR_MAX_REGISTERS_PER_BLOCK);
-  out->regs_per_sm = attr(cu, d, ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR);
-  out->mem_clock_khz = attr(cu, d, ATTR_MEMORY_CLOCK_RATE);
-  out->mem_bus_bits = attr(cu, d, ATTR_GLOBAL_MEMORY_BUS_WIDTH);
-  out->l2_bytes = attr(cu, d, ATTR_L2_CACHE_SIZE);
   if (cu->cuDeviceTotalMem(&mem, d) == 0) out->total_mem_bytes = (int64_t)mem;
   read_pcie(cu, d, out);
 }

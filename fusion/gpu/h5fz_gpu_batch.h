@@ -60,31 +60,37 @@ static __device__ __forceinline__ unsigned long long h5fz_batch_row(const h5fz_b
 }
 
 /* One warp per row of the batch, lanes along the row: coalesced on both
- * sides. n_rows = chunks in the batch * rows per chunk. */
+ * sides. n_rows = chunks in the batch * rows per chunk. The gather (array
+ * -> chunks, a row's padding filled with fill) and the scatter (chunks ->
+ * array, the padding dropped) walk the rows alike: h5fz_batch_move_##W is
+ * that walk, to_chunks the way the values go (a constant in each kernel
+ * that inlines it). */
 #define H5FZ_BATCH_MOVE(W, T)                                                                              \
-  extern "C" __global__ void h5fz_gather_##W(const T *array, T *chunks, h5fz_batch_geom g,                 \
-                                             unsigned long long n_rows, T fill)                           \
+  static __device__ __forceinline__ void h5fz_batch_move_##W(T *array, T *chunks, const h5fz_batch_geom *g, \
+                                                             unsigned long long n_rows, int to_chunks,     \
+                                                             T fill)                                       \
   {                                                                                                        \
-    unsigned long long L = g.chunk[g.rank - 1];                                                            \
+    unsigned long long L = g->chunk[g->rank - 1];                                                          \
     unsigned lane = threadIdx.x & 31u;                                                                     \
-    for (unsigned long long r = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) / 32u;        \
-         r < n_rows; r += (gridDim.x * (unsigned long long)blockDim.x) / 32u) {                           \
-      unsigned long long inside, src = h5fz_batch_row(&g, r, &inside);                                    \
-      T *dst = chunks + r * L;                                                                             \
-      for (unsigned long long x = lane; x < L; x += 32u) dst[x] = x < inside ? array[src + x] : fill;      \
+    for (unsigned long long r = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) / 32u;         \
+         r < n_rows; r += (gridDim.x * (unsigned long long)blockDim.x) / 32u) {                            \
+      unsigned long long inside, at = h5fz_batch_row(g, r, &inside);                                       \
+      T *row = chunks + r * L;                                                                             \
+      if (to_chunks)                                                                                       \
+        for (unsigned long long x = lane; x < L; x += 32u) row[x] = x < inside ? array[at + x] : fill;     \
+      else                                                                                                 \
+        for (unsigned long long x = lane; x < inside; x += 32u) array[at + x] = row[x];                    \
     }                                                                                                      \
   }                                                                                                        \
-  extern "C" __global__ void h5fz_scatter_##W(const T *chunks, T *array, h5fz_batch_geom g,                \
-                                              unsigned long long n_rows)                                  \
+  extern "C" __global__ void h5fz_gather_##W(const T *array, T *chunks, h5fz_batch_geom g,                 \
+                                             unsigned long long n_rows, T fill)                            \
   {                                                                                                        \
-    unsigned long long L = g.chunk[g.rank - 1];                                                            \
-    unsigned lane = threadIdx.x & 31u;                                                                     \
-    for (unsigned long long r = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) / 32u;        \
-         r < n_rows; r += (gridDim.x * (unsigned long long)blockDim.x) / 32u) {                           \
-      unsigned long long inside, dst = h5fz_batch_row(&g, r, &inside);                                    \
-      const T *src = chunks + r * L;                                                                       \
-      for (unsigned long long x = lane; x < inside; x += 32u) array[dst + x] = src[x];                     \
-    }                                                                                                      \
+    h5fz_batch_move_##W((T *)array, chunks, &g, n_rows, 1, fill); /* array only read */                    \
+  }                                                                                                        \
+  extern "C" __global__ void h5fz_scatter_##W(const T *chunks, T *array, h5fz_batch_geom g,                \
+                                              unsigned long long n_rows)                                   \
+  {                                                                                                        \
+    h5fz_batch_move_##W(array, (T *)chunks, &g, n_rows, 0, (T)0); /* chunks only read */                   \
   }                                                                                                        \
   extern "C" __global__ void h5fz_fill_##W(T *dst, unsigned long long n, T fill)                          \
   {                                                                                                        \

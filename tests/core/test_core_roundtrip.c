@@ -828,6 +828,40 @@ static void test_op_table_cpu_forms(void)
   }
 }
 
+/* The op table defines the ops and their ids (h5fz_optable.c): every id is
+ * one byte of the header's op list, not 0, and names one op; names are
+ * unique; and the public constants of h5fz.h, frozen when the table became
+ * the definition, still name the ops they always did (the ids are in every
+ * chunk written, docs/format.md §5.1). */
+static void test_op_table_ids(void)
+{
+  static const struct {
+    unsigned id;
+    const char *name;
+  } frozen[] = {{H5FZ_OP_QUANT, "quant"},         {H5FZ_OP_DELTA, "delta"},
+                {H5FZ_OP_ZIGZAG, "zigzag"},       {H5FZ_OP_NEGABINARY, "negabinary"},
+                {H5FZ_OP_BITSHUFFLE, "bitshuffle"}, {H5FZ_OP_LORENZO, "lorenzo"},
+                {H5FZ_OP_LORENZO_ND, "lorenzo_nd"}, {H5FZ_OP_RZE, "rze"},
+                {H5FZ_OP_RAW, "raw"},             {H5FZ_OP_BITPACK, "bitpack"},
+                {H5FZ_OP_HUFF, "huff"},           {H5FZ_OP_HUFFCTX, "huffctx"}};
+  size_t count;
+  const h5fz_op_info *ops = h5fz_op_table(&count);
+  for (size_t i = 0; i < count; i++) {
+    CHECK(ops[i].id > 0 && ops[i].id <= 255, "%s: id %u is not one byte > 0", ops[i].name, ops[i].id);
+    for (size_t j = 0; j < i; j++) {
+      CHECK(ops[i].id != ops[j].id, "%s and %s share id %u", ops[i].name, ops[j].name, ops[i].id);
+      CHECK(strcmp(ops[i].name, ops[j].name) != 0, "two rows are named %s", ops[i].name);
+    }
+    CHECK(h5fz_op_id_of(ops[i].name) == ops[i].id, "%s: h5fz_op_id_of", ops[i].name);
+  }
+  for (size_t k = 0; k < sizeof frozen / sizeof frozen[0]; k++) {
+    const char *name = h5fz_op_name(frozen[k].id);
+    CHECK(name && !strcmp(name, frozen[k].name), "constant %u is %s, not %s", frozen[k].id, name ? name : "no op",
+          frozen[k].name);
+  }
+  CHECK(h5fz_op_id_of("no-such-op") == H5FZ_OP_NONE && h5fz_op_id_of(NULL) == H5FZ_OP_NONE, "unknown names");
+}
+
 int main(void)
 {
   static const char *chains[] = {
@@ -844,6 +878,7 @@ int main(void)
   static const size_t sizes[] = {1, 63, 64, 65, 4095, 4096, 4097, 100000};
   test_spec_forms();
   test_op_table_cpu_forms();
+  test_op_table_ids();
   for (size_t c = 0; c < sizeof chains / sizeof *chains; c++)
     for (int f64 = 0; f64 < 2; f64++)
       for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)

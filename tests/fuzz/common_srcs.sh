@@ -5,11 +5,14 @@
 h5fz_fuzz_gen_sources() {
   mkdir -p "$gen"
   local hdrs="" h
-  for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h h5fz_ops_words.h op_quant.h op_delta.h op_lorenzo.h op_lorenzo_nd.h op_zigzag.h \
-           op_negabinary.h op_bitshuffle.h op_rze.h op_bitpack.h op_huff.h; do
+  # the word ops' include list, as device_ops/CMakeLists.txt makes it
+  cmake -DH5FZ_OP_LIST_DIR="$root/device_ops" -DH5FZ_OP_LIST_OUTPUT="$gen/h5fz_ops_list.h" \
+        -P "$root/device_ops/op_list.cmake"
+  for h in h5fz_dev.h h5fz_detmath.h h5fz_ops.h h5fz_ops_words.h op_rze.h \
+           $(sed -n 's/^#include "\(op_[a-z0-9_]*\.h\)"$/\1/p' "$gen/h5fz_ops_list.h"); do
     hdrs="${hdrs:+$hdrs|}$root/device_ops/$h"
   done
-  hdrs="$hdrs|$root/fusion/gpu/h5fz_gpu_tail.h"
+  hdrs="$hdrs|$gen/h5fz_ops_list.h|$root/fusion/gpu/h5fz_gpu_tail.h"
   cmake -DOUTPUT="$gen/h5fz_embedded_ops.c" "-DHEADERS=$hdrs" -P "$root/device_ops/embed_ops.cmake"
   cmake -DINPUT="$root/planner/registry/kernel_classes.txt" -DOUTPUT="$gen/registry_text.c" \
         -DSYMBOL=h5fz_planner_registry_text -P "$root/planner/embed_text.cmake"
@@ -33,6 +36,6 @@ h5fz_fuzz_gen_sources() {
   H5FZ_FUZZ_SRCS=( "${lib_srcs[@]}" "$root/fusion/gpu/h5fz_jit_embedded_none.c" "$gen/h5fz_embedded_ops.c"
                    "$gen/registry_text.c" )
   H5FZ_FUZZ_INC="-I$root/fusion -I$root/fusion/format -I$root/fusion/cpu -I$root/fusion/gpu -I$root/planner -I$root/errors"
-  H5FZ_FUZZ_INC="$H5FZ_FUZZ_INC -I$root/device_ops -I$root"
+  H5FZ_FUZZ_INC="$H5FZ_FUZZ_INC -I$root/device_ops -I$gen -I$root"
   H5FZ_FUZZ_DEFS="-D_GNU_SOURCE -DH5FZ_FILTER_ID=32770 -DH5FZ_VERSION_STRING=\"fuzz\""
 }
