@@ -19,30 +19,21 @@ static int decode(int wide, const uint8_t *in, uint32_t size, uint8_t *out, uint
               : h5fz_huff_decode_32(&one_thread, in, size, (uint32_t *)out, n, scratch, nctx);
 }
 
-uint32_t h5fz_cpu_coder_huff_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out, uint32_t cap,
-                                    void *scratch, void *tmp)
-{
-  (void)L;
-  return encode(wide, in, n, out, cap, scratch, tmp, 1u);
-}
+/* The op table's coder functions of huff (one code) and huffctx (two):
+ * the table's signature has no code count, so each coder gets its pair. */
+#define H5FZ_HUFF_CPU_CODER(name, nctx)                                                                               \
+  uint32_t h5fz_cpu_coder_##name##_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out,          \
+                                          uint32_t cap, void *scratch, void *tmp)                                     \
+  {                                                                                                                    \
+    (void)L;                                                                                                           \
+    return encode(wide, in, n, out, cap, scratch, tmp, nctx);                                                          \
+  }                                                                                                                    \
+  int h5fz_cpu_coder_##name##_decode(int wide, const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint32_t n, \
+                                     void *scratch)                                                                    \
+  {                                                                                                                    \
+    (void)L;                                                                                                           \
+    return decode(wide, in, size, out, n, scratch, nctx);                                                              \
+  }
 
-int h5fz_cpu_coder_huff_decode(int wide, const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint32_t n,
-                               void *scratch)
-{
-  (void)L;
-  return decode(wide, in, size, out, n, scratch, 1u);
-}
-
-uint32_t h5fz_cpu_coder_huffctx_encode(int wide, const uint8_t *in, uint32_t L, uint32_t n, uint8_t *out,
-                                       uint32_t cap, void *scratch, void *tmp)
-{
-  (void)L;
-  return encode(wide, in, n, out, cap, scratch, tmp, 2u);
-}
-
-int h5fz_cpu_coder_huffctx_decode(int wide, const uint8_t *in, uint32_t size, uint8_t *out, uint32_t L, uint32_t n,
-                                  void *scratch)
-{
-  (void)L;
-  return decode(wide, in, size, out, n, scratch, 2u);
-}
+H5FZ_HUFF_CPU_CODER(huff, 1u)
+H5FZ_HUFF_CPU_CODER(huffctx, 2u)
