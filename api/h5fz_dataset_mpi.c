@@ -327,8 +327,9 @@ static int store_chunks(hid_t dset, const h5fz_dataset_info *di, const h5fz_mpi_
 {
   hsize_t off[H5FZ_ARRAY_MAX_RANK];
   for (uint64_t i = 0; i < all->n; i++) {
-    h5fz_dataset_chunk_offset(&di->g, all->index[i], off);
-    int rc = h5fz_dataset_write_container(dset, di, off, all->index[i], all->payload + all->offset[i], all->bytes[i]);
+    const h5fz_mpi_chunk *c = &all->chunk[i];
+    h5fz_dataset_chunk_offset(&di->g, c->index, off);
+    int rc = h5fz_dataset_write_container(dset, di, off, c->index, all->payload + c->offset, c->bytes);
     if (rc) return rc;
   }
   return H5FZ_OK;

@@ -13,16 +13,16 @@
 /* MPI counts are int: big buffers go in pieces of this many bytes. */
 #define PIECE (1ull << 30)
 
+/* The gathers below send a table as 3 * n MPI_UINT64_T. */
+_Static_assert(sizeof(h5fz_mpi_chunk) == 3 * sizeof(uint64_t), "h5fz_mpi_chunk is three uint64_t, unpadded");
+
 int h5fz_mpi_chunks_add(h5fz_mpi_chunks *c, uint64_t index, const void *container, size_t bytes)
 {
   if (c->n == c->cap) {
     uint64_t cap = c->cap ? 2 * c->cap : 64;
-    uint64_t *i = realloc(c->index, cap * 8), *o = i ? realloc(c->offset, cap * 8) : NULL,
-             *b = o ? realloc(c->bytes, cap * 8) : NULL;
-    if (i) c->index = i;
-    if (o) c->offset = o;
-    if (!b) return h5fz_fail(H5FZ_ERR_NOMEM, "chunk table of %llu entries", (unsigned long long)cap);
-    c->bytes = b;
+    h5fz_mpi_chunk *t = realloc(c->chunk, cap * sizeof *t);
+    if (!t) return h5fz_fail(H5FZ_ERR_NOMEM, "chunk table of %llu entries", (unsigned long long)cap);
+    c->chunk = t;
     c->cap = cap;
   }
   if (c->used + bytes > c->payload_cap) {
@@ -33,19 +33,14 @@ int h5fz_mpi_chunks_add(h5fz_mpi_chunks *c, uint64_t index, const void *containe
     c->payload_cap = cap;
   }
   memcpy(c->payload + c->used, container, bytes);
-  c->index[c->n] = index;
-  c->offset[c->n] = c->used;
-  c->bytes[c->n] = bytes;
-  c->n++;
+  c->chunk[c->n++] = (h5fz_mpi_chunk){.index = index, .offset = c->used, .bytes = bytes};
   c->used += bytes;
   return H5FZ_OK;
 }
 
 void h5fz_mpi_chunks_free(h5fz_mpi_chunks *c)
 {
-  free(c->index);
-  free(c->offset);
-  free(c->bytes);
+  free(c->chunk);
   free(c->payload);
   memset(c, 0, sizeof *c);
 }
@@ -90,6 +85,13 @@ static uint64_t chunk_of_element(const h5fz_array_geom *g, uint64_t pos)
   return idx;
 }
 
+/* qsort order of chunk records: by chunk index (unique across ranks). */
+static int by_chunk_index(const void *a, const void *b)
+{
+  uint64_t x = ((const h5fz_mpi_chunk *)a)->index, y = ((const h5fz_mpi_chunk *)b)->index;
+  return x < y ? -1 : x > y;
+}
+
 int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_mpi_chunks *all)
 {
   int size = 1;
@@ -104,84 +106,67 @@ int h5fz_mpi_chunks_allgather(MPI_Comm comm, const h5fz_mpi_chunks *mine, h5fz_m
     n += per[2 * r];
     bytes += per[2 * r + 1];
   }
-  uint64_t *index = malloc((n + 1) * 8), *offset = malloc((n + 1) * 8), *len = malloc((n + 1) * 8);
+  h5fz_mpi_chunk *table = malloc((n + 1) * sizeof *table);
   uint8_t *payload = malloc(bytes + 1);
-  uint64_t *order = malloc((n + 1) * 8);
   int *counts = malloc((size_t)size * 2 * sizeof *counts), *displs = counts ? counts + size : NULL;
-  rc = index && offset && len && payload && order && counts
+  rc = table && payload && counts
            ? H5FZ_OK
            : h5fz_fail(H5FZ_ERR_NOMEM, "%llu bytes of chunk containers from all ranks", (unsigned long long)bytes);
   if ((rc = h5fz_mpi_agree(comm, rc))) goto fail;
-  /* rank r's tables and payload land after ranks 0..r-1's. One Allgatherv
+  /* rank r's table and payload land after ranks 0..r-1's. One Allgatherv
    * each where MPI's int counts and displacements hold them (one collective
    * instead of a broadcast per rank: on the H200 node, 8 ranks' 84 MB of
    * containers took 0.11-0.25 s as 4 x 8 broadcasts); else a broadcast from
-   * each rank, in pieces. */
+   * each rank, in pieces. A table entry is 3 MPI_UINT64_T. */
   int me = 0;
   MPI_Comm_rank(comm, &me);
-  int fits = n <= (uint64_t)INT_MAX && bytes <= (uint64_t)INT_MAX;
+  int fits = n <= (uint64_t)INT_MAX / 3 && bytes <= (uint64_t)INT_MAX;
+  uint64_t at = 0, base = 0;
   if (fits) {
-    uint64_t at = 0, base = 0;
     for (int r = 0; r < size; r++) {
-      counts[r] = (int)per[2 * r];
-      displs[r] = (int)at;
+      counts[r] = (int)(3 * per[2 * r]);
+      displs[r] = (int)(3 * at);
       at += per[2 * r];
     }
-    MPI_Allgatherv(mine->index, (int)mine->n, MPI_UINT64_T, index, counts, displs, MPI_UINT64_T, comm);
-    MPI_Allgatherv(mine->bytes, (int)mine->n, MPI_UINT64_T, len, counts, displs, MPI_UINT64_T, comm);
-    MPI_Allgatherv(mine->offset, (int)mine->n, MPI_UINT64_T, offset, counts, displs, MPI_UINT64_T, comm);
+    MPI_Allgatherv(mine->chunk, (int)(3 * mine->n), MPI_UINT64_T, table, counts, displs, MPI_UINT64_T, comm);
     for (int r = 0; r < size; r++) {
-      for (uint64_t i = (uint64_t)displs[r]; i < (uint64_t)displs[r] + per[2 * r]; i++) offset[i] += base;
       counts[r] = (int)per[2 * r + 1];
       displs[r] = (int)base;
       base += per[2 * r + 1];
     }
     MPI_Allgatherv(mine->payload, (int)mine->used, MPI_BYTE, payload, counts, displs, MPI_BYTE, comm);
   } else {
-    uint64_t at = 0, base = 0;
     for (int r = 0; r < size; r++) {
       uint64_t nr = per[2 * r], br = per[2 * r + 1];
       if (r == me) {
-        memcpy(index + at, mine->index, nr * 8);
-        memcpy(len + at, mine->bytes, nr * 8);
-        memcpy(offset + at, mine->offset, nr * 8);
+        if (nr) memcpy(table + at, mine->chunk, nr * sizeof *table);
         if (br) memcpy(payload + base, mine->payload, br);
       }
-      bcast_bytes(index + at, nr * 8, r, comm);
-      bcast_bytes(len + at, nr * 8, r, comm);
-      bcast_bytes(offset + at, nr * 8, r, comm);
+      bcast_bytes(table + at, nr * sizeof *table, r, comm);
       bcast_bytes(payload + base, br, r, comm);
-      for (uint64_t i = at; i < at + nr; i++) offset[i] += base;
       at += nr;
       base += br;
     }
   }
-  free(counts);
-  counts = NULL;
-  /* every rank writes in the same (increasing index) order */
-  sort_order(index, NULL, n, order);
-  all->index = malloc((n + 1) * 8);
-  all->offset = malloc((n + 1) * 8);
-  all->bytes = malloc((n + 1) * 8);
-  rc = all->index && all->offset && all->bytes ? H5FZ_OK : h5fz_fail(H5FZ_ERR_NOMEM, "chunk table");
-  if ((rc = h5fz_mpi_agree(comm, rc))) goto fail;
-  for (uint64_t i = 0; i < n; i++) {
-    all->index[i] = index[order[i]];
-    all->offset[i] = offset[order[i]];
-    all->bytes[i] = len[order[i]];
+  /* each rank's offsets are into its own payload: move them to where it landed */
+  at = base = 0;
+  for (int r = 0; r < size; r++) {
+    for (uint64_t i = at; i < at + per[2 * r]; i++) table[i].offset += base;
+    at += per[2 * r];
+    base += per[2 * r + 1];
   }
+  /* every rank writes in the same (increasing index) order */
+  qsort(table, n, sizeof *table, by_chunk_index);
+  all->chunk = table;
   all->n = all->cap = n;
   all->payload = payload;
   all->used = all->payload_cap = bytes;
+  table = NULL;
   payload = NULL;
 fail:
-  if (rc) h5fz_mpi_chunks_free(all);
   free(per);
-  free(index);
-  free(offset);
-  free(len);
+  free(table);
   free(payload);
-  free(order);
   free(counts);
   return rc;
 }

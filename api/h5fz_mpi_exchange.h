@@ -12,12 +12,20 @@
 
 #include "h5fz_dataset_attrs.h"
 
-/* Chunk containers, by the dataset's chunk index. */
+/* One entry of a chunk table. Three uint64_t and nothing else, so that a
+ * table travels between ranks as 3 * n MPI_UINT64_T. */
+typedef struct {
+  uint64_t index;  /* chunk index in the dataset's grid */
+  uint64_t offset; /* where its container starts in payload */
+  uint64_t bytes;  /* its container's size */
+} h5fz_mpi_chunk;
+
+/* Chunk containers, by the dataset's chunk index. The table is one array
+ * of records (not one array per field) so that it grows, travels, sorts
+ * and is freed as one piece. */
 typedef struct {
   uint64_t n, cap;
-  uint64_t *index;  /* [n] chunk index in the dataset's grid */
-  uint64_t *offset; /* [n] where its container starts in payload */
-  uint64_t *bytes;  /* [n] */
+  h5fz_mpi_chunk *chunk; /* [n] */
   uint8_t *payload;
   uint64_t used, payload_cap;
 } h5fz_mpi_chunks;

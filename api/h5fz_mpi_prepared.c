@@ -134,6 +134,7 @@ static uint64_t next_nonce(void)
 
 typedef struct {
   const uint8_t **container;
+  uint64_t *bytes; /* the prepared-chunk ABI takes the sizes as their own array */
   uint8_t *taken, *tags;
   hsize_t *coords;
   hid_t fspace, mspace, ftype, dxpl;
@@ -142,6 +143,7 @@ typedef struct {
 static void release(prepared_write *w)
 {
   free(w->container);
+  free(w->bytes);
   free(w->taken);
   free(w->tags);
   free(w->coords);
@@ -159,10 +161,11 @@ static int build(prepared_write *w, const h5fz_dataset_info *di, h5fz_mpi_chunks
   uint32_t rank = di->g.rank;
   size_t esize = h5fz_dtype_size(di->dtype);
   w->container = malloc((n + 1) * sizeof *w->container);
+  w->bytes = malloc((n + 1) * sizeof *w->bytes);
   w->taken = calloc(n + 1, 1);
   w->tags = malloc((n + 1) * esize);
   w->coords = malloc((n + 1) * rank * sizeof *w->coords);
-  if (!w->container || !w->taken || !w->tags || !w->coords)
+  if (!w->container || !w->bytes || !w->taken || !w->tags || !w->coords)
     return h5fz_fail(H5FZ_ERR_NOMEM, "tables of %llu prepared chunks", (unsigned long long)n);
   p->version = H5FZ_PREPARED_VERSION;
   p->tag_bytes = (uint32_t)esize;
@@ -171,11 +174,13 @@ static int build(prepared_write *w, const h5fz_dataset_info *di, h5fz_mpi_chunks
   for (uint32_t d = 0; d < rank; d++) p->chunk_bytes *= di->g.chunk[d];
   p->nonce = next_nonce();
   for (uint64_t i = 0; i < n; i++) {
-    uint8_t *c = mine->payload + mine->offset[i];
+    const h5fz_mpi_chunk *e = &mine->chunk[i];
+    uint8_t *c = mine->payload + e->offset;
     /* the bytes the filter writes for the same values in a big-endian dataset */
-    if (di->big_endian && h5fz_container_set_byte_order(c, mine->bytes[i], 1))
-      return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu: not a container", (unsigned long long)mine->index[i]);
+    if (di->big_endian && h5fz_container_set_byte_order(c, e->bytes, 1))
+      return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk %llu: not a container", (unsigned long long)e->index);
     w->container[i] = c;
+    w->bytes[i] = e->bytes;
     if (esize == 4) {
       uint32_t t = (uint32_t)(i + p->nonce);
       memcpy(w->tags + 4 * i, &t, 4);
@@ -183,10 +188,10 @@ static int build(prepared_write *w, const h5fz_dataset_info *di, h5fz_mpi_chunks
       uint64_t t = i + p->nonce;
       memcpy(w->tags + 8 * i, &t, 8);
     }
-    h5fz_dataset_chunk_offset(&di->g, mine->index[i], w->coords + (size_t)i * rank);
+    h5fz_dataset_chunk_offset(&di->g, e->index, w->coords + (size_t)i * rank);
   }
   p->container = w->container;
-  p->bytes = mine->bytes;
+  p->bytes = w->bytes;
   p->taken = w->taken;
   return H5FZ_OK;
 }

@@ -118,12 +118,7 @@ static int swizzled_offsets(void)
     goto done;
   known = off[0] == 0 && off[1] == 2;
 done:
-  if (dset >= 0) H5Dclose(dset);
-  if (mem >= 0) H5Sclose(mem);
-  if (space >= 0) H5Sclose(space);
-  if (dcpl >= 0) H5Pclose(dcpl);
-  if (file >= 0) H5Fclose(file);
-  if (fapl >= 0) H5Pclose(fapl);
+  H5FZ_CLI_CLOSE(dset, mem, space, dcpl, file, fapl);
   return known;
 }
 

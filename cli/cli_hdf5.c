@@ -1,7 +1,8 @@
 /*
  * cli_hdf5.c - what the subcommands ask HDF5 about objects: a type's name
  * and byte order, the float datasets of a file, where h5fz sits in a
- * pipeline, dimension scales, and reclaiming variable-length buffers.
+ * pipeline, dimension scales, reclaiming variable-length buffers, and
+ * closing what a command opened.
  */
 #include "h5fz_cli.h"
 
@@ -139,4 +140,23 @@ void h5fz_cli_reclaim(hid_t mtype, hid_t space, void *buf)
 #else
   H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
 #endif
+}
+
+void h5fz_cli_close_ids(hid_t *ids, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    hid_t id = ids[i];
+    if (id < 0) continue;
+    switch (H5Iget_type(id)) {
+    case H5I_FILE: H5Fclose(id); break;
+    case H5I_GROUP: H5Gclose(id); break;
+    case H5I_DATASET: H5Dclose(id); break;
+    case H5I_ATTR: H5Aclose(id); break;
+    case H5I_DATATYPE: H5Tclose(id); break;
+    case H5I_DATASPACE: H5Sclose(id); break;
+    case H5I_GENPROP_LST: H5Pclose(id); break;
+    default: H5Idec_ref(id); break; /* any other kind: drop the reference the caller held */
+    }
+    ids[i] = -1;
+  }
 }

@@ -368,9 +368,7 @@ static int run(const compress_args *a, h5fz_compress_options *o, const char *can
     print_text_report(a->in, a->out, &items, file_bytes(a->in), file_bytes(checked ? a->out : tmp), checked);
   rc = checked ? H5FZ_CLI_OK : H5FZ_CLI_FAIL;
 done:
-  if (out >= 0) H5Fclose(out);
-  if (fcpl >= 0) H5Pclose(fcpl);
-  if (in >= 0) H5Fclose(in);
+  H5FZ_CLI_CLOSE(out, fcpl, in);
   if (rc != H5FZ_CLI_OK) unlink(tmp); /* nothing half-written is left behind */
   h5fz_cli_temp_release();
   h5fz_compress_items_free(&items);

@@ -247,9 +247,7 @@ done:
     h5fz_cli_error(cmd, "flush failed: %s", h5fz_cli_hdf5_reason(why, sizeof why));
     rc = -1;
   }
-  if (lcpl >= 0) H5Pclose(lcpl);
-  if (dcpl >= 0) H5Pclose(dcpl);
-  if (space >= 0) H5Sclose(space);
+  H5FZ_CLI_CLOSE(lcpl, dcpl, space);
   if (file >= 0 && H5Fclose(file) < 0 && rc == 0) {
     h5fz_cli_error(cmd, "closing %s failed: %s", job->out_path, h5fz_cli_hdf5_reason(why, sizeof why));
     rc = -1;

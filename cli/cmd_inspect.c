@@ -470,10 +470,7 @@ static int inspect_dataset(hid_t file, const char *name, const inspect_options *
       h5fz_cli_error(cmd, "%s: cannot list its attributes: %s", name, h5fz_cli_hdf5_reason(why, sizeof why));
   }
   if (o->json) printf("}");
-  H5Tclose(type);
-  H5Sclose(space);
-  H5Pclose(dcpl);
-  H5Dclose(dset);
+  H5FZ_CLI_CLOSE(type, space, dcpl, dset);
   return rc;
 }
 

@@ -75,12 +75,7 @@ done:
    * the read; reclaiming a buffer without any is a no-op */
   if (read_ok) h5fz_cli_reclaim(mtype, space, buf);
   free(buf);
-  if (copy >= 0) H5Aclose(copy);
-  if (acpl >= 0) H5Pclose(acpl);
-  if (mtype >= 0) H5Tclose(mtype);
-  if (space >= 0) H5Sclose(space);
-  if (ftype >= 0) H5Tclose(ftype);
-  if (attr >= 0) H5Aclose(attr);
+  H5FZ_CLI_CLOSE(copy, acpl, mtype, space, ftype, attr);
   return rc;
 }
 

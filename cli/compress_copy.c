@@ -225,8 +225,7 @@ static int copy_data(copy_state *st, hid_t src, hid_t dst, hid_t space, const hs
   rc = 0;
 done:
   free(buf);
-  if (mtype >= 0) H5Tclose(mtype);
-  if (ftype >= 0) H5Tclose(ftype);
+  H5FZ_CLI_CLOSE(mtype, ftype);
   return rc;
 }
 
@@ -424,11 +423,7 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
 done:
   if (out >= 0 && H5Dclose(out) < 0 && rc == 0)
     rc = FAIL(st, "%s: the h5fz filter failed while the last chunks were written: %s", path, WHY());
-  if (ftype >= 0) H5Tclose(ftype);
-  if (dcpl >= 0) H5Pclose(dcpl);
-  if (space >= 0) H5Sclose(space);
-  if (type >= 0) H5Tclose(type);
-  H5Dclose(dset);
+  H5FZ_CLI_CLOSE(ftype, dcpl, space, type, dset);
   return rc;
 }
 

@@ -68,13 +68,7 @@ int h5fz_compress_copy_by_value(hid_t src, hid_t to, const char *name, hid_t out
 done:
   if (read_ok) h5fz_cli_reclaim(mtype, space, buf);
   free(buf);
-  if (mtype >= 0) H5Tclose(mtype);
-  if (ftype >= 0) H5Tclose(ftype);
-  if (dcpl >= 0) H5Pclose(dcpl);
-  if (space >= 0) H5Sclose(space);
-  if (rc < 0 && *out >= 0) {
-    H5Dclose(*out);
-    *out = -1;
-  }
+  H5FZ_CLI_CLOSE(mtype, ftype, dcpl, space);
+  if (rc < 0) h5fz_cli_close_ids(out, 1); /* a half-made copy is the caller's no more */
   return rc;
 }

@@ -53,6 +53,20 @@ const char *h5fz_cli_hdf5_why(char *buf, size_t len);
  * 1.12 on, H5Dvlen_reclaim before. */
 void h5fz_cli_reclaim(hid_t mtype, hid_t space, void *buf);
 
+/* Close ids[0..n) in that order, each with the close call of its kind
+ * (H5Iget_type: file, group, dataset, attribute, datatype, dataspace,
+ * property list), and set each to -1; a negative id (never opened, or a
+ * failed open) is passed over. One cleanup for the `done:` label of a
+ * function that opened several kinds of HDF5 objects, in place of an
+ * `if (x >= 0) H5?close(x)` line per object. Not for predefined ids
+ * (H5T_NATIVE_*, H5P_DEFAULT): they are not the caller's to close. */
+void h5fz_cli_close_ids(hid_t *ids, size_t n);
+
+/* h5fz_cli_close_ids over the ids listed, e.g. H5FZ_CLI_CLOSE(dset, space,
+ * dcpl): the list is a compound literal, so the caller's variables are
+ * closed but keep their values. */
+#define H5FZ_CLI_CLOSE(...) h5fz_cli_close_ids((hid_t[]){__VA_ARGS__}, sizeof((hid_t[]){__VA_ARGS__}) / sizeof(hid_t))
+
 /* After a usage error's message: one line pointing at `h5fz <cmd> --help`
  * (the whole help after every mistake buried the message; a tester). */
 void h5fz_cli_usage_hint(const char *cmd);

@@ -145,9 +145,7 @@ fail:
     h5fz_cli_hdf5_reason(why, sizeof why);
     snprintf(a->error, sizeof a->error, "cannot read: %s", why[0] ? why : "out of memory");
   }
-  if (space >= 0) H5Sclose(space);
-  if (type >= 0) H5Tclose(type);
-  if (attr >= 0) H5Aclose(attr);
+  H5FZ_CLI_CLOSE(space, type, attr);
 }
 
 /* The shortest text that reads back as v (as a float when esize is 4):
