@@ -50,6 +50,10 @@ typedef struct {
 /* The chunk format version a chain's chunks are written in: 1, 2 for
  * big-endian values, or the newest version one of its ops needs. */
 unsigned h5fz_chain_format_version(const uint8_t *ops, unsigned n_ops, int big_endian);
+/* The newest chunk format version this h5fz reads: the big-endian layout's
+ * (2) or the newest op's since_version in the op table, so a new op that
+ * needs a new version says so in its row alone. */
+unsigned h5fz_newest_format_version(void);
 
 /* The entry of an op id, or NULL if the id is unknown. */
 const h5fz_op_info *h5fz_op_lookup(unsigned id);

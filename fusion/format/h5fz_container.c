@@ -124,11 +124,11 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
   if (!in) return h5fz_fail(H5FZ_ERR_ARG, "NULL chunk");
   if (len < 6) return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk of %zu bytes is too short for an h5fz header", len);
   if (memcmp(in, magic, 4)) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk does not start with the h5fz magic 'H5FZ'");
-  if (in[4] > H5FZ_FORMAT_VERSION)
+  if (in[4] > h5fz_newest_format_version())
     return h5fz_fail(H5FZ_ERR_VERSION,
                      "chunk format version %u is newer than this h5fz (reads up to version %u); "
                      "upgrade h5fz to read it (if no h5fz writes that version, the chunk is damaged)",
-                     in[4], H5FZ_FORMAT_VERSION);
+                     in[4], h5fz_newest_format_version());
   if (in[4] == 0) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk format version 0 does not exist");
   if (in[5] != H5FZ_HEADER_BYTES)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header length %u, version 1 has %u", in[5], H5FZ_HEADER_BYTES);

@@ -16,8 +16,10 @@
  * writes it only for chunks whose chain has such an op (the op table's
  * since_version), so every other chunk stays readable by older decoders.
  * Version 4 adds huffctx (huff with two codes) the same way. */
-#define H5FZ_FORMAT_VERSION 4u    /* the newest version this h5fz reads */
+/* The newest version this h5fz reads is h5fz_newest_format_version(): the
+ * op table's newest since_version (4 today). */
 #define H5FZ_FORMAT_VERSION_LE 1u /* what it writes for little-endian chunks */
+#define H5FZ_FORMAT_VERSION_BE 2u /* ... and for big-endian ones */
 #define H5FZ_HEADER_BYTES 80u
 #define H5FZ_CHECKSUM_BYTES 4u
 #define H5FZ_FLAG_STORED_RAW 0x01u

@@ -7,6 +7,7 @@
  * GPU's codegen calls) and its CPU forms (device_ops/op_X_cpu.c). */
 #include <string.h>
 
+#include "h5fz_format.h"
 #include "h5fz_internal.h"
 #include "op_bitpack_cpu.h"
 #include "op_huff_cpu.h"
@@ -22,11 +23,12 @@ extern const h5fz_cpu_transform h5fz_cpu_delta, h5fz_cpu_delta_zigzag, h5fz_cpu_
 static const h5fz_cpu_fusion delta_fused[] = {
     {H5FZ_OP_ZIGZAG, &h5fz_cpu_delta_zigzag}, {H5FZ_OP_NEGABINARY, &h5fz_cpu_delta_negabinary}, {0, NULL}};
 
-/* A transform from words to (out: WORDS or BYTES), run on the CPU by the
- * forms cpu (op_cpu_transform.h), fused with the ops of fused after it. */
-#define TRANSFORM(id, name, out, prefix, doc, cpu, fused)                                                              \
+/* A transform from words to (out: WORDS or BYTES), from chunk format
+ * version since (0: 1), run on the CPU by the forms cpu
+ * (op_cpu_transform.h), fused with the ops of fused after it. */
+#define TRANSFORM(id, name, out, prefix, doc, since, cpu, fused)                                                       \
   {                                                                                                                    \
-    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, out, 0, prefix, doc, 0, NULL, NULL, cpu, fused                   \
+    id, name, H5FZ_KIND_TRANSFORM, H5FZ_STREAM_WORDS, out, 0, prefix, doc, since, NULL, NULL, cpu, fused               \
   }
 /* A coder of in (WORDS or BYTES) into bytes, from chunk format version
  * since (0: 1), run on the CPU by enc and dec (op_cpu_coder.h). */
@@ -38,19 +40,19 @@ static const h5fz_cpu_fusion delta_fused[] = {
 static const h5fz_op_info op_table[] = {
     {H5FZ_OP_QUANT, "quant", H5FZ_KIND_MAP, H5FZ_STREAM_FLOAT, H5FZ_STREAM_WORDS, 0, "h5fz_quant",
      "error-bounded quantizer; escapes values it cannot bound to the outlier list", 0, NULL, NULL, NULL, NULL},
-    TRANSFORM(H5FZ_OP_DELTA, "delta", H5FZ_STREAM_WORDS, "h5fz_delta", "1-D first difference within a sub-chunk",
+    TRANSFORM(H5FZ_OP_DELTA, "delta", H5FZ_STREAM_WORDS, "h5fz_delta", "1-D first difference within a sub-chunk", 0,
               &h5fz_cpu_delta, delta_fused),
     TRANSFORM(H5FZ_OP_LORENZO, "lorenzo", H5FZ_STREAM_WORDS, "h5fz_lorenzo",
-              "2-D Lorenzo prediction over rows of the chunk's last dimension", &h5fz_cpu_lorenzo, NULL),
+              "2-D Lorenzo prediction over rows of the chunk's last dimension", 0, &h5fz_cpu_lorenzo, NULL),
     TRANSFORM(H5FZ_OP_LORENZO_ND, "lorenzo_nd", H5FZ_STREAM_WORDS, "h5fz_lnd",
               "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
               "chosen per chunk; right after quant",
-              &h5fz_cpu_lorenzo_nd, NULL),
+              0, &h5fz_cpu_lorenzo_nd, NULL),
     TRANSFORM(H5FZ_OP_ZIGZAG, "zigzag", H5FZ_STREAM_WORDS, "h5fz_zigzag",
-              "signed -> unsigned, small magnitudes stay small", &h5fz_cpu_zigzag, NULL),
-    TRANSFORM(H5FZ_OP_NEGABINARY, "negabinary", H5FZ_STREAM_WORDS, "h5fz_negabinary", "two's complement -> base -2",
+              "signed -> unsigned, small magnitudes stay small", 0, &h5fz_cpu_zigzag, NULL),
+    TRANSFORM(H5FZ_OP_NEGABINARY, "negabinary", H5FZ_STREAM_WORDS, "h5fz_negabinary", "two's complement -> base -2", 0,
               &h5fz_cpu_negabinary, NULL),
-    TRANSFORM(H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_STREAM_BYTES, "h5fz_bitshuffle", "words -> bit planes",
+    TRANSFORM(H5FZ_OP_BITSHUFFLE, "bitshuffle", H5FZ_STREAM_BYTES, "h5fz_bitshuffle", "words -> bit planes", 0,
               &h5fz_cpu_bitshuffle, NULL),
     CODER(H5FZ_OP_RZE, "rze", H5FZ_STREAM_BYTES, "h5fz_rze", "repeated-zero elimination", 0, h5fz_cpu_coder_rze_encode,
           h5fz_cpu_coder_rze_decode),
@@ -71,7 +73,10 @@ static const h5fz_op_info op_table[] = {
 /* Named chains: a word of spec text for a whole chain and its sub-chunk
  * size. ratio: the measured sizes are in docs/ratio.md. */
 static const h5fz_chain_preset presets[] = {
-    {"ratio", {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX}, 4, 65536u,
+    {"ratio",
+     {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX},
+     4,
+     65536u,
      "the smallest files: lorenzo_nd, zigzag, huffctx on 64 KiB sub-chunks"},
 };
 
@@ -132,9 +137,17 @@ int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, con
   return H5FZ_OK;
 }
 
+unsigned h5fz_newest_format_version(void)
+{
+  unsigned v = H5FZ_FORMAT_VERSION_BE;
+  for (size_t i = 0; i < sizeof op_table / sizeof op_table[0]; i++)
+    if (op_table[i].since_version > v) v = op_table[i].since_version;
+  return v;
+}
+
 unsigned h5fz_chain_format_version(const uint8_t *ops, unsigned n_ops, int big_endian)
 {
-  unsigned v = big_endian ? 2u : 1u;
+  unsigned v = big_endian ? H5FZ_FORMAT_VERSION_BE : H5FZ_FORMAT_VERSION_LE;
   for (unsigned i = 0; i < n_ops; i++) {
     const h5fz_op_info *op = h5fz_op_lookup(ops[i]);
     if (op && op->since_version > v) v = op->since_version;

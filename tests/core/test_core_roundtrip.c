@@ -234,6 +234,9 @@ static void test_corruption(void)
   c[4] = 99;
   CHECK(h5fz_chunk_decode(c, enc_n, &dec, &dec_n) == H5FZ_ERR_VERSION, "future version");
   CHECK(strstr(h5fz_last_error(), "version 99") != NULL, "version message: %s", h5fz_last_error());
+  c[4] = (uint8_t)(h5fz_newest_format_version() + 1u);
+  CHECK(h5fz_chunk_decode(c, enc_n, &dec, &dec_n) == H5FZ_ERR_VERSION, "the version after the newest");
+  CHECK(strstr(h5fz_last_error(), "reads up to version 4") != NULL, "version message: %s", h5fz_last_error());
   free(c);
   free(enc);
 }
@@ -860,6 +863,12 @@ static void test_op_table_ids(void)
           frozen[k].name);
   }
   CHECK(h5fz_op_id_of("no-such-op") == H5FZ_OP_NONE && h5fz_op_id_of(NULL) == H5FZ_OP_NONE, "unknown names");
+  /* the newest readable version comes from the rows (huffctx's 4 today): a
+   * new op's since_version raises it without another file */
+  unsigned newest = 2u;
+  for (size_t i = 0; i < count; i++) newest = ops[i].since_version > newest ? ops[i].since_version : newest;
+  CHECK(h5fz_newest_format_version() == newest && newest == 4u, "newest format version %u, rows say %u",
+        h5fz_newest_format_version(), newest);
 }
 
 int main(void)
