@@ -11,33 +11,7 @@
 
 static const char *const cmd = "cd-values";
 
-static void help(FILE *out)
-{
-  fprintf(out,
-          "usage: h5fz cd-values [--ud | --json] SPEC...\n"
-          "\n"
-          "Print the user cd_values of an h5fz spec (the spec words are joined with\n"
-          "blanks, so quoting the spec is optional; options may come anywhere, and\n"
-          "\"--\" ends them):\n"
-          "  spec      the canonical text form of the spec\n"
-          "  h5repack  the -f argument: UD=<id>,0,<n>,<v1>,...\n"
-          "  C         an initialiser for H5Pset_filter\n"
-          "  h5py      the create_dataset keyword arguments\n"
-          "  Fortran   the values as INTEGERs (words of 2^31 or more as the signed\n"
-          "            numbers with the same bits: Fortran has no unsigned type)\n"
-          "            and the h5pset_filter_f call\n"
-          "\n"
-          "options:\n"
-          "  --ud      print only the h5repack UD= string (for scripts)\n"
-          "  --json    print {spec, filter_id, cd_values, fortran_cd_values, ud} as JSON\n"
-          "\n"
-          "Spec examples: \"abs=1e-3\", \"rel=1e-4 delta zigzag bitshuffle rze\",\n"
-          "\"abs=0.5 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192\"\n"
-          "(grammar: docs/spec.md; `h5fz ops` lists the ops). An empty spec (\"\")\n"
-          "means the defaults, as UD=<id>,0,0 does, with a note on stderr.\n"
-          "Filter id: %d.\n",
-          H5FZ_FILTER_ID);
-}
+static void help(FILE *out) { (void)h5fz_cli_print_help(out, cmd, NULL); }
 
 /* Values as unsigned decimals: h5repack reads a leading 0 as octal, and a
  * decimal never starts with 0 unless it is 0 itself. */

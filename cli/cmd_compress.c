@@ -22,40 +22,7 @@
 
 static const char *const cmd = "compress";
 
-static void help(FILE *out)
-{
-  fprintf(out,
-          "usage: h5fz compress IN.h5 OUT.h5 SPEC [--only PATH]... [--exclude PATH]...\n"
-          "                     [--skip-refused] [--force] [--json]\n"
-          "\n"
-          "Copy the whole of IN.h5 (an HDF5 or netCDF-4 file) into OUT.h5: groups,\n"
-          "attributes, links and every non-float dataset unchanged, and every float\n"
-          "dataset of 2 or more elements compressed with SPEC (e.g. \"abs=1e-3\";\n"
-          "docs/spec.md) through the h5fz filter (id %d; set HDF5_PLUGIN_PATH).\n"
-          "A dataset keeps its chunks (a contiguous one gets chunks of about 4 MiB)\n"
-          "and its fill value; its old filters are replaced by h5fz.\n"
-          "Dimension scales (netCDF-4 coordinate variables and dimensions) stay\n"
-          "exact unless --only names them. Afterwards every element of every\n"
-          "compressed dataset is read back and checked against the bound (NaN, Inf\n"
-          "and the fill value exactly), and one line per dataset is printed (ratio,\n"
-          "max error); a progress bar goes to stderr when it is a terminal.\n"
-          "OUT.h5 is written under a temporary name and appears only when all of\n"
-          "this succeeded.\n"
-          "\n"
-          "options:\n"
-          "  --only PATH      compress only this dataset, or the datasets below this\n"
-          "                   group (repeatable); copies the others unchanged\n"
-          "  --exclude PATH   copy this dataset (or group's datasets) unchanged\n"
-          "                   (repeatable; wins over --only)\n"
-          "  --skip-refused   copy a dataset the filter refuses (a type or shape it\n"
-          "                   cannot take) unchanged, and say so, instead of failing\n"
-          "  --force          replace an existing OUT.h5 (never IN.h5 itself)\n"
-          "  --json           print a JSON report instead of text\n"
-          "\n"
-          "Exit status: 0 written and checked; 1 a check failed (OUT.h5 is not\n"
-          "written); 2 usage error, unreadable input, or a dataset refused.\n",
-          H5FZ_FILTER_ID);
-}
+static void help(FILE *out) { (void)h5fz_cli_print_help(out, cmd, NULL); }
 
 static int parse_spec(const char *text, h5fz_compress_options *o, char *canonical, size_t len)
 {

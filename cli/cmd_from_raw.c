@@ -24,36 +24,10 @@ static const char *const cmd = "from-raw";
 
 static void help(FILE *out)
 {
-  fprintf(out,
-          "usage: h5fz from-raw RAW OUT.h5 --shape DIMS [options]\n"
-          "\n"
-          "Convert a raw field (C order, slowest dimension first; little-endian unless\n"
-          "--byte-order big) into a chunked HDF5 dataset in a new file OUT.h5. An\n"
-          "existing OUT.h5 is replaced only with --force, and never when it is RAW\n"
-          "itself. The element type comes from the extension: .f32 = float32,\n"
-          ".f64 = float64 (or --dtype).\n"
-          "\n"
-          "options:\n"
-          "  --shape DIMS        e.g. 12x291x360 (required; must match the file size)\n"
-          "  --chunk DIMS        chunk shape (default: about --chunk-bytes, split\n"
-          "                      along the slowest dimensions)\n"
-          "  --chunk-bytes N     target chunk size for the default chunk shape\n"
-          "                      (default %u)\n"
-          "  --dataset NAME      dataset path (default /data; groups are created)\n"
-          "  --dtype f32|f64     element type when the extension does not say\n"
-          "  --byte-order little|big\n"
-          "                      byte order of RAW (default little); the dataset\n"
-          "                      gets the same order (H5T_IEEE_F*BE for big), the\n"
-          "                      bytes are stored as they are\n"
-          "  --spec SPEC         compress through the h5fz filter (mandatory) with this\n"
-          "                      spec, e.g. \"abs=1e-3\"; needs HDF5_PLUGIN_PATH; a word\n"
-          "                      fill=V sets the dataset's fill value (values equal\n"
-          "                      to it come back exactly)\n"
-          "  --force             replace OUT.h5 if it exists (its whole content is lost)\n"
-          "  --quiet             print nothing on success\n"
-          "\n"
-          "Prints the shape, chunk shape, and the finite range and NaN/Inf counts.\n",
-          DEFAULT_CHUNK_BYTES);
+  char bytes[16];
+  snprintf(bytes, sizeof bytes, "%u", DEFAULT_CHUNK_BYTES);
+  const char *const vars[] = {"DEFAULT_CHUNK_BYTES", bytes, NULL};
+  (void)h5fz_cli_print_help(out, cmd, vars);
 }
 
 static h5fz_dtype dtype_from_path(const char *path)

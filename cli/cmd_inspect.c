@@ -17,31 +17,7 @@
 
 static const char *const cmd = "inspect";
 
-static void help(FILE *out)
-{
-  fprintf(out, "usage: h5fz inspect FILE.h5 [DATASET] [--json] [--summary]\n"
-               "\n"
-               "For DATASET (default: every floating-point dataset), print its type, shape\n"
-               "and chunk shape, the filter pipeline's h5fz cd_values and spec text, then\n"
-               "one line per stored chunk: offset, stored bytes, chunk ratio (padded chunk\n"
-               "bytes / stored bytes), outliers, raw sub-chunks / sub-chunks, the op chain\n"
-               "and flags, read from the chunk container's header (the payload is not\n"
-               "decoded, so the plugin is not needed). A chunk kept verbatim because coding\n"
-               "did not shrink it is marked STORED RAW and counted in the total. The total\n"
-               "ratio is the dataset's bytes / its storage size, as `h5fz verify` reports\n"
-               "it. Then the dataset's h5fz_* attributes (written by the dataset API), if\n"
-               "any: scalars as values, arrays summarised, the first outliers as\n"
-               "index -> value.\n"
-               "\n"
-               "options:\n"
-               "  --summary   totals and attributes only, no line per chunk\n"
-               "  --json      print JSON instead of text\n"
-               "\n"
-               "Exit status: 0 every chunk was read (chunks stored raw, unfiltered or not\n"
-               "compressed by h5fz are not errors), 1 some chunk could not be read or is\n"
-               "not a valid h5fz container (counted as unreadable; each such chunk says\n"
-               "why), 2 usage error, or a file or dataset that cannot be opened.\n");
-}
+static void help(FILE *out) { (void)h5fz_cli_print_help(out, cmd, NULL); }
 
 typedef struct {
   int json, summary;

@@ -18,42 +18,8 @@ static const char *const cmd = "verify";
 
 static void help(FILE *out, const char *modes)
 {
-  fprintf(out,
-          "usage: h5fz verify ORIG.h5 COMPRESSED.h5 BOUND [options]\n"
-          "\n"
-          "BOUND is exactly one of: %s (the modes of h5fz's specs).\n"
-          "\n"
-          "Read every floating-point dataset of ORIG.h5 (recursively, or those named\n"
-          "by --dataset) and the dataset of the same path in COMPRESSED.h5 (decoded\n"
-          "by the plugin: set HDF5_PLUGIN_PATH), and report per dataset: the max\n"
-          "absolute error over the finite elements, the PSNR (dB, peak = finite value\n"
-          "range), whether NaN positions and Inf values match, the compression ratio\n"
-          "(raw bytes / stored bytes of the compressed dataset) and whether the h5fz\n"
-          "filter (id %d) is in its pipeline.\n"
-          "\n"
-          "options:\n"
-          "  --abs B            the bound is B\n"
-          "  --rel R            the bound is R x (max - min) of the finite values of\n"
-          "                     the whole original dataset\n"
-          "  --pw-rel E         pointwise relative: |x - x'| <= E |x| for every finite x,\n"
-          "                     with its sign, and zeros exact (max_err is then the\n"
-          "                     largest |x - x'| / |x|)\n"
-          "  --lossless         every value bit-exact, as read back as double (max_err is\n"
-          "                     0, or inf when any value differs)\n"
-          "  --dataset NAME     check only NAME (repeatable)\n"
-          "  --require-filter   fail unless h5fz compressed each dataset: the filter is\n"
-          "                     in its pipeline AND every allocated chunk went through\n"
-          "                     it (an optional filter that fails stores the chunk\n"
-          "                     raw). Scalar datasets, which cannot be chunked, and\n"
-          "                     dimension scales (netCDF-4 coordinate variables and\n"
-          "                     dimensions, meant to stay exact) are reported but\n"
-          "                     not held against the file\n"
-          "  --json             print a JSON object instead of text\n"
-          "\n"
-          "Exit status: 0 all checks passed, 1 a bound is broken, a NaN/Inf differs or\n"
-          "the required filter is missing or skipped chunks, 2 usage or read error.\n"
-          "Options may come before or after the file names.\n",
-          modes, H5FZ_FILTER_ID);
+  const char *const vars[] = {"MODES", modes, NULL};
+  (void)h5fz_cli_print_help(out, cmd, vars);
 }
 
 typedef struct {

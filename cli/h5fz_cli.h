@@ -60,6 +60,13 @@ void h5fz_cli_reclaim(hid_t mtype, hid_t space, void *buf);
  * function that opened several kinds of HDF5 objects, in place of an
  * `if (x >= 0) H5?close(x)` line per object. Not for predefined ids
  * (H5T_NATIVE_*, H5P_DEFAULT): they are not the caller's to close. */
+/* Print the --help text of command cmd ("cd-values", ...) to out: the
+ * text of cli/help/CMD.txt (embedded at build time) with @FILTER_ID@ and
+ * each @NAME@ that vars names replaced by its value (vars: NAME, value
+ * pairs, then NULL; may be NULL). Returns 0, or -1 (and a line saying so) when there is no
+ * such text. */
+int h5fz_cli_print_help(FILE *out, const char *cmd, const char *const *vars);
+
 void h5fz_cli_close_ids(hid_t *ids, size_t n);
 
 /* h5fz_cli_close_ids over the ids listed, e.g. H5FZ_CLI_CLOSE(dset, space,
