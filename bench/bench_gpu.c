@@ -351,7 +351,7 @@ int main(int argc, char **argv)
   char cache[] = "/tmp/h5fz-bench-cache-XXXXXX";
   if (!mkdtemp(cache)) return 2;
   char user_cache[512];
-  if (h5fz_planner_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
+  if (h5fz_settings_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
   setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
   if (realistic_kernels) { /* the realistic rows alone, for profilers */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5fz_settings.h" /* H5FZ_CHUNK_WALK, read once in fusion/h5fz_settings.c */
+
 /* The stored bytes of one chunk at a time, grown as needed. */
 typedef struct {
   void *buf;
@@ -177,6 +179,7 @@ int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void 
   double cells = 1.0;
   int rc = 0;
   const char *walk;
+  char walk_buf[16];
   char lookup_failed[300] = "";
   grid_geom g;
   chunk_buffer b = {NULL, 0};
@@ -206,7 +209,7 @@ int h5fz_cli_walk_chunks(hid_t dset, int want_bytes, h5fz_cli_chunk_fn fn, void 
   /* A grid lookup costs about 50 steps of an index walk: walk the grid
    * unless it is so sparse that n^2 / 2 steps are cheaper.
    * H5FZ_CHUNK_WALK=grid or =index forces one (tests compare the two). */
-  walk = getenv("H5FZ_CHUNK_WALK");
+  walk = h5fz_settings_value("H5FZ_CHUNK_WALK", walk_buf, sizeof walk_buf);
   if (walk && *walk && strcmp(walk, "grid") && strcmp(walk, "index")) {
     static int warned; /* once a run, not once a dataset */
     if (!warned)

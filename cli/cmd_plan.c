@@ -15,6 +15,7 @@
 #include "h5fz.h"
 #include "h5fz_device_query.h"
 #include "h5fz_planner.h"
+#include "h5fz_settings.h" /* H5FZ_REGISTRY and the cache folder, read once in fusion/h5fz_settings.c */
 
 #define PLAN_MAX_OPS 16
 
@@ -226,6 +227,7 @@ static int print_plan(const h5fz_plan *plan, const plan_args *a)
 
 int h5fz_cmd_plan(int argc, char **argv)
 {
+  char reg_path[H5FZ_PLAN_PATH_MAX];
   plan_args a;
   h5fz_device_desc dev;
   h5fz_registry *reg = NULL;
@@ -249,7 +251,9 @@ int h5fz_cmd_plan(int argc, char **argv)
     rc = h5fz_cli_exit_status(H5FZ_ERR_NOMEM);
     goto done;
   }
-  r = a.registry ? h5fz_registry_load_file(a.registry, reg, NULL, 0) : h5fz_registry_load_default(reg, NULL, 0);
+  r = a.registry ? h5fz_registry_load_file(a.registry, reg, NULL, 0)
+                 : h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", reg_path, sizeof reg_path), reg,
+                                              NULL, 0);
   if (r != H5FZ_OK) {
     rc = h5fz_cli_library_error("plan", r, "registry"); /* a bad input file: 2, as the other commands */
     goto done;
@@ -269,7 +273,7 @@ int h5fz_cmd_plan(int argc, char **argv)
       goto done;
     }
     opts.calibration_path = a.calibration;
-  } else if (h5fz_planner_cache_dir(dir, sizeof dir) == H5FZ_OK) {
+  } else if (h5fz_settings_cache_dir(dir, sizeof dir) == H5FZ_OK) {
     snprintf(cal, sizeof cal, "%s/calibration.txt", dir);
     opts.calibration_path = cal;
   }

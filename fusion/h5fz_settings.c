@@ -70,9 +70,11 @@ static const char *const once_names[] = {
     /* JIT */
     "H5FZ_JIT_EMBEDDED",
     /* quiet, MPI */
-    "H5FZ_QUIET", "H5FZ_MPI_PROFILE", "H5FZ_MPI_WRITE", "H5FZ_MPI_PIECE_BYTES"};
+    "H5FZ_QUIET", "H5FZ_MPI_PROFILE", "H5FZ_MPI_WRITE", "H5FZ_MPI_PIECE_BYTES",
+    /* the planner's files (handed to it: it sits below fusion/), the CLI's chunk walk */
+    "H5FZ_REGISTRY", "H5FZ_CACHE_DIR", "H5FZ_CHUNK_WALK"};
 #define N_ONCE (sizeof once_names / sizeof *once_names)
-#define ONCE_VALUE_MAX 256 /* longer values are cut: none of these needs more */
+#define ONCE_VALUE_MAX 1024 /* longer values are cut: paths fit (H5FZ_CACHE_DIR_MAX) */
 static struct {
   pthread_mutex_t lock;
   int taken;
@@ -165,9 +167,16 @@ int h5fz_settings_quiet(void)
   return quiet && *quiet && *quiet != '0';
 }
 
+const char *h5fz_settings_value(const char *name, char *buf, size_t len)
+{
+  return buf && len ? env_get(name, buf, len) : NULL;
+}
+
 int h5fz_settings_cache_dir(char *out, size_t out_len)
 {
-  if (!in_force || !in_force->cache_dir[0]) return h5fz_planner_cache_dir(out, out_len);
+  char dir[ONCE_VALUE_MAX];
+  if (!in_force || !in_force->cache_dir[0])
+    return h5fz_planner_cache_dir(env_get("H5FZ_CACHE_DIR", dir, sizeof dir), out, out_len);
   if (!out || !out_len) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_settings_cache_dir: NULL or empty buffer");
   int n = snprintf(out, out_len, "%s", in_force->cache_dir);
   return n > 0 && (size_t)n < out_len

@@ -139,6 +139,14 @@ int h5fz_settings_quiet(void);
  * H5FZ_ERR_ARG when there is none or it does not fit. */
 int h5fz_settings_cache_dir(char *out, size_t out_len);
 
+/* The value of h5fz's variable name (one of those read once per process)
+ * copied into buf (len bytes), or NULL when it is unset: for the layers
+ * that read a variable of their own (the CLI's H5FZ_CHUNK_WALK) or hand
+ * one to the planner, which sits below fusion/ (H5FZ_REGISTRY for
+ * h5fz_registry_load_default), so that no getenv of an H5FZ_ variable is
+ * left outside fusion/h5fz_settings.c. */
+const char *h5fz_settings_value(const char *name, char *buf, size_t len);
+
 /* What a caller with a handle hands down in place of the environment.
  * A field left H5FZ_UNSET (or cache_dir "") keeps the environment's. */
 #define H5FZ_UNSET (-2147483647 - 1)

@@ -8,9 +8,9 @@
 
 #include "planner_internal.h"
 
-int h5fz_planner_cache_dir(char *out, size_t out_len)
+int h5fz_planner_cache_dir(const char *dir, char *out, size_t out_len)
 {
-  const char *d = getenv("H5FZ_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  const char *d = dir, *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
   int n;
   if (out == NULL || out_len == 0) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_planner_cache_dir: NULL or empty buffer");
   if (d != NULL && d[0] != '\0')
@@ -133,7 +133,7 @@ int h5fz_calibration_lookup(const char *path, const char *device_name, const cha
   memset(cal, 0, sizeof *cal);
   cal->kernel_GBps = cal->overhead_us = cal->cpu_GBps = -1.0;
   if (path == NULL) {
-    if (h5fz_planner_cache_dir(dir, sizeof dir) != H5FZ_OK) {
+    if (h5fz_planner_cache_dir(NULL, dir, sizeof dir) != H5FZ_OK) {
       h5fz_clear_error();
       return H5FZ_OK; /* no cache folder: nothing calibrated */
     }

@@ -178,10 +178,12 @@ typedef struct {
  * kernel_classes.txt). Static storage, never NULL. */
 const char *h5fz_registry_default_text(void);
 
-/* Load the registry: from the file named by $H5FZ_REGISTRY when it is set
- * and not empty, else the embedded text. Returns H5FZ_OK or the error
- * of h5fz_registry_parse / h5fz_registry_load_file (reason in err). */
-int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len);
+/* Load the registry: from the file override when it is not NULL or empty
+ * (the library passes H5FZ_REGISTRY's value from fusion's settings, the
+ * one place that reads h5fz's variables), else the embedded text. Returns
+ * H5FZ_OK or the error of h5fz_registry_parse / h5fz_registry_load_file
+ * (reason in err). */
+int h5fz_registry_load_default(const char *override, h5fz_registry *out, char *err, size_t err_len);
 
 /* Load a registry file. H5FZ_ERR_IO if it cannot be read, else as
  * h5fz_registry_parse. */
@@ -207,14 +209,18 @@ typedef struct {
   double cpu_GBps;    /* measured CPU executor throughput */
 } h5fz_calibration;
 
-/* The cache folder: $H5FZ_CACHE_DIR, else $XDG_CACHE_HOME/h5fz, else
- * $HOME/.cache/h5fz. Writes it to out (NUL-terminated). Returns H5FZ_OK
- * or H5FZ_ERR_ARG when none of the variables is set or out is short. */
-int h5fz_planner_cache_dir(char *out, size_t out_len);
+/* The cache folder: dir when it is not NULL or empty (the library passes
+ * H5FZ_CACHE_DIR's value from fusion's settings), else
+ * $XDG_CACHE_HOME/h5fz, else $HOME/.cache/h5fz. Writes it to out
+ * (NUL-terminated). Returns H5FZ_OK or H5FZ_ERR_ARG when there is none or
+ * out is short. */
+int h5fz_planner_cache_dir(const char *dir, char *out, size_t out_len);
 
 /* Look up (device_name, class_name) in a calibration file (lines
  * "device | class | key=value ...", '*' matches any; the last matching line
- * wins field by field). path NULL = <cache dir>/calibration.txt.
+ * wins field by field). path NULL = calibration.txt in
+ * h5fz_planner_cache_dir(NULL, ...); the library and the CLI pass the path
+ * in the folder of H5FZ_CACHE_DIR.
  * Returns H5FZ_OK (cal->found tells whether a line matched; a missing
  * file is not an error), or H5FZ_ERR_PARSE with "path:line: reason". */
 int h5fz_calibration_lookup(const char *path, const char *device_name, const char *class_name, h5fz_calibration *cal,

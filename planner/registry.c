@@ -266,10 +266,9 @@ int h5fz_registry_load_file(const char *path, h5fz_registry *out, char *err, siz
   return pl_parse_file(path, parse_registry, out, err, err_len);
 }
 
-int h5fz_registry_load_default(h5fz_registry *out, char *err, size_t err_len)
+int h5fz_registry_load_default(const char *override, h5fz_registry *out, char *err, size_t err_len)
 {
-  const char *env = getenv("H5FZ_REGISTRY");
-  if (env != NULL && env[0] != '\0') return h5fz_registry_load_file(env, out, err, err_len);
+  if (override != NULL && override[0] != '\0') return h5fz_registry_load_file(override, out, err, err_len);
   return h5fz_registry_parse(h5fz_planner_registry_text, "embedded", out, err, err_len);
 }
 

@@ -92,13 +92,14 @@ static void init_once(h5fz_gpu_context *gc)
     return;
   }
   int ordinal = gc->ordinal;
-  char why2[256] = "";
+  char why2[256] = "", reg_path[H5FZ_PLAN_PATH_MAX];
   if (h5fz_device_detect(ordinal, &gc->dev, why2, sizeof why2) || !gc->dev.present) {
     snprintf(gc->why, sizeof gc->why, "no usable GPU: %s", why2[0] ? why2 : gc->dev.absent_reason);
     return;
   }
   h5fz_nvrtc_query(&gc->dev, why2, sizeof why2);
-  if (h5fz_registry_load_default(&gc->reg, why2, sizeof why2)) {
+  if (h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", reg_path, sizeof reg_path), &gc->reg, why2,
+                                 sizeof why2)) {
     snprintf(gc->why, sizeof gc->why, "kernel class registry: %s", why2);
     return;
   }

@@ -42,9 +42,12 @@ int h5fzpy_config_json(char *buf, size_t cap)
   char why[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
   (void)h5fz_device_detect(settings.gpu_ordinal, &dev, why, sizeof why); /* no GPU is an answer */
   h5fz_registry *reg = malloc(sizeof *reg);
+  char reg_path[H5FZ_PLAN_PATH_MAX];
   h5fz_plan *plan = malloc(sizeof *plan);
   const char *klass = "cpu";
-  if (reg && plan && h5fz_registry_load_default(reg, NULL, 0) == H5FZ_OK) {
+  if (reg && plan &&
+      h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", reg_path, sizeof reg_path), reg, NULL, 0) ==
+          H5FZ_OK) {
     h5fz_spec spec;
     h5fz_spec_default(&spec);
     if (h5fz_plan_make(&dev, reg, spec.ops, spec.n_ops, NULL, plan) == H5FZ_OK) klass = plan->klass;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "h5fz.h"
+#include "h5fz_planner.h"
 #include "h5fz_settings.h"
 
 #include "core_check.h"
@@ -129,6 +130,35 @@ int main(void)
   h5fz_settings_reload();
   h5fz_settings_read(&s, H5FZ_SETTINGS_DEVICE);
   CHECK(s.device == H5FZ_SETTING_DEVICE_AUTO && !s.device_strict, "all unset and reloaded: auto, not strict");
+
+  /* the variables handed on to the planner (below fusion/) and the CLI: the same snapshot */
+  char buf[1100], dir[1100];
+  setenv("H5FZ_REGISTRY", "/x/registry.txt", 1);
+  setenv("H5FZ_CACHE_DIR", "/x/cache", 1);
+  setenv("H5FZ_CHUNK_WALK", "grid", 1);
+  h5fz_settings_reload();
+  CHECK(h5fz_settings_value("H5FZ_REGISTRY", buf, sizeof buf) && !strcmp(buf, "/x/registry.txt"), "H5FZ_REGISTRY");
+  CHECK(h5fz_settings_cache_dir(dir, sizeof dir) == H5FZ_OK && !strcmp(dir, "/x/cache"), "cache folder %s", dir);
+  setenv("H5FZ_REGISTRY", "/y/registry.txt", 1);
+  setenv("H5FZ_CACHE_DIR", "/y/cache", 1);
+  unsetenv("H5FZ_CHUNK_WALK");
+  CHECK(h5fz_settings_value("H5FZ_REGISTRY", buf, sizeof buf) && !strcmp(buf, "/x/registry.txt"),
+        "H5FZ_REGISTRY changed after its first read was seen: %s", buf);
+  CHECK(h5fz_settings_cache_dir(dir, sizeof dir) == H5FZ_OK && !strcmp(dir, "/x/cache"),
+        "H5FZ_CACHE_DIR changed after its first read was seen: %s", dir);
+  CHECK(h5fz_settings_value("H5FZ_CHUNK_WALK", buf, sizeof buf) && !strcmp(buf, "grid"), "H5FZ_CHUNK_WALK");
+  h5fz_registry reg;
+  CHECK(h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", buf, sizeof buf), &reg, NULL, 0) == H5FZ_ERR_IO,
+        "the registry H5FZ_REGISTRY names (missing) is the one loaded");
+  unsetenv("H5FZ_REGISTRY");
+  unsetenv("H5FZ_CACHE_DIR");
+  h5fz_settings_reload();
+  CHECK(!h5fz_settings_value("H5FZ_REGISTRY", buf, sizeof buf) &&
+            !h5fz_settings_value("H5FZ_CHUNK_WALK", buf, sizeof buf),
+        "unset and reloaded");
+  CHECK(h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", buf, sizeof buf), &reg, NULL, 0) == H5FZ_OK &&
+            !strcmp(reg.source, "embedded"),
+        "no H5FZ_REGISTRY: the embedded registry");
   printf("%ld checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     return 77;
   }
   h5fz_registry reg;
-  if (h5fz_registry_load_default(&reg, err, sizeof err)) {
+  if (h5fz_registry_load_default(NULL, &reg, err, sizeof err)) {
     printf("FAIL: registry: %s\n", err);
     return 1;
   }

@@ -413,16 +413,19 @@ static void test_calibration(void)
 static void test_cache_dir(void)
 {
   char buf[512];
-  setenv("H5FZ_CACHE_DIR", "/x/cache", 1);
-  CHECK(h5fz_planner_cache_dir(buf, sizeof buf) == 0, "dir");
-  CHECK_STR(buf, "/x/cache");
-  unsetenv("H5FZ_CACHE_DIR");
+  /* the caller's folder (the library's H5FZ_CACHE_DIR) wins; the planner reads no H5FZ_ variable */
   setenv("XDG_CACHE_HOME", "/x/xdg", 1);
-  CHECK(h5fz_planner_cache_dir(buf, sizeof buf) == 0, "dir");
+  CHECK(h5fz_planner_cache_dir("/x/cache", buf, sizeof buf) == 0, "dir");
+  CHECK_STR(buf, "/x/cache");
+  setenv("H5FZ_CACHE_DIR", "/x/ignored", 1);
+  CHECK(h5fz_planner_cache_dir(NULL, buf, sizeof buf) == 0, "dir");
   CHECK_STR(buf, "/x/xdg/h5fz");
+  CHECK(h5fz_planner_cache_dir("", buf, sizeof buf) == 0, "dir");
+  CHECK_STR(buf, "/x/xdg/h5fz");
+  unsetenv("H5FZ_CACHE_DIR");
   unsetenv("XDG_CACHE_HOME");
   setenv("HOME", "/x/home", 1);
-  CHECK(h5fz_planner_cache_dir(buf, sizeof buf) == 0, "dir");
+  CHECK(h5fz_planner_cache_dir(NULL, buf, sizeof buf) == 0, "dir");
   CHECK_STR(buf, "/x/home/.cache/h5fz");
 }
 
@@ -467,16 +470,18 @@ static void test_embedded_default(void)
 {
   h5fz_registry reg;
   char err[256], path[1024];
-  unsetenv("H5FZ_REGISTRY");
-  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_OK, "default: %s", err);
+  /* the override is the caller's (the library hands H5FZ_REGISTRY's value from its settings) */
+  setenv("H5FZ_REGISTRY", "/nonexistent.txt", 1); /* not read here */
+  CHECK(h5fz_registry_load_default(NULL, &reg, err, sizeof err) == H5FZ_OK, "default: %s", err);
   CHECK_STR(reg.source, "embedded");
-  snprintf(path, sizeof path, "%s/../registry/kernel_classes.txt", g_dir);
-  setenv("H5FZ_REGISTRY", path, 1);
-  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_OK, "override: %s", err);
-  CHECK_STR(reg.source, path);
-  setenv("H5FZ_REGISTRY", "/nonexistent.txt", 1);
-  CHECK(h5fz_registry_load_default(&reg, err, sizeof err) == H5FZ_ERR_IO, "missing override is an error");
+  CHECK(h5fz_registry_load_default("", &reg, err, sizeof err) == H5FZ_OK, "empty override: %s", err);
+  CHECK_STR(reg.source, "embedded");
   unsetenv("H5FZ_REGISTRY");
+  snprintf(path, sizeof path, "%s/../registry/kernel_classes.txt", g_dir);
+  CHECK(h5fz_registry_load_default(path, &reg, err, sizeof err) == H5FZ_OK, "override: %s", err);
+  CHECK_STR(reg.source, path);
+  CHECK(h5fz_registry_load_default("/nonexistent.txt", &reg, err, sizeof err) == H5FZ_ERR_IO,
+        "missing override is an error");
 }
 
 /* The real NVRTC of this host (CUDA 13 here; 77 = skipped without it). */
