@@ -39,8 +39,8 @@
  * h5fz_settings_reload: h5fz reads its variables once per process (a
  * snapshot at the first read), and this benchmark switches the device and
  * the GPU tuning between rows of one process, so the next call must take
- * the environment again. (H5FZ_CACHE_DIR is the planner's, read per
- * call: plain setenv.) */
+ * the environment again (H5FZ_CACHE_DIR too: a child process's is set
+ * before its exec, plain setenv). */
 static void bench_env(const char *name, const char *value)
 {
   if (value)
@@ -352,7 +352,7 @@ int main(int argc, char **argv)
   if (!mkdtemp(cache)) return 2;
   char user_cache[512];
   if (h5fz_settings_cache_dir(user_cache, sizeof user_cache)) user_cache[0] = '\0';
-  setenv("H5FZ_CACHE_DIR", cache, 1); /* the JIT probes start from an empty cache */
+  bench_env("H5FZ_CACHE_DIR", cache); /* the JIT probes start from an empty cache */
   printf("{\n  \"benchmark\": \"h5fz GPU executor\",\n  \"units\": \"GB/s = 1e9 input bytes per second\",\n");
   if (realistic_kernels) { /* the realistic rows alone, for profilers */
     realistic_section(dir, tiled_gib, reps, only_r);
