@@ -227,7 +227,7 @@ static int print_plan(const h5fz_plan *plan, const plan_args *a)
 
 int h5fz_cmd_plan(int argc, char **argv)
 {
-  char reg_path[H5FZ_PLAN_PATH_MAX];
+  char reg_path[H5FZ_SETTINGS_VALUE_MAX];
   plan_args a;
   h5fz_device_desc dev;
   h5fz_registry *reg = NULL;

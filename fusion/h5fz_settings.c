@@ -74,11 +74,11 @@ static const char *const once_names[] = {
     /* the planner's files (handed to it: it sits below fusion/), the CLI's chunk walk */
     "H5FZ_REGISTRY", "H5FZ_CACHE_DIR", "H5FZ_CHUNK_WALK"};
 #define N_ONCE (sizeof once_names / sizeof *once_names)
-#define ONCE_VALUE_MAX 1024 /* longer values are cut: paths fit (H5FZ_CACHE_DIR_MAX) */
+#define ONCE_VALUE_MAX H5FZ_SETTINGS_VALUE_MAX /* a longer value is ignored with a warning, never cut */
 static struct {
   pthread_mutex_t lock;
   int taken;
-  int set[N_ONCE];
+  int set[N_ONCE], too_long[N_ONCE];
   char value[N_ONCE][ONCE_VALUE_MAX];
 } snapshot = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -112,8 +112,10 @@ static void take_snapshot_locked(void)
   if (snapshot.taken) return;
   for (size_t k = 0; k < N_ONCE; k++) {
     const char *v = getenv(once_names[k]);
-    snapshot.set[k] = v != NULL;
-    snprintf(snapshot.value[k], ONCE_VALUE_MAX, "%s", v ? v : "");
+    /* a value longer than any path (PATH_MAX) is ignored, said once below, rather than cut into another one */
+    snapshot.too_long[k] = v != NULL && strlen(v) >= ONCE_VALUE_MAX;
+    snapshot.set[k] = v != NULL && !snapshot.too_long[k];
+    snprintf(snapshot.value[k], ONCE_VALUE_MAX, "%s", snapshot.set[k] ? v : "");
   }
   snapshot.taken = 1;
 }
@@ -136,7 +138,10 @@ static const char *env_get(const char *name, char *buf, size_t len)
     take_snapshot_locked();
     const char *r = snapshot.set[i] ? buf : NULL;
     if (r) snprintf(buf, len, "%s", snapshot.value[i]);
+    int too_long = snapshot.too_long[i];
+    snapshot.too_long[i] = 0; /* said once */
     pthread_mutex_unlock(&snapshot.lock);
+    if (too_long) fprintf(stderr, "h5fz: %s is longer than %d bytes: ignored\n", name, ONCE_VALUE_MAX - 1);
     return r;
   }
   const char *v = getenv(name);
@@ -169,7 +174,14 @@ int h5fz_settings_quiet(void)
 
 const char *h5fz_settings_value(const char *name, char *buf, size_t len)
 {
-  return buf && len ? env_get(name, buf, len) : NULL;
+  char whole[ONCE_VALUE_MAX];
+  if (!buf || !len || !env_get(name, whole, sizeof whole)) return NULL;
+  if (strlen(whole) >= len) { /* never a cut value (another path): the caller's buffer is short */
+    fprintf(stderr, "h5fz: %s does not fit %zu bytes: ignored\n", name, len);
+    return NULL;
+  }
+  memcpy(buf, whole, strlen(whole) + 1);
+  return buf;
 }
 
 int h5fz_settings_cache_dir(char *out, size_t out_len)

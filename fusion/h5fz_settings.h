@@ -147,6 +147,12 @@ int h5fz_settings_cache_dir(char *out, size_t out_len);
  * left outside fusion/h5fz_settings.c. */
 const char *h5fz_settings_value(const char *name, char *buf, size_t len);
 
+/* The longest value (with its NUL) of an h5fz variable: a path's
+ * (PATH_MAX); a longer one is ignored with a warning, and a value that does
+ * not fit a caller's len is refused the same way, never cut. Callers of
+ * h5fz_settings_value for a path give a buffer of this size. */
+#define H5FZ_SETTINGS_VALUE_MAX 4096
+
 /* What a caller with a handle hands down in place of the environment.
  * A field left H5FZ_UNSET (or cache_dir "") keeps the environment's. */
 #define H5FZ_UNSET (-2147483647 - 1)

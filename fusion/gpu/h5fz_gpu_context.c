@@ -92,7 +92,7 @@ static void init_once(h5fz_gpu_context *gc)
     return;
   }
   int ordinal = gc->ordinal;
-  char why2[256] = "", reg_path[H5FZ_PLAN_PATH_MAX];
+  char why2[256] = "", reg_path[H5FZ_SETTINGS_VALUE_MAX];
   if (h5fz_device_detect(ordinal, &gc->dev, why2, sizeof why2) || !gc->dev.present) {
     snprintf(gc->why, sizeof gc->why, "no usable GPU: %s", why2[0] ? why2 : gc->dev.absent_reason);
     return;

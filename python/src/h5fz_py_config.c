@@ -42,7 +42,7 @@ int h5fzpy_config_json(char *buf, size_t cap)
   char why[H5FZ_PLAN_PATH_MAX + H5FZ_PLAN_REASON_MAX];
   (void)h5fz_device_detect(settings.gpu_ordinal, &dev, why, sizeof why); /* no GPU is an answer */
   h5fz_registry *reg = malloc(sizeof *reg);
-  char reg_path[H5FZ_PLAN_PATH_MAX];
+  char reg_path[H5FZ_SETTINGS_VALUE_MAX];
   h5fz_plan *plan = malloc(sizeof *plan);
   const char *klass = "cpu";
   if (reg && plan &&

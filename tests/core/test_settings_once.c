@@ -159,6 +159,22 @@ int main(void)
   CHECK(h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", buf, sizeof buf), &reg, NULL, 0) == H5FZ_OK &&
             !strcmp(reg.source, "embedded"),
         "no H5FZ_REGISTRY: the embedded registry");
+  /* long values: a path of 1100 bytes whole, never cut to fit a buffer, and one past any path ignored */
+  static char longv[5000], got[H5FZ_SETTINGS_VALUE_MAX];
+  memset(longv, 'a', 1100);
+  longv[0] = '/';
+  longv[1100] = '\0';
+  setenv("H5FZ_REGISTRY", longv, 1);
+  h5fz_settings_reload();
+  CHECK(h5fz_settings_value("H5FZ_REGISTRY", got, sizeof got) && strlen(got) == 1100, "a 1100-byte path whole");
+  CHECK(!h5fz_settings_value("H5FZ_REGISTRY", buf, 512), "a value longer than the caller's buffer is refused, not cut");
+  memset(longv, 'a', 4999);
+  longv[4999] = '\0';
+  setenv("H5FZ_REGISTRY", longv, 1);
+  h5fz_settings_reload();
+  CHECK(!h5fz_settings_value("H5FZ_REGISTRY", got, sizeof got), "a value past any path is ignored");
+  unsetenv("H5FZ_REGISTRY");
+  h5fz_settings_reload();
   printf("%ld checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }
