@@ -41,14 +41,7 @@
  * the GPU tuning between rows of one process, so the next call must take
  * the environment again (H5FZ_CACHE_DIR too: a child process's is set
  * before its exec, plain setenv). */
-static void bench_env(const char *name, const char *value)
-{
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-  h5fz_settings_reload();
-}
+static void bench_env(const char *name, const char *value) { h5fz_settings_setenv(name, value); }
 
 static double now_s(void)
 {

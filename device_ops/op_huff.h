@@ -176,10 +176,11 @@ H5FZ_FN uint32_t h5fz_huff_reverse(uint32_t x, uint32_t n)
 {
 #if H5FZ_ON_GPU
   return n ? __brev(x) >> (32u - n) : 0u;
-#endif
+#else
   uint32_t r = 0;
   for (uint32_t k = 0; k < n; k++) r |= ((x >> k) & 1u) << (n - 1u - k);
   return r;
+#endif
 }
 
 /* Elias gamma of x >= 1: floor(log2 x) zeros, a one, the bits below it. */

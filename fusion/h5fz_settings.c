@@ -120,6 +120,15 @@ static void take_snapshot_locked(void)
   snapshot.taken = 1;
 }
 
+void h5fz_settings_setenv(const char *name, const char *value)
+{
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+  h5fz_settings_reload();
+}
+
 void h5fz_settings_reload(void)
 {
   lock_snapshot();

@@ -118,6 +118,12 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups);
  * snapshot (set the variables before the plugin's first call). */
 void h5fz_settings_reload(void);
 
+/* setenv(name, value) (value NULL: unsetenv), then h5fz_settings_reload:
+ * for tests and benchmarks that switch a variable between calls of one
+ * process. Reaches this copy of the codec only (a plugin's copy is told
+ * through h5fz_plugin_settings). */
+void h5fz_settings_setenv(const char *name, const char *value);
+
 /* Make ordinal (0..1023) this process's GPU, as if H5FZ_GPU_ORDINAL had
  * said it when the snapshot was taken (the other variables keep the
  * snapshot's values; one not taken yet is taken now). For

@@ -58,14 +58,7 @@ static inline int gpu_test_decode_on(const char *device, const void *in, size_t 
  * then h5fz_settings_reload: h5fz reads its variables once per process,
  * and this process's next call must see the new value. Reaches this
  * process's copy of the codec only, not the filter plugin's. */
-static inline void gpu_test_setenv(const char *name, const char *value)
-{
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-  h5fz_settings_reload();
-}
+static inline void gpu_test_setenv(const char *name, const char *value) { h5fz_settings_setenv(name, value); }
 
 /* Sets H5FZ_DEVICE=gpu and H5FZ_DEVICE_STRICT=1 as this process's defaults
  * (the environment, reloaded; a filter plugin not loaded yet takes them at

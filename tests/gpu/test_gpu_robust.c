@@ -60,14 +60,7 @@ static int encode(const char *device, void **out, size_t *n)
  * after: h5fz_settings_reload too, so that a child never inherits a
  * snapshot of the variables taken before (the parent reads none today;
  * the reload keeps that from mattering) */
-static void set_variable(const char *name, const char *value)
-{
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-  h5fz_settings_reload();
-}
+static void set_variable(const char *name, const char *value) { h5fz_settings_setenv(name, value); }
 
 /* In a child: encode on the GPU (auto route), compare with the CPU bytes.
  * Exit: 77 no GPU, 10 + where the module came from (0 compiled, 1 disk,
