@@ -116,7 +116,7 @@ typedef struct {
   uint8_t len[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];
   uint8_t pad_[2];
   uint32_t group_start[H5FZ_HUFF_MAX_GROUPS + 1u]; /* token bits before each group */
-  uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS];  /* first non-zero word of each share */
+  uint32_t warp_first_nz[H5FZ_HUFF_MAX_THREADS / 32u]; /* the least of a warp's shares (GPU) */
   uint32_t header_bits, flag;
   uint32_t table_bits[H5FZ_HUFF_MAX_CTX];
   uint16_t toff[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* a symbol's entry in its code's table: bits after the count */
@@ -127,7 +127,9 @@ typedef struct {
   uint16_t leaf[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];
   uint16_t parent[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
   uint32_t weight[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
-  h5fz_huff_dtab dec; /* the decoder's */
+  /* the GPU's encode uses nothing from here on (h5fz_huff_gpu_encode_scratch_bytes) */
+  uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS]; /* first non-zero word of each share (CPU threads) */
+  h5fz_huff_dtab dec;                              /* the decoder's */
   h5fz_huff_stream stream;
   uint32_t next_job, pad2_;
 } h5fz_huff_scratch;
@@ -139,6 +141,12 @@ H5FZ_FN uint32_t h5fz_huff_scratch_bytes(uint32_t nctx)
   (void)nctx;
   return (uint32_t)((sizeof(h5fz_huff_scratch) + 7u) & ~7u);
 }
+
+/* Scratch bytes of the GPU's encode (the fields before thread_first_nz,
+ * 16-byte aligned): what its one-slot kernel holds beside the slot, so
+ * that three blocks of 64 KiB sub-chunks fit an SM's shared memory. The
+ * host computes it (codegen), where offsetof exists. */
+#define H5FZ_HUFF_GPU_ENCODE_SCRATCH_BYTES ((offsetof(h5fz_huff_scratch, thread_first_nz) + 15u) & ~(size_t)15u)
 
 /* *p += v (op H5FZ_HUFF_ADD) or *p |= v (H5FZ_HUFF_OR), atomically where
  * several threads share p; returns the old value. */
@@ -169,6 +177,69 @@ H5FZ_FN void h5fz_huff_put(uint32_t *buf, uint64_t pos, uint64_t v, uint32_t nbi
     pos += take;
     nbits -= take;
   }
+}
+
+/* A thread's bit writer for its contiguous range of the stream: whole
+ * 32-bit words of the range with plain stores, only a word it shares with
+ * the thread before (its first, when the range starts inside it) or after
+ * (its last, partial) by an atomic OR. Why: the stream is written straight
+ * into its global slot on the GPU, where an atomic a token costs more than
+ * a register and a store a word. The words the ORs reach must be zero
+ * (h5fz_huff_wr_zero before the block's barrier). */
+typedef struct {
+  uint32_t *buf;
+  uint64_t acc;           /* nacc pending bits, LSB first */
+  uint32_t nacc, w;       /* bits pending; the word they go to */
+  uint32_t shared_first;  /* the range starts inside word w: OR it */
+} h5fz_huff_wr;
+
+/* Start at bit pos of buf. */
+H5FZ_FN void h5fz_huff_wr_init(h5fz_huff_wr *wr, uint32_t *buf, uint64_t pos)
+{
+  wr->buf = buf;
+  wr->acc = 0;
+  wr->nacc = (uint32_t)(pos & 31u);
+  wr->w = (uint32_t)(pos >> 5);
+  wr->shared_first = wr->nacc != 0u;
+}
+
+/* Zero the words of the range [pos, end) that h5fz_huff_wr ORs into
+ * (its first when shared, its last when partial). */
+H5FZ_FN void h5fz_huff_wr_zero(uint32_t *buf, uint64_t pos, uint64_t end)
+{
+  if (end <= pos) return;
+  if (pos & 31u) buf[pos >> 5] = 0;
+  if (end & 31u) buf[end >> 5] = 0;
+}
+
+H5FZ_FN void h5fz_huff_wr_word(h5fz_huff_wr *wr, uint32_t v)
+{
+  if (wr->shared_first) {
+    (void)h5fz_huff_atomic(wr->buf + wr->w, v, H5FZ_HUFF_OR);
+    wr->shared_first = 0;
+  } else {
+    wr->buf[wr->w] = v;
+  }
+  wr->w++;
+}
+
+/* Append the low nbits (<= 32) of v (its higher bits zero). */
+H5FZ_FN void h5fz_huff_wr_put32(h5fz_huff_wr *wr, uint32_t v, uint32_t nbits)
+{
+  wr->acc |= (uint64_t)v << wr->nacc; /* nacc < 32: no bit lost */
+  wr->nacc += nbits;
+  if (wr->nacc >= 32u) {
+    h5fz_huff_wr_word(wr, (uint32_t)wr->acc);
+    wr->acc >>= 32;
+    wr->nacc -= 32u;
+  }
+}
+
+/* The pending bits of a last, partial word (ORed: the next range may start in it). */
+H5FZ_FN void h5fz_huff_wr_flush(h5fz_huff_wr *wr)
+{
+  if (wr->nacc) (void)h5fz_huff_atomic(wr->buf + wr->w, (uint32_t)wr->acc, H5FZ_HUFF_OR);
+  wr->nacc = 0;
 }
 
 /* Reverse the low n bits of x. */
@@ -640,19 +711,74 @@ H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups
  * first, one after a non-zero word) with code 0; huff has code 0 only. */
 #define H5FZ_HUFF_CTX(w, i, group, nctx) ((nctx) > 1u && (i) % (group) != 0u && (w)[(i)-1u] == 0u ? 1u : 0u)
 
-/* Walk this thread's tokens: for each, BODY runs with sym, ex, eb and the
- * token's first word i. */
-#define H5FZ_HUFF_TOKENS(T_, in, n, group, lo, hi, first_nz, blk, per, BODY)                                     \
-  for (uint32_t i = (lo); i < (hi);) {                                                                             \
-    uint32_t sym, eb;                                                                                              \
-    uint64_t ex;                                                                                                   \
-    uint32_t c_ = T_(in, i, n, group, hi, first_nz, (blk)->tid, (blk)->nthreads, per, &sym, &ex, &eb);             \
-    if (c_ == 0) {                                                                                                 \
-      i++;                                                                                                         \
-      continue;                                                                                                    \
+/* The token of a run of r >= 1 zeros in the alphabet of W-bit words:
+ * its symbol, extra bits and their count. */
+H5FZ_FN uint32_t h5fz_huff_run_token(uint32_t W, uint32_t r, uint64_t *extra, uint32_t *extra_bits)
+{
+  const uint32_t sym = h5fz_huff_run_base(W) + h5fz_huff_run_class(r, extra_bits);
+  *extra = *extra_bits ? (uint64_t)r & ((1ull << *extra_bits) - 1u) : 0u;
+  return sym;
+}
+
+/* The token of a non-zero word v: a literal (v <= 64) or a bit-length
+ * class with the bits below v's leading one as extra bits. */
+H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *extra_bits)
+{
+  if (v <= H5FZ_HUFF_LITERALS) {
+    *extra_bits = 0;
+    *extra = 0;
+    return (uint32_t)v - 1u;
+  }
+  const uint32_t b = h5fz_huff_bitlen64(v);
+  *extra_bits = b - 1u;
+  *extra = v & ((1ull << (b - 1u)) - 1u);
+  return H5FZ_HUFF_LITERALS + b - H5FZ_HUFF_BIG_FIRST;
+}
+
+/* Walk the tokens of this thread's share [lo, hi) of the words in[0..n)
+ * (groups of `group` words) in stream order: for each, BODY runs with
+ * sym, ex, eb and the token's first word i. A zero run is the share's
+ * that starts it, runs to the next non-zero word or its group's end, and
+ * past the share's end to next_nz (the first non-zero word after the
+ * share, H5FZ_HUFF_NONE when none: h5fz_huff_next_nz); zeros at the
+ * share's start that go on a run of an earlier share are skipped. Why one
+ * word an iteration (the run's end found when it is reached, never by
+ * scanning ahead): the lanes of a warp stay together (a lane scanning a
+ * run held its 31 neighbours, 2x the walk). */
+#define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
+  {                                                                                                                \
+    uint32_t run_at_ = H5FZ_HUFF_NONE;                                                                             \
+    uint32_t skip_ = (lo) < (hi) && (lo) % (group) != 0u && (in)[lo] == 0u && (in)[(lo)-1u] == 0u;                 \
+    for (uint32_t w_ = (lo); w_ <= (hi); w_++) {                                                                   \
+      const uint32_t end_ = w_ == (hi);                                                                            \
+      const uint64_t v_ = end_ ? 0u : (uint64_t)(in)[w_];                                                          \
+      const uint32_t at_group_ = !end_ && w_ % (group) == 0u;                                                      \
+      if (run_at_ != H5FZ_HUFF_NONE && (end_ || v_ != 0u || at_group_)) {                                          \
+        uint32_t stop_ = w_;                                                                                       \
+        if (end_) {                                                                                                \
+          const uint32_t gend_ = (run_at_ / (group) + 1u) * (group);                                               \
+          stop_ = gend_ < (n) ? gend_ : (n);                                                                       \
+          stop_ = (next_nz) < stop_ ? (next_nz) : stop_;                                                           \
+        }                                                                                                          \
+        uint32_t sym, eb;                                                                                          \
+        uint64_t ex;                                                                                               \
+        sym = h5fz_huff_run_token(W_, stop_ - run_at_, &ex, &eb);                                                  \
+        const uint32_t i = run_at_;                                                                                \
+        run_at_ = H5FZ_HUFF_NONE;                                                                                  \
+        BODY;                                                                                                      \
+      }                                                                                                            \
+      if (end_) break;                                                                                             \
+      if (at_group_ || v_ != 0u) skip_ = 0;                                                                        \
+      if (v_ != 0u) {                                                                                              \
+        uint32_t sym, eb;                                                                                          \
+        uint64_t ex;                                                                                               \
+        sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                  \
+        const uint32_t i = w_;                                                                                     \
+        BODY;                                                                                                      \
+      } else if (!skip_ && run_at_ == H5FZ_HUFF_NONE) {                                                            \
+        run_at_ = w_;                                                                                              \
+      }                                                                                                            \
     }                                                                                                              \
-    BODY;                                                                                                          \
-    i = c_ == 1u || i + c_ < (hi) ? i + c_ : (hi);                                                                 \
   }
 
 /* One group's decode in progress (h5fz_huff_group_begin, then
@@ -700,55 +826,43 @@ H5FZ_FN uint32_t h5fz_huff_group_end(h5fz_huff_gstate *st)
   return r->pos > st->stop || st->stop - r->pos >= 8u || h5fz_huff_rd_peek(r, (uint32_t)(st->stop - r->pos)) != 0;
 }
 
-#endif /* H5FZ_HUFF_COMMON */
-
-/* The token at word i of w[0..n) in groups of `group` words, i in this
- * thread's share [.., hi): sets *sym, *extra and *extra_bits and returns
- * the words it covers, or 0 when word i continues a zero run that started
- * before it. A run that reaches hi ends at the next share's first non-zero
- * word (first_nz[], per thread: NONE when it has none; NULL when there is
- * one thread) or at its group's end. per: the words of a share. */
-H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_token)(const H5FZ_T_WORD *w, uint32_t i, uint32_t n, uint32_t group,
-                                          uint32_t hi, const uint32_t *first_nz, uint32_t t, uint32_t nthreads,
-                                          uint32_t per, uint32_t *sym, uint64_t *extra, uint32_t *extra_bits)
+/* The first non-zero word after this thread's share, from f, its share's
+ * first (H5FZ_HUFF_NONE: none): the least f of the shares after it (they
+ * are in order). A warp's by shuffles, then the warps after it from
+ * shared memory: no thread scans the shares one by one. Every thread of
+ * the block must call it (a barrier); on the GPU the block is whole warps. */
+H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t f)
 {
-  H5FZ_T_WORD v = w[i];
-  if (v != 0) {
-    if (v <= H5FZ_HUFF_LITERALS) {
-      *sym = (uint32_t)v - 1u;
-      *extra_bits = 0;
-      *extra = 0;
-    } else {
-      uint32_t b = h5fz_huff_bitlen64((uint64_t)v);
-      *sym = H5FZ_HUFF_LITERALS + b - H5FZ_HUFF_BIG_FIRST;
-      *extra_bits = b - 1u;
-      *extra = (uint64_t)v & ((1ull << (b - 1u)) - 1u);
-    }
-    return 1;
+  if (blk->nthreads == 1u) return H5FZ_HUFF_NONE;
+#if H5FZ_ON_GPU
+  const uint32_t lane = blk->tid & 31u, warp = blk->tid >> 5, nwarps = (blk->nthreads + 31u) >> 5;
+  uint32_t v = f; /* the least of this lane's and the lanes' above it */
+  for (uint32_t d = 1; d < 32u; d <<= 1) {
+    const uint32_t y = __shfl_sync(0xffffffffu, v, (lane + d) & 31u);
+    if (lane + d < 32u && y < v) v = y;
   }
-  if (i % group != 0 && w[i - 1u] == 0) return 0;
-  uint32_t gend = (i / group + 1u) * group;
-  gend = gend < n ? gend : n;
-  uint32_t lim = hi < gend ? hi : gend, j = i + 1u;
-  while (j < lim && w[j] == 0) j++;
-  if (j == lim && lim < gend) { /* the run goes on past this share */
-    j = gend;
-    for (uint32_t tt = t + 1u; first_nz && tt < nthreads && (uint64_t)per * tt < gend; tt++)
-      if (first_nz[tt] != H5FZ_HUFF_NONE) {
-        j = first_nz[tt] < gend ? first_nz[tt] : gend;
-        break;
-      }
-  }
-  uint32_t r = j - i;
-  *sym = h5fz_huff_run_base(H5FZ_T_BITS) + h5fz_huff_run_class(r, extra_bits);
-  *extra = *extra_bits ? (uint64_t)r & ((1ull << *extra_bits) - 1u) : 0u;
-  return r;
+  if (lane == 0) s->warp_first_nz[warp] = v;
+  uint32_t next = __shfl_sync(0xffffffffu, v, (lane + 1u) & 31u);
+  if (lane == 31u) next = H5FZ_HUFF_NONE;
+  h5fz_blk_sync(blk);
+  for (uint32_t w = warp + 1u; w < nwarps; w++) next = s->warp_first_nz[w] < next ? s->warp_first_nz[w] : next;
+  return next;
+#else
+  s->thread_first_nz[blk->tid] = f;
+  h5fz_blk_sync(blk);
+  uint32_t next = H5FZ_HUFF_NONE;
+  for (uint32_t t = blk->tid + 1u; t < blk->nthreads && next == H5FZ_HUFF_NONE; t++) next = s->thread_first_nz[t];
+  return next;
+#endif
 }
+
+#endif /* H5FZ_HUFF_COMMON */
 
 /* Encode n words (a multiple of 64, at most 16384) into out[0..cap) with
  * nctx codes: the stream of docs/format.md §5.7 (huff, nctx 1) or §5.8
  * (huffctx, nctx 2). tmp: at least n words' bytes, 4-byte aligned (the
- * stream is assembled there); scratch: h5fz_huff_scratch_bytes(nctx)
+ * stream is assembled there; tmp == out, as on the GPU, writes it in
+ * place, out then 4-byte aligned too); scratch: h5fz_huff_scratch_bytes(nctx)
  * bytes, 8-byte aligned. Returns the size, or H5FZ_HUFF_NOT_SMALLER when it
  * would not be smaller than the words' bytes or not fit cap (the caller
  * then stores the words raw). Every thread of the block must call it. */
@@ -761,21 +875,14 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   /* contiguous shares (a thread's tokens are contiguous in the stream) of
    * an odd number of words: the lanes of a warp then read 32 different
    * banks of shared memory (64 words a share read all the same bank) */
-  uint32_t lo, hi, per = h5fz_blk_share_odd(blk, n, &lo, &hi);
-  const uint32_t *first_nz = blk->nthreads > 1u ? s->thread_first_nz : (const uint32_t *)0;
+  uint32_t lo, hi;
+  (void)h5fz_blk_share_odd(blk, n, &lo, &hi);
   H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
-  if (blk->nthreads > 1u) {
-    uint32_t f = H5FZ_HUFF_NONE;
-    for (uint32_t i = lo; i < hi; i++)
-      if (in[i] != 0) {
-        f = i;
-        break;
-      }
-    s->thread_first_nz[blk->tid] = f;
-  }
-  h5fz_blk_sync(blk);
-  H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per,
-                   (void)h5fz_huff_atomic(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u, H5FZ_HUFF_ADD))
+  uint32_t f = H5FZ_HUFF_NONE;
+  for (uint32_t i = lo; i < hi && f == H5FZ_HUFF_NONE; i++) f = in[i] != 0 ? i : f;
+  const uint32_t next_nz = h5fz_huff_next_nz(blk, s, f); /* its barrier also orders the zeroed histogram */
+  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz,
+                 (void)h5fz_huff_atomic(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u, H5FZ_HUFF_ADD))
   h5fz_blk_sync(blk);
   uint32_t k[H5FZ_HUFF_MAX_CTX];
   h5fz_huff_sort_leaves(blk, s, nctx, A, k);
@@ -795,7 +902,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   }
   /* each token's bits; a group's first word starts a token: its offset in this share */
   uint64_t bits = 0;
-  H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
+  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, {
     if (i % group == 0) s->group_start[i / group] = (uint32_t)bits;
     bits += s->len[H5FZ_HUFF_CTX(in, i, group, nctx)][sym] + eb;
   })
@@ -810,8 +917,13 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
     h5fz_blk_sync(blk);
     return H5FZ_HUFF_NOT_SMALLER;
   }
-  uint32_t *buf = (uint32_t *)tmp, words = (uint32_t)((size + 3u) / 4u);
-  H5FZ_FOR_ITEMS(i, blk, words) buf[i] = 0;
+  /* the stream's words in tmp (out itself on the GPU: its 4-byte aligned
+   * global slot); zeroed where ORs reach: the header, each range's shared
+   * and partial words */
+  uint32_t *buf = (uint32_t *)tmp;
+  const uint64_t p = head + at;
+  H5FZ_FOR_ITEMS(i, blk, (uint32_t)((head + 31u) / 32u)) buf[i] = 0;
+  h5fz_huff_wr_zero(buf, p, p + bits);
   h5fz_blk_sync(blk);
   /* the header: the group field, each code's table by its builder, the
    * directory's entries one a thread (disjoint bits: the ORs commute) */
@@ -825,20 +937,21 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   if (blk->tid == 0) h5fz_huff_put(buf, table_at, dir_w, 5u);
   H5FZ_FOR_ITEMS(g, blk, groups - 1u)
   h5fz_huff_put(buf, table_at + 5u + (uint64_t)g * dir_w, s->group_start[g + 1u] - s->group_start[g], dir_w);
-  uint64_t p = head + at;
-  H5FZ_HUFF_TOKENS(H5FZ_TN(h5fz_huff_token), in, n, group, lo, hi, first_nz, blk, per, {
+  h5fz_huff_wr wr;
+  h5fz_huff_wr_init(&wr, buf, p);
+  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, {
     uint32_t t = H5FZ_HUFF_CTX(in, i, group, nctx); /* one declaration each: the macro's commas */
-    uint32_t l = s->len[t][sym];
-    if (eb + l <= 64u) {
-      h5fz_huff_put(buf, p, (uint64_t)s->code[t][sym] | (eb ? ex << l : 0u), l + eb);
-    } else {
-      h5fz_huff_put(buf, p, s->code[t][sym], l);
-      h5fz_huff_put(buf, p + l, ex, eb);
+    h5fz_huff_wr_put32(&wr, s->code[t][sym], s->len[t][sym]);
+    if (eb > 32u) {
+      h5fz_huff_wr_put32(&wr, (uint32_t)ex, 32u);
+      h5fz_huff_wr_put32(&wr, (uint32_t)(ex >> 32), eb - 32u);
+    } else if (eb) {
+      h5fz_huff_wr_put32(&wr, (uint32_t)ex, eb);
     }
-    p += l + eb;
   })
+  h5fz_huff_wr_flush(&wr);
   h5fz_blk_sync(blk);
-  H5FZ_FOR_ITEMS(i, blk, (uint32_t)size) out[i] = (uint8_t)(buf[i >> 2] >> (8u * (i & 3u)));
+  if ((void *)out != tmp) H5FZ_FOR_ITEMS(i, blk, (uint32_t)size) out[i] = (uint8_t)(buf[i >> 2] >> (8u * (i & 3u)));
   h5fz_blk_sync(blk);
   return (uint32_t)size;
 }

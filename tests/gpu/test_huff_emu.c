@@ -7,12 +7,15 @@
  * the same bytes for blocks of 128, 256 and 512 threads, float32 and
  * float64 words, 16 and 64 KiB sub-chunks and partial ones; the decode of
  * those streams gives the words back, and of damaged ones the same verdict
- * as the CPU's.
+ * as the CPU's. The encode runs both ways the executors call it: the
+ * stream assembled in a separate buffer, and written in place into its
+ * output (the GPU kernel's global slot: tmp == out).
  */
 #include "cuda_emu.h" /* first: the op headers then compile their GPU sections */
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "h5fz_ops.h"
 #include "op_huff_cpu.h"
@@ -34,6 +37,7 @@ typedef struct {
   void *back;
   int rc;
   uint32_t codes; /* 1: huff, 2: huffctx */
+  int in_place;   /* 1: tmp is out, as the GPU's kernel calls it */
 } job;
 
 static uint8_t *tmp_buf(void) { return (uint8_t *)smem; }
@@ -44,8 +48,9 @@ static void encode_thread(void *arg)
   job *j = arg;
   const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};
   uint32_t L = j->n * (j->wide ? 8u : 4u);
-  uint32_t size = j->wide ? h5fz_huff_encode_64(&blk, j->words, j->n, j->out, L, scratch(), tmp_buf(), j->codes)
-                          : h5fz_huff_encode_32(&blk, j->words, j->n, j->out, L, scratch(), tmp_buf(), j->codes);
+  void *tmp = j->in_place ? (void *)j->out : (void *)tmp_buf();
+  uint32_t size = j->wide ? h5fz_huff_encode_64(&blk, j->words, j->n, j->out, L, scratch(), tmp, j->codes)
+                          : h5fz_huff_encode_32(&blk, j->words, j->n, j->out, L, scratch(), tmp, j->codes);
   if (threadIdx.x == 0) j->size = size;
 }
 
@@ -69,7 +74,7 @@ static int failures;
 
 static uint64_t w[MAXN];
 static uint32_t w32[MAXN];
-static uint8_t ref[8u * MAXN], got[8u * MAXN], back_ref[8u * MAXN], back_got[8u * MAXN];
+static uint8_t ref[8u * MAXN], got[8u * MAXN] __attribute__((aligned(8))), back_ref[8u * MAXN], back_got[8u * MAXN];
 static uint8_t cpu_scratch[32768] __attribute__((aligned(8))), cpu_tmp[8u * MAXN] __attribute__((aligned(8)));
 
 static void one(const char *what, int wide, uint32_t n, unsigned threads, uint32_t codes)
@@ -79,7 +84,13 @@ static void one(const char *what, int wide, uint32_t n, unsigned threads, uint32
   h5fz_cpu_coder_encode_fn encode = codes == 1u ? h5fz_cpu_coder_huff_encode : h5fz_cpu_coder_huffctx_encode;
   h5fz_cpu_coder_decode_fn decode = codes == 1u ? h5fz_cpu_coder_huff_decode : h5fz_cpu_coder_huffctx_decode;
   uint32_t rsize = encode(wide, words, L, n, ref, L, cpu_scratch, cpu_tmp);
-  job j = {wide, n, 0, words, got, NULL, back_got, 0, codes};
+  job j = {wide, n, 0, words, got, NULL, back_got, 0, codes, 1};
+  memset(got, 0xa5, L); /* in place: no byte of the slot may be left from before */
+  emu_run_block(threads, encode_thread, &j);
+  CHECK(j.size == rsize, "%s, %u threads, in place: size %u, CPU %u", what, threads, j.size, rsize);
+  if (j.size == rsize && rsize != 0xffffffffu)
+    CHECK(!memcmp(got, ref, rsize), "%s, %u threads, in place: other bytes than the CPU's", what, threads);
+  j.in_place = 0;
   emu_run_block(threads, encode_thread, &j);
   CHECK(j.size == rsize, "%s, %u threads: size %u, CPU %u", what, threads, j.size, rsize);
   if (j.size != rsize || rsize == 0xffffffffu) return;
