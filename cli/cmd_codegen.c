@@ -99,9 +99,10 @@ int h5fz_cmd_codegen(int argc, char **argv)
   st = h5fz_codegen(&spec, threads, flags, &src, &smem);
   if (st != H5FZ_OK) return h5fz_cli_library_error(cmd, st, "cannot generate the kernel");
   if (h5fz_spec_format(&spec, canonical, sizeof canonical) != H5FZ_OK) canonical[0] = '\0';
+  size_t smem_encode = h5fz_codegen_encode_smem(spec.ops, spec.n_ops, spec.subchunk_bytes, smem);
   printf("/* h5fz codegen: %s; %d threads per block; dynamic shared memory %zu bytes "
-         "per block */\n",
-         canonical, threads, smem);
+         "per block (encode kernel: %zu) */\n",
+         canonical, threads, smem, smem_encode);
   fputs(src, stdout);
   if (src[0] && src[strlen(src) - 1] != '\n') putchar('\n');
   free(src);

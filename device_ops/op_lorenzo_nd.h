@@ -359,6 +359,23 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *ql
   }
 }
 
+/* The residual h5fz_lnd_encode stores at out[i] (i < m; qc NULL): for a
+ * caller that computes them in its own order (the GPU's one-slot encode
+ * holds them in registers and writes them over qloc). */
+H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_resid_at)(const H5FZ_T_WORD *qloc, uint32_t first, const H5FZ_T_FLOAT *in,
+                                               const h5fz_quant_params *p, h5fz_lnd_geom g, uint32_t i)
+{
+  const uint32_t j = first + i;
+  if (g.dim <= 1u) {
+    H5FZ_T_WORD prev = j ? H5FZ_TN(h5fz_lnd_q)(qloc, first, in, (const H5FZ_T_WORD *)0, p, j - 1u) : (H5FZ_T_WORD)0;
+    return (H5FZ_T_WORD)(H5FZ_TN(h5fz_lnd_q)(qloc, first, in, (const H5FZ_T_WORD *)0, p, j) - prev);
+  }
+  uint32_t ex, ey;
+  h5fz_lnd_eff(&g, &ex, &ey);
+  return H5FZ_TN(h5fz_lnd_resid)(qloc, first, in, (const H5FZ_T_WORD *)0, p, j, ex, ex * ey, j % ex > 0u,
+                                 j / ex % ey > 0u);
+}
+
 /* or8[d] |= the zigzagged residual of element gi under the predictor
  * D = d + 1, for each D <= g.dim (eff: h5fz_lnd_eff_each); what the
  * cost passes OR together per 8 elements. */

@@ -3,6 +3,7 @@
  * meant to be read: `h5fz codegen SPEC` prints it.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@ static const char *bufname(unsigned k) { return k % 2 ? "buf1" : "buf0"; }
  * passes the same), 0 for other ops. */
 static uint32_t huff_codes(unsigned id) { return id == H5FZ_OP_HUFF ? 1u : id == H5FZ_OP_HUFFCTX ? 2u : 0u; }
 
-static void emit_prologue(h5fz_strbuf *b, const char *kernel, const char *params)
+/* one_slot: the encode of an h5fz_codegen_one_slot_encode chain, whose
+ * dynamic shared memory holds buf0 and the scratch only. */
+static void emit_prologue(h5fz_strbuf *b, const char *kernel, const char *params, int one_slot)
 {
   h5fz_emit(b, "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)\n%s(%s)\n{\n", kernel, params);
   h5fz_emit(b, "  extern __shared__ uint64_t smem[];\n"
@@ -35,12 +38,56 @@ static void emit_prologue(h5fz_strbuf *b, const char *kernel, const char *params
           "  const unsigned long long first = (unsigned long long)(bid - chunk_ix * n_sub) * SUB_ELEMS;\n"
           "  const uint32_t m = n - first < SUB_ELEMS ? (uint32_t)(n - first) : SUB_ELEMS;\n"
           "  const uint32_t m_pad = (m + 63u) & ~63u, L = m_pad * (uint32_t)sizeof(word_t);\n"
-          "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n"
+          "%s"
           "  uint32_t *const pad = (uint32_t *)(scratch + PAD_OFFSET); /* bitshuffle's padded planes */\n"
           "  (void)L;\n"
           "  (void)pad;\n"
           "  (void)row;\n"
-          "  (void)scratch;\n\n");
+          "  (void)scratch;\n\n",
+          one_slot ? "  uint8_t *buf0 = (uint8_t *)smem, *scratch = buf0 + SLOT_BYTES; /* one slot (no buf1) */\n"
+                   : "  uint8_t *buf0 = (uint8_t *)smem, *buf1 = buf0 + SLOT_BYTES, *scratch = buf1 + SLOT_BYTES;\n");
+}
+
+int h5fz_codegen_one_slot_encode(const uint8_t *ops, uint32_t n_ops)
+{
+  return n_ops == 4u && ops[0] == H5FZ_OP_QUANT && ops[1] == H5FZ_OP_LORENZO_ND && ops[2] == H5FZ_OP_ZIGZAG &&
+         huff_codes(ops[3]) != 0u;
+}
+
+size_t h5fz_codegen_encode_smem(const uint8_t *ops, uint32_t n_ops, uint32_t subchunk_bytes, size_t smem_bytes)
+{
+  /* the slot and the coder's encode scratch (no bitshuffle padding in these chains) */
+  return h5fz_codegen_one_slot_encode(ops, n_ops) ? subchunk_bytes + H5FZ_HUFF_GPU_ENCODE_SCRATCH_BYTES : smem_bytes;
+}
+
+/* The one-slot encode's transforms: lorenzo_nd (the predictor the cost
+ * pass measured best) and zigzag in place in buf0, each thread's residuals
+ * held in registers until every thread has read the bins it predicts from
+ * (items strided over the threads, as the elementwise ops). */
+static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w)
+{
+  h5fz_emit(b,
+       "  /* transforms: lorenzo_nd and zigzag in place (one slot: the encode holds 64 KiB less shared memory,\n"
+       "   * so that more blocks share an SM); neighbours in earlier sub-chunks are quantized again */\n"
+       "  {\n"
+       "    h5fz_lnd_geom g = lnd;\n"
+       "    g.dim = h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+       "    word_t *const words = (word_t *)buf0;\n"
+       "    word_t r[(SUB_ELEMS + THREADS - 1u) / THREADS];\n"
+       "#pragma unroll\n"
+       "    for (uint32_t k = 0; k < (SUB_ELEMS + THREADS - 1u) / THREADS; k++) {\n"
+       "      const uint32_t i = threadIdx.x + k * THREADS;\n"
+       "      r[k] = i < m ? h5fz_zigzag_word_%s(h5fz_lnd_resid_at_%s(words, (uint32_t)first, in, &qp, g, i)) : 0u;\n"
+       "    }\n"
+       "    __syncthreads();\n"
+       "#pragma unroll\n"
+       "    for (uint32_t k = 0; k < (SUB_ELEMS + THREADS - 1u) / THREADS; k++) {\n"
+       "      const uint32_t i = threadIdx.x + k * THREADS;\n"
+       "      if (i < m_pad) words[i] = r[k];\n"
+       "    }\n"
+       "  }\n"
+       "  __syncthreads();\n",
+       w, w);
 }
 
 /* lorenzo_nd's encode: the predictor the cost pass measured best, from
@@ -86,12 +133,14 @@ static void emit_transform(h5fz_strbuf *b, const h5fz_op_info *op, const char *w
 
 static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int padded)
 {
+  const int one_slot = h5fz_codegen_one_slot_encode(s->ops, s->n_ops);
   emit_prologue(b, H5FZ_KERNEL_ENCODE,
                 "const value_t *in, unsigned long long n, double eb, double step, double inv_step, int mode, unsigned "
                 "long long fill,\n"
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
-                "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only");
+                "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only",
+                one_slot);
   if (s->ops[1] == H5FZ_OP_LORENZO_ND)
     h5fz_emit(b,
          "  /* tail_only 2: the warp-fused kernel takes the full sub-chunks when the 1-D predictor won */\n"
@@ -100,17 +149,27 @@ static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
          "    return;\n");
   h5fz_emit(b, "  uint8_t *slot = slots + (size_t)bid * SLOT_BYTES;\n"
           "  in += base;\n  opos += base;\n  oval += base;\n\n");
-  h5fz_emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
-          "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
-          "  __syncthreads();\n");
-  h5fz_emit(b, "  /* map: quant (outliers to this sub-chunk's side buffers, index order) */\n");
-  h5fz_emit(b,
-       "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, (const value_t *)buf1, m, m_pad, &qp, (word_t *)buf0,\n"
-       "                                              opos + first, oval + first);\n"
-       "  __syncthreads();\n",
-       w);
+  if (one_slot) {
+    h5fz_emit(b, "  /* map: quant straight from global memory (its first pass is strided: coalesced), outliers to this\n"
+            "   * sub-chunk's side buffers in index order */\n"
+            "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, in + first, m, m_pad, &qp, (word_t *)buf0,\n"
+            "                                              opos + first, oval + first);\n"
+            "  __syncthreads();\n",
+            w);
+    emit_lnd_zigzag_in_place(b, w);
+  } else {
+    h5fz_emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
+            "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
+            "  __syncthreads();\n");
+    h5fz_emit(b, "  /* map: quant (outliers to this sub-chunk's side buffers, index order) */\n");
+    h5fz_emit(b,
+         "  const uint32_t n_out = h5fz_quant_encode_%s(&blk, (const value_t *)buf1, m, m_pad, &qp, (word_t *)buf0,\n"
+         "                                              opos + first, oval + first);\n"
+         "  __syncthreads();\n",
+         w);
+  }
   unsigned k = 0;
-  for (uint32_t i = 1; i + 1 < s->n_ops; i++, k++) {
+  for (uint32_t i = 1; i + 1 < s->n_ops && !one_slot; i++, k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
     if (op->id == H5FZ_OP_DELTA && i + 2 < s->n_ops && s->ops[i + 1] == H5FZ_OP_ZIGZAG) {
       h5fz_emit(b,
@@ -132,7 +191,10 @@ static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
     h5fz_emit(b, "  uint32_t size = h5fz_rze_encode(&blk, %s, L, slot, L, scratch);\n", bufname(k));
   else if (coder->id == H5FZ_OP_BITPACK)
     h5fz_emit(b, "  uint32_t size = h5fz_bitpack_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L);\n", w, bufname(k));
-  else if (coder->id == H5FZ_OP_HUFF || coder->id == H5FZ_OP_HUFFCTX) /* assembled in the other (free) buffer */
+  else if (huff_codes(coder->id) && one_slot) /* written in place into the global slot */
+    h5fz_emit(b, "  uint32_t size = h5fz_huff_encode_%s(&blk, (const word_t *)buf0, m_pad, slot, L, scratch, slot, %uu);\n",
+         w, huff_codes(coder->id));
+  else if (huff_codes(coder->id)) /* assembled in the other (free) buffer */
     h5fz_emit(b, "  uint32_t size = h5fz_huff_encode_%s(&blk, (const word_t *)%s, m_pad, slot, L, scratch, %s, %uu);\n", w,
          bufname(k), bufname(k + 1), huff_codes(coder->id));
   else
@@ -158,7 +220,8 @@ static void emit_decode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
       "long fill, unsigned row,\n"
       "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
       "            int *status,\n"
-      "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, const uint32_t *lnd_pred, uint32_t tail_only");
+      "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, const uint32_t *lnd_pred, uint32_t tail_only",
+      0);
   if (s->ops[1] == H5FZ_OP_LORENZO_ND)
     h5fz_emit(b, "  /* lorenzo_nd: the chunk's predictor (its header's); tail_only 2: the warp-fused kernel takes the\n"
             "   * full sub-chunks of the chunks with the 1-D predictor */\n"

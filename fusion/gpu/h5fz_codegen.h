@@ -52,9 +52,21 @@
 /* Generate the source for spec (dtype must be known) with
  * threads_per_block threads (a multiple of 32, 32..1024) and flags
  * (H5FZ_CODEGEN_*). *src is a malloc'd NUL-terminated string (caller
- * frees); *smem_bytes receives the dynamic shared memory a block of either
- * kernel needs. Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
+ * frees); *smem_bytes receives the dynamic shared memory a block of the
+ * decode kernel needs (the encode's: h5fz_codegen_encode_smem). Returns H5FZ_OK, H5FZ_ERR_SPEC, H5FZ_ERR_ARG, H5FZ_ERR_NOMEM. */
 int h5fz_codegen(const h5fz_spec *spec, int threads_per_block, unsigned flags, char **src, size_t *smem_bytes);
+
+/* 1 when the encode kernel of the chain ops[0..n_ops) holds one slot of
+ * shared memory, not two: `quant lorenzo_nd zigzag huff|huffctx` (the
+ * ratio chain), whose quantizer reads global memory, whose transforms run
+ * in place through registers and whose coder writes its global slot
+ * directly; the 64 KiB it frees let two blocks share an SM. */
+int h5fz_codegen_one_slot_encode(const uint8_t *ops, uint32_t n_ops);
+
+/* The encode kernel's dynamic shared memory when h5fz_codegen gave
+ * smem_bytes for the chain with sub-chunks of subchunk_bytes (the decode
+ * kernel takes smem_bytes). */
+size_t h5fz_codegen_encode_smem(const uint8_t *ops, uint32_t n_ops, uint32_t subchunk_bytes, size_t smem_bytes);
 
 /* The op headers embedded at build time, as NVRTC wants them: *count
  * entries of names[] (include names) and sources[] (NUL-terminated). */

@@ -76,9 +76,10 @@ static int set_attributes(const h5fz_gpu_context *gc, const chain_entry *c)
                            (r = gc->cu->cuFuncSetAttribute(
                                 c->mod.decode_wf, H5FZ_CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(carveout, warp-fused)");
-  if (c->smem > 48u * 1024u &&
-      ((r = gc->cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                       (int)c->smem)) ||
+  if ((c->smem_encode > 48u * 1024u &&
+       (r = gc->cu->cuFuncSetAttribute(c->mod.encode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       (int)c->smem_encode))) ||
+      (c->smem > 48u * 1024u &&
        (r = gc->cu->cuFuncSetAttribute(c->mod.decode, H5FZ_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                        (int)c->smem))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
@@ -109,8 +110,8 @@ int h5fz_gpu_get_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_ent
   c->dtype = p->dtype;
   c->subchunk_bytes = p->subchunk_elems * p->esize;
   plan_chain(gc, c);
-  c->threads = want_threads ? want_threads : h5fz_plan_block_threads(&c->plan, c->subchunk_bytes);
-  c->regs = want_regs ? want_regs : c->plan.tuning.regs_per_thread;
+  c->threads = want_threads ? want_threads : h5fz_kernel_block_threads(&c->plan, c->ops, c->n_ops, c->subchunk_bytes);
+  c->regs = want_regs ? want_regs : h5fz_kernel_block_regs(&c->plan, c->ops, c->n_ops);
   c->wf_warps = want_wf ? want_wf : (int)H5FZ_CODEGEN_WF_WARPS_OF(0u);
   gc->chains->n++;
   if (c->plan.target == H5FZ_TARGET_CPU) {
@@ -124,6 +125,7 @@ int h5fz_gpu_get_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_ent
                            c->threads, c->regs,       c->wf_warps, gc->dev.regs_per_sm};
   char *src = NULL;
   int rc = h5fz_kernel_source(&c->plan, &kc, &src, &c->smem);
+  c->smem_encode = h5fz_codegen_encode_smem(c->ops, c->n_ops, c->subchunk_bytes, c->smem);
   h5fz_jit_source from = H5FZ_JIT_COMPILED;
   double ms = 0;
   if (!rc) rc = h5fz_jit_get(src, c->plan.arch_name, c->plan.digest, gc->ctx, &c->mod, &from, &ms);

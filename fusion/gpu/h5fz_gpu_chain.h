@@ -24,7 +24,8 @@ typedef struct {
   char reason[256];
   h5fz_plan plan;
   h5fz_jit_module mod;
-  size_t smem;
+  size_t smem;        /* the decode kernel's dynamic shared memory */
+  size_t smem_encode; /* the encode kernel's (one slot less for h5fz_codegen_one_slot_encode chains) */
 } chain_entry;
 
 struct h5fz_gpu_context;

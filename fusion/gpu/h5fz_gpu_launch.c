@@ -122,7 +122,7 @@ int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   if (beside) {
     TRY_CU(gc->cu->cuEventRecord(gc->fork, gc->stream), "cuEventRecord");
     TRY_CU(gc->cu->cuStreamWaitEvent(gc->side, gc->fork, 0), "cuStreamWaitEvent");
-    TRY(launch_on(gc, gc->side, c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem, enc_args,
+    TRY(launch_on(gc, gc->side, c->mod.encode, generic_grid, (unsigned)c->threads, (unsigned)c->smem_encode, enc_args,
                   "encode kernel (partial sub-chunks)"));
     TRY_CU(gc->cu->cuEventRecord(gc->join, gc->side), "cuEventRecord");
   }
@@ -131,7 +131,7 @@ int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
                         "warp-fused encode kernel"));
     gc->stats.warp_fused_encodes++;
   } else {
-    TRY(h5fz_gpu_launch(gc, c->mod.encode, grid, (unsigned)c->threads, (unsigned)c->smem, enc_args, "encode kernel"));
+    TRY(h5fz_gpu_launch(gc, c->mod.encode, grid, (unsigned)c->threads, (unsigned)c->smem_encode, enc_args, "encode kernel"));
   }
   if (beside) TRY_CU(gc->cu->cuStreamWaitEvent(gc->stream, gc->join, 0), "cuStreamWaitEvent");
   rc = launch_tail(gc, c, p, &k, grid);

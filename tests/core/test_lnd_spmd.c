@@ -4,7 +4,8 @@
  * the GPU runs them: blocks of several threads (pthreads meeting at a
  * barrier, H5FZ_TEST_BLOCK_THREADS in h5fz_dev.h), neighbours in earlier
  * sub-chunks quantized again, the cost pass split in parts, the inverse
- * along y and z one line per thread. Also the CPU executor's row-by-row
+ * along y and z one line per thread, and one residual at a time
+ * (h5fz_lnd_resid_at, the GPU's one-slot encode). Also the CPU executor's row-by-row
  * encode and cost pass (device_ops/op_lorenzo_nd_cpu.c). Random geometries (ranks 0..4, dims that do not
  * divide the sub-chunk, element counts that do not match the dims), all
  * three predictors, float32 and float64, the three quantizer forms, NaN,
@@ -115,6 +116,11 @@ static const char *case_text(const lnd_case *c, int wide)
       h5fz_lnd_encode_##W(&one, q + first, buf, m, m_pad, in, q, first, g, &p);                                        \
       CHECK(!memcmp(buf, fast + first, m_pad * sizeof(WORD)), "%s: s=%u SPMD (chunk words) != CPU rows",               \
             case_text(lc, W == 64), s);                                                                                \
+      /* one residual at a time, as the GPU's one-slot encode computes them (neighbours quantized again) */           \
+      uint32_t at_bad = 0;                                                                                             \
+      for (uint32_t i = 0; i < m; i++) at_bad += h5fz_lnd_resid_at_##W(q + first, first, in, &p, g, i) != buf[i];      \
+      CHECK(at_bad == 0, "%s: s=%u h5fz_lnd_resid_at differs from the encode at %u words", case_text(lc, W == 64), s,  \
+            at_bad);                                                                                                   \
       ctx_##W c = {in, q + first, spmd + first, NULL, NULL, m, m_pad, first, g, &p, 0, 0, 0, {0, 0, 0}, NULL, 0};      \
       run_block(lc->nthreads, enc_##W, &c);                                                                            \
     }                                                                                                                  \
