@@ -151,6 +151,13 @@ typedef struct {
   int regs_per_thread;   /* register cap (__launch_bounds__/maxrregcount) */
   int smem_per_block;    /* shared memory the kernel uses per block, bytes */
   unsigned features;     /* H5FZ_FEAT_* */
+  /* The entropy coders' one-slot encode (the ratio chain: quant lorenzo_nd
+   * zigzag huff|huffctx, 64 KiB sub-chunks in 72 KiB of shared memory, so
+   * that the coder's serial steps overlap other blocks): threads of its
+   * blocks at any sub-chunk size and its register cap; 0: the class's
+   * (threads_per_block scaled to the sub-chunk, regs_per_thread). */
+  int entropy_threads_per_block;
+  int entropy_regs_per_thread;
 } h5fz_tuning;
 
 typedef struct {

@@ -36,6 +36,9 @@ int h5fz_plan_canonical_text(const h5fz_plan *p, char *buf, size_t len)
                 t->loads_per_thread, t->load_bytes, t->regs_per_thread, t->smem_per_block);
   features_list(&o, t->features, ",");
   pl_out_printf(&o, "\n");
+  if (t->entropy_threads_per_block || t->entropy_regs_per_thread)
+    pl_out_printf(&o, "entropy_threads_per_block=%d\nentropy_regs_per_thread=%d\n", t->entropy_threads_per_block,
+                  t->entropy_regs_per_thread);
   return (int)o.used;
 }
 
@@ -101,6 +104,10 @@ static void text_choice(pl_out *o, const h5fz_plan *p)
   if (p->target != H5FZ_TARGET_CPU) {
     features_list(o, t->features, ",");
     pl_out_printf(o, "\n");
+    if (t->entropy_threads_per_block || t->entropy_regs_per_thread)
+      pl_out_printf(o, "  entropy  %d threads/block, %d regs/thread for the one-slot encode of huff/huffctx chains "
+                       "(0: the class's)\n",
+                    t->entropy_threads_per_block, t->entropy_regs_per_thread);
   }
   for (i = 0; i < p->n_refused; i++)
     pl_out_printf(o, "refused    %-10s %s\n", p->refused[i].klass, p->refused[i].reason);
@@ -201,9 +208,10 @@ static void json_choice(pl_out *o, const h5fz_plan *p)
                 "\"tuning\": {\"threads_per_block\": %d, \"subchunk_bytes\": "
                 "%d, \"loads_per_thread\": %d, \"load_bytes\": %d, "
                 "\"regs_per_thread\": %d, \"smem_per_block\": %d, "
+                "\"entropy_threads_per_block\": %d, \"entropy_regs_per_thread\": %d, "
                 "\"features\": \"",
                 t->threads_per_block, t->subchunk_bytes, t->loads_per_thread, t->load_bytes, t->regs_per_thread,
-                t->smem_per_block);
+                t->smem_per_block, t->entropy_threads_per_block, t->entropy_regs_per_thread);
   features_list(o, t->features, ",");
   pl_out_printf(o, "\"}, \"refused\": [");
   for (i = 0; i < p->n_refused; i++) {

@@ -132,6 +132,8 @@ static int set_class_key(h5fz_kernel_class *c, const pl_kv *kv, int *have_target
   if (strcmp(k, "regs_per_thread") == 0) return parse_int_into(v, 0, 255, &t->regs_per_thread);
   if (strcmp(k, "smem_per_block") == 0) return parse_int_into(v, 0, 1 << 24, &t->smem_per_block);
   if (strcmp(k, "features") == 0) return parse_features(v, &t->features);
+  if (strcmp(k, "entropy_threads_per_block") == 0) return parse_int_into(v, 0, 1024, &t->entropy_threads_per_block);
+  if (strcmp(k, "entropy_regs_per_thread") == 0) return parse_int_into(v, 0, 255, &t->entropy_regs_per_thread);
   if (strcmp(k, "ops") == 0) return parse_ops(v, c);
   if (strcmp(k, "fallback") == 0) {
     if (strlen(v) >= sizeof c->fallback) return -1;
@@ -156,6 +158,9 @@ static const char *check_class(const h5fz_kernel_class *c)
     return "subchunk_bytes must equal threads_per_block * loads_per_thread "
            "* load_bytes";
   if (t->regs_per_thread < 16) return "regs_per_thread must be >= 16";
+  if (t->entropy_threads_per_block % 32 != 0) return "entropy_threads_per_block must be a multiple of 32 (0: the class's)";
+  if (t->entropy_regs_per_thread != 0 && t->entropy_regs_per_thread < 16)
+    return "entropy_regs_per_thread must be >= 16 (0: the class's)";
   if (t->smem_per_block < t->subchunk_bytes) return "smem_per_block must hold at least one sub-chunk";
   return NULL;
 }

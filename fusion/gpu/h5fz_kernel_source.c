@@ -29,14 +29,28 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
   return h5fz_codegen(&s, cfg->threads, flags, src, smem_bytes);
 }
 
+int h5fz_kernel_block_threads(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops, uint32_t subchunk_bytes)
+{
+  if (h5fz_codegen_one_slot_encode(ops, n_ops) && plan->tuning.entropy_threads_per_block)
+    return plan->tuning.entropy_threads_per_block;
+  return h5fz_plan_block_threads(plan, subchunk_bytes);
+}
+
+int h5fz_kernel_block_regs(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops)
+{
+  if (h5fz_codegen_one_slot_encode(ops, n_ops) && plan->tuning.entropy_regs_per_thread)
+    return plan->tuning.entropy_regs_per_thread;
+  return plan->tuning.regs_per_thread;
+}
+
 h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan, const h5fz_device_desc *dev)
 {
   h5fz_kernel_config kc = {spec->ops,
                            (int)spec->n_ops,
                            spec->dtype,
                            spec->subchunk_bytes,
-                           h5fz_plan_block_threads(plan, spec->subchunk_bytes),
-                           plan->tuning.regs_per_thread,
+                           h5fz_kernel_block_threads(plan, spec->ops, spec->n_ops, spec->subchunk_bytes),
+                           h5fz_kernel_block_regs(plan, spec->ops, spec->n_ops),
                            (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
                            dev->regs_per_sm};
   return kc;

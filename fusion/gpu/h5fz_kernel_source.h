@@ -38,6 +38,13 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
  * the build-time embedder compiles and its test looks up; the executor
  * starts from the same values (h5fz_gpu_chain.c) and applies the
  * overrides. The config points into spec's ops (keep spec alive). */
+/* The threads of a block and the register cap of the chain ops[0..n_ops)
+ * with sub-chunks of subchunk_bytes under plan: the class's tuning, or its
+ * entropy_* figures for a one-slot encode chain (h5fz_codegen.h). One
+ * place for the executor (h5fz_gpu_chain.c) and the embedder. */
+int h5fz_kernel_block_threads(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops, uint32_t subchunk_bytes);
+int h5fz_kernel_block_regs(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops);
+
 h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan,
                                               const h5fz_device_desc *dev);
 
