@@ -144,18 +144,22 @@ int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
  * a device problem fails the call, whether warnings are silent, and the
  * JIT cache folder. A field not set keeps the environment's value (read
  * at each call, as before); a field set replaces it, its variable unread,
- * for h5fz_dataset_write and h5fz_dataset_read on the handle the options
- * are attached to (h5fz_dataset_set_options). The HDF5 filter (H5Dwrite,
- * h5py, h5repack, and h5fz_dataset_create's set_local) has no handle and
- * keeps the environment. docs/dataset_api.md, "Options". */
+ * for h5fz_dataset_write and h5fz_dataset_read (and the collective
+ * h5fz_dataset_write_part / _read_part) on the handle the options are
+ * attached to (h5fz_dataset_set_options). What has no handle (the HDF5
+ * filter: H5Dwrite and H5Dread through the plugin or the library mode,
+ * h5fz_set_filter's datasets, set_local at H5Dcreate) follows the options
+ * of the process instead (h5fz_set_process_options), else the
+ * environment. Field by field: a handle's options, then the process's,
+ * then the environment. docs/dataset_api.md, "Options". */
 typedef struct h5fz_options h5fz_options;
 
 /* A new options value with nothing set (every field: the environment's);
  * the caller frees it with h5fz_options_free. NULL when out of memory. */
 h5fz_options *h5fz_options_create(void);
 
-/* Free options (NULL: nothing). Handles they were attached to keep their
- * own copy. */
+/* Free options (NULL: nothing). Handles they were attached to, and the
+ * process (h5fz_set_process_options), keep their own copy. */
 void h5fz_options_free(h5fz_options *opts);
 
 /* The executor: "auto" (the GPU when usable, else the CPU), "cpu" or
@@ -191,6 +195,28 @@ int h5fz_options_set_cache_dir(h5fz_options *opts, const char *dir);
  * for another dataset after H5Dclose does not inherit it (the dataset is
  * compared). H5FZ_ERR_ARG (not a dataset), H5FZ_ERR_NOMEM. */
 int h5fz_dataset_set_options(hid_t dset, const h5fz_options *opts);
+
+/* Make a copy of opts the options of every h5fz call of this process that
+ * has no handle options: the filter (H5Dwrite / H5Dread through the plugin,
+ * or through the library mode of h5fz_register_filter; h5fz_set_filter's
+ * and any other h5fz dataset's), set_local at H5Dcreate, the collective
+ * MPI API, and dataset handles without options; a handle's own options
+ * (h5fz_dataset_set_options) win field by field, and a field neither sets
+ * is the environment's. NULL goes back to the environment. The options
+ * live in the process (never in the file): this library's copy of the
+ * codec takes them, and so does every copy of the filter plugin loaded in
+ * the process, after this call has made libhdf5 load its plugin from
+ * HDF5_PLUGIN_PATH (HDF5 loads it lazily, at the filter's first use).
+ * A plugin copy loaded after this call (by a second libhdf5, or a
+ * HDF5_PLUGIN_PATH that had none) is told again by h5fz_set_filter and
+ * h5fz_dataset_create (before the dataset is made); another way of making
+ * a dataset gets them with a new call of this function. Safe while other
+ * threads run h5fz calls (a call in flight keeps what it read); opts may
+ * be freed after. Returns H5FZ_OK; H5FZ_ERR_UNSUPPORTED when a loaded
+ * plugin copy refused them (an h5fz plugin older than this library: it
+ * keeps the environment's settings, while this library's copy and every
+ * copy that took them have the options; the message says how many). */
+int h5fz_set_process_options(const h5fz_options *opts);
 
 /* Outlier lists longer than this are not copied into attributes (the
  * chunks always hold them); h5fz_outliers_omitted then says how many. */

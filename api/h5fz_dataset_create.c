@@ -13,6 +13,7 @@
 #include "h5fz_dataset_create.h"
 #include "h5fz_error.h"
 #include "h5fz_hdf5_reason.h"
+#include "h5fz_options.h"
 
 int h5fz_dataset_create_allocated(hid_t loc, const char *name, hid_t mem_type, int rank, const hsize_t *dims,
                                   const hsize_t *chunk_dims, const char *spec_text, H5D_alloc_time_t alloc_time,
@@ -44,6 +45,7 @@ int h5fz_dataset_create_allocated(hid_t loc, const char *name, hid_t mem_type, i
   size_t n_cd = 0;
   if ((rc = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd))) return rc;
   if ((rc = h5fz_dataset_register_filter())) return rc; /* set_local runs in the plugin */
+  h5fz_process_options_retell(); /* a plugin copy loaded since h5fz_set_process_options: before set_local */
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(rank, dims, NULL);
   if (dcpl < 0 || space < 0 || H5Pset_chunk(dcpl, rank, chunk_dims) < 0 ||
       H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) < 0 ||

@@ -40,6 +40,8 @@
 #include "h5fz_mpi_parts.h"
 #include "h5fz_mpi_pieces.h"
 #include "h5fz_mpi_prepared.h"
+#include "h5fz_options.h"
+#include "h5fz_plugin_settings.h"
 
 static double now_s(void)
 {
@@ -89,7 +91,7 @@ static void tell_gpu_ordinal(int chosen)
   H5E_BEGIN_TRY { (void)H5Zfilter_avail(H5FZ_FILTER_ID); }
   H5E_END_TRY;
   h5fz_plugin_settings_msg m = {.version = H5FZ_PLUGIN_SETTINGS_VERSION, .reload = 0, .gpu_ordinal = chosen};
-  (void)h5fz_mpi_plugins_settings(&m);
+  (void)h5fz_plugin_copies_tell(&m, NULL);
 }
 
 int h5fz_mpi_select_gpu(MPI_Comm comm, int *ordinal)
@@ -486,8 +488,8 @@ static int store_piece(MPI_Comm comm, hid_t dset, const h5fz_dataset_info *di, c
   return rc;
 }
 
-int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
-                            h5fz_mem where, h5fz_dataset_report *report)
+static int write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
+                      h5fz_mem where, h5fz_dataset_report *report, const h5fz_overrides *overrides)
 {
   double t0 = now_s(), secs[T_PHASES] = {0}, moved = 0;
   MPI_Comm comm;
@@ -508,6 +510,7 @@ int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, co
   h5fz_settings_read(&s, H5FZ_SETTINGS_MPI);
   h5fz_mpi_pieces ps;
   h5fz_mpi_pieces_init(&ps, &di, lo, hi, data, where == H5FZ_MEM_DEVICE, s.mpi_piece_bytes, &t);
+  ps.overrides = overrides; /* the handle's options on the encode's own thread too */
   /* every rank stores as many pieces (a rank with fewer stores empty ones),
    * as each store is a collective H5Dwrite */
   unsigned long long pieces = ps.n;
@@ -598,8 +601,8 @@ static void copy_box(const uint8_t *src, const uint64_t *ext, const uint64_t *at
   }
 }
 
-int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, void *data,
-                           h5fz_mem where, h5fz_dataset_report *report)
+static int read_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, void *data, h5fz_mem where,
+                     h5fz_dataset_report *report)
 {
   static const char fn[] = "h5fz_dataset_read_part";
   double t0 = now_s();
@@ -641,5 +644,28 @@ int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, con
   if (report) *report = r.rd.rep;
 out:
   MPI_Comm_free(&comm);
+  return rc;
+}
+
+/* ---- the handle's options in force for the call (h5fz_options.c) ------------------- */
+
+int h5fz_dataset_write_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, const void *data,
+                            h5fz_mem where, h5fz_dataset_report *report)
+{
+  h5fz_overrides o;
+  const h5fz_overrides *mine = h5fz_dataset_overrides(dset, &o);
+  const h5fz_overrides *previous = h5fz_overrides_enter(mine);
+  int rc = write_part(dset, mem_type, start, count, data, where, report, mine);
+  h5fz_overrides_leave(previous);
+  return rc;
+}
+
+int h5fz_dataset_read_part(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count, void *data,
+                           h5fz_mem where, h5fz_dataset_report *report)
+{
+  h5fz_overrides o;
+  const h5fz_overrides *previous = h5fz_overrides_enter(h5fz_dataset_overrides(dset, &o));
+  int rc = read_part(dset, mem_type, start, count, data, where, report);
+  h5fz_overrides_leave(previous);
   return rc;
 }

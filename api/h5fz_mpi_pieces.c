@@ -84,7 +84,9 @@ static void *encode(void *arg)
   h5fz_mpi_piece *p = arg;
   double t0 = now_s();
   h5fz_clear_error();
+  const h5fz_overrides *previous = h5fz_overrides_enter(p->of->overrides);
   p->rc = h5fz_array_encode(&p->of->di->spec, &p->g, p->data, p->of->on_device, piece_sink, p, &p->ex);
+  h5fz_overrides_leave(previous);
   if (p->rc) snprintf(p->message, sizeof p->message, "%s", h5fz_last_error());
   p->seconds = now_s() - t0;
   return NULL;

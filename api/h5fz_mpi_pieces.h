@@ -18,6 +18,7 @@
 #include "h5fz_dataset_attrs.h"
 #include "h5fz_dataset_info.h"
 #include "h5fz_mpi_exchange.h"
+#include "h5fz_settings.h"
 
 /* The box [lo, hi) of the dataset as an array of its own: the dataset's
  * chunk dims and fill, the box's extent. */
@@ -41,6 +42,9 @@ typedef struct {
   uint64_t rows_per_piece;
   uint64_t n;          /* 0 for an empty part */
   h5fz_attr_tables *t; /* every piece's chunks are entered here (one piece encodes at a time) */
+  /* the caller's overrides (a handle's options; NULL: none), put in force
+   * on a piece's own thread, which does not have the caller's */
+  const h5fz_overrides *overrides;
 } h5fz_mpi_pieces;
 
 /* The pieces of part [lo, hi) of di at data: as few as hold at most

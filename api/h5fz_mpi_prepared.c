@@ -9,7 +9,6 @@
  * writes only its own chunks' bytes, in one collective MPI-IO write.
  */
 #include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,27 +24,6 @@
 
 /* ---- the plugin copy HDF5 calls ----------------------------------------------------- */
 
-typedef struct {
-  char **names;
-  size_t n, cap;
-} object_names;
-
-static int collect_name(struct dl_phdr_info *info, size_t size, void *data)
-{
-  (void)size;
-  object_names *o = data;
-  if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
-  if (o->n == o->cap) {
-    size_t cap = o->cap ? 2 * o->cap : 64;
-    char **p = realloc(o->names, cap * sizeof *p);
-    if (!p) return 1;
-    o->names = p;
-    o->cap = cap;
-  }
-  if ((o->names[o->n] = strdup(info->dlpi_name))) o->n++;
-  return 0;
-}
-
 /* The load address of the libhdf5 this library calls (its H5open's). */
 static const void *own_hdf5(void)
 {
@@ -54,56 +32,31 @@ static const void *own_hdf5(void)
   return sym && dladdr(sym, &info) ? info.dli_fbase : NULL;
 }
 
-/* The entry point of a loaded h5fz plugin bound to our libhdf5, or NULL.
- * The objects are listed first and opened after (dlopen inside
- * dl_iterate_phdr's callback would take the loader's lock twice). */
-static h5fz_prepared_fn find_entry(void)
+typedef struct {
+  const void *want; /* our libhdf5 */
+  h5fz_prepared_fn found;
+} entry_search;
+
+/* A plugin copy's h5fz_plugin_prepared: ours when it is bound to our
+ * libhdf5 (a plugin bound to several answers for ours); 1 ends the walk. */
+static int bound_to_ours(void *sym, void *ctx)
 {
-  const void *want = own_hdf5();
-  if (!want) return NULL;
-  object_names o = {0};
-  dl_iterate_phdr(collect_name, &o);
-  h5fz_prepared_fn found = NULL;
-  for (size_t i = 0; i < o.n; i++) {
-    void *h = found ? NULL : dlopen(o.names[i], RTLD_LAZY | RTLD_NOLOAD);
-    void *sym = h ? dlsym(h, H5FZ_PREPARED_SYMBOL) : NULL;
-    if (sym) {
-      h5fz_prepared_fn fn;
-      memcpy(&fn, &sym, sizeof fn);
-      const void *bound = want; /* a plugin bound to several libhdf5s answers for ours */
-      if (fn(NULL, &bound) == 0 && bound == want) found = fn;
-    }
-    /* a NOLOAD handle only counts a reference: the object stays loaded */
-    if (h) dlclose(h);
-    free(o.names[i]);
-  }
-  free(o.names);
-  return found;
+  entry_search *e = ctx;
+  h5fz_prepared_fn fn;
+  memcpy(&fn, &sym, sizeof fn);
+  const void *bound = e->want;
+  if (fn(NULL, &bound) != 0 || bound != e->want) return 0;
+  e->found = fn;
+  return 1;
 }
 
-/* Every loaded object that exports the plugin's settings entry point
- * (h5fz_plugin_settings.h) gets *m: each plugin copy of the codec keeps
- * its own snapshot of the environment, and a rank's GPU must reach every
- * one this process runs, whichever libhdf5 loaded it. Returns how many
- * took it. */
-int h5fz_mpi_plugins_settings(const h5fz_plugin_settings_msg *m)
+/* The entry point of a loaded h5fz plugin bound to our libhdf5, or NULL
+ * (the one walk over the plugin copies, filter/h5fz_plugin_settings.h). */
+static h5fz_prepared_fn find_entry(void)
 {
-  object_names o = {0};
-  dl_iterate_phdr(collect_name, &o);
-  int told = 0;
-  for (size_t i = 0; i < o.n; i++) {
-    void *h = dlopen(o.names[i], RTLD_LAZY | RTLD_NOLOAD);
-    void *sym = h ? dlsym(h, H5FZ_PLUGIN_SETTINGS_SYMBOL) : NULL;
-    if (sym) {
-      h5fz_plugin_settings_fn fn;
-      memcpy(&fn, &sym, sizeof fn);
-      told += fn(m) == 0;
-    }
-    if (h) dlclose(h); /* a NOLOAD handle only counts a reference: the object stays loaded */
-    free(o.names[i]);
-  }
-  free(o.names);
-  return told;
+  entry_search e = {.want = own_hdf5()};
+  if (e.want) h5fz_plugin_copies_each(H5FZ_PREPARED_SYMBOL, bound_to_ours, &e);
+  return e.found;
 }
 
 static h5fz_prepared_fn g_entry;

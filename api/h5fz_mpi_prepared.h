@@ -12,21 +12,11 @@
 
 #include "h5fz_dataset_info.h"
 #include "h5fz_mpi_exchange.h"
-#include "h5fz_plugin_settings.h"
 
 /* 1 when this process's HDF5 calls an h5fz plugin that takes prepared
  * containers: a loaded plugin file exports h5fz_plugin_prepared and is
  * bound to the libhdf5 this library calls. Local (no MPI); looked up once. */
 int h5fz_mpi_prepared_usable(void);
-
-/* Hand *m to every h5fz plugin copy loaded in this process (each exports
- * h5fz_plugin_settings; any libhdf5 may have loaded it): for
- * h5fz_mpi_select_gpu's choice of the rank's GPU, which a plugin copy that
- * took its snapshot of the environment before no longer reads there.
- * Local (no MPI). Returns how many copies took it (0: none loaded, or an
- * older plugin without the entry point, which reads H5FZ_GPU_ORDINAL from
- * the environment at each call). */
-int h5fz_mpi_plugins_settings(const h5fz_plugin_settings_msg *m);
 
 /* Store this rank's chunks `mine` (containers coded from native values,
  * by chunk index; a big-endian dataset's get their byte-order mark here)

@@ -29,6 +29,8 @@ h5fz_options *h5fz_options_create(void)
 
 void h5fz_options_free(h5fz_options *opts) { free(opts); }
 
+const h5fz_overrides *h5fz_options_overrides(const h5fz_options *opts) { return &opts->o; }
+
 int h5fz_options_set_device(h5fz_options *opts, const char *device)
 {
   if (!opts) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_options_set_device: NULL options");

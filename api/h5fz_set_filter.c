@@ -6,6 +6,7 @@
 #include "h5fz_dataset.h"
 #include "h5fz_error.h"
 #include "h5fz_hdf5_reason.h"
+#include "h5fz_options.h"
 
 int h5fz_set_filter(hid_t dcpl, const char *spec_text)
 {
@@ -23,6 +24,8 @@ int h5fz_set_filter(hid_t dcpl, const char *spec_text)
   unsigned cd[H5FZ_CD_MAX];
   size_t n_cd = 0;
   if ((rc = h5fz_spec_to_cd_values(&spec, 0, cd, H5FZ_CD_MAX, &n_cd))) return rc;
+  /* a plugin copy loaded since h5fz_set_process_options has them by set_local */
+  h5fz_process_options_retell();
   /* mandatory: a chunk the filter cannot take fails the write rather than
    * being stored raw (set_local makes it so on float datasets anyway) */
   if (H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, n_cd, cd) < 0) {

@@ -139,14 +139,26 @@ H5FZ_EXPORT int h5fz_plugin_prepared(h5fz_prepared_chunks *p, const void **bound
 
 /* The way in for a program that must tell this copy of the codec its
  * settings after the copy took its snapshot of the environment
- * (h5fz_plugin_settings.h): h5fz_mpi_select_gpu's GPU of the rank, and
- * tests that switch a variable between calls. One copy serves every
- * libhdf5 slot, so a call reaches all of them. */
+ * (h5fz_plugin_settings.h): h5fz_mpi_select_gpu's GPU of the rank,
+ * h5fz_set_process_options' (and h5fz.set_process_options') options of
+ * the process, and tests that switch a variable between calls. One copy
+ * serves every libhdf5 slot, so a call reaches all of them. Versions 1
+ * and 2 (a version-1 caller's message is the shorter struct: its fields
+ * only are read). Every field is checked before anything changes. */
 H5FZ_EXPORT int h5fz_plugin_settings(const h5fz_plugin_settings_msg *m)
 {
-  if (!m || m->version != H5FZ_PLUGIN_SETTINGS_VERSION) return -1;
+  if (!m || m->version < 1 || m->version > H5FZ_PLUGIN_SETTINGS_VERSION) return -1;
   if (m->gpu_ordinal != -1 && (m->gpu_ordinal < 0 || m->gpu_ordinal > 1023)) return -1;
+  uint32_t process = m->version >= 2 ? m->process : H5FZ_PLUGIN_PROCESS_KEEP;
+  h5fz_overrides o;
+  char why[200];
+  if (process > H5FZ_PLUGIN_PROCESS_CLEAR ||
+      (process == H5FZ_PLUGIN_PROCESS_SET && h5fz_plugin_options_to_overrides(&m->options, &o, why, sizeof why)))
+    return -1;
   if (m->reload) h5fz_settings_reload();
   if (m->gpu_ordinal != -1 && h5fz_settings_set_gpu_ordinal(m->gpu_ordinal) != H5FZ_OK) return -1;
+  if (process != H5FZ_PLUGIN_PROCESS_KEEP &&
+      h5fz_overrides_set_process(process == H5FZ_PLUGIN_PROCESS_SET ? &o : NULL) != H5FZ_OK)
+    return -1;
   return 0;
 }

@@ -31,6 +31,13 @@ static const char *warned[16];
 /* The overrides in force on this thread (h5fz_overrides_enter), or NULL. */
 static _Thread_local const h5fz_overrides *in_force;
 
+/* The process's overrides (h5fz_overrides_set_process), under snapshot.lock
+ * (below: a process-wide setting like the snapshot, and covered by its fork
+ * handlers); process_set is also read without the lock, so that a process
+ * that never sets them pays no lock per read. */
+static h5fz_overrides process_overrides;
+static int process_set;
+
 void h5fz_overrides_init(h5fz_overrides *o)
 {
   memset(o, 0, sizeof *o);
@@ -45,9 +52,6 @@ const h5fz_overrides *h5fz_overrides_enter(const h5fz_overrides *o)
 }
 
 void h5fz_overrides_leave(const h5fz_overrides *previous) { in_force = previous; }
-
-/* The field of the overrides in force, or H5FZ_UNSET. */
-#define OVERRIDE(field) (in_force ? in_force->field : H5FZ_UNSET)
 
 /* The variables read once per process: a snapshot taken at the first read
  * of any of them, so that a program's later setenv (or a thread calling it
@@ -120,6 +124,51 @@ static void take_snapshot_locked(void)
   snapshot.taken = 1;
 }
 
+/* A field of an overrides value: unset, or in its range. */
+static int in_range(int v, int lo, int hi) { return v == H5FZ_UNSET || (v >= lo && v <= hi); }
+
+int h5fz_overrides_set_process(const h5fz_overrides *o)
+{
+  if (o &&
+      !(in_range(o->device, H5FZ_SETTING_DEVICE_AUTO, H5FZ_SETTING_DEVICE_GPU) && in_range(o->device_strict, 0, 1) &&
+        in_range(o->gpu_ordinal, 0, 1023) && in_range(o->host_threads, 0, 1024) && in_range(o->quiet, 0, 1) &&
+        memchr(o->cache_dir, '\0', sizeof o->cache_dir)))
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_overrides_set_process: a field is out of its range");
+  lock_snapshot();
+  if (o) process_overrides = *o;
+  __atomic_store_n(&process_set, o != NULL, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&snapshot.lock);
+  return H5FZ_OK;
+}
+
+/* The overrides a read goes by: each field the calling thread's (an
+ * options value of the call) when they set it, else the process's; m
+ * holds the merge when both exist. NULL: neither, the environment alone.
+ * Copied once per read, so a read sees one consistent set even while
+ * another thread sets the process's. */
+static const h5fz_overrides *in_effect(h5fz_overrides *m)
+{
+  const h5fz_overrides *t = in_force;
+  if (!__atomic_load_n(&process_set, __ATOMIC_ACQUIRE)) return t;
+  lock_snapshot();
+  int set = process_set;
+  if (set) *m = process_overrides;
+  pthread_mutex_unlock(&snapshot.lock);
+  if (!set) return t;
+  if (t) {
+    if (t->device != H5FZ_UNSET) m->device = t->device;
+    if (t->device_strict != H5FZ_UNSET) m->device_strict = t->device_strict;
+    if (t->gpu_ordinal != H5FZ_UNSET) m->gpu_ordinal = t->gpu_ordinal;
+    if (t->host_threads != H5FZ_UNSET) m->host_threads = t->host_threads;
+    if (t->quiet != H5FZ_UNSET) m->quiet = t->quiet;
+    if (t->cache_dir[0]) memcpy(m->cache_dir, t->cache_dir, sizeof m->cache_dir);
+  }
+  return m;
+}
+
+/* The field of overrides ov (in_effect's), or H5FZ_UNSET. */
+#define OVERRIDE(ov, field) ((ov) ? (ov)->field : H5FZ_UNSET)
+
 void h5fz_settings_setenv(const char *name, const char *value)
 {
   if (value)
@@ -175,7 +224,9 @@ int h5fz_settings_set_gpu_ordinal(int ordinal)
 
 int h5fz_settings_quiet(void)
 {
-  if (OVERRIDE(quiet) != H5FZ_UNSET) return OVERRIDE(quiet) != 0;
+  h5fz_overrides m;
+  const h5fz_overrides *ov = in_effect(&m);
+  if (OVERRIDE(ov, quiet) != H5FZ_UNSET) return OVERRIDE(ov, quiet) != 0;
   char buf[ONCE_VALUE_MAX];
   const char *quiet = env_get("H5FZ_QUIET", buf, sizeof buf);
   return quiet && *quiet && *quiet != '0';
@@ -196,10 +247,11 @@ const char *h5fz_settings_value(const char *name, char *buf, size_t len)
 int h5fz_settings_cache_dir(char *out, size_t out_len)
 {
   char dir[ONCE_VALUE_MAX];
-  if (!in_force || !in_force->cache_dir[0])
-    return h5fz_planner_cache_dir(env_get("H5FZ_CACHE_DIR", dir, sizeof dir), out, out_len);
+  h5fz_overrides m;
+  const h5fz_overrides *ov = in_effect(&m);
+  if (!ov || !ov->cache_dir[0]) return h5fz_planner_cache_dir(env_get("H5FZ_CACHE_DIR", dir, sizeof dir), out, out_len);
   if (!out || !out_len) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_settings_cache_dir: NULL or empty buffer");
-  int n = snprintf(out, out_len, "%s", in_force->cache_dir);
+  int n = snprintf(out, out_len, "%s", ov->cache_dir);
   return n > 0 && (size_t)n < out_len
              ? H5FZ_OK
              : h5fz_fail(H5FZ_ERR_ARG, "the cache folder's path does not fit %zu bytes", out_len);
@@ -252,24 +304,24 @@ long long h5fz_env_pow2(const char *name, long long lo, long long hi, long long 
   return x;
 }
 
-/* The fields the overrides in force set, over what the environment gave. */
-static void apply_overrides(h5fz_settings *s, unsigned groups)
+/* The fields the overrides ov set, over what the environment gave. */
+static void apply_overrides(h5fz_settings *s, unsigned groups, const h5fz_overrides *ov)
 {
-  if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(host_threads) != H5FZ_UNSET)
-    s->host_threads = (unsigned)OVERRIDE(host_threads);
-  if ((groups & H5FZ_SETTINGS_GPU) && OVERRIDE(gpu_ordinal) != H5FZ_UNSET) {
-    s->gpu_ordinal = OVERRIDE(gpu_ordinal);
+  if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(ov, host_threads) != H5FZ_UNSET)
+    s->host_threads = (unsigned)OVERRIDE(ov, host_threads);
+  if ((groups & H5FZ_SETTINGS_GPU) && OVERRIDE(ov, gpu_ordinal) != H5FZ_UNSET) {
+    s->gpu_ordinal = OVERRIDE(ov, gpu_ordinal);
     s->gpu_ordinal_set = 1;
   }
-  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device) != H5FZ_UNSET) {
-    s->device = OVERRIDE(device);
+  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(ov, device) != H5FZ_UNSET) {
+    s->device = OVERRIDE(ov, device);
     snprintf(s->device_text, sizeof s->device_text, "%s",
              s->device == H5FZ_SETTING_DEVICE_CPU   ? "cpu"
              : s->device == H5FZ_SETTING_DEVICE_GPU ? "gpu"
                                                     : "auto");
   }
-  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device_strict) != H5FZ_UNSET)
-    s->device_strict = OVERRIDE(device_strict) != 0;
+  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(ov, device_strict) != H5FZ_UNSET)
+    s->device_strict = OVERRIDE(ov, device_strict) != 0;
 }
 
 /* A launcher's task count: "4", or Slurm's per-node list "2(x3),1" (its
@@ -308,12 +360,14 @@ static void read_node_ranks(h5fz_settings *s)
 
 void h5fz_settings_read(h5fz_settings *s, unsigned groups)
 {
+  h5fz_overrides m;
+  const h5fz_overrides *ov = in_effect(&m);
   /* a variable the overrides replace is not read: a bad value there is not the call's to warn about */
-  if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(host_threads) == H5FZ_UNSET)
+  if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(ov, host_threads) == H5FZ_UNSET)
     s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
   if (groups & H5FZ_SETTINGS_HOST) read_node_ranks(s);
   if (groups & H5FZ_SETTINGS_GPU) {
-    if (OVERRIDE(gpu_ordinal) == H5FZ_UNSET) s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+    if (OVERRIDE(ov, gpu_ordinal) == H5FZ_UNSET) s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
     long long limit = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);
     s->gpu_memory_limit = limit ? (size_t)limit : SIZE_MAX;
     s->gpu_threads = (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);
@@ -326,7 +380,7 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
     const char *ordinal = env_get("H5FZ_GPU_ORDINAL", ordinal_buf, sizeof ordinal_buf);
     s->gpu_ordinal_set = ordinal && *ordinal;
   }
-  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(device) == H5FZ_UNSET) {
+  if ((groups & H5FZ_SETTINGS_DEVICE) && OVERRIDE(ov, device) == H5FZ_UNSET) {
     char device_buf[ONCE_VALUE_MAX];
     const char *v = env_get("H5FZ_DEVICE", device_buf, sizeof device_buf);
     snprintf(s->device_text, sizeof s->device_text, "%s", v ? v : "");
@@ -361,5 +415,5 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
         (unsigned long long)h5fz_env_int("H5FZ_MPI_PIECE_BYTES", 0, 0x7fffffffffffffffLL, 1, 512ll << 20);
   }
   if (groups & H5FZ_SETTINGS_JIT) s->jit_embedded = (int)h5fz_env_int("H5FZ_JIT_EMBEDDED", 0, 1, 1, 1);
-  apply_overrides(s, groups);
+  apply_overrides(s, groups, ov);
 }

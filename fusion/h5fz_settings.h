@@ -30,8 +30,12 @@
  * _leave, on the calling thread); while it is in force, every field it
  * sets (device, strictness, GPU ordinal, host threads, quiet, cache
  * folder) is taken from it and its variable is not read: the environment
- * gives the defaults only. The filter has no handle and keeps the
- * environment's snapshot.
+ * gives the defaults only. What has no handle (the filter: HDF5 hands it
+ * cd_values only) follows the process's overrides
+ * (h5fz_overrides_set_process: h5fz_set_process_options,
+ * h5fz.set_process_options, and a plugin copy told through
+ * h5fz_plugin_settings). Field by field, the calling thread's overrides
+ * win, then the process's, then the environment's snapshot.
  */
 #ifndef H5FZ_SETTINGS_H
 #define H5FZ_SETTINGS_H
@@ -105,8 +109,10 @@ typedef struct {
 
 /* Read the groups in `groups` (H5FZ_SETTINGS_*) into *s, from the
  * process's snapshot of the environment (taken now if this is the first
- * read); the other fields are left as they are. A field the calling thread's overrides set
- * (h5fz_overrides_enter) comes from them, its variable unread. Never fails
+ * read); the other fields are left as they are. A field the calling
+ * thread's overrides set (h5fz_overrides_enter) comes from them, else one
+ * the process's overrides set (h5fz_overrides_set_process) from those, its
+ * variable unread. Never fails
  * (a bad value: the default, warned). */
 void h5fz_settings_read(h5fz_settings *s, unsigned groups);
 
@@ -135,12 +141,14 @@ void h5fz_settings_setenv(const char *name, const char *value);
 int h5fz_settings_set_gpu_ordinal(int ordinal);
 
 /* 1 when h5fz's warnings on stderr stay silent: the calling thread's
- * overrides say quiet, or (where they do not say) H5FZ_QUIET is set (not
- * empty, not starting with '0'). */
+ * overrides say quiet, or (where they do not say) the process's do, or
+ * (where neither says) H5FZ_QUIET is set (not empty, not starting with
+ * '0'). */
 int h5fz_settings_quiet(void);
 
 /* The folder of the JIT and calibration caches into out (out_len bytes):
- * the calling thread's overrides' cache_dir when set, else the planner's
+ * the calling thread's overrides' cache_dir when set, else the process's
+ * overrides' when set, else the planner's
  * (H5FZ_CACHE_DIR, $XDG_CACHE_HOME/h5fz, ~/.cache/h5fz). H5FZ_OK, or
  * H5FZ_ERR_ARG when there is none or it does not fit. */
 int h5fz_settings_cache_dir(char *out, size_t out_len);
@@ -185,6 +193,18 @@ const h5fz_overrides *h5fz_overrides_enter(const h5fz_overrides *o);
 
 /* End the scope h5fz_overrides_enter began: previous back in force. */
 void h5fz_overrides_leave(const h5fz_overrides *previous);
+
+/* Make a copy of *o this copy of the codec's process overrides (NULL:
+ * none, the environment again): every read of every thread from now on
+ * takes each field they set, unless the calling thread's overrides
+ * (h5fz_overrides_enter) set that field too; the environment gives the
+ * fields neither sets. For what has no handle to hand its options down
+ * (the filter, set_local, a dataset handle without options). Safe against
+ * reads on other threads (a read copies the merged overrides once);
+ * threads of a call already running keep what the call read. H5FZ_OK, or
+ * H5FZ_ERR_ARG (nothing changed) for a field out of the range the
+ * h5fz_overrides comments give or a cache_dir without its NUL. */
+int h5fz_overrides_set_process(const h5fz_overrides *o);
 
 /* The integer environment variable name: its value when it is a whole
  * number in [lo, hi] (and a multiple of multiple_of when that is > 1), dflt

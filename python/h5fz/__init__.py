@@ -26,11 +26,11 @@ import h5py as _h5py
 from . import _clib, _hdf5, _registry
 from ._filter import FILTER_ID, MODES, Filter
 from ._fast import read, write
-from ._options import Options
+from ._options import Options, set_process_options
 from ._xarray import netcdf_encoding
 
 __all__ = ["FILTER_ID", "MODES", "PLUGIN_PATH", "Filter", "Options", "get_config", "netcdf_encoding", "read",
-           "write", "__version__"]
+           "set_process_options", "write", "__version__"]
 
 __version__ = _clib.LIB.h5fzpy_version().decode()
 PLUGIN_PATH = _hdf5.PLUGIN_PATH

@@ -105,6 +105,8 @@ def _load():
     lib.h5fzpy_encode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_encode.argtypes
     lib.h5fzpy_decode_with.restype = ctypes.c_int
     lib.h5fzpy_decode_with.argtypes = [ctypes.POINTER(OptionsStruct)] + lib.h5fzpy_decode.argtypes
+    lib.h5fzpy_set_process_options.restype = ctypes.c_int
+    lib.h5fzpy_set_process_options.argtypes = [ctypes.POINTER(OptionsStruct), ctypes.POINTER(ctypes.c_int)]
     lib.h5fzpy_chunk_encode.restype = ctypes.c_int
     lib.h5fzpy_chunk_encode.argtypes = [
         ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_uint32,

@@ -3,15 +3,19 @@
 What the H5FZ_* environment variables say for the whole process, said for
 one call of h5fz.write or h5fz.read: the executor, the GPU, the host
 threads, strictness, quiet, and the JIT cache folder. A field left None
-keeps the environment's value; the HDF5 filter (h5py's own reads and
-writes) has no options and keeps the environment. docs/python.md,
-"Options".
+keeps the environment's value. The HDF5 filter (h5py's own reads and
+writes) has no call to hand options to: set_process_options makes options
+the whole process's, for it and for the calls without options.
+docs/python.md, "Options".
 """
 import ctypes
+
+import h5py.h5z
 
 from . import _clib
 
 _DEVICES = {"auto": 0, "cpu": 1, "gpu": 2}
+_ERR_ARG = -1  # H5FZ_ERR_ARG (errors/h5fz_status.h): a field out of range
 
 
 class Options:
@@ -63,3 +67,26 @@ def as_struct(options):
     if not isinstance(options, Options):
         raise TypeError("h5fz: options must be an h5fz.Options, not %s" % type(options).__name__)
     return ctypes.byref(options._struct())
+
+
+def set_process_options(options):
+    """Make options (an h5fz.Options, or None for the environment again) the
+    options of every h5fz call of this process that has none of its own:
+    h5py's reads and writes of h5fz datasets (the filter, set_local at
+    create_dataset), and h5fz.write / h5fz.read without options= (a call's
+    own options win field by field; a field neither sets is the
+    environment's). They live in the process, never in a file. Every loaded
+    copy of the h5fz plugin is told, after h5py's libhdf5 has been made to
+    load its plugin (h5py.h5z.filter_avail); a copy some other libhdf5 loads
+    later is not: call again after it. Returns how many plugin copies took
+    them. Raises TypeError for something else than an Options, RuntimeError
+    when a loaded plugin copy refused them (an older h5fz plugin: it keeps
+    the environment; this package and the copies that took them have the
+    options)."""
+    struct = as_struct(options)
+    h5py.h5z.filter_avail(_clib.LIB.h5fzpy_filter_id())  # HDF5 loads a plugin at the filter's first use
+    told = ctypes.c_int(0)
+    rc = _clib.LIB.h5fzpy_set_process_options(struct, ctypes.byref(told))
+    if rc != 0:
+        raise (ValueError if rc == _ERR_ARG else RuntimeError)(_clib.last_error())
+    return told.value

@@ -1,45 +1,25 @@
 /*
  * h5fz_py_options.c - h5fz.Options for a call (h5fz_py_options.h): the
  * options become the codec's overrides (fusion/h5fz_settings.h), in force
- * on the calling thread for the call's duration.
+ * on the calling thread for the call's duration; and
+ * h5fz.set_process_options, the process's options, in this library's copy
+ * and in every loaded plugin copy.
  */
 #include <stdio.h>
-#include <string.h>
 
+#include "h5fz.h"
+#include "h5fz_plugin_settings.h"
+#include "h5fz_py_error.h"
 #include "h5fz_py_options.h"
 #include "h5fz_settings.h"
-
-/* value (-1: unset) into *field when it is in [lo, hi]; 0, or -1 with the reason in why. */
-static int take(const char *name, int value, int lo, int hi, int *field, char *why, size_t len)
-{
-  if (value == -1) return 0;
-  if (value < lo || value > hi) {
-    snprintf(why, len, "h5fz.Options: %s=%d is out of range (%d..%d)", name, value, lo, hi);
-    return -1;
-  }
-  *field = value;
-  return 0;
-}
 
 /* opts as overrides; 0, or -1 with the reason in why. */
 static int overrides_of(const h5fzpy_options *opts, h5fz_overrides *o, char *why, size_t len)
 {
-  h5fz_overrides_init(o);
-  static const int devices[] = {H5FZ_SETTING_DEVICE_AUTO, H5FZ_SETTING_DEVICE_CPU, H5FZ_SETTING_DEVICE_GPU};
-  int device = H5FZ_UNSET;
-  if (take("device", opts->device, 0, 2, &device, why, len) ||
-      take("gpu_ordinal", opts->gpu_ordinal, 0, 1023, &o->gpu_ordinal, why, len) ||
-      take("threads", opts->threads, 0, 1024, &o->host_threads, why, len) ||
-      take("strict", opts->strict, 0, 1, &o->device_strict, why, len) ||
-      take("quiet", opts->quiet, 0, 1, &o->quiet, why, len))
-    return -1;
-  if (device != H5FZ_UNSET) o->device = devices[device];
-  if (memchr(opts->cache_dir, '\0', sizeof opts->cache_dir) == NULL) {
-    snprintf(why, len, "h5fz.Options: the cache folder's path is not NUL-terminated");
-    return -1;
-  }
-  snprintf(o->cache_dir, sizeof o->cache_dir, "%s", opts->cache_dir);
-  return 0;
+  char reason[160]; /* with the prefix, within the callers' 200 bytes */
+  if (!h5fz_plugin_options_to_overrides(opts, o, reason, sizeof reason)) return 0;
+  snprintf(why, len, "h5fz.Options: %s", reason);
+  return -1;
 }
 
 /* The call between enter and leave, with opts as overrides. */
@@ -64,4 +44,28 @@ int h5fzpy_decode_with(const h5fzpy_options *opts, const unsigned *cd, size_t n_
                        h5fzpy_source source, void *ctx, void *data, int on_device, h5fzpy_exec *ex)
 {
   WITH_OPTIONS(h5fzpy_decode(cd, n_cd, g, source, ctx, data, on_device, ex));
+}
+
+int h5fzpy_set_process_options(const h5fzpy_options *opts, int *told)
+{
+  h5fz_py_clear_error();
+  h5fz_overrides o;
+  char why[260];
+  if (told) *told = 0;
+  if (opts && overrides_of(opts, &o, why, sizeof why)) return h5fz_py_fail_arg(why);
+  h5fz_plugin_settings_msg m = {.version = H5FZ_PLUGIN_SETTINGS_VERSION,
+                                .gpu_ordinal = -1,
+                                .process = opts ? H5FZ_PLUGIN_PROCESS_SET : H5FZ_PLUGIN_PROCESS_CLEAR};
+  h5fz_plugin_options_init(&m.options);
+  if (opts) m.options = *opts;
+  int rc = h5fz_overrides_set_process(opts ? &o : NULL); /* checked above: no refusal here */
+  if (rc) return h5fz_py_fail(rc, "h5fz.set_process_options: the options were refused");
+  int refused = 0, n = h5fz_plugin_copies_tell(&m, &refused);
+  if (told) *told = n;
+  if (!refused) return H5FZ_OK;
+  snprintf(why, sizeof why,
+           "h5fz.set_process_options: %d loaded h5fz plugin cop%s refused the options (a plugin older than this "
+           "package: it keeps the environment's settings)",
+           refused, refused == 1 ? "y" : "ies");
+  return h5fz_py_fail(H5FZ_ERR_UNSUPPORTED, "%s", why);
 }

@@ -1,6 +1,7 @@
 /*
  * core_check.h - what the core tests share: a CHECK that counts and prints
- * the first failures, and a xorshift64 generator (rnd). Define CORE_RNG_SEED and
+ * the first failures, a xorshift64 generator (rnd), and one float32 chunk
+ * through the public codec (core_encode_f32). Define CORE_RNG_SEED and
  * CORE_MAX_PRINTED before including it to change them.
  */
 #ifndef CORE_CHECK_H
@@ -8,6 +9,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "h5fz.h"
 
 #ifndef CORE_RNG_SEED
 #define CORE_RNG_SEED 0x243f6a8885a308d3ull
@@ -37,6 +41,21 @@ static inline uint64_t rnd(void)
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return rng;
+}
+
+/* n float32 values as one chunk at abs=1e-3 through h5fz_chunk_encode
+ * (the container is dropped): H5FZ_OK or its failure, so a test sees what
+ * the settings in force make of a chunk call (a strict bad H5FZ_DEVICE
+ * fails it wherever it is read). */
+static inline int core_encode_f32(const float *values, size_t n)
+{
+  h5fz_spec s;
+  if (h5fz_spec_parse("abs=1e-3 dtype=f32", &s)) return -100;
+  void *out = NULL;
+  size_t bytes = 0;
+  int rc = h5fz_chunk_encode(&s, values, n * sizeof *values, &out, &bytes);
+  free(out);
+  return rc;
 }
 
 #endif /* CORE_CHECK_H */

@@ -25,16 +25,7 @@
 static float values[4096];
 
 /* One chunk through the public codec; H5FZ_OK or its failure. */
-static int encode(void)
-{
-  h5fz_spec s;
-  if (h5fz_spec_parse("abs=1e-3 dtype=f32", &s)) return -100;
-  void *out = NULL;
-  size_t n = 0;
-  int rc = h5fz_chunk_encode(&s, values, sizeof values, &out, &n);
-  free(out);
-  return rc;
-}
+static int encode(void) { return core_encode_f32(values, sizeof values / sizeof *values); }
 
 static void *read_gpu_group(void *arg)
 {

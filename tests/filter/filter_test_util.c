@@ -2,8 +2,6 @@
 #include "h5fz_plugin_settings.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
-#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,23 +140,6 @@ long ft_dataset_cd(hid_t dset, unsigned *cd, size_t cap, unsigned *flags)
   return (long)n;
 }
 
-/* The loaded objects' names (dlopen inside dl_iterate_phdr's callback
- * would take the loader's lock twice: listed first, opened after). */
-#define FT_MAX_OBJECTS 512
-typedef struct {
-  char names[FT_MAX_OBJECTS][512];
-  int n;
-} ft_objects;
-
-static int ft_collect(struct dl_phdr_info *info, size_t size, void *data)
-{
-  (void)size;
-  ft_objects *o = data;
-  if (info->dlpi_name && info->dlpi_name[0] && o->n < FT_MAX_OBJECTS)
-    snprintf(o->names[o->n++], 512, "%s", info->dlpi_name);
-  return 0;
-}
-
 int ft_plugin_setenv(const char *name, const char *value)
 {
   if (value)
@@ -166,21 +147,8 @@ int ft_plugin_setenv(const char *name, const char *value)
   else
     unsetenv(name);
   (void)H5Zfilter_avail(H5FZ_FILTER_ID); /* HDF5 loads the plugin if it has not yet */
-  static ft_objects o;
-  o.n = 0;
-  dl_iterate_phdr(ft_collect, &o);
   h5fz_plugin_settings_msg m = {.version = H5FZ_PLUGIN_SETTINGS_VERSION, .reload = 1, .gpu_ordinal = -1};
-  int told = 0;
-  for (int i = 0; i < o.n; i++) {
-    void *h = dlopen(o.names[i], RTLD_LAZY | RTLD_NOLOAD);
-    void *sym = h ? dlsym(h, H5FZ_PLUGIN_SETTINGS_SYMBOL) : NULL;
-    if (sym) {
-      h5fz_plugin_settings_fn fn;
-      memcpy(&fn, &sym, sizeof fn);
-      told += fn(&m) == 0;
-    }
-    if (h) dlclose(h);
-  }
+  int told = h5fz_plugin_copies_tell(&m, NULL);
   FT_CHECK(told > 0, "%s=%s: no loaded h5fz plugin took the reload", name, value ? value : "(unset)");
   return told;
 }

@@ -7,18 +7,32 @@
  * h5fz_plugin_settings (filter/h5fz_plugin_settings.h): then set_local
  * refuses the value, with the reason, and after the variable is unset and
  * the plugin told again a create succeeds. The entry point refuses a
- * version it does not know and an ordinal out of range.
+ * version it does not know and an ordinal out of range. Version 2 sets
+ * the process's options: device=cpu over the environment's gpux makes
+ * set_local succeed, clearing them brings the refusal back, and a message
+ * with any field out of range is refused and changes nothing; a version-1
+ * message (the shorter struct of older callers) is still taken.
  */
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "filter_test_util.h"
 #include "h5fz_plugin_settings.h"
 
 #define N 4096
+
+/* The message as version 1 had it: what an older caller hands over. */
+typedef struct {
+  uint32_t version, reload;
+  int32_t gpu_ordinal;
+} settings_msg_v1;
 
 static float values[N];
 static char last_stack[4096]; /* the error stack of the last refused H5Dcreate2 */
@@ -84,6 +98,64 @@ int main(void)
     m.gpu_ordinal = 0;
     FT_CHECK(fn(&m) == 0, "ordinal 0 is taken");
     FT_CHECK(fn(NULL) == -1, "NULL is refused");
+    m.version = 0;
+    FT_CHECK(fn(&m) == -1, "version 0 is refused");
+
+    /* version 1, the shorter struct: taken (a reload). It ends where an
+     * inaccessible page begins, so a plugin reading past an older caller's
+     * 12 bytes crashes the test. */
+    long page = sysconf(_SC_PAGESIZE);
+    char *pages = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    FT_CHECK(pages != MAP_FAILED && mprotect(pages + page, (size_t)page, PROT_NONE) == 0, "a guard page");
+    if (pages == MAP_FAILED) return ft_finish();
+    settings_msg_v1 *v1p = (settings_msg_v1 *)(void *)(pages + page - sizeof(settings_msg_v1));
+    *v1p = (settings_msg_v1){.version = 1, .reload = 1, .gpu_ordinal = -1};
+    const h5fz_plugin_settings_msg *as_v1 = (const h5fz_plugin_settings_msg *)(void *)v1p;
+    FT_CHECK(fn(as_v1) == 0, "a version-1 message is taken");
+    v1p->gpu_ordinal = 2000;
+    FT_CHECK(fn(as_v1) == -1, "a version-1 ordinal 2000 is refused");
+
+    /* version 2: the process's options over the environment's gpux */
+    FT_CHECK(ft_plugin_setenv("H5FZ_DEVICE", "gpux") == 1, "the plugin takes gpux");
+    FT_CHECK(!create_write_read(f, "v2_before"), "gpux in the plugin's snapshot: set_local refuses");
+    h5fz_plugin_settings_msg set = {.version = 2, .gpu_ordinal = -1, .process = H5FZ_PLUGIN_PROCESS_SET};
+    h5fz_plugin_options_init(&set.options);
+    set.options.device = 1; /* cpu */
+    const struct {
+      const char *what;
+      size_t offset;
+      int32_t value;
+    } bad[] = {{"device 3", offsetof(h5fz_plugin_options, device), 3},
+               {"gpu_ordinal 1024", offsetof(h5fz_plugin_options, gpu_ordinal), 1024},
+               {"threads 1025", offsetof(h5fz_plugin_options, threads), 1025},
+               {"threads -2", offsetof(h5fz_plugin_options, threads), -2},
+               {"strict 2", offsetof(h5fz_plugin_options, strict), 2},
+               {"quiet 5", offsetof(h5fz_plugin_options, quiet), 5}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+      h5fz_plugin_settings_msg b = set;
+      memcpy((char *)&b.options + bad[i].offset, &bad[i].value, sizeof bad[i].value);
+      FT_CHECK(fn(&b) == -1, "v2 %s is refused", bad[i].what);
+    }
+    h5fz_plugin_settings_msg b = set;
+    memset(b.options.cache_dir, 'x', sizeof b.options.cache_dir);
+    FT_CHECK(fn(&b) == -1, "v2 cache_dir without its NUL is refused");
+    b = set;
+    b.process = 3;
+    FT_CHECK(fn(&b) == -1, "v2 process=3 is refused");
+    b = set;
+    b.gpu_ordinal = 1024;
+    FT_CHECK(fn(&b) == -1, "v2 with ordinal 1024 is refused (its options not taken)");
+    FT_CHECK(!create_write_read(f, "v2_refused"), "a refused message changed the plugin's options");
+    FT_CHECK(fn(&set) == 0, "v2 device=cpu is taken");
+    FT_CHECK(create_write_read(f, "v2_cpu"), "process options device=cpu over gpux: set_local refused");
+    v1p->gpu_ordinal = -1; /* a version-1 reload keeps the process's options */
+    FT_CHECK(fn(as_v1) == 0, "a version-1 reload is taken");
+    FT_CHECK(create_write_read(f, "v2_after_v1"), "a version-1 reload dropped the process's options");
+    h5fz_plugin_settings_msg clear = {.version = 2, .gpu_ordinal = -1, .process = H5FZ_PLUGIN_PROCESS_CLEAR};
+    FT_CHECK(fn(&clear) == 0, "v2 clear is taken");
+    FT_CHECK(!create_write_read(f, "v2_cleared"), "cleared: gpux refused again");
+    ft_plugin_setenv("H5FZ_DEVICE", NULL);
+    munmap(pages, 2 * (size_t)page);
   }
   if (h) dlclose(h);
   H5Fclose(f);
