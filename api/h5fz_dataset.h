@@ -142,8 +142,9 @@ int h5fz_dataset_read(hid_t dset, void *data, h5fz_mem where, h5fz_dataset_repor
  * What the H5FZ_* environment variables say for the whole process, said
  * for one dataset handle: the device, the GPU, the host threads, whether
  * a device problem fails the call, whether warnings are silent, and the
- * JIT cache folder. A field not set keeps the environment's value (read
- * at each call, as before); a field set replaces it, its variable unread,
+ * JIT cache folder. A field not set keeps the process's options' value,
+ * else the environment's (read once per process, at the first h5fz call);
+ * a field set replaces it, its variable unread,
  * for h5fz_dataset_write and h5fz_dataset_read (and the collective
  * h5fz_dataset_write_part / _read_part) on the handle the options are
  * attached to (h5fz_dataset_set_options). What has no handle (the HDF5

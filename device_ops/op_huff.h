@@ -744,7 +744,14 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
  * share's start that go on a run of an earlier share are skipped. Why one
  * word an iteration (the run's end found when it is reached, never by
  * scanning ahead): the lanes of a warp stay together (a lane scanning a
- * run held its 31 neighbours, 2x the walk). */
+ * run held its 31 neighbours, 2x the walk). Where a thread is alone (the
+ * CPU, H5FZ_HUFF_SKIP_AHEAD) the rest of a zero run is skipped in a tight
+ * loop: the same tokens. */
+#if H5FZ_ON_GPU
+#define H5FZ_HUFF_SKIP_AHEAD 0u
+#else
+#define H5FZ_HUFF_SKIP_AHEAD 1u /* a thread alone: the rest of a zero run in a tight loop (2.2x fewer instructions) */
+#endif
 #define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
   {                                                                                                                \
     uint32_t run_at_ = H5FZ_HUFF_NONE;                                                                             \
@@ -775,8 +782,12 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
         sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                  \
         const uint32_t i = w_;                                                                                     \
         BODY;                                                                                                      \
-      } else if (!skip_ && run_at_ == H5FZ_HUFF_NONE) {                                                            \
-        run_at_ = w_;                                                                                              \
+      } else {                                                                                                     \
+        if (!skip_ && run_at_ == H5FZ_HUFF_NONE) run_at_ = w_;                                                     \
+        if (H5FZ_HUFF_SKIP_AHEAD) { /* to the last zero before a non-zero word, the group's end or hi */          \
+          const uint32_t g_ = (w_ / (group) + 1u) * (group), lim_ = g_ < (hi) ? g_ : (hi);                         \
+          while (w_ + 1u < lim_ && (in)[w_ + 1u] == 0u) w_++;                                                      \
+        }                                                                                                          \
       }                                                                                                            \
     }                                                                                                              \
   }

@@ -9,6 +9,7 @@ the whole process's, for it and for the calls without options.
 docs/python.md, "Options".
 """
 import ctypes
+import os
 
 import h5py.h5z
 
@@ -39,13 +40,35 @@ class Options:
         for name, value, lo, hi in (("gpu_ordinal", gpu_ordinal, 0, 1023), ("threads", threads, 0, 1024)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi):
                 raise ValueError("h5fz.Options: %s=%r: want a whole number in %d..%d" % (name, value, lo, hi))
-        if cache_dir is not None and len(str(cache_dir).encode()) >= 1024:
-            raise ValueError("h5fz.Options: cache_dir has 1024 bytes or more")
-        self.device = device.lower() if device is not None else None
-        self.gpu_ordinal, self.threads = gpu_ordinal, threads
-        self.strict = None if strict is None else bool(strict)
-        self.quiet = None if quiet is None else bool(quiet)
-        self.cache_dir = None if cache_dir is None else str(cache_dir)
+        for name, value in (("strict", strict), ("quiet", quiet)):
+            # a string such as "no" would be true: only a truth value (or 0 / 1) says which
+            if value is not None and not (isinstance(value, bool) or (isinstance(value, int) and value in (0, 1))):
+                raise ValueError("h5fz.Options: %s=%r: want True, False or None" % (name, value))
+        path = None
+        if cache_dir is not None:
+            if not isinstance(cache_dir, (str, bytes, os.PathLike)):
+                raise ValueError("h5fz.Options: cache_dir=%r: want a path (str, bytes or os.PathLike)" % (cache_dir,))
+            path = os.fsencode(cache_dir)  # the file system's bytes, as open() would use them
+            if b"\0" in path:
+                raise ValueError("h5fz.Options: cache_dir contains a NUL byte")
+            if len(path) >= 1024:
+                raise ValueError("h5fz.Options: cache_dir has 1024 bytes or more")
+        # immutable: a field changed after the checks would reach the C library unchecked
+        object.__setattr__(self, "device", device.lower() if device is not None else None)
+        object.__setattr__(self, "gpu_ordinal", gpu_ordinal)
+        object.__setattr__(self, "threads", threads)
+        object.__setattr__(self, "strict", None if strict is None else bool(strict))
+        object.__setattr__(self, "quiet", None if quiet is None else bool(quiet))
+        object.__setattr__(self, "cache_dir", None if path is None else os.fsdecode(path))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("h5fz.Options is immutable: make a new one (h5fz.Options(...))")
+
+    def __eq__(self, other):
+        return isinstance(other, Options) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, k) for k in self.__slots__))
 
     def __repr__(self):
         given = ["%s=%r" % (k, getattr(self, k)) for k in self.__slots__ if getattr(self, k) is not None]
@@ -57,7 +80,7 @@ class Options:
             return -1 if v is None else int(v)
         return _clib.OptionsStruct(-1 if self.device is None else _DEVICES[self.device], unset(self.gpu_ordinal),
                                    unset(self.threads), unset(self.strict), unset(self.quiet),
-                                   (self.cache_dir or "").encode())
+                                   os.fsencode(self.cache_dir) if self.cache_dir is not None else b"")
 
 
 def as_struct(options):

@@ -393,11 +393,18 @@ def test_options_win_over_the_environment(tmp_path):
 
 def test_options_refuse_what_they_cannot_mean():
     for kwargs in ({"device": "tpu"}, {"threads": 2000}, {"threads": -3}, {"gpu_ordinal": 1024},
-                   {"threads": 1.5}, {"cache_dir": "x" * 1024}):
+                   {"threads": 1.5}, {"cache_dir": "x" * 1024}, {"quiet": "no"}, {"strict": 2},
+                   {"cache_dir": "a\0b"}, {"cache_dir": 5}):
         with pytest.raises(ValueError):
             h5fz.Options(**kwargs)
     with pytest.raises(TypeError):
         h5fz.write(None, np.zeros(3, "f4"), options="cpu")
+    # checked once, so never changed after: a field set later would reach the C library unchecked
+    o = h5fz.Options(device="cpu", quiet=1, cache_dir=b"/tmp/h5fz-x")
+    with pytest.raises(AttributeError):
+        o.threads = -1
+    assert o == h5fz.Options(device="CPU", quiet=True, cache_dir="/tmp/h5fz-x") and o.cache_dir == "/tmp/h5fz-x"
+    assert h5fz.Options(cache_dir="/tmp/\udcff").cache_dir == "/tmp/\udcff"  # a non-UTF-8 name, as os.fsdecode gives it
 
 
 def test_start_appends_time_steps_as_the_filter_does(tmp_path):
