@@ -744,14 +744,11 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
  * share's start that go on a run of an earlier share are skipped. Why one
  * word an iteration (the run's end found when it is reached, never by
  * scanning ahead): the lanes of a warp stay together (a lane scanning a
- * run held its 31 neighbours, 2x the walk). Where a thread is alone (the
- * CPU, H5FZ_HUFF_SKIP_AHEAD) the rest of a zero run is skipped in a tight
- * loop: the same tokens. */
+ * run held its 31 neighbours, 2x the walk). The CPU's form (below) finds
+ * the same tokens by scanning each run to its end: a thread alone waits
+ * for nobody, and the scan is its fastest loop (gpu.huff_emulated and
+ * core.huff hold the two forms to the same bytes). */
 #if H5FZ_ON_GPU
-#define H5FZ_HUFF_SKIP_AHEAD 0u
-#else
-#define H5FZ_HUFF_SKIP_AHEAD 1u /* a thread alone: the rest of a zero run in a tight loop (2.2x fewer instructions) */
-#endif
 #define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
   {                                                                                                                \
     uint32_t run_at_ = H5FZ_HUFF_NONE;                                                                             \
@@ -782,15 +779,39 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
         sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                  \
         const uint32_t i = w_;                                                                                     \
         BODY;                                                                                                      \
-      } else {                                                                                                     \
-        if (!skip_ && run_at_ == H5FZ_HUFF_NONE) run_at_ = w_;                                                     \
-        if (H5FZ_HUFF_SKIP_AHEAD) { /* to the last zero before a non-zero word, the group's end or hi */          \
-          const uint32_t g_ = (w_ / (group) + 1u) * (group), lim_ = g_ < (hi) ? g_ : (hi);                         \
-          while (w_ + 1u < lim_ && (in)[w_ + 1u] == 0u) w_++;                                                      \
-        }                                                                                                          \
+      } else if (!skip_ && run_at_ == H5FZ_HUFF_NONE) {                                                            \
+        run_at_ = w_;                                                                                              \
       }                                                                                                            \
     }                                                                                                              \
   }
+#else
+/* The CPU's form (one thread, or the pthread blocks of the tests): a run
+ * scanned to its end at its first word. */
+#define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
+  for (uint32_t w_ = (lo); w_ < (hi);) {                                                                           \
+    const uint64_t v_ = (uint64_t)(in)[w_];                                                                        \
+    uint32_t sym, eb;                                                                                              \
+    uint64_t ex;                                                                                                   \
+    const uint32_t i = w_;                                                                                         \
+    if (v_ != 0u) {                                                                                                \
+      sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                    \
+      BODY;                                                                                                        \
+      w_++;                                                                                                        \
+      continue;                                                                                                    \
+    }                                                                                                              \
+    const uint32_t g_ = (w_ / (group) + 1u) * (group), gend_ = g_ < (n) ? g_ : (n), lim_ = gend_ < (hi) ? gend_ : (hi); \
+    uint32_t j_ = w_ + 1u;                                                                                         \
+    while (j_ < lim_ && (in)[j_] == 0u) j_++;                                                                      \
+    if (j_ == lim_ && lim_ < gend_) j_ = (next_nz) < gend_ ? (next_nz) : gend_; /* on past the share */            \
+    if (w_ == (lo) && w_ % (group) != 0u && (in)[w_ - 1u] == 0u) { /* an earlier share's run */                  \
+      w_ = j_;                                                                                                     \
+      continue;                                                                                                    \
+    }                                                                                                              \
+    sym = h5fz_huff_run_token(W_, j_ - w_, &ex, &eb);                                                              \
+    BODY;                                                                                                          \
+    w_ = j_;                                                                                                       \
+  }
+#endif
 
 /* One group's decode in progress (h5fz_huff_group_begin, then
  * h5fz_huff_group_step until i reaches gend, then h5fz_huff_group_end):
