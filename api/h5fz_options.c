@@ -63,9 +63,9 @@ static int set_int(const char *fn, h5fz_options *opts, size_t offset, int value,
 
 int h5fz_options_set_gpu_ordinal(h5fz_options *opts, int ordinal)
 {
-  return SET_INT(opts, gpu_ordinal, ordinal, 0, 1023);
+  return SET_INT(opts, gpu_ordinal, ordinal, 0, H5FZ_GPU_ORDINAL_MAX);
 }
-int h5fz_options_set_threads(h5fz_options *opts, int threads) { return SET_INT(opts, host_threads, threads, 0, 1024); }
+int h5fz_options_set_threads(h5fz_options *opts, int threads) { return SET_INT(opts, host_threads, threads, 0, H5FZ_HOST_THREADS_MAX); }
 int h5fz_options_set_strict(h5fz_options *opts, int strict) { return SET_INT(opts, device_strict, strict, 0, 1); }
 int h5fz_options_set_quiet(h5fz_options *opts, int quiet) { return SET_INT(opts, quiet, quiet, 0, 1); }
 

@@ -127,7 +127,7 @@ typedef struct {
   uint16_t leaf[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];
   uint16_t parent[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
   uint32_t weight[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
-  /* the GPU's encode uses nothing from here on (h5fz_huff_gpu_encode_scratch_bytes) */
+  /* the GPU's encode uses nothing from here on (H5FZ_HUFF_GPU_ENCODE_SCRATCH_BYTES) */
   uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS]; /* first non-zero word of each share (CPU threads) */
   h5fz_huff_dtab dec;                              /* the decoder's */
   h5fz_huff_stream stream;

@@ -148,7 +148,7 @@ H5FZ_EXPORT int h5fz_plugin_prepared(h5fz_prepared_chunks *p, const void **bound
 H5FZ_EXPORT int h5fz_plugin_settings(const h5fz_plugin_settings_msg *m)
 {
   if (!m || m->version < 1 || m->version > H5FZ_PLUGIN_SETTINGS_VERSION) return -1;
-  if (m->gpu_ordinal != -1 && (m->gpu_ordinal < 0 || m->gpu_ordinal > 1023)) return -1;
+  if (m->gpu_ordinal != -1 && (m->gpu_ordinal < 0 || m->gpu_ordinal > H5FZ_GPU_ORDINAL_MAX)) return -1;
   uint32_t process = m->version >= 2 ? m->process : H5FZ_PLUGIN_PROCESS_KEEP;
   h5fz_overrides o;
   char why[200];

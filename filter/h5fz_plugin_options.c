@@ -33,8 +33,8 @@ int h5fz_plugin_options_to_overrides(const h5fz_plugin_options *p, h5fz_override
   static const int devices[] = {H5FZ_SETTING_DEVICE_AUTO, H5FZ_SETTING_DEVICE_CPU, H5FZ_SETTING_DEVICE_GPU};
   int device = H5FZ_UNSET;
   if (take("device", p->device, 0, 2, &device, why, len) ||
-      take("gpu_ordinal", p->gpu_ordinal, 0, 1023, &o->gpu_ordinal, why, len) ||
-      take("threads", p->threads, 0, 1024, &o->host_threads, why, len) ||
+      take("gpu_ordinal", p->gpu_ordinal, 0, H5FZ_GPU_ORDINAL_MAX, &o->gpu_ordinal, why, len) ||
+      take("threads", p->threads, 0, H5FZ_HOST_THREADS_MAX, &o->host_threads, why, len) ||
       take("strict", p->strict, 0, 1, &o->device_strict, why, len) ||
       take("quiet", p->quiet, 0, 1, &o->quiet, why, len))
     return -1;

@@ -131,7 +131,7 @@ int h5fz_overrides_set_process(const h5fz_overrides *o)
 {
   if (o &&
       !(in_range(o->device, H5FZ_SETTING_DEVICE_AUTO, H5FZ_SETTING_DEVICE_GPU) && in_range(o->device_strict, 0, 1) &&
-        in_range(o->gpu_ordinal, 0, 1023) && in_range(o->host_threads, 0, 1024) && in_range(o->quiet, 0, 1) &&
+        in_range(o->gpu_ordinal, 0, H5FZ_GPU_ORDINAL_MAX) && in_range(o->host_threads, 0, H5FZ_HOST_THREADS_MAX) && in_range(o->quiet, 0, 1) &&
         memchr(o->cache_dir, '\0', sizeof o->cache_dir)))
     return h5fz_fail(H5FZ_ERR_ARG, "h5fz_overrides_set_process: a field is out of its range");
   lock_snapshot();
@@ -210,8 +210,8 @@ static const char *env_get(const char *name, char *buf, size_t len)
 
 int h5fz_settings_set_gpu_ordinal(int ordinal)
 {
-  if (ordinal < 0 || ordinal > 1023)
-    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_settings_set_gpu_ordinal: %d is not in 0..1023", ordinal);
+  if (ordinal < 0 || ordinal > H5FZ_GPU_ORDINAL_MAX)
+    return h5fz_fail(H5FZ_ERR_ARG, "h5fz_settings_set_gpu_ordinal: %d is not in 0..%d", ordinal, H5FZ_GPU_ORDINAL_MAX);
   size_t i = once_index("H5FZ_GPU_ORDINAL");
   lock_snapshot();
   /* the rest of the snapshot still comes from the environment, at this moment */
@@ -364,10 +364,10 @@ void h5fz_settings_read(h5fz_settings *s, unsigned groups)
   const h5fz_overrides *ov = in_effect(&m);
   /* a variable the overrides replace is not read: a bad value there is not the call's to warn about */
   if ((groups & H5FZ_SETTINGS_HOST) && OVERRIDE(ov, host_threads) == H5FZ_UNSET)
-    s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, 1024, 1, 0);
+    s->host_threads = (unsigned)h5fz_env_int("H5FZ_THREADS", 1, H5FZ_HOST_THREADS_MAX, 1, 0);
   if (groups & H5FZ_SETTINGS_HOST) read_node_ranks(s);
   if (groups & H5FZ_SETTINGS_GPU) {
-    if (OVERRIDE(ov, gpu_ordinal) == H5FZ_UNSET) s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, 1023, 1, 0);
+    if (OVERRIDE(ov, gpu_ordinal) == H5FZ_UNSET) s->gpu_ordinal = (int)h5fz_env_int("H5FZ_GPU_ORDINAL", 0, H5FZ_GPU_ORDINAL_MAX, 1, 0);
     long long limit = h5fz_env_int("H5FZ_GPU_MEMORY_LIMIT", 1, 0x7fffffffffffffffLL, 1, 0);
     s->gpu_memory_limit = limit ? (size_t)limit : SIZE_MAX;
     s->gpu_threads = (int)h5fz_env_int("H5FZ_GPU_THREADS", 64, 1024, 32, 0);

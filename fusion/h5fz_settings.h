@@ -171,6 +171,10 @@ const char *h5fz_settings_value(const char *name, char *buf, size_t len);
  * A field left H5FZ_UNSET (or cache_dir "") keeps the environment's. */
 #define H5FZ_UNSET (-2147483647 - 1)
 #define H5FZ_CACHE_DIR_MAX 1024
+/* The ranges every side that takes these settings checks (the variables,
+ * the options' setters, the plugin's message, the process's overrides). */
+#define H5FZ_GPU_ORDINAL_MAX 1023  /* ordinals 0..1023 */
+#define H5FZ_HOST_THREADS_MAX 1024 /* 1..1024 host threads (0: one a core) */
 typedef struct {
   int device;                         /* H5FZ_SETTING_DEVICE_AUTO, _CPU or _GPU */
   int device_strict;                  /* 0 or 1: a device problem fails the call (H5FZ_DEVICE_STRICT) */

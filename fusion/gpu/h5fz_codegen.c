@@ -60,6 +60,11 @@ size_t h5fz_codegen_encode_smem(const uint8_t *ops, uint32_t n_ops, uint32_t sub
   return h5fz_codegen_one_slot_encode(ops, n_ops) ? subchunk_bytes + H5FZ_HUFF_GPU_ENCODE_SCRATCH_BYTES : smem_bytes;
 }
 
+/* The encode's lorenzo_nd geometry with the predictor its cost pass chose for the chunk. */
+#define LND_CHOSEN_GEOM                                                                                                \
+  "    h5fz_lnd_geom g = lnd;\n"                                                                                    \
+  "    g.dim = h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+
 /* The one-slot encode's transforms: lorenzo_nd (the predictor the cost
  * pass measured best) and zigzag in place in buf0, each thread's residuals
  * held in registers until every thread has read the bins it predicts from
@@ -70,8 +75,7 @@ static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w)
        "  /* transforms: lorenzo_nd and zigzag in place (one slot: the encode holds 64 KiB less shared memory,\n"
        "   * so that more blocks share an SM); neighbours in earlier sub-chunks are quantized again */\n"
        "  {\n"
-       "    h5fz_lnd_geom g = lnd;\n"
-       "    g.dim = h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+       LND_CHOSEN_GEOM
        "    word_t *const words = (word_t *)buf0;\n"
        "    word_t r[(SUB_ELEMS + THREADS - 1u) / THREADS];\n"
        "#pragma unroll\n"
@@ -99,8 +103,7 @@ static void emit_lnd_encode(h5fz_strbuf *b, const char *w, const char *from, con
        "   * earlier sub-chunks are quantized again from the chunk's values */\n"
        "  {\n"
        "    const value_t *const chunk = in; /* the chunk's values (first is chunk-relative) */\n"
-       "    h5fz_lnd_geom g = lnd;\n"
-       "    g.dim = h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+       LND_CHOSEN_GEOM
        "    h5fz_lnd_encode_%s(&blk, (const word_t *)%s, (word_t *)%s, m, m_pad, chunk, (const word_t *)0, first, g,\n"
        "                      &qp);\n"
        "  }\n"
