@@ -106,7 +106,7 @@ static void text_choice(pl_out *o, const h5fz_plan *p)
     pl_out_printf(o, "\n");
     if (t->entropy_threads_per_block || t->entropy_regs_per_thread)
       pl_out_printf(o, "  entropy  %d threads/block, %d regs/thread for the one-slot encode of huff/huffctx chains "
-                       "(0: the class's)\n",
+                       "(0: the class's; their decode keeps the class's)\n",
                     t->entropy_threads_per_block, t->entropy_regs_per_thread);
   }
   for (i = 0; i < p->n_refused; i++)

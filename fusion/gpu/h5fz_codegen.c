@@ -20,10 +20,12 @@ static const char *bufname(unsigned k) { return k % 2 ? "buf1" : "buf0"; }
 static uint32_t huff_codes(unsigned id) { return id == H5FZ_OP_HUFF ? 1u : id == H5FZ_OP_HUFFCTX ? 2u : 0u; }
 
 /* one_slot: the encode of an h5fz_codegen_one_slot_encode chain, whose
- * dynamic shared memory holds buf0 and the scratch only. */
-static void emit_prologue(h5fz_strbuf *b, const char *kernel, const char *params, int one_slot)
+ * dynamic shared memory holds buf0 and the scratch only; decode: the
+ * kernel is launched with the decode's geometry (DEC_THREADS). */
+static void emit_prologue(h5fz_strbuf *b, const char *kernel, const char *params, int one_slot, int decode)
 {
-  h5fz_emit(b, "extern \"C\" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)\n%s(%s)\n{\n", kernel, params);
+  h5fz_emit(b, "extern \"C\" __global__ void __launch_bounds__(%s)\n%s(%s)\n{\n",
+            decode ? "DEC_THREADS, DEC_MIN_BLOCKS" : "THREADS, MIN_BLOCKS", kernel, params);
   h5fz_emit(b, "  extern __shared__ uint64_t smem[];\n"
           "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
           "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
@@ -143,7 +145,7 @@ static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
                 "            unsigned row, uint32_t n_sub, const double *qchunk,\n"
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
                 "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only",
-                one_slot);
+                one_slot, 0);
   if (s->ops[1] == H5FZ_OP_LORENZO_ND)
     h5fz_emit(b,
          "  /* tail_only 2: the warp-fused kernel takes the full sub-chunks when the 1-D predictor won */\n"
@@ -224,7 +226,7 @@ static void emit_decode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
       "            uint32_t n_sub, const double *qchunk, value_t *out,\n"
       "            int *status,\n"
       "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, const uint32_t *lnd_pred, uint32_t tail_only",
-      0);
+      0, 1);
   if (s->ops[1] == H5FZ_OP_LORENZO_ND)
     h5fz_emit(b, "  /* lorenzo_nd: the chunk's predictor (its header's); tail_only 2: the warp-fused kernel takes the\n"
             "   * full sub-chunks of the chunks with the 1-D predictor */\n"
@@ -351,7 +353,7 @@ static void emit_lnd_kernels(h5fz_strbuf *b, const char *w)
       b,
       "\n/* ... added to the elements of that segment: one block per sub-chunk; a chunk with no y or z pass\n"
       " * (the 1-D predictor) has every word become its value in the same pass */\n"
-      "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+      "extern \"C\" __global__ void __launch_bounds__(DEC_THREADS)\n"
       "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t *lnd_pred, const unsigned long long "
       "*aux, double eb,\n"
       "                     double step, double inv_step, int mode, unsigned long long fill, const double *qchunk)\n{\n"
@@ -508,6 +510,22 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
     return h5fz_fail(H5FZ_ERR_SPEC, "codegen needs the element type (dtype=f32 or dtype=f64)");
   if (threads < 32 || threads > 1024 || threads % 32)
     return h5fz_fail(H5FZ_ERR_ARG, "threads per block %d must be a multiple of 32 in [32, 1024]", threads);
+  /* Resident blocks per SM the register budget must allow: the caller's
+   * (the kernel class's register cap, H5FZ_CODEGEN_MIN_BLOCKS), else 1024
+   * threads' worth, i.e. 64 registers per thread (78 registers once left an
+   * SM at one 512-thread block). */
+  int min_blocks = (int)((flags >> 8) & 0xffu);
+  if (!min_blocks) min_blocks = threads >= 1024 ? 1 : 1024 / threads;
+  /* the decode's geometry: its own when the caller gave one (H5FZ_CODEGEN_DEC_*), else the encode's */
+  int dec_threads = (int)((flags >> 20) & 0x3fu) * 32;
+  int dec_min_blocks = (int)((flags >> 26) & 0x3fu);
+  if (!dec_threads) {
+    dec_threads = threads;
+    if (!dec_min_blocks) dec_min_blocks = min_blocks;
+  }
+  if (dec_threads > 1024)
+    return h5fz_fail(H5FZ_ERR_ARG, "decode threads per block %d must be a multiple of 32 in [32, 1024]", dec_threads);
+  if (!dec_min_blocks) dec_min_blocks = dec_threads >= 1024 ? 1 : 1024 / dec_threads;
   int f64 = spec->dtype == H5FZ_DTYPE_F64;
   const char *w = f64 ? "64" : "32";
   uint32_t slot = spec->subchunk_bytes, elems = slot / (f64 ? 8u : 4u);
@@ -520,12 +538,6 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
        " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
        text, threads, elems, f64 ? "float64" : "float32", slot);
   h5fz_emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n#include \"h5fz_gpu_batch.h\"\n\n");
-  /* Resident blocks per SM the register budget must allow: the caller's
-   * (the kernel class's register cap, H5FZ_CODEGEN_MIN_BLOCKS), else 1024
-   * threads' worth, i.e. 64 registers per thread (78 registers once left an
-   * SM at one 512-thread block). */
-  int min_blocks = (int)((flags >> 8) & 0xffu);
-  if (!min_blocks) min_blocks = threads >= 1024 ? 1 : 1024 / threads;
   /* shared memory: two slots (ping-pong), the coder's scratch (RZE's bitmaps, huff's tables), bitshuffle's
    * padded planes when the chain has it */
   uint32_t coder_scratch = h5fz_rze_scratch_bytes(slot) + 64u;
@@ -538,8 +550,8 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
     if (spec->ops[i] == H5FZ_OP_BITSHUFFLE) pad_bytes = H5FZ_BITSHUFFLE_PAD_BYTES(elems, f64 ? 64u : 32u);
   h5fz_emit(&b,
        "#define THREADS %du\n#define MIN_BLOCKS %d\n#define SUB_ELEMS %uu\n#define SLOT_BYTES %uu\n"
-       "#define PAD_OFFSET %uu\n",
-       threads, min_blocks, elems, slot, pad_offset);
+       "#define PAD_OFFSET %uu\n#define DEC_THREADS %du\n#define DEC_MIN_BLOCKS %d\n",
+       threads, min_blocks, elems, slot, pad_offset, dec_threads, dec_min_blocks);
   if ((flags & H5FZ_CODEGEN_WARP_FUSED) && h5fz_codegen_warp_fused_chain(spec)) {
     /* about 40 resident warps per SM: shared memory allows 10-11 blocks of
      * 20 KiB on sm_90; registers are capped to match (51 a thread) */

@@ -38,6 +38,14 @@
  * __launch_bounds__ minimum; the compiler caps registers per thread to
  * fit), 1..255; 0 = 1024 / threads_per_block (64 registers per thread). */
 #define H5FZ_CODEGEN_MIN_BLOCKS(n) (((unsigned)(n)&0xffu) << 8)
+/* The decode side's own geometry (h5fz_decode and lorenzo_nd's x kernel,
+ * launched with that many threads): DEC_THREADS(n), a multiple of 32 up to
+ * 1024, 0 = the encode's threads_per_block; DEC_MIN_BLOCKS(n), 0..63 as
+ * MIN_BLOCKS, 0 = 1024 / the decode's threads. A kernel class whose
+ * entropy_* tuning shapes the one-slot encode (fewer threads, a tighter
+ * register cap) keeps its own geometry for the decode this way. */
+#define H5FZ_CODEGEN_DEC_THREADS(n) ((((unsigned)(n) / 32u) & 0x3fu) << 20)
+#define H5FZ_CODEGEN_DEC_MIN_BLOCKS(n) (((unsigned)(n)&0x3fu) << 26)
 
 /* WARP_FUSED: also emit h5fz_encode_wf / h5fz_decode_wf when the chain is
  * one they serve (h5fz_codegen_warp_fused_chain), with WF_WARPS(n) warps

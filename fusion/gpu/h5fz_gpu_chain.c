@@ -41,8 +41,9 @@ static chain_entry *find_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, i
   for (int i = 0; gc->chains && i < gc->chains->n; i++) {
     chain_entry *c = &gc->chains->e[i];
     if (c->n_ops == p->n_ops && !memcmp(c->ops, p->ops, p->n_ops) && c->dtype == p->dtype &&
-        c->subchunk_bytes == sub_bytes && (!want_threads || want_threads == c->threads) &&
-        (!want_regs || want_regs == c->regs) && (!want_wf || want_wf == c->wf_warps))
+        c->subchunk_bytes == sub_bytes &&
+        (!want_threads || (want_threads == c->threads && want_threads == c->dec_threads)) &&
+        (!want_regs || (want_regs == c->regs && want_regs == c->dec_regs)) && (!want_wf || want_wf == c->wf_warps))
       return c;
   }
   return NULL;
@@ -112,6 +113,9 @@ int h5fz_gpu_get_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_ent
   plan_chain(gc, c);
   c->threads = want_threads ? want_threads : h5fz_kernel_block_threads(&c->plan, c->ops, c->n_ops, c->subchunk_bytes);
   c->regs = want_regs ? want_regs : h5fz_kernel_block_regs(&c->plan, c->ops, c->n_ops);
+  /* the overrides (tuning sweeps) set both sides; the plan gives each its own */
+  c->dec_threads = want_threads ? want_threads : h5fz_kernel_decode_threads(&c->plan, c->subchunk_bytes);
+  c->dec_regs = want_regs ? want_regs : h5fz_kernel_decode_regs(&c->plan);
   c->wf_warps = want_wf ? want_wf : (int)H5FZ_CODEGEN_WF_WARPS_OF(0u);
   gc->chains->n++;
   if (c->plan.target == H5FZ_TARGET_CPU) {
@@ -121,8 +125,8 @@ int h5fz_gpu_get_chain(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, chain_ent
   }
   /* the kernel key: chain, type, sub-chunk, threads, registers, warp-fused
    * warps (the embedder of build-time kernels makes its source the same way) */
-  h5fz_kernel_config kc = {c->ops,     (int)c->n_ops, c->dtype,    c->subchunk_bytes,
-                           c->threads, c->regs,       c->wf_warps, gc->dev.regs_per_sm};
+  h5fz_kernel_config kc = {c->ops,     (int)c->n_ops, c->dtype,       c->subchunk_bytes, c->threads,
+                           c->regs,    c->dec_threads, c->dec_regs,   c->wf_warps,       gc->dev.regs_per_sm};
   char *src = NULL;
   int rc = h5fz_kernel_source(&c->plan, &kc, &src, &c->smem);
   c->smem_encode = h5fz_codegen_encode_smem(c->ops, c->n_ops, c->subchunk_bytes, c->smem);

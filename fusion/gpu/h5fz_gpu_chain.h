@@ -19,6 +19,8 @@ typedef struct {
   uint32_t subchunk_bytes;
   int threads;  /* threads per block actually used */
   int regs;     /* register cap per thread (tuning or H5FZ_GPU_REGS) */
+  int dec_threads; /* the decode kernels' threads per block (h5fz_kernel_decode_threads or H5FZ_GPU_THREADS) */
+  int dec_regs;    /* their register cap */
   int wf_warps; /* warps per block of the warp-fused kernels (H5FZ_GPU_WF_WARPS) */
   int usable;   /* 0: the plan refused the GPU (why in reason) */
   char reason[256];

@@ -184,7 +184,7 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
                              const uint32_t *pred_host)
 {
   int rc;
-  unsigned threads = (unsigned)c->threads;
+  unsigned threads = (unsigned)c->dec_threads;
   /* the predictors in the batch, and for each pass the most segments and lines a chunk has with one of them */
   int used[4] = {0, 0, 0, 0};
   for (uint32_t j = 0; j < (pred_host ? n_chunks : 1u); j++) used[pred_host ? pred_host[j] & 3u : k->lnd.dim & 3u] = 1;
@@ -268,7 +268,7 @@ int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   }
   void *args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.row, &k.n_sub,  &qchunk, &out,
                   &gc->status.ptr,    &k.lnd, &gc->lnd.ptr,  &pred,  &tail_only};
-  rc = h5fz_gpu_launch(gc, c->mod.decode, tail_only == 1u ? n_chunks : grid, (unsigned)c->threads, (unsigned)c->smem,
+  rc = h5fz_gpu_launch(gc, c->mod.decode, tail_only == 1u ? n_chunks : grid, (unsigned)c->dec_threads, (unsigned)c->smem,
                        args, "decode kernel");
   return rc || !lnd_chain ? rc : launch_lnd_finish(gc, c, p, &k, n_chunks, qchunk, out, pred, lnd_pred);
 }

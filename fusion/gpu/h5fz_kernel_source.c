@@ -24,6 +24,11 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
   /* the register cap as the blocks per SM it leaves room for */
   long min_blocks = cfg->regs > 0 && cfg->regs_per_sm > 0 ? cfg->regs_per_sm / ((long)cfg->threads * cfg->regs) : 0;
   flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
+  if (cfg->dec_threads > 0) {
+    long dec_blocks = cfg->dec_regs > 0 && cfg->regs_per_sm > 0 ? cfg->regs_per_sm / ((long)cfg->dec_threads * cfg->dec_regs) : 0;
+    flags |= H5FZ_CODEGEN_DEC_THREADS(cfg->dec_threads) |
+             H5FZ_CODEGEN_DEC_MIN_BLOCKS(dec_blocks < 1 ? 1 : dec_blocks > 32 ? 32 : dec_blocks);
+  }
   if (plan->tuning.features & H5FZ_FEAT_WARP_FUSED)
     flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(cfg->wf_warps);
   return h5fz_codegen(&s, cfg->threads, flags, src, smem_bytes);
@@ -43,6 +48,13 @@ int h5fz_kernel_block_regs(const h5fz_plan *plan, const uint8_t *ops, uint32_t n
   return plan->tuning.regs_per_thread;
 }
 
+int h5fz_kernel_decode_threads(const h5fz_plan *plan, uint32_t subchunk_bytes)
+{
+  return h5fz_plan_block_threads(plan, subchunk_bytes);
+}
+
+int h5fz_kernel_decode_regs(const h5fz_plan *plan) { return plan->tuning.regs_per_thread; }
+
 h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan, const h5fz_device_desc *dev)
 {
   h5fz_kernel_config kc = {spec->ops,
@@ -51,6 +63,8 @@ h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_
                            spec->subchunk_bytes,
                            h5fz_kernel_block_threads(plan, spec->ops, spec->n_ops, spec->subchunk_bytes),
                            h5fz_kernel_block_regs(plan, spec->ops, spec->n_ops),
+                           h5fz_kernel_decode_threads(plan, spec->subchunk_bytes),
+                           h5fz_kernel_decode_regs(plan),
                            (int)H5FZ_CODEGEN_WF_WARPS_OF(0u),
                            dev->regs_per_sm};
   return kc;

@@ -21,6 +21,8 @@ typedef struct {
   uint32_t subchunk_bytes; /* input bytes per sub-chunk */
   int threads;             /* threads per block (the plan's unless overridden) */
   int regs;                /* register cap per thread, 0 = none */
+  int dec_threads;         /* threads per block of the decode kernels (h5fz_kernel_decode_threads) */
+  int dec_regs;            /* their register cap per thread, 0 = none */
   int wf_warps;            /* warps per block of the warp-fused kernels (1, 2, 4, 8) */
   long regs_per_sm;        /* the device's 32-bit registers per SM (65536 on sm_70..sm_120) */
 } h5fz_kernel_config;
@@ -44,6 +46,13 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
  * place for the executor (h5fz_gpu_chain.c) and the embedder. */
 int h5fz_kernel_block_threads(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops, uint32_t subchunk_bytes);
 int h5fz_kernel_block_regs(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops);
+
+/* The decode kernels' threads of a block and register cap with sub-chunks
+ * of subchunk_bytes under plan: always the class's tuning (the entropy_*
+ * figures shape the one-slot encode only; the decode of those chains
+ * holds two slots and runs best with the class's geometry). */
+int h5fz_kernel_decode_threads(const h5fz_plan *plan, uint32_t subchunk_bytes);
+int h5fz_kernel_decode_regs(const h5fz_plan *plan);
 
 h5fz_kernel_config h5fz_kernel_config_default(const h5fz_spec *spec, const h5fz_plan *plan,
                                               const h5fz_device_desc *dev);

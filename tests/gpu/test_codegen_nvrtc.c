@@ -7,6 +7,10 @@
  * chain is compiled for every arch; the other chains (which differ only in
  * the generated glue) for the first arch, to keep CI fast. An argument
  * keeps only the compiles whose line contains it (e.g. `warp-fused`).
+ * Last, the ratio chain on the described H200 exactly as the executor
+ * generates it (h5fz_kernel_config_default): the hopper class's entropy_*
+ * geometry for the encode, the class's own for the decode.
+ * Run as: test_codegen_nvrtc [ONLY] [DEVICES_DIR]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,7 @@
 #include "h5fz_device_query.h"
 #include "h5fz_cuda.h"
 #include "h5fz_jit.h"
+#include "h5fz_kernel_source.h"
 
 static const char *const chains[] = {"",
                                      "delta negabinary bitshuffle rze",
@@ -58,6 +63,67 @@ static int compile_one(const char *src, const char *arch, const char *what, int 
   free(img);
   free(log);
   return !rc;
+}
+
+/* The ratio chain planned on the described H200 (devices/h200.txt) with the
+ * registry's hopper class: the one-slot encode takes the class's
+ * entropy_threads_per_block / entropy_regs_per_thread, the decode kernels
+ * the class's geometry (1024 threads for 64 KiB sub-chunks, 64 registers);
+ * both appear in the generated source, which compiles for sm_90. */
+static void executor_geometry(const char *devices, const h5fz_device_desc *host, const h5fz_registry *reg, int *passed,
+                              int *failed)
+{
+  char path[1024], err[256];
+  h5fz_device_desc dev;
+  snprintf(path, sizeof path, "%s/h200.txt", devices);
+  if (h5fz_device_load(path, &dev, err, sizeof err)) {
+    printf("FAIL %s: %s\n", path, err);
+    (*failed)++;
+    return;
+  }
+  h5fz_spec s;
+  h5fz_plan plan;
+  h5fz_plan_options opts;
+  h5fz_plan_options_default(&opts);
+  if (h5fz_spec_parse("abs=1e-3 ratio dtype=f32", &s) ||
+      h5fz_plan_make(&dev, reg, s.ops, s.n_ops, &opts, &plan) != H5FZ_OK || strcmp(plan.klass, "hopper")) {
+    printf("FAIL the ratio chain on the H200: not planned to hopper (%s)\n", h5fz_last_error());
+    (*failed)++;
+    return;
+  }
+  h5fz_kernel_config kc = h5fz_kernel_config_default(&s, &plan, &dev);
+  const h5fz_tuning *t = &plan.tuning;
+  int want_threads = t->entropy_threads_per_block ? t->entropy_threads_per_block : h5fz_plan_block_threads(&plan, s.subchunk_bytes);
+  int want_regs = t->entropy_regs_per_thread ? t->entropy_regs_per_thread : t->regs_per_thread;
+  int want_dec = h5fz_plan_block_threads(&plan, s.subchunk_bytes);
+  printf("%s the ratio chain on the H200: encode %d threads %d registers (want %d, %d), decode %d threads %d "
+         "registers (want %d, %d)\n",
+         kc.threads == want_threads && kc.regs == want_regs && kc.dec_threads == want_dec &&
+                 kc.dec_regs == t->regs_per_thread && want_dec != want_threads
+             ? "ok  "
+             : "FAIL",
+         kc.threads, kc.regs, want_threads, want_regs, kc.dec_threads, kc.dec_regs, want_dec, t->regs_per_thread);
+  if (kc.threads != want_threads || kc.regs != want_regs || kc.dec_threads != want_dec ||
+      kc.dec_regs != t->regs_per_thread || want_dec == want_threads)
+    (*failed)++;
+  char *src = NULL;
+  size_t smem = 0;
+  if (h5fz_kernel_source(&plan, &kc, &src, &smem)) {
+    printf("FAIL the ratio chain's executor source: %s\n", h5fz_last_error());
+    (*failed)++;
+    return;
+  }
+  char enc_line[64], dec_line[64];
+  snprintf(enc_line, sizeof enc_line, "#define THREADS %du\n", kc.threads);
+  snprintf(dec_line, sizeof dec_line, "#define DEC_THREADS %du\n", kc.dec_threads);
+  if (!strstr(src, enc_line) || !strstr(src, dec_line) ||
+      !strstr(src, "__launch_bounds__(DEC_THREADS, DEC_MIN_BLOCKS)\nh5fz_decode(")) {
+    printf("FAIL the ratio chain's executor source lacks '%.30s', '%.30s' or the decode's own bounds\n", enc_line,
+           dec_line);
+    (*failed)++;
+  }
+  if (nvrtc_supports(host, 90)) compile_one(src, "sm_90", "executor form: abs=1e-3 ratio dtype=f32 (hopper)", passed, failed);
+  free(src);
 }
 
 int main(int argc, char **argv)
@@ -175,6 +241,7 @@ int main(int argc, char **argv)
       free(src);
     }
   }
+  if (argc > 2) executor_geometry(argv[2], &host, &reg, &passed, &failed);
   if (!passed) failed++;
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

@@ -311,6 +311,27 @@ static void test_registry(void)
                         "subchunk_bytes = 1024\nloads_per_thread = 4\nload_bytes = 4\n"
                         "regs_per_thread = 32\nsmem_per_block = 1024\nops = all\nfallback = a\n",
                         "subchunk_bytes must equal");
+  /* the one-slot encode's geometry (entropy_*): a warp multiple, a real register cap, in range; a class
+   * without them parses */
+#define GOOD_CLASS                                                                                                     \
+  "start = a\n[a]\ntarget = ptx\nmin_arch = 70\nthreads_per_block = 32\nsubchunk_bytes = 512\n"                       \
+  "loads_per_thread = 4\nload_bytes = 4\nregs_per_thread = 32\nsmem_per_block = 512\nops = all\nfallback = c\n"     \
+  "[c]\ntarget = cpu\n"
+  {
+    h5fz_registry reg;
+    char err[256] = "";
+    CHECK(h5fz_registry_parse(GOOD_CLASS, "r", &reg, err, sizeof err) == H5FZ_OK, "the good class: %s", err);
+  }
+  expect_registry_error("start = a\n[a]\ntarget = ptx\nmin_arch = 70\nthreads_per_block = 32\nsubchunk_bytes = 512\n"
+                        "loads_per_thread = 4\nload_bytes = 4\nregs_per_thread = 32\nsmem_per_block = 512\nops = all\n"
+                        "entropy_threads_per_block = 100\nfallback = c\n[c]\ntarget = cpu\n",
+                        "entropy_threads_per_block must be a multiple of 32");
+  expect_registry_error("start = a\n[a]\ntarget = ptx\nmin_arch = 70\nthreads_per_block = 32\nsubchunk_bytes = 512\n"
+                        "loads_per_thread = 4\nload_bytes = 4\nregs_per_thread = 32\nsmem_per_block = 512\nops = all\n"
+                        "entropy_regs_per_thread = 8\nfallback = c\n[c]\ntarget = cpu\n",
+                        "entropy_regs_per_thread must be >= 16");
+  expect_registry_error("start = a\n[a]\ntarget = cpu\nentropy_threads_per_block = 2048\n", "entropy_threads_per_block");
+#undef GOOD_CLASS
   expect_registry_error("start = a\n[a]\ntarget = gpu\n", "bad value for 'target'");
   expect_registry_error("[a]\ntarget = cpu\n", "'start' missing");
 }
