@@ -2,11 +2,11 @@
  * bench_filter_parts.c - where the time of one H5Dwrite chunk goes, measured
  * by parts outside HDF5 (the device has no perf, strace or nsys).
  *
- *   h5fz_bench_filter_parts --data DIR [--chunk-planes N] [--chunks C] [--reps R]
+ *   h5fz_bench_filter_parts --data DIR [--chunk-planes N] [--chunks C] [--reps R] [--chain WORDS]
  *
  * The sea-ice field (120 x 215 x 360 float32) tiled into C chunks of
  * N x 215 x 360 (default 48: 14.2 MiB, as h5fz_bench_dataset's second row),
- * ABS 1e-4 of its range, the default chain. Each part is timed per chunk
+ * ABS 1e-4 of its range, the default chain (--chain: another, e.g. "ratio"). Each part is timed per chunk
  * (median over the chunks of the best of R passes) on pageable memory, as
  * HDF5 hands it to the filter:
  *   codec_encode   h5fz_chunk_encode, what the filter calls (GPU route when
@@ -106,6 +106,7 @@ int main(int argc, char **argv)
 {
   const char *data_dir = NULL;
   int planes = 48, n_chunks = 24, reps = 3;
+  const char *chain = "";
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--data") && i + 1 < argc)
       data_dir = argv[++i];
@@ -115,8 +116,11 @@ int main(int argc, char **argv)
       n_chunks = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--chain") && i + 1 < argc)
+      chain = argv[++i];
     else {
-      fprintf(stderr, "usage: h5fz_bench_filter_parts --data DIR [--chunk-planes N] [--chunks C] [--reps R]\n");
+      fprintf(stderr,
+              "usage: h5fz_bench_filter_parts --data DIR [--chunk-planes N] [--chunks C] [--reps R] [--chain WORDS]\n");
       return 2;
     }
   }
@@ -145,8 +149,8 @@ int main(int argc, char **argv)
   for (size_t i = 0; i < total; i++) data[i] = one[i % one_n];
   free(one);
   h5fz_spec spec;
-  char text[96];
-  snprintf(text, sizeof text, "abs=%.9g", 1e-4 * (hi - lo));
+  char text[400];
+  snprintf(text, sizeof text, "abs=%.9g%s%.300s", 1e-4 * (hi - lo), *chain ? " " : "", chain);
   if (h5fz_spec_parse(text, &spec)) {
     fprintf(stderr, "spec: %s\n", h5fz_last_error());
     return 1;
