@@ -14,6 +14,7 @@
 
 #include "h5fz_device_query.h"
 #include "h5fz_gpu_context.h"
+#include "h5fz_gpu_exit.h"
 
 /* The contexts by ordinal; the table's lock guards only the table (each
  * context has its own lock, so two GPUs work at the same time). */
@@ -85,7 +86,9 @@ static void init_once(h5fz_gpu_context *gc)
     snprintf(gc->why, sizeof gc->why, "%s", why);
     return;
   }
+  h5fz_gpu_exit_after_driver_step(); /* libcuda loaded: exit waits for the warm-ups before the driver goes */
   CUresult r = gc->cu->cuInit(0);
+  h5fz_gpu_exit_after_driver_step(); /* the same after cuInit */
   gc->stats.init_cuinit_ms = now_ms() - t0;
   if (r) {
     snprintf(gc->why, sizeof gc->why, "cuInit failed: %s", h5fz_cuda_error_string(r));
@@ -98,6 +101,7 @@ static void init_once(h5fz_gpu_context *gc)
     return;
   }
   h5fz_nvrtc_query(&gc->dev, why2, sizeof why2);
+  h5fz_gpu_exit_after_driver_step(); /* the same once NVRTC is loaded (its own exit handlers) */
   if (h5fz_registry_load_default(h5fz_settings_value("H5FZ_REGISTRY", reg_path, sizeof reg_path), &gc->reg, why2,
                                  sizeof why2)) {
     snprintf(gc->why, sizeof gc->why, "kernel class registry: %s", why2);

@@ -19,13 +19,14 @@
  * warm-up of that context is running, or no thread can be made (the first
  * chunk then does the work itself, as without a warm-up). A failure (no
  * driver, no GPU) is remembered by the context as if a chunk had met it.
- * The process may exit at any time: an exit handler waits for the threads
- * still running (at most one context creation or module load each). */
+ * The process may exit at any time: exit handlers wait for the threads
+ * still running (h5fz_gpu_exit.h). */
 void h5fz_gpu_warm_up(const h5fz_chunk_plan *p);
 
 /* 1 while a warm-up of the settings' ordinal's context is running, else 0.
  * Takes no lock: a chunk under H5FZ_DEVICE=auto asks it to go to the CPU
  * instead of waiting. */
 int h5fz_gpu_warming(void);
+
 
 #endif /* H5FZ_GPU_WARMUP_H */

@@ -11,6 +11,11 @@
  *    for the thread; the plugin stays loaded until then), as does one that
  *    reads a chunk (the first decode starts it) and exits, and a child
  *    forked while the warm-up runs writes, reads and exits.
+ *  - A process that returns from main while its warm-up makes the CUDA
+ *    context (past the delay) exits with status 0 at once, not after a
+ *    deadline: on a GPU the exit waits for the warm-up before the CUDA
+ *    driver's own exit handler tears the driver down (a warm-up inside the
+ *    driver then crashed the process or hung it for 5 s).
  */
 #include <math.h>
 #include <signal.h>
@@ -54,6 +59,14 @@ static int child(const char *mode)
   if (!strcmp(mode, "exit-after-create")) {
     hid_t f = H5Fcreate("warmup_exit.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     return create_dataset(f) < 0 ? 3 : 0; /* nothing closed: exit at once */
+  }
+  if (!strcmp(mode, "exit-during-init")) {
+    hid_t f = H5Fcreate("warmup_exit_init.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (create_dataset(f) < 0) return 3;
+    /* just past the warm-up's delay: cuInit and the primary context (about 0.2 s on an H200) in flight */
+    double delay = atof(getenv("H5FZ_WARMUP_DELAY_MS") ? getenv("H5FZ_WARMUP_DELAY_MS") : "0") / 1e3;
+    usleep((useconds_t)((delay + 0.1) * 1e6));
+    return 0;
   }
   hid_t f = H5Fopen("warmup_auto.h5", H5F_ACC_RDONLY, H5P_DEFAULT);
   hid_t d = f < 0 ? -1 : H5Dopen2(f, "d", H5P_DEFAULT);
@@ -169,6 +182,10 @@ int main(int argc, char **argv)
   FT_CHECK(st == 0, "a process that exits right after its first read (warm-up in flight) ended with %d", st);
   FT_CHECK(t2 >= 0.9 * delay, "the exit after the first read took %.3f s: it did not wait for the warm-up (%.3f s)", t2,
            delay);
+  double t3 = 0;
+  st = run_child(argv[0], "exit-during-init", &t3);
+  FT_CHECK(st == 0, "a process that exits while its warm-up makes the context ended with %d", st);
+  FT_CHECK(t3 < delay + 4.0, "the exit during the context's creation took %.3f s: it waited for a deadline", t3);
   /* fork() (no exec) while this process's warm-up runs: the child does
    * not inherit the thread, nor a lock it held; it writes and reads a
    * dataset and exits, without waiting for a thread it does not have */
@@ -205,9 +222,9 @@ int main(int argc, char **argv)
   ft_plugin_setenv("H5FZ_GPU_ORDINAL", NULL);
   if (pid > 0 && waited <= 600 && WIFEXITED(fst) && WEXITSTATUS(fst) == 0)
     printf("fork during a warm-up: the child wrote, read, met H5FZ_DEVICE=gpu and exited with status 0\n");
-  printf("exit with a warm-up in flight: status 0 after set_local (%.3f s) and after the first decode (%.3f s), "
-         "the warm-up's delay %.3f s\n",
-         t1, t2, delay);
+  printf("exit with a warm-up in flight: status 0 after set_local (%.3f s), after the first decode (%.3f s) and "
+         "during the context's creation (%.3f s), the warm-up's delay %.3f s\n",
+         t1, t2, t3, delay);
   free(auto_chunks);
   free(cpu_chunks);
   return ft_finish();
