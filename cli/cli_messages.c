@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 char *h5fz_cli_one_line(char *s)
 {
@@ -44,19 +45,34 @@ void h5fz_cli_spec_caution(const char *cmd, const h5fz_spec *spec)
   if (h5fz_spec_caution(spec, text, sizeof text)) fprintf(stderr, "h5fz %s: warning: %s\n", cmd, text);
 }
 
-void h5fz_cli_quiet_hdf5(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+/* HDF5 calls it where it would print the stack; the stack stays for the
+ * command to read (h5fz_cli_hdf5_reason). */
+static herr_t leave_stack_to_the_command(hid_t stack, void *data)
+{
+  (void)stack;
+  (void)data;
+  return 0;
+}
+
+/* A printer that prints nothing, not none: the filter says a refusal on
+ * stderr itself when it finds no printer (for netCDF's tools, which print
+ * no stack), and every command says that reason in its own line too, so
+ * with none a refused H5Dcreate was said twice (from-raw, compress). */
+void h5fz_cli_quiet_hdf5(void) { H5Eset_auto2(H5E_DEFAULT, leave_stack_to_the_command, NULL); }
 
 typedef struct {
   char *buf;
   size_t len;
   size_t used;
+  int filter_alone; /* keep only an innermost entry of the filter's */
 } reason_state;
 
 static herr_t collect_reason(unsigned n, const H5E_error2_t *err, void *data)
 {
   reason_state *st = data;
   int w;
-  (void)n;
+  if (n == 0 && st->filter_alone) st->filter_alone = err->desc && !strncmp(err->desc, "h5fz:", 5);
+  if (n > 0 && st->filter_alone) return 0;
   if (!err->desc || !*err->desc || st->used + 1 >= st->len) return 0;
   w = snprintf(st->buf + st->used, st->len - st->used, "%s%s", st->used ? "; " : "", err->desc);
   if (w > 0) st->used += (size_t)w;
@@ -64,9 +80,9 @@ static herr_t collect_reason(unsigned n, const H5E_error2_t *err, void *data)
   return 0;
 }
 
-const char *h5fz_cli_hdf5_reason(char *buf, size_t len)
+static const char *stack_reason(char *buf, size_t len, int filter_alone)
 {
-  reason_state st = {buf, len, 0};
+  reason_state st = {buf, len, 0, filter_alone};
   if (len == 0) return buf;
   buf[0] = '\0';
   /* H5E_WALK_UPWARD starts at the innermost frame: the library (or the
@@ -74,6 +90,10 @@ const char *h5fz_cli_hdf5_reason(char *buf, size_t len)
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_reason, &st);
   return h5fz_cli_one_line(buf);
 }
+
+const char *h5fz_cli_hdf5_reason(char *buf, size_t len) { return stack_reason(buf, len, 0); }
+
+const char *h5fz_cli_hdf5_filter_reason(char *buf, size_t len) { return stack_reason(buf, len, 1); }
 
 void h5fz_cli_usage_hint(const char *cmd) { fprintf(stderr, "h5fz %s: see `h5fz %s --help`\n", cmd, cmd); }
 

@@ -204,7 +204,7 @@ static int write_dataset(const write_job *job, const void *data)
   if (job->spec_text && add_filter(dcpl, job->cd, job->n_cd) < 0) goto done;
   dset = H5Dcreate2(file, job->dataset, type, space, lcpl, dcpl, H5P_DEFAULT);
   if (dset < 0) {
-    h5fz_cli_error(cmd, "cannot create dataset %s: %s", job->dataset, h5fz_cli_hdf5_reason(why, sizeof why));
+    h5fz_cli_error(cmd, "cannot create dataset %s: %s", job->dataset, h5fz_cli_hdf5_filter_reason(why, sizeof why));
     goto done;
   }
   /* The memory type is the file's type (its byte order is RAW's): the raw

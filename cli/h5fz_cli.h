@@ -185,13 +185,20 @@ void h5fz_cli_json_string(FILE *out, const char *s);
 void h5fz_cli_json_number(FILE *out, double v);
 
 /* Silence HDF5's automatic error stack printing for the rest of the
- * process: the CLI reports errors itself, once, in its own words. */
+ * process: the CLI reports errors itself, once, in its own words (the
+ * filter, seeing a printer, does not say its refusals as well). */
 void h5fz_cli_quiet_hdf5(void);
 
 /* The descriptions on the current HDF5 error stack, innermost (the real
  * cause, e.g. the filter's own message) first, joined by "; " into buf, on
  * one line. Returns buf ("" when the stack is empty). */
 const char *h5fz_cli_hdf5_reason(char *buf, size_t len);
+
+/* h5fz_cli_hdf5_reason, but only the filter's own message when the failure
+ * began in the filter (the innermost entry starts with "h5fz:"): HDF5's
+ * frames above it ("error during user callback; unable to apply filter;
+ * ...") add nothing and ran the line past its end. */
+const char *h5fz_cli_hdf5_filter_reason(char *buf, size_t len);
 
 /* One allocated chunk of a dataset, as h5fz_cli_walk_chunks finds it. */
 typedef struct {

@@ -66,15 +66,52 @@ int h5fz_filter_bind(const h5fz_hdf5_api *a, const void *base)
 
 /* ---- the callbacks ------------------------------------------------------ */
 
+/* What a refusal's reader would have to change: h5repack -f applies one
+ * spec to every dataset, and only a fault in the filter's words is fixed
+ * by other words (an integer dataset was told to "fix the -f words"). */
+typedef enum {
+  REFUSED_SPEC,   /* the user's words, or anything else set_local refuses */
+  REFUSED_TYPE,   /* the dataset's type (can_apply): no words fit it */
+  REFUSED_CHUNKS, /* the dataset's chunks (h5repack -l sets them) */
+} refusal;
+
+/* The line after a refusal's reason: what becomes of the dataset, and how
+ * to do better. h5repack retries a failed H5Dcreate without the filter and
+ * exits 0 (h5fz_filter_caller_stores_raw_on_refusal): say so, or the user
+ * takes the copy for compressed. A type refused by can_apply: a program
+ * that made the filter optional (h5py's compression=, h5py's own choice)
+ * creates the dataset anyway and writes every chunk unfiltered; say so
+ * rather than store it raw in silence (a fresh user's finding: float16
+ * through h5py). */
+static const char *refusal_outcome(refusal kind)
+{
+  if (!h5fz_filter_caller_stores_raw_on_refusal())
+    return kind == REFUSED_TYPE ? "\nh5fz: where the filter is optional (h5py's compression=), this dataset is stored "
+                                  "UNCOMPRESSED"
+                                : "";
+  switch (kind) {
+  case REFUSED_TYPE:
+    return "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0, as it must: h5fz takes float32/float64 "
+           "datasets only; name only the float datasets (h5repack -f /a,/b:UD=...) to leave the others unfiltered "
+           "without this line, or use h5fz compress, which copies them unchanged";
+  case REFUSED_CHUNKS:
+    return "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0; give it chunks h5fz takes "
+           "(h5repack -l /name:CHUNK=DIMS) or use h5fz compress, which refuses";
+  default:
+    return "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0; fix the -f words "
+           "(h5fz cd-values --ud SPEC prints them) or use h5fz compress, which refuses";
+  }
+}
+
 /* A refused dataset (set_local failed, so H5Dcreate fails) whose program
  * prints no HDF5 error stack would never show the reason: netCDF turns the
  * stack's printing off (H5Eset_auto2 NULL) unless built with logging, so
  * nccopy, ncgen and NCO said only "NetCDF: HDF error". So when automatic
  * printing is off the reason also goes to stderr, one line, once per
- * distinct reason (h5repack -f applies one spec to every dataset);
- * H5FZ_QUIET=1 silences it. A program that prints the stack (HDF5's
- * default) gets it there only. */
-static void say_refusal_once(const h5fz_hdf5_api *h, const char *text, int type_refused)
+ * distinct reason (h5repack -f applies one spec to every dataset), with
+ * refusal_outcome's line; H5FZ_QUIET=1 silences it. A program that prints
+ * the stack (HDF5's default) gets it there only. */
+static void say_refusal_once(const h5fz_hdf5_api *h, const char *text, refusal kind)
 {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static char said[H5FZ_FILTER_MSG_LEN];
@@ -85,39 +122,38 @@ static void say_refusal_once(const h5fz_hdf5_api *h, const char *text, int type_
   int fresh = strncmp(said, text, sizeof said - 1) != 0;
   if (fresh) {
     snprintf(said, sizeof said, "%s", text);
-    /* h5repack retries a failed H5Dcreate without the filter and exits 0
-     * (h5fz_filter_caller_stores_raw_on_refusal): say so, or the user takes
-     * the copy for compressed */
-    /* a type refused by can_apply: a program that made the filter optional
-     * (h5py's compression=, h5py's own choice) creates the dataset anyway
-     * and writes every chunk unfiltered; say so rather than store it raw
-     * in silence (a fresh user's finding: float16 through h5py) */
-    fprintf(stderr, "%s%s\n", text,
-            h5fz_filter_caller_stores_raw_on_refusal()
-                ? "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0; fix the -f words "
-                  "(h5fz cd-values --ud SPEC prints them) or use h5fz compress, which refuses"
-            : type_refused ? "\nh5fz: where the filter is optional (h5py's compression=), this dataset is stored "
-                             "UNCOMPRESSED"
-                           : "");
+    fprintf(stderr, "%s%s\n", text, refusal_outcome(kind));
   }
   pthread_mutex_unlock(&lock);
 }
 
 /* H5Epush2's message is a format string: pass our text as an argument so a
  * '%' in a codec message cannot be read as a conversion. The globals are
- * read at call time, after H5open, as HDF5's own H5E_* macros do. */
-static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func, unsigned line, const char *text)
+ * read at call time, after H5open, as HDF5's own H5E_* macros do. kind
+ * matters to a refusal only (can_apply's, set_local's). */
+static void push_refusal(const h5fz_hdf5_api *h, const hid_t *minor_g, refusal kind, const char *func, unsigned line,
+                         const char *text)
 {
   if (h->H5open() < 0) return;
   /* first: an API call such as H5Eget_auto2 clears the error stack */
-  if (minor_g == h->H5E_SETLOCAL_g || minor_g == h->H5E_CANAPPLY_g)
-    say_refusal_once(h, text, minor_g == h->H5E_CANAPPLY_g);
+  if (minor_g == h->H5E_SETLOCAL_g || minor_g == h->H5E_CANAPPLY_g) say_refusal_once(h, text, kind);
   h->H5Epush2(H5E_DEFAULT, __FILE__, func, line, *h->H5E_ERR_CLS_g, *h->H5E_PLINE_g, *minor_g, "%s", text);
+}
+
+/* push_refusal with the kind the minor implies: can_apply refuses types. */
+static void push_error(const h5fz_hdf5_api *h, const hid_t *minor_g, const char *func, unsigned line, const char *text)
+{
+  push_refusal(h, minor_g, minor_g == h->H5E_CANAPPLY_g ? REFUSED_TYPE : REFUSED_SPEC, func, line, text);
 }
 /* minor: H5E_CANAPPLY_g, H5E_SETLOCAL_g or H5E_CANTFILTER_g. */
 #define H5FZ_PUSH(h, minor, text)                                                                                      \
   do {                                                                                                                 \
     if (h) push_error((h), (h)->minor, __func__, __LINE__, (text));                                                    \
+  } while (0)
+/* set_local's refusal of the dataset's chunks (not of the words). */
+#define H5FZ_PUSH_CHUNKS(h, text)                                                                                      \
+  do {                                                                                                                 \
+    if (h) push_refusal((h), (h)->H5E_SETLOCAL_g, REFUSED_CHUNKS, __func__, __LINE__, (text));                         \
   } while (0)
 
 static const char *type_class_name(H5T_class_t cls)
@@ -243,13 +279,13 @@ static int chunk_dims(const h5fz_hdf5_api *h, hid_t dcpl_id, uint32_t *rank, uin
   hsize_t hdims[H5S_MAX_RANK];
   int hrank = h->H5Pget_chunk(dcpl_id, H5S_MAX_RANK, hdims);
   if (hrank <= 0) {
-    H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the chunk dims (h5fz needs a chunked layout)");
+    H5FZ_PUSH_CHUNKS(h, "h5fz: cannot read the chunk dims (h5fz needs a chunked layout)");
     return -1;
   }
   uint64_t dims64[H5S_MAX_RANK];
   for (int i = 0; i < hrank; i++) dims64[i] = (uint64_t)hdims[i];
   if (h5fz_filter_fold_dims((size_t)hrank, dims64, rank, dims, msg, sizeof msg) != H5FZ_OK) {
-    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
+    H5FZ_PUSH_CHUNKS(h, msg);
     return -1;
   }
   return 0;
@@ -364,9 +400,11 @@ static herr_t h5fz_set_local(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_i
   if (ok == 1 && fill_value(h, dcpl_id, dtype, &has_fill, &fill, &padding_known) < 0) return -1;
   unsigned out[H5FZ_CD_MAX];
   size_t n_out = 0;
-  if (h5fz_filter_local_cd_values(cd, n, dtype, big_endian, rank, dims, has_fill, fill, padding_known, out, H5FZ_CD_MAX,
-                                  &n_out, msg, sizeof msg) != H5FZ_OK) {
-    H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
+  int st = h5fz_filter_local_cd_values(cd, n, dtype, big_endian, rank, dims, has_fill, fill, padding_known, out,
+                                       H5FZ_CD_MAX, &n_out, msg, sizeof msg);
+  if (st != H5FZ_OK) {
+    /* H5FZ_ERR_SPEC: the words; otherwise a chunk the format cannot hold */
+    push_refusal(h, h->H5E_SETLOCAL_g, st == H5FZ_ERR_SPEC ? REFUSED_SPEC : REFUSED_CHUNKS, __func__, __LINE__, msg);
     return -1;
   }
   /* h5py adds every third-party filter as optional, and HDF5 stores a chunk

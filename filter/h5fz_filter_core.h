@@ -51,7 +51,8 @@ int h5fz_filter_fold_dims(size_t rank, const uint64_t *dims, uint32_t *rank_out,
  * value unless the user part names one (docs/netcdf.md).
  * cd_out holds cap words; *n_out receives the count.
  * Returns H5FZ_OK, or the codec status (H5FZ_ERR_SPEC for a bad user part:
- * version, bound, chain, sub-chunk size) with msg filled. */
+ * version, bound, chain, sub-chunk size; H5FZ_ERR_ARG for chunks the format
+ * cannot hold: rank, bytes) with msg filled. */
 int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype dtype, int big_endian, uint32_t rank,
                                 const uint32_t *dims, int has_fill, double fill, int padding_known, unsigned *cd_out,
                                 size_t cap, size_t *n_out, char *msg, size_t msg_len);

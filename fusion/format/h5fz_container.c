@@ -130,8 +130,9 @@ int h5fz_container_open(const uint8_t *in, size_t len, h5fz_header *h)
                      "upgrade h5fz to read it (if no h5fz writes that version, the chunk is damaged)",
                      in[4], h5fz_newest_format_version());
   if (in[4] == 0) return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk format version 0 does not exist");
+  /* every version so far has the same header length: name the chunk's own */
   if (in[5] != H5FZ_HEADER_BYTES)
-    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header length %u, version 1 has %u", in[5], H5FZ_HEADER_BYTES);
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header length %u, version %u has %u", in[5], in[4], H5FZ_HEADER_BYTES);
   if (len < H5FZ_HEADER_BYTES + H5FZ_CHECKSUM_BYTES)
     return h5fz_fail(H5FZ_ERR_TRUNCATED, "chunk of %zu bytes is shorter than header and checksum", len);
   uint32_t stored = h5fz_get_u32(in + len - H5FZ_CHECKSUM_BYTES);

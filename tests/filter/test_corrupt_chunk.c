@@ -2,7 +2,8 @@
  * Corrupt and truncated chunks read through HDF5 must fail with an HDF5
  * error carrying our message, never crash and never return data outside
  * the bound. The stored chunk is rewritten with H5Dwrite_chunk: every byte
- * flipped in turn, every truncated length, and a future format version.
+ * flipped in turn, every truncated length, a future format version, and a
+ * wrong header length under each format version.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,10 +12,12 @@
 #include <string.h>
 
 #include "filter_test_util.h"
+#include "h5fz_internal.h" /* h5fz_newest_format_version */
 
 #define N 96
 #define BOUND 1e-3
 #define VERSION_BYTE 4
+#define HEADER_LENGTH_BYTE 5
 
 typedef struct {
   hid_t f, d;
@@ -132,6 +135,26 @@ static void future_version(const fixture *fx)
   free(b);
 }
 
+/* A header length the version does not have: the message names the
+ * chunk's own version (it said "version 1" for every version). */
+static void wrong_header_length(const fixture *fx)
+{
+  unsigned char *b = malloc(fx->chunk_len);
+  char stack[4096], want[64];
+  unsigned header_bytes = fx->chunk[HEADER_LENGTH_BYTE];
+  for (unsigned v = 1; v <= h5fz_newest_format_version(); v++) {
+    memcpy(b, fx->chunk, fx->chunk_len);
+    b[VERSION_BYTE] = (unsigned char)v;
+    b[HEADER_LENGTH_BYTE] = (unsigned char)(header_bytes + 1);
+    outcome o = try_chunk(fx, b, fx->chunk_len, stack, sizeof stack);
+    FT_CHECK(o == READ_FAILED, "header length under version %u: outcome %d, expected a failed read", v, (int)o);
+    snprintf(want, sizeof want, "chunk header length %u, version %u has %u", header_bytes + 1, v, header_bytes);
+    FT_CHECK(ft_contains(stack, want), "header length under version %u: error lacks \"%s\": %s", v, want, stack);
+  }
+  printf("header length: %s\n", ft_ours(stack));
+  free(b);
+}
+
 int main(void)
 {
   if (ft_begin("filter_corrupt_chunk") < 0) return ft_finish();
@@ -149,6 +172,7 @@ int main(void)
   flip_every_byte(&fx);
   truncate_every_length(&fx);
   future_version(&fx);
+  wrong_header_length(&fx);
   FT_CHECK(try_chunk(&fx, fx.chunk, fx.chunk_len, stack, sizeof stack) == READ_OK_IN_BOUND,
            "the good chunk no longer reads back: %s", stack);
   free(fx.chunk);

@@ -121,7 +121,7 @@ def parse_header(buf):
     if buf[4] == 0:
         _fail("corrupt", "format version 0 does not exist")
     if buf[5] != HEADER_BYTES:
-        _fail("corrupt", "header length %d, version 1 has 80", buf[5])
+        _fail("corrupt", "header length %d, version %d has %d", buf[5], buf[4], HEADER_BYTES)
     if n < HEADER_BYTES + CHECKSUM_BYTES:
         _fail("truncated", "chunk of %d bytes is shorter than header and checksum", n)
     stored, = struct.unpack_from("<I", buf, n - 4)

@@ -155,6 +155,53 @@ def test_h5repack_type_refusal_says_the_copy_is_uncompressed(tmp_path):
     assert p.stderr.count("h5repack now copies this dataset UNCOMPRESSED") == 1, p.stderr
 
 
+def _mixed_file(path):
+    with h5py.File(path, "w") as f:
+        f.create_dataset("temp", data=np.sin(np.arange(10000) / 50.0).astype("f4"), chunks=(1000,))
+        f.create_dataset("count", data=np.arange(10000, dtype="i4"), chunks=(1000,))
+    return path
+
+
+def _h5repack_said(f_option, src, dst, *more):
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_QUIET"}
+    p = subprocess.run(["h5repack", *more, "-f", f_option, str(src), str(dst)], capture_output=True, text=True,
+                       env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stderr
+
+
+def test_h5repack_integer_refusal_names_the_type_not_the_words(tmp_path):
+    """An integer dataset under h5repack -f UD=... (one spec for every
+    dataset): no filter words can make h5fz take it, so the refusal says the
+    type is not one h5fz takes and how to leave such datasets out (name
+    only the float ones), not "fix the -f words" (a user's finding); that
+    way out then works: no refusal, the integers unfiltered, the floats
+    compressed."""
+    src = _mixed_file(tmp_path / "mixed.h5")
+    ud = lib.cli("cd-values", "--ud", "abs=1e-3").stdout.strip()
+    said = _h5repack_said(ud, src, tmp_path / "all.h5")
+    assert "dataset type is not IEEE float32/float64 (integer)" in said, said
+    assert said.count("h5repack now copies this dataset UNCOMPRESSED") == 1, said
+    assert "-f words" not in said, said
+    assert "float32/float64 datasets only" in said and "h5repack -f /a,/b:UD=" in said, said
+    said = _h5repack_said("/temp:" + ud, src, tmp_path / "named.h5")
+    assert "h5fz:" not in said, said
+    with h5py.File(tmp_path / "named.h5", "r") as f:
+        assert lib.filter_ids(f["temp"]) == [lib.FILTER_ID] and lib.filter_ids(f["count"]) == []
+
+
+def test_h5repack_chunk_refusal_points_at_the_chunks(tmp_path):
+    """A chunk over the format's limit is no fault of the words either: the
+    line after the reason names h5repack -l. The dataset is never written,
+    so its 2.4 GB chunk costs nothing."""
+    src = tmp_path / "big.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("big", shape=(10,), maxshape=(None,), chunks=(300000000,), dtype="f8")
+    said = _h5repack_said(lib.cli("cd-values", "--ud", "abs=1e-3").stdout.strip(), src, tmp_path / "o.h5")
+    assert "the limit of the h5fz format" in said, said
+    assert "-f words" not in said and "h5repack -l /name:CHUNK=DIMS" in said, said
+
+
 def test_h5py_optional_filter_type_refusal_is_said(tmp_path):
     """h5py adds the filter as optional: on a float16 dataset HDF5 creates it
     and writes every chunk unfiltered. h5fz's can_apply refusal then says so

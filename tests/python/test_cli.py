@@ -455,6 +455,46 @@ def test_from_raw_leaves_no_file_when_the_write_fails(tmp_path):
     assert not out.exists()
 
 
+def _device_env(**settings):
+    env = {k: v for k, v in os.environ.items() if k not in ("H5FZ_QUIET", "H5FZ_DEVICE", "H5FZ_DEVICE_STRICT")}
+    return {**env, **settings}
+
+
+@pytest.mark.parametrize("settings, reason", [
+    ({"H5FZ_DEVICE": "gpux"}, 'H5FZ_DEVICE="gpux": want auto, gpu or cpu'),
+    ({"H5FZ_DEVICE": "gpu"}, "H5FZ_DEVICE=gpu, but the GPU executor is not usable"),
+    ({"H5FZ_DEVICE": "gpu", "H5FZ_DEVICE_STRICT": "1"}, "H5FZ_DEVICE=gpu, but the GPU executor is not usable"),
+], ids=["gpux", "gpu", "gpu-strict"])
+def test_from_raw_says_a_device_error_once(tmp_path, settings, reason):
+    """A device setting the filter refuses at H5Dcreate is said once, on one
+    line: the filter printed its own line too (HDF5's printing was off, so
+    it took it that no one would say it), and from-raw's line ran on into
+    HDF5's frames ("error during user callback; ...") until cut."""
+    _, raw = _small_raw(tmp_path)
+    p = subprocess.run([lib.BIN, "from-raw", str(raw), str(tmp_path / "o.h5"), "--shape", "5x30x40", "--spec",
+                        "abs=1e-3"], capture_output=True, text=True, env=_device_env(**settings))
+    if p.returncode == 0:  # H5FZ_DEVICE=gpu where a GPU is usable
+        assert settings["H5FZ_DEVICE"] == "gpu" and "H5FZ_DEVICE" not in p.stderr, p.stderr
+        return
+    assert p.stderr.count(reason) == 1, p.stderr
+    assert p.stderr.startswith("h5fz from-raw: cannot create dataset /data: h5fz: ") and p.stderr.count("\n") == 1, \
+        p.stderr
+    assert "user callback" not in p.stderr, p.stderr
+
+
+def test_compress_says_a_refusal_once(tmp_path):
+    """The same for h5fz compress: a chunk over the format's limit (a dataset
+    never written, so the 2.4 GB chunk costs nothing) is said in compress's
+    line only, not by the filter as well."""
+    src = tmp_path / "big.h5"
+    with h5py.File(src, "w") as f:
+        f.create_dataset("big", shape=(10,), maxshape=(None,), chunks=(300000000,), dtype="f8")
+    p = subprocess.run([lib.BIN, "compress", str(src), str(tmp_path / "o.h5"), "abs=1e-3"], capture_output=True,
+                       text=True, env=_device_env())
+    assert p.returncode != 0 and p.stderr.count("the limit of the h5fz format") == 1, p.stderr
+    assert p.stderr.startswith("h5fz compress: "), p.stderr
+
+
 def _mixed_file(path):
     a = np.sin(np.arange(5 * 30 * 40) / 50.0).astype("f4").reshape(5, 30, 40)
     with h5py.File(path, "w") as f:
