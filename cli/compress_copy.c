@@ -401,8 +401,8 @@ static int copy_dataset(copy_state *st, hid_t from, const char *name, hid_t to, 
   if (out < 0) {
     /* the filter's can_apply/set_local refused it: its reason is on the
      * stack, innermost first; HDF5's own lines after it add nothing */
-    WHY();
-    if (!strncmp(why, "h5fz:", 5) && strstr(why, "; ")) *strstr(why, "; ") = '\0';
+    h5fz_cli_hdf5_filter_reason(why, sizeof why); /* the filter's entry alone: its reason may hold "; " */
+    if (!why[0]) WHY();
     if (!st->o->skip_refused) {
       FAIL(st,
            "%s (%s %s): the h5fz filter refused it: %s (--skip-refused copies such datasets "

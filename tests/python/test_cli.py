@@ -493,6 +493,8 @@ def test_compress_says_a_refusal_once(tmp_path):
                        text=True, env=_device_env())
     assert p.returncode != 0 and p.stderr.count("the limit of the h5fz format") == 1, p.stderr
     assert p.stderr.startswith("h5fz compress: "), p.stderr
+    # the filter's whole reason, its advice after the "; " too
+    assert "use smaller chunks" in p.stderr, p.stderr
 
 
 def _mixed_file(path):
