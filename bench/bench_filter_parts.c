@@ -125,7 +125,10 @@ int main(int argc, char **argv)
     }
   }
   if (!data_dir || planes < 1 || planes > 120 || n_chunks < 1 || n_chunks > 1024 || reps < 1) {
-    fprintf(stderr, "--data DIR is required; --chunk-planes in 1..120, --chunks in 1..1024, --reps >= 1\n");
+    fprintf(stderr, "%s\n", !data_dir ? "--data DIR is required"
+                             : planes < 1 || planes > 120 ? "--chunk-planes must be in 1..120"
+                             : n_chunks < 1 || n_chunks > 1024 ? "--chunks must be in 1..1024"
+                                                                : "--reps must be >= 1");
     return 2;
   }
   char path[1024];

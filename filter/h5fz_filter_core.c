@@ -104,7 +104,7 @@ int h5fz_filter_local_cd_values(const unsigned *cd_in, size_t n_in, h5fz_dtype d
   /* the format's limit, caught at H5Dcreate instead of at the first write */
   if (h5fz_spec_chunk_bytes(&spec) > H5FZ_MAX_CHUNK_BYTES) {
     snprintf(msg, msg_len,
-             "h5fz: a chunk of this dataset has more than %u bytes, the limit of the h5fz format (v1); "
+             "h5fz: a chunk of this dataset has more than %u bytes, the limit of the h5fz format (every version); "
              "use smaller chunks (1-16 MiB are typical)",
              H5FZ_MAX_CHUNK_BYTES);
     return H5FZ_ERR_ARG;

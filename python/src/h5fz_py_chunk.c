@@ -38,7 +38,7 @@ static int dataset_spec(const unsigned *cd, size_t n_cd, int dtype, int big_endi
   spec.has_fill = has_fill != 0;
   spec.fill = has_fill ? fill : 0.0;
   if (h5fz_spec_chunk_bytes(&spec) > H5FZ_MAX_CHUNK_BYTES)
-    return h5fz_py_fail(H5FZ_ERR_ARG, "a chunk of more than %u bytes, the limit of the h5fz format (v1); use "
+    return h5fz_py_fail(H5FZ_ERR_ARG, "a chunk of more than %u bytes, the limit of the h5fz format (every version); use "
                                       "smaller chunks (1-16 MiB are typical)", H5FZ_MAX_CHUNK_BYTES);
   if ((rc = h5fz_spec_validate(&spec))) return h5fz_py_keep(rc);
   unsigned words[H5FZ_CD_MAX];
