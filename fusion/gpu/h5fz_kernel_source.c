@@ -8,6 +8,14 @@
 #include "h5fz_codegen.h"
 #include "h5fz_kernel_source.h"
 
+/* A register cap as the blocks per SM it leaves room for (the codegen's
+ * __launch_bounds__ minimum), 1..32; 1 without a cap. */
+static long blocks_per_sm(long regs_per_sm, int threads, int regs)
+{
+  long n = regs > 0 && regs_per_sm > 0 ? regs_per_sm / ((long)threads * regs) : 0;
+  return n < 1 ? 1 : n > 32 ? 32 : n;
+}
+
 int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, char **src, size_t *smem_bytes)
 {
   h5fz_spec s;
@@ -21,14 +29,10 @@ int h5fz_kernel_source(const h5fz_plan *plan, const h5fz_kernel_config *cfg, cha
   memset(s.ops, 0, sizeof s.ops);
   memcpy(s.ops, cfg->ops, (size_t)cfg->n_ops);
   unsigned flags = plan->tuning.features & H5FZ_FEAT_PADDED_PLANES ? H5FZ_CODEGEN_PADDED_PLANES : 0u;
-  /* the register cap as the blocks per SM it leaves room for */
-  long min_blocks = cfg->regs > 0 && cfg->regs_per_sm > 0 ? cfg->regs_per_sm / ((long)cfg->threads * cfg->regs) : 0;
-  flags |= H5FZ_CODEGEN_MIN_BLOCKS(min_blocks < 1 ? 1 : min_blocks > 32 ? 32 : min_blocks);
-  if (cfg->dec_threads > 0) {
-    long dec_blocks = cfg->dec_regs > 0 && cfg->regs_per_sm > 0 ? cfg->regs_per_sm / ((long)cfg->dec_threads * cfg->dec_regs) : 0;
+  flags |= H5FZ_CODEGEN_MIN_BLOCKS(blocks_per_sm(cfg->regs_per_sm, cfg->threads, cfg->regs));
+  if (cfg->dec_threads > 0)
     flags |= H5FZ_CODEGEN_DEC_THREADS(cfg->dec_threads) |
-             H5FZ_CODEGEN_DEC_MIN_BLOCKS(dec_blocks < 1 ? 1 : dec_blocks > 32 ? 32 : dec_blocks);
-  }
+             H5FZ_CODEGEN_DEC_MIN_BLOCKS(blocks_per_sm(cfg->regs_per_sm, cfg->dec_threads, cfg->dec_regs));
   if (plan->tuning.features & H5FZ_FEAT_WARP_FUSED)
     flags |= H5FZ_CODEGEN_WARP_FUSED | H5FZ_CODEGEN_WF_WARPS(cfg->wf_warps);
   return h5fz_codegen(&s, cfg->threads, flags, src, smem_bytes);
@@ -38,14 +42,14 @@ int h5fz_kernel_block_threads(const h5fz_plan *plan, const uint8_t *ops, uint32_
 {
   if (h5fz_codegen_one_slot_encode(ops, n_ops) && plan->tuning.entropy_threads_per_block)
     return plan->tuning.entropy_threads_per_block;
-  return h5fz_plan_block_threads(plan, subchunk_bytes);
+  return h5fz_kernel_decode_threads(plan, subchunk_bytes); /* the class's geometry */
 }
 
 int h5fz_kernel_block_regs(const h5fz_plan *plan, const uint8_t *ops, uint32_t n_ops)
 {
   if (h5fz_codegen_one_slot_encode(ops, n_ops) && plan->tuning.entropy_regs_per_thread)
     return plan->tuning.entropy_regs_per_thread;
-  return plan->tuning.regs_per_thread;
+  return h5fz_kernel_decode_regs(plan);
 }
 
 int h5fz_kernel_decode_threads(const h5fz_plan *plan, uint32_t subchunk_bytes)

@@ -52,6 +52,13 @@ static hid_t create_dataset(hid_t f)
   return d;
 }
 
+/* The warm-up's delay that CTest sets (H5FZ_WARMUP_DELAY_MS), in seconds. */
+static double warmup_delay_s(void)
+{
+  const char *ms = getenv("H5FZ_WARMUP_DELAY_MS");
+  return ms ? atof(ms) / 1e3 : 0.0;
+}
+
 /* Child modes: return from main right after set_local, or after one read. */
 static int child(const char *mode)
 {
@@ -64,7 +71,7 @@ static int child(const char *mode)
     hid_t f = H5Fcreate("warmup_exit_init.h5", H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (create_dataset(f) < 0) return 3;
     /* just past the warm-up's delay: cuInit and the primary context (about 0.2 s on an H200) in flight */
-    double delay = atof(getenv("H5FZ_WARMUP_DELAY_MS") ? getenv("H5FZ_WARMUP_DELAY_MS") : "0") / 1e3;
+    double delay = warmup_delay_s();
     usleep((useconds_t)((delay + 0.1) * 1e6));
     return 0;
   }
@@ -173,7 +180,7 @@ int main(int argc, char **argv)
   printf("4 chunks under auto while warming: same bytes as H5FZ_DEVICE=cpu, every value within %g\n", BOUND);
   /* the exit waits for the warm-up thread: the child lives at least the
    * warm-up's delay (a lower bound, which a loaded machine only lengthens) */
-  double delay = atof(getenv("H5FZ_WARMUP_DELAY_MS") ? getenv("H5FZ_WARMUP_DELAY_MS") : "0") / 1e3, t1 = 0, t2 = 0;
+  double delay = warmup_delay_s(), t1 = 0, t2 = 0;
   int st = run_child(argv[0], "exit-after-create", &t1);
   FT_CHECK(st == 0, "a process that exits right after H5Dcreate (warm-up in flight) ended with %d", st);
   FT_CHECK(t1 >= 0.9 * delay, "the exit after H5Dcreate took %.3f s: it did not wait for the warm-up (%.3f s)", t1,
