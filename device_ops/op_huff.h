@@ -37,7 +37,13 @@
 #define H5FZ_HUFF_MAX_LEN 12u    /* longest code */
 #define H5FZ_HUFF_LUT_BITS 9u    /* the decoder's table: codes of up to 9 bits in one look-up (measured: 10 bits left fewer blocks an SM) */
 #define H5FZ_HUFF_MAX_SYMS 151u  /* the alphabet of 64-bit words */
-#define H5FZ_HUFF_GROUP_LOG2 4u  /* groups of 64 << 4 = 1024 words (the encoder's choice) */
+/* The encoder's groups (docs/format.md §5.7): 64 << 4 = 1024 words, or
+ * fewer in a sub-chunk dense in tokens, so that a group holds at most about
+ * H5FZ_HUFF_GROUP_TOKENS of them: the GPU decodes a group on one thread,
+ * and the longest group is a small chunk's decode time (session 17). */
+#define H5FZ_HUFF_GROUP_LOG2 4u     /* the largest groups the encoder writes */
+#define H5FZ_HUFF_MIN_GROUP_LOG2 2u /* the smallest: 256 words (each group costs a directory entry) */
+#define H5FZ_HUFF_GROUP_TOKENS 128u /* measured (session 17): 256 left a 4.7 MiB chunk's decode 2x the default's */
 #define H5FZ_HUFF_MAX_GROUP_LOG2 8u /* groups of at most 16384 words: a run class covers them */
 #define H5FZ_HUFF_MAX_GROUPS 256u  /* 16384 words in groups of 64 */
 #define H5FZ_HUFF_MAX_THREADS 1024u
@@ -49,7 +55,7 @@
  * sub-chunks' groups one at a time (h5fz_huff_decode_jobs): fewer threads
  * than groups, so that a thread that drew short groups takes more. */
 #define H5FZ_HUFF_SUBS_PER_BLOCK 8u
-#define H5FZ_HUFF_DEC_THREADS 128u
+#define H5FZ_HUFF_DEC_THREADS 256u
 
 /* Symbols of the alphabet for W-bit words: literals, then bit-length
  * classes 7..W, then run classes. */
@@ -117,6 +123,7 @@ typedef struct {
   uint8_t pad_[2];
   uint32_t group_start[H5FZ_HUFF_MAX_GROUPS + 1u]; /* token bits before each group */
   uint32_t warp_first_nz[H5FZ_HUFF_MAX_THREADS / 32u]; /* the least of a warp's shares (GPU) */
+  uint32_t warp_nnz[H5FZ_HUFF_MAX_THREADS / 32u];      /* the non-zero words of a warp's shares (GPU) */
   uint32_t header_bits, flag;
   uint32_t table_bits[H5FZ_HUFF_MAX_CTX];
   uint16_t toff[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* a symbol's entry in its code's table: bits after the count */
@@ -129,6 +136,7 @@ typedef struct {
   uint32_t weight[H5FZ_HUFF_MAX_CTX][2u * H5FZ_HUFF_MAX_SYMS];
   /* the GPU's encode uses nothing from here on (H5FZ_HUFF_GPU_ENCODE_SCRATCH_BYTES) */
   uint32_t thread_first_nz[H5FZ_HUFF_MAX_THREADS]; /* first non-zero word of each share (CPU threads) */
+  uint32_t thread_nnz[H5FZ_HUFF_MAX_THREADS];      /* non-zero words of each share (CPU threads) */
   h5fz_huff_dtab dec;                              /* the decoder's */
   h5fz_huff_stream stream;
   uint32_t next_job, pad2_;
@@ -860,12 +868,17 @@ H5FZ_FN uint32_t h5fz_huff_group_end(h5fz_huff_gstate *st)
 
 /* The first non-zero word after this thread's share, from f, its share's
  * first (H5FZ_HUFF_NONE: none): the least f of the shares after it (they
- * are in order). A warp's by shuffles, then the warps after it from
+ * are in order); and in *block_nnz the sum of every share's nnz (its
+ * non-zero words). A warp's by shuffles, then the warps after it from
  * shared memory: no thread scans the shares one by one. Every thread of
  * the block must call it (a barrier); on the GPU the block is whole warps. */
-H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t f)
+H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, uint32_t f, uint32_t nnz,
+                                   uint32_t *block_nnz)
 {
-  if (blk->nthreads == 1u) return H5FZ_HUFF_NONE;
+  if (blk->nthreads == 1u) {
+    *block_nnz = nnz;
+    return H5FZ_HUFF_NONE;
+  }
 #if H5FZ_ON_GPU
   const uint32_t lane = blk->tid & 31u, warp = blk->tid >> 5, nwarps = (blk->nthreads + 31u) >> 5;
   uint32_t v = f; /* the least of this lane's and the lanes' above it */
@@ -873,19 +886,45 @@ H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
     const uint32_t y = __shfl_sync(0xffffffffu, v, (lane + d) & 31u);
     if (lane + d < 32u && y < v) v = y;
   }
-  if (lane == 0) s->warp_first_nz[warp] = v;
+  uint32_t warp_nnz = nnz; /* by shuffles: __reduce_add_sync needs sm_80, the code runs from sm_75 */
+  for (uint32_t d = 16; d; d >>= 1) warp_nnz += __shfl_xor_sync(0xffffffffu, warp_nnz, d);
+  if (lane == 0) {
+    s->warp_first_nz[warp] = v;
+    s->warp_nnz[warp] = warp_nnz;
+  }
   uint32_t next = __shfl_sync(0xffffffffu, v, (lane + 1u) & 31u);
   if (lane == 31u) next = H5FZ_HUFF_NONE;
   h5fz_blk_sync(blk);
   for (uint32_t w = warp + 1u; w < nwarps; w++) next = s->warp_first_nz[w] < next ? s->warp_first_nz[w] : next;
+  uint32_t sum = 0;
+  for (uint32_t w = 0; w < nwarps; w++) sum += s->warp_nnz[w];
+  *block_nnz = sum;
   return next;
 #else
   s->thread_first_nz[blk->tid] = f;
+  s->thread_nnz[blk->tid] = nnz;
   h5fz_blk_sync(blk);
-  uint32_t next = H5FZ_HUFF_NONE;
+  uint32_t next = H5FZ_HUFF_NONE, sum = 0;
   for (uint32_t t = blk->tid + 1u; t < blk->nthreads && next == H5FZ_HUFF_NONE; t++) next = s->thread_first_nz[t];
+  for (uint32_t t = 0; t < blk->nthreads; t++) sum += s->thread_nnz[t];
+  *block_nnz = sum;
   return next;
 #endif
+}
+
+/* The encoder's group field g for n words of which nnz are not zero: the
+ * largest g <= H5FZ_HUFF_GROUP_LOG2 (and >= H5FZ_HUFF_MIN_GROUP_LOG2)
+ * whose groups of 64 << g words hold at most H5FZ_HUFF_GROUP_TOKENS tokens
+ * by the estimate nnz + min(nnz, n - nnz) (a non-zero word is one token,
+ * a zero run at most one before each). Why by words counted, not tokens:
+ * the tokens depend on the groups (a run ends at a group's end), the count
+ * of non-zero words does not, so g is known before the first walk. */
+H5FZ_FN uint32_t h5fz_huff_group_log2(uint32_t n, uint32_t nnz)
+{
+  const uint64_t est = (uint64_t)nnz + (nnz < n - nnz ? nnz : n - nnz);
+  uint32_t g = H5FZ_HUFF_GROUP_LOG2;
+  while (g > H5FZ_HUFF_MIN_GROUP_LOG2 && est * (64ull << g) > (uint64_t)H5FZ_HUFF_GROUP_TOKENS * n) g--;
+  return g;
 }
 
 #endif /* H5FZ_HUFF_COMMON */
@@ -902,17 +941,24 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
                                            uint32_t cap, void *scratch, void *tmp, uint32_t nctx)
 {
   h5fz_huff_scratch *s = (h5fz_huff_scratch *)scratch;
-  const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), group = 64u << H5FZ_HUFF_GROUP_LOG2;
-  const uint32_t groups = (n + group - 1u) / group, L = n * (W / 8u);
+  const uint32_t W = H5FZ_T_BITS, A = h5fz_huff_alphabet(W), L = n * (W / 8u);
   /* contiguous shares (a thread's tokens are contiguous in the stream) of
    * an odd number of words: the lanes of a warp then read 32 different
    * banks of shared memory (64 words a share read all the same bank) */
   uint32_t lo, hi;
   (void)h5fz_blk_share_odd(blk, n, &lo, &hi);
   H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
-  uint32_t f = H5FZ_HUFF_NONE;
-  for (uint32_t i = lo; i < hi && f == H5FZ_HUFF_NONE; i++) f = in[i] != 0 ? i : f;
-  const uint32_t next_nz = h5fz_huff_next_nz(blk, s, f); /* its barrier also orders the zeroed histogram */
+  uint32_t f = H5FZ_HUFF_NONE, nnz = 0;
+  for (uint32_t i = hi; i > lo;) { /* downwards: f ends at the first non-zero word */
+    i--;
+    const uint32_t nz = in[i] != 0;
+    f = nz ? i : f;
+    nnz += nz;
+  }
+  uint32_t block_nnz;
+  const uint32_t next_nz = h5fz_huff_next_nz(blk, s, f, nnz, &block_nnz); /* its barrier also orders the zeroed histogram */
+  const uint32_t glog2 = h5fz_huff_group_log2(n, block_nnz), group = 64u << glog2;
+  const uint32_t groups = (n + group - 1u) / group;
   H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz,
                  (void)h5fz_huff_atomic(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u, H5FZ_HUFF_ADD))
   h5fz_blk_sync(blk);
@@ -959,7 +1005,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   h5fz_blk_sync(blk);
   /* the header: the group field, each code's table by its builder, the
    * directory's entries one a thread (disjoint bits: the ORs commute) */
-  if (blk->tid == 0) h5fz_huff_put(buf, 0, H5FZ_HUFF_GROUP_LOG2, 4u);
+  if (blk->tid == 0) h5fz_huff_put(buf, 0, glog2, 4u);
   uint64_t table_at = 4u;
   if (blk->nthreads > 1u) h5fz_huff_put_tables_parallel(blk, s, nctx, A, k, buf, table_at);
   for (uint32_t t = 0; t < nctx; t++) {

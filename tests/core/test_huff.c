@@ -191,6 +191,22 @@ static void all_cases(uint64_t sizes_of[5])
       }
     CHECK(kraft == 4096u && longest <= 12u, "length limit: Kraft sum %u/4096, longest %u", kraft, longest);
   }
+  /* the group field: 1024-word groups where tokens are sparse, smaller
+   * where they are dense (h5fz_huff_group_log2), so that no group holds
+   * many more than H5FZ_HUFF_GROUP_TOKENS tokens; both decode */
+  {
+    for (uint32_t i = 0; i < 16384u; i++) w32[i] = draw(0, i, 0) ? 1u : 0u; /* 1 in 23 non-zero */
+    uint32_t sparse = roundtrip("sparse: groups of 1024", 0, w32, 16384u, 64u, 1) != 0xffffffffu ? out1[0] & 15u : 99u;
+    CHECK(sparse == H5FZ_HUFF_GROUP_LOG2, "sparse words: group field %u, want %u", sparse, H5FZ_HUFF_GROUP_LOG2);
+    for (uint32_t i = 0; i < 16384u; i++) w32[i] = i % 3u ? 1u + (uint32_t)(rnd() % 3u) : 0u; /* 2 in 3 */
+    uint32_t dense = roundtrip("dense: small groups", 0, w32, 16384u, 64u, 1) != 0xffffffffu ? out1[0] & 15u : 99u;
+    CHECK(dense == H5FZ_HUFF_MIN_GROUP_LOG2, "dense words: group field %u, want %u", dense, H5FZ_HUFF_MIN_GROUP_LOG2);
+    for (uint32_t i = 0; i < 16384u; i++) w32[i] = i % 10u == 0 ? 1u : 0u; /* 1 in 10: 20 % tokens, groups of 512 */
+    uint32_t mid = roundtrip("one in ten: groups of 512", 0, w32, 16384u, 64u, 1) != 0xffffffffu ? out1[0] & 15u : 99u;
+    CHECK(mid == 3u, "one word in ten: group field %u, want 3", mid);
+    CHECK(h5fz_huff_group_log2(16384u, 0) == H5FZ_HUFF_GROUP_LOG2, "all zero words (a run a group) are dense");
+    CHECK(h5fz_huff_group_log2(16384u, 16384u) == H5FZ_HUFF_MIN_GROUP_LOG2, "all non-zero words are not dense");
+  }
   /* streams the format rules out */
   {
     job j = {0, w32, 64u, 256u, 0, out1, scratch_a, tmp_a, back, 0};
