@@ -681,6 +681,29 @@ def test_huff_chains(dtype, mode, chain):
     assert coded_groups >= (8 if chain == "ratio" else 1)  # huff streams of many groups
 
 
+def test_huff_group_sizes_follow_token_density():
+    """The ratio chain's encoder cuts a sub-chunk dense in tokens into
+    smaller groups (format.md §5.7: g = 4 / 3 / 2 by the count of non-zero
+    words): a smooth sub-chunk keeps groups of 1024 words, a noisy one gets
+    groups of 256; the second decoder reads both to the C filter's bytes."""
+    rng = np.random.default_rng(17)
+    smooth = 280 + 0.01 * np.arange(64 * 256).reshape(64, 256) / 256  # a gentle ramp: almost every code 0
+    noisy = 280 + rng.normal(0, 2.0, (64, 256))  # codes of about +-20 bins: almost every word non-zero
+    x = np.concatenate([smooth, noisy]).astype("<f4")
+    with mem_file() as f:
+        d = write(f, "g", x, (128, 256), "abs=0.05 ratio")
+        (h,) = check_dataset(d)
+        ((_, raw),) = list(chunks_of(d))
+    ents = subchunk_entries(raw, h)
+    assert h.n_subchunks == 2 and not any(e & sd.RAW_BIT for e in ents)
+    at = 80 + 4 * h.n_subchunks
+    fields = []
+    for e in ents:
+        fields.append(raw[at] & 15)  # the stream's first u(4): the group field
+        at += e & sd.SIZE_MASK
+    assert fields == [4, 2], fields
+
+
 class BitWriter:
     """The §5.7 bit stream written from the document: bit k is bit k mod 8
     of byte k div 8."""
