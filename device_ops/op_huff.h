@@ -38,9 +38,11 @@
 #define H5FZ_HUFF_LUT_BITS 9u    /* the decoder's table: codes of up to 9 bits in one look-up (measured: 10 bits left fewer blocks an SM) */
 #define H5FZ_HUFF_MAX_SYMS 151u  /* the alphabet of 64-bit words */
 /* The encoder's groups (docs/format.md §5.7): 64 << 4 = 1024 words, or
- * fewer in a sub-chunk dense in tokens, so that a group holds at most about
- * H5FZ_HUFF_GROUP_TOKENS of them: the GPU decodes a group on one thread,
- * and the longest group is a small chunk's decode time (session 17). */
+ * fewer in a sub-chunk dense in tokens, so that a group holds about
+ * H5FZ_HUFF_GROUP_TOKENS of them on average: the GPU decodes a group on one
+ * thread, and the longest group is a small chunk's decode time (session
+ * 17). The density is the sub-chunk's: clustered non-zero words still make
+ * longer groups where they are (a count per group would bound them). */
 #define H5FZ_HUFF_GROUP_LOG2 4u     /* the largest groups the encoder writes */
 #define H5FZ_HUFF_MIN_GROUP_LOG2 2u /* the smallest: 256 words (each group costs a directory entry) */
 #define H5FZ_HUFF_GROUP_TOKENS 128u /* measured (session 17): 256 left a 4.7 MiB chunk's decode 2x the default's */
@@ -918,8 +920,8 @@ H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
 
 /* The encoder's group field g for n words of which nnz are not zero: the
  * largest g <= H5FZ_HUFF_GROUP_LOG2 (and >= H5FZ_HUFF_MIN_GROUP_LOG2)
- * whose groups of 64 << g words hold at most H5FZ_HUFF_GROUP_TOKENS tokens
- * by the estimate nnz + min(nnz, n - nnz) (a non-zero word is one token,
+ * whose groups of 64 << g words hold on average at most
+ * H5FZ_HUFF_GROUP_TOKENS tokens by the estimate nnz + min(nnz, n - nnz) (a non-zero word is one token,
  * a zero run at most one before each). Why by words counted, not tokens:
  * the tokens depend on the groups (a run ends at a group's end), the count
  * of non-zero words does not, so g is known before the first walk. */

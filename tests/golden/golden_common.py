@@ -6,8 +6,9 @@ plugin), into a folder made when it is missing.
 
 Kept as a record of how the golden files were made, like the scripts: do
 NOT use it to "refresh" them (README.md). The scripts, run into another
-folder, write golden_v2.h5 and golden_v3.h5 byte for byte as committed
-(HDF5 1.10.8, h5py 3.7, the CPU executor).
+folder, write golden_v2.h5 byte for byte as committed (HDF5 1.10.8, h5py
+3.7, the CPU executor); golden_v1/v3/v4.h5 come out as other, equally valid
+chunks (later encoder rules).
 """
 import json
 import os
