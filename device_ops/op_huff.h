@@ -91,18 +91,18 @@ H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
   return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
 }
 
-/* A stream's decoding tables (shared memory on the GPU; 2.8 KiB, so that
+/* A stream's decoding tables (shared memory on the GPU; 2.5 KiB, so that
  * a block can hold several sub-chunks' tables and decode them one thread
  * a group). Per code t: the canonical code by length (first code of each
  * length, counted MSB first, its symbols' place in sorted[], their count)
  * and a table of H5FZ_HUFF_LUT_BITS bits for the short codes. */
 typedef struct {
-  uint16_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_LUT_BITS]; /* (symbol << 4) | length; 0: a longer code or none */
+  uint16_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_LUT_BITS]; /* (symbol << 4) | length; 0: a longer code or none
+                                                              * (h5fz_huff_get_table lists the table's entries here) */
   uint16_t first[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
   uint16_t offs[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
   uint16_t count[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
   uint8_t sorted[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* symbols by (length, symbol) */
-  uint8_t len[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS];    /* the table as read */
   uint32_t nctx, alphabet, group, groups;
   uint64_t dir_at, start, end; /* bits: the directory's first entry, group 0's tokens, the stream's end */
   uint32_t dir_w, pad_;
@@ -384,6 +384,89 @@ H5FZ_FN uint32_t h5fz_huff_lengths(h5fz_huff_scratch *s, uint32_t t, uint32_t A,
   return 0;
 }
 
+#if H5FZ_ON_GPU
+/* All 32 lanes of one warp: h5fz_huff_lengths for code t, the same
+ * lengths. Why a warp: the block waits for its codes, and one thread did
+ * every step of them (the wait was a fifth of the GPU encode's stall
+ * samples, session 18). The merges and the internal nodes' depths stay on
+ * lane 0 (each depends on the one before) with the queues' heads in
+ * registers; the lanes clear the lengths, copy the weights, count the
+ * leaves' depths (into hist[t], no longer needed once the weights are
+ * copied) and hand out the lengths, each by rank. */
+H5FZ_FN void h5fz_huff_lengths_warp(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k, uint32_t lane)
+{
+  uint8_t *len = s->len[t];
+  const uint16_t *leaf = s->leaf[t];
+  uint16_t *parent = s->parent[t];
+  uint32_t *weight = s->weight[t], *bl = s->hist[t]; /* bl: leaves by depth, 0..63 */
+  for (uint32_t a = lane; a < A; a += 32u) len[a] = 0;
+  for (uint32_t i = lane; i < k; i += 32u) weight[i] = s->hist[t][leaf[i]];
+  __syncwarp();
+  if (k < 2u) {
+    if (k == 1u && lane == 0) len[leaf[0]] = 1;
+    __syncwarp();
+    return;
+  }
+  bl[lane] = 0;
+  bl[lane + 32u] = 0;
+  if (lane == 0) {
+    /* two queues (leaves sorted, internal nodes made in nondecreasing
+     * weight), their heads' weights in registers; a leaf first on equal
+     * weights; an exhausted queue's head weighs more than any node */
+    const uint32_t none = 0xffffffffu;
+    uint32_t li = 0, ni = k, nn = k, wl = weight[0], wn = none;
+    for (uint32_t m = 0; m + 1u < k; m++) {
+      uint32_t pick[2], w[2];
+      for (uint32_t p = 0; p < 2u; p++) {
+        if (wl <= wn) {
+          pick[p] = li++;
+          w[p] = wl;
+          wl = li < k ? weight[li] : none;
+        } else {
+          pick[p] = ni++;
+          w[p] = wn;
+          wn = ni < nn ? weight[ni] : none;
+        }
+      }
+      const uint32_t sum = w[0] + w[1];
+      weight[nn] = sum;
+      if (ni == nn) wn = sum; /* the node queue was empty: the new node heads it */
+      parent[pick[0]] = (uint16_t)nn;
+      parent[pick[1]] = (uint16_t)nn;
+      nn++;
+    }
+    /* the internal nodes' depths, root (the last node) first; reuse weight[] */
+    weight[nn - 1u] = 0;
+    for (uint32_t v = nn - 1u; v-- > k;) weight[v] = weight[parent[v]] + 1u;
+  }
+  __syncwarp();
+  for (uint32_t i = lane; i < k; i += 32u) atomicAdd(&bl[weight[parent[i]] + 1u], 1u);
+  __syncwarp();
+  if (lane == 0) /* limit to MAX_LEN (JPEG, Annex K.3): keeps the Kraft sum at 1 */
+    for (uint32_t i = 63u; i > H5FZ_HUFF_MAX_LEN; i--) {
+      while (bl[i] > 0) {
+        uint32_t j = i - 2u;
+        while (bl[j] == 0) j--;
+        bl[i] -= 2u;
+        bl[i - 1u] += 1u;
+        bl[j + 1u] += 2u;
+        bl[j] -= 1u;
+      }
+    }
+  __syncwarp();
+  /* the most frequent leaf (the last by rank) gets the shortest: the leaf
+   * q-th from the top (q = k - 1 - rank) gets the length l with
+   * bl[1] + ... + bl[l - 1] <= q < bl[1] + ... + bl[l] */
+  for (uint32_t r = lane; r < k; r += 32u) {
+    const uint32_t q = k - 1u - r;
+    uint32_t l = 1, below = bl[1];
+    while (below <= q) below += bl[++l];
+    len[leaf[r]] = (uint8_t)l;
+  }
+  __syncwarp();
+}
+#endif
+
 /* One thread (the CPU's form; a block uses h5fz_huff_codes_parallel): code
  * t's canonical codes from its lengths. Returns the bits of the table as
  * the stream stores it (8 for the empty code of huffctx). */
@@ -462,6 +545,88 @@ H5FZ_FN void h5fz_huff_codes_parallel(const h5fz_blk *blk, h5fz_huff_scratch *s,
   }
 }
 
+#if H5FZ_ON_GPU
+/* Inclusive prefix sum of v over a warp's lanes (all 32 call it). */
+H5FZ_FN uint32_t h5fz_huff_warp_incl(uint32_t v, uint32_t lane)
+{
+  for (uint32_t d = 1; d < 32u; d <<= 1) {
+    const uint32_t y = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += y;
+  }
+  return v;
+}
+
+/* The 8-bit field of length l (1..12) in counts packed four lengths a word. */
+#define H5FZ_HUFF_LEN_FIELD(c, l) (((c)[((l)-1u) >> 2] >> (8u * (((l)-1u) & 3u))) & 255u)
+#define H5FZ_HUFF_LEN_ONE(l) (1u << (8u * (((l)-1u) & 3u)))
+
+/* All 32 lanes of one warp: what h5fz_huff_codes_parallel gives code t,
+ * the lanes holding contiguous runs of symbols and warp scans standing in
+ * for each symbol's pass over the alphabet (those passes were 5 % of the
+ * GPU encode's instructions and a wait for the block, session 18). A
+ * symbol's code is (the sum of 2^(12 - L) over the lengths L below its
+ * own, counted per symbol: a multiple of 2^(12 - l)) >> (12 - l) plus its
+ * rank among the symbols of its length; its table entry's offset is the
+ * sum of the entries before it. Per-length counts ride in 8-bit fields
+ * (at most 151 symbols). */
+H5FZ_FN void h5fz_huff_codes_warp(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t lane)
+{
+  const uint8_t *len = s->len[t];
+  const uint32_t P = (A + 31u) >> 5, a0 = lane * P;
+  uint32_t cnt[3] = {0, 0, 0}, before[3], total[3];
+  int32_t last = -1; /* this lane's last listed symbol */
+  for (uint32_t j = 0; j < P; j++) {
+    const uint32_t a = a0 + j, l = a < A ? len[a] : 0u;
+    if (l) {
+      cnt[(l - 1u) >> 2] += H5FZ_HUFF_LEN_ONE(l);
+      last = (int32_t)a;
+    }
+  }
+  for (uint32_t q = 0; q < 3u; q++) {
+    const uint32_t incl = h5fz_huff_warp_incl(cnt[q], lane);
+    before[q] = incl - cnt[q];
+    total[q] = __shfl_sync(0xffffffffu, incl, 31);
+  }
+  int32_t prev = last; /* the last listed symbol of this lane and those below it, then of those below only */
+  for (uint32_t d = 1; d < 32u; d <<= 1) {
+    const int32_t y = __shfl_up_sync(0xffffffffu, prev, d);
+    if (lane >= d && y > prev) prev = y;
+  }
+  prev = __shfl_up_sync(0xffffffffu, prev, 1);
+  if (lane == 0) prev = -1;
+  /* lane L (1..12): the sum of 2^(12 - L') over the symbols of lengths L' < L */
+  const uint32_t mine = lane >= 1u && lane <= H5FZ_HUFF_MAX_LEN ? H5FZ_HUFF_LEN_FIELD(total, lane) << (H5FZ_HUFF_MAX_LEN - lane) : 0u;
+  const uint32_t shorter = h5fz_huff_warp_incl(mine, lane) - mine;
+  uint32_t bits = 0; /* this lane's table entries */
+  for (int32_t j = 0, p = prev; j < (int32_t)P; j++) {
+    const uint32_t a = a0 + (uint32_t)j, l = a < A ? len[a] : 0u;
+    if (l) {
+      bits += h5fz_huff_gamma_bits(p < 0 ? a + 1u : a - (uint32_t)p) + 4u;
+      p = (int32_t)a;
+    }
+  }
+  const uint32_t bincl = h5fz_huff_warp_incl(bits, lane), btotal = __shfl_sync(0xffffffffu, bincl, 31);
+  uint32_t off = bincl - bits;
+  for (uint32_t j = 0; j < P; j++) {
+    const uint32_t a = a0 + j, l = a < A ? len[a] : 0u;
+    const uint32_t sh = __shfl_sync(0xffffffffu, shorter, l); /* every lane, every j: a full warp */
+    if (a >= A) continue;
+    uint32_t gap = 0, code = 0;
+    if (l) {
+      code = (sh >> (H5FZ_HUFF_MAX_LEN - l)) + H5FZ_HUFF_LEN_FIELD(before, l);
+      before[(l - 1u) >> 2] += H5FZ_HUFF_LEN_ONE(l);
+      gap = prev < 0 ? a + 1u : a - (uint32_t)prev;
+      prev = (int32_t)a;
+    }
+    s->code[t][a] = l ? (uint16_t)h5fz_huff_reverse(code, l) : 0u;
+    s->toff[t][a] = (uint16_t)off;
+    s->tgap[t][a] = (uint8_t)gap;
+    if (l) off += h5fz_huff_gamma_bits(gap) + 4u;
+  }
+  if (lane == 0) s->table_bits[t] = 8u + btotal;
+}
+#endif
+
 /* All threads of a block: write the nctx tables at bit table_at (k[t]
  * symbols in code t), each symbol's entry by one thread
  * (h5fz_huff_codes_parallel's offsets; as h5fz_huff_put_table writes). */
@@ -490,13 +655,19 @@ H5FZ_FN void h5fz_huff_put_tables_parallel(const h5fz_blk *blk, const h5fz_huff_
  * 0. On the CPU a 64-bit buffer holds at least 57 valid bits after a fill
  * (bytes one at a time); on the GPU at least 32 (one aligned 32-bit load a
  * fill: the group decoder's loop then has one load, not a byte loop whose
- * trip count differs between the lanes of a warp). */
+ * trip count differs between the lanes of a warp), and the word after them
+ * is loaded one fill ahead (`ahead`), so that a refill waits for no load
+ * (session 18: the refill's global load held the group kernel's threads).
+ * The stream position is derived when asked for (h5fz_huff_rd_pos), not
+ * counted at every skip: the decoder's step is a chain of dependent
+ * instructions, each one on its critical path. */
 typedef struct {
   const uint8_t *in;
   uint32_t size, nacc;
-  int32_t next; /* CPU: the next byte to load; GPU: the byte offset (from in) of the next aligned word */
-  uint32_t pad_;
-  uint64_t acc, pos; /* the buffer; the stream position of its bit 0 */
+  int32_t next;   /* CPU: the next byte to load; GPU: the byte offset (from in) of the aligned word after `ahead` */
+  uint32_t ahead; /* GPU: the aligned word at next - 4 (its bytes past the end zero) */
+  uint64_t acc;   /* nacc pending bits */
+  int64_t bias;   /* the position: bias + 8 next - nacc (GPU: less the 32 bits of ahead) */
 } h5fz_huff_reader;
 
 /* The aligned 32-bit word at p (the GPU reader's load): __ldg on the GPU,
@@ -512,18 +683,28 @@ H5FZ_FN uint32_t h5fz_huff_load_word(const uint8_t *p)
 #endif
 }
 
+#if H5FZ_ON_GPU
+/* The GPU reader's aligned word at byte offset at of in (at may be below 0:
+ * the word holding the first byte; bytes at or past size read as 0). */
+H5FZ_FN uint32_t h5fz_huff_rd_word(const h5fz_huff_reader *r, int32_t at)
+{
+  uint32_t w = 0;
+  if (at < (int32_t)r->size) {
+    w = h5fz_huff_load_word(r->in + at); /* may hold bytes before in (shifted out at init) */
+    const int32_t valid = (int32_t)r->size - at;
+    if (valid < 4) w &= (1u << (8 * valid)) - 1u;
+  }
+  return w;
+}
+#endif
+
 H5FZ_FN void h5fz_huff_rd_fill(h5fz_huff_reader *r)
 {
 #if H5FZ_ON_GPU
   if (r->nacc < 32u) {
-    uint32_t w = 0;
-    if (r->next < (int32_t)r->size) {
-      w = h5fz_huff_load_word(r->in + r->next); /* may hold bytes before in (shifted out at init) */
-      int32_t valid = (int32_t)r->size - r->next;
-      if (valid < 4) w &= (1u << (8 * valid)) - 1u; /* bytes past the end read as 0 */
-    }
-    r->acc |= (uint64_t)w << r->nacc;
+    r->acc |= (uint64_t)r->ahead << r->nacc;
     r->nacc += 32u;
+    r->ahead = h5fz_huff_rd_word(r, r->next);
     r->next += 4;
   }
 #else
@@ -535,26 +716,42 @@ H5FZ_FN void h5fz_huff_rd_fill(h5fz_huff_reader *r)
 #endif
 }
 
+/* The stream position (bits) of the next bit the reader returns. */
+H5FZ_FN uint64_t h5fz_huff_rd_pos(const h5fz_huff_reader *r)
+{
+#if H5FZ_ON_GPU
+  return (uint64_t)(r->bias + 8 * (int64_t)r->next - 32 - (int64_t)r->nacc);
+#else
+  return (uint64_t)(r->bias + 8 * (int64_t)r->next - (int64_t)r->nacc);
+#endif
+}
+
 H5FZ_FN void h5fz_huff_rd_init(h5fz_huff_reader *r, const uint8_t *in, uint32_t size, uint64_t pos)
 {
   r->in = in;
   r->size = size;
   r->acc = 0;
   r->nacc = 0;
-  r->pos = pos;
-  if (pos >> 3 >= size) { /* all past the end */
+  r->ahead = 0;
+  r->bias = 0;
+  if (pos >> 3 >= size) { /* all past the end: every fill brings zeros */
     r->next = (int32_t)size;
+    r->bias = (int64_t)pos - 8 * (int64_t)size + (H5FZ_ON_GPU ? 32 : 0);
     return;
   }
   uint32_t byte = (uint32_t)(pos >> 3), skip = (uint32_t)(pos & 7u);
 #if H5FZ_ON_GPU
-  uint32_t mis = (uint32_t)((unsigned long long)(in + byte) & 3u); /* the aligned word holding the first byte */
-  r->next = (int32_t)byte - (int32_t)mis;
+  const uint32_t mis = (uint32_t)((unsigned long long)(in + byte) & 3u); /* the aligned word holding the first byte */
+  const int32_t at = (int32_t)byte - (int32_t)mis;
+  r->acc = h5fz_huff_rd_word(r, at); /* both loads in flight at once */
+  r->ahead = h5fz_huff_rd_word(r, at + 4);
+  r->nacc = 32u;
+  r->next = at + 8;
   skip += 8u * mis;
 #else
   r->next = (int32_t)byte;
-#endif
   h5fz_huff_rd_fill(r);
+#endif
   r->acc >>= skip;
   r->nacc -= skip;
 }
@@ -570,7 +767,6 @@ H5FZ_FN void h5fz_huff_rd_skip(h5fz_huff_reader *r, uint32_t nbits) /* nbits <= 
 {
   r->acc >>= nbits;
   r->nacc -= nbits;
-  r->pos += nbits;
 }
 
 H5FZ_FN uint32_t h5fz_huff_rd_get(h5fz_huff_reader *r, uint32_t nbits)
@@ -580,51 +776,53 @@ H5FZ_FN uint32_t h5fz_huff_rd_get(h5fz_huff_reader *r, uint32_t nbits)
   return v;
 }
 
-/* One thread: read code t's table from r into d->len[t] (nctx: as
- * h5fz_huff_put_table) and its canonical code by length (first, offs,
- * count, sorted). Returns 0, or -1 when it is not a table this coder
- * writes (more symbols than the alphabet, a symbol outside it, a length of
- * 0 or over 12, an incomplete code of two or more symbols, one symbol of
- * length other than 1, a run symbol in huffctx's second code, or a table
- * past the stream's end). */
+/* One thread: read code t's table from r (nctx: as h5fz_huff_put_table)
+ * into its canonical code by length (first, offs, count, sorted). Returns
+ * 0, or -1 when it is not a table this coder writes (more symbols than the
+ * alphabet, a symbol outside it, a length of 0 or over 12, an incomplete
+ * code of two or more symbols, one symbol of length other than 1, a run
+ * symbol in huffctx's second code, or a table past the stream's end).
+ * Why one peek an entry and no pass over the alphabet: a sub-chunk's
+ * headers are read before any of its groups, one thread each, so every
+ * step here delays the whole decode; the listed symbols wait in code t's
+ * look-up table (filled after, by h5fz_huff_fill_lut) in stream order,
+ * which is symbol order, until the counts place them. */
 H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader *r)
 {
   const uint32_t A = d->alphabet;
-  uint32_t k = h5fz_huff_rd_get(r, 8u) + (d->nctx == 1u ? 1u : 0u), a = 0, kraft = 0;
-  uint8_t *len = d->len[t];
-  for (uint32_t i = 0; i < A; i++) len[i] = 0;
-  if (k > A || r->pos > d->end) return -1;
+  uint32_t k = h5fz_huff_rd_get(r, 8u) + (d->nctx == 1u ? 1u : 0u), a = 0, kraft = 0, l = 0;
+  uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t], *listed = d->lut[t];
+  for (uint32_t i = 0; i <= H5FZ_HUFF_MAX_LEN; i++) count[i] = 0;
+  if (k > A || h5fz_huff_rd_pos(r) > d->end) return -1;
   for (uint32_t i = 0; i < k; i++) {
-    uint32_t z = h5fz_huff_rd_peek(r, 9u);
-    if (!z) return -1; /* nine zeros: no gamma this coder writes */
-    uint32_t nb = h5fz_huff_bitlen64(z & (0u - z)) - 1u; /* zeros before the first one */
-    h5fz_huff_rd_skip(r, nb + 1u);
-    uint32_t x = (1u << nb) | h5fz_huff_rd_get(r, nb);
+    /* an entry: the gamma of the distance to the symbol before (nb
+     * zeros, a one, nb bits), the length in 4 bits: at most 2 * 8 + 5 bits */
+    const uint32_t z = h5fz_huff_rd_peek(r, 21u);
+    if (!(z & 511u)) return -1; /* nine zeros: no gamma this coder writes */
+    const uint32_t nb = h5fz_huff_bitlen64(z & (0u - z)) - 1u; /* zeros before the first one */
+    const uint32_t x = (1u << nb) | ((z >> (nb + 1u)) & ((1u << nb) - 1u));
+    l = (z >> (2u * nb + 1u)) & 15u;
+    h5fz_huff_rd_skip(r, 2u * nb + 5u);
     a = i == 0 ? x - 1u : a + x;
-    uint32_t l = h5fz_huff_rd_get(r, 4u);
-    if (a >= A || l == 0 || l > H5FZ_HUFF_MAX_LEN || r->pos > d->end) return -1;
+    if (a >= A || l == 0 || l > H5FZ_HUFF_MAX_LEN || h5fz_huff_rd_pos(r) > d->end) return -1;
     if (t == 1u && a >= A - H5FZ_HUFF_RUN_SYMS) return -1; /* huffctx: the token after a run is never a run */
-    len[a] = (uint8_t)l;
+    listed[i] = (uint16_t)(a << 4 | l);
+    count[l]++;
     kraft += 1u << (H5FZ_HUFF_MAX_LEN - l);
   }
-  if (k == 0 ? 0 : k == 1 ? len[a] != 1u : kraft != (1u << H5FZ_HUFF_MAX_LEN)) return -1;
+  if (k == 0 ? 0 : k == 1 ? l != 1u : kraft != (1u << H5FZ_HUFF_MAX_LEN)) return -1;
   /* canonical order: codes by (length, symbol), numbered MSB first */
-  uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t];
-  for (uint32_t l = 0; l <= H5FZ_HUFF_MAX_LEN; l++) count[l] = 0;
-  for (uint32_t s = 0; s < A; s++) count[len[s]]++;
-  count[0] = 0;
   uint32_t c = 0, o = 0;
-  for (uint32_t l = 1; l <= H5FZ_HUFF_MAX_LEN; l++) {
-    c = (c + count[l - 1u]) << 1;
-    first[l] = (uint16_t)c;
-    offs[l] = (uint16_t)o;
-    o += count[l];
+  for (uint32_t i = 1; i <= H5FZ_HUFF_MAX_LEN; i++) {
+    c = (c + count[i - 1u]) << 1;
+    first[i] = (uint16_t)c;
+    offs[i] = (uint16_t)o;
+    o += count[i];
   }
   first[0] = offs[0] = 0;
   uint16_t at[H5FZ_HUFF_MAX_LEN + 1u];
-  for (uint32_t l = 0; l <= H5FZ_HUFF_MAX_LEN; l++) at[l] = offs[l];
-  for (uint32_t s = 0; s < A; s++)
-    if (len[s]) d->sorted[t][at[len[s]]++] = (uint8_t)s;
+  for (uint32_t i = 0; i <= H5FZ_HUFF_MAX_LEN; i++) at[i] = offs[i];
+  for (uint32_t i = 0; i < k; i++) d->sorted[t][at[listed[i] & 15u]++] = (uint8_t)(listed[i] >> 4);
   return 0;
 }
 
@@ -647,8 +845,8 @@ H5FZ_FN int h5fz_huff_read_header(h5fz_huff_dtab *d, const uint8_t *in, uint32_t
   for (uint32_t t = 0; t < nctx; t++)
     if (h5fz_huff_get_table(d, t, &r)) return -1;
   d->dir_w = h5fz_huff_rd_get(&r, 5u);
-  d->dir_at = r.pos;
-  d->start = r.pos + (uint64_t)(d->groups - 1u) * d->dir_w;
+  d->dir_at = h5fz_huff_rd_pos(&r);
+  d->start = d->dir_at + (uint64_t)(d->groups - 1u) * d->dir_w;
   return d->start <= d->end ? 0 : -1;
 }
 
@@ -868,8 +1066,9 @@ H5FZ_FN uint32_t h5fz_huff_group_begin(const h5fz_huff_dtab *d, const uint8_t *i
 H5FZ_FN uint32_t h5fz_huff_group_end(h5fz_huff_gstate *st)
 {
   h5fz_huff_reader *r = &st->r;
-  if (!st->last) return r->pos != st->stop;
-  return r->pos > st->stop || st->stop - r->pos >= 8u || h5fz_huff_rd_peek(r, (uint32_t)(st->stop - r->pos)) != 0;
+  const uint64_t pos = h5fz_huff_rd_pos(r);
+  if (!st->last) return pos != st->stop;
+  return pos > st->stop || st->stop - pos >= 8u || h5fz_huff_rd_peek(r, (uint32_t)(st->stop - pos)) != 0;
 }
 
 /* The first non-zero word after this thread's share, from f, its share's
@@ -970,15 +1169,27 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   h5fz_blk_sync(blk);
   uint32_t k[H5FZ_HUFF_MAX_CTX];
   h5fz_huff_sort_leaves(blk, s, nctx, A, k);
-  for (uint32_t t = 0; t < nctx; t++)
-    if (blk->tid == h5fz_huff_builder(blk, t)) {
-      (void)h5fz_huff_lengths(s, t, A, k[t]);
-      if (blk->nthreads == 1u) s->table_bits[t] = h5fz_huff_codes_serial(s, t, A);
+#if H5FZ_ON_GPU
+  if (blk->nthreads >= 32u * nctx) { /* code t by warp t: its lengths on lane 0, its codes by the warp */
+    const uint32_t warp = blk->tid >> 5, lane = blk->tid & 31u;
+    if (warp < nctx) {
+      h5fz_huff_lengths_warp(s, warp, A, k[warp], lane);
+      h5fz_huff_codes_warp(s, warp, A, lane);
     }
-  h5fz_blk_sync(blk);
-  if (blk->nthreads > 1u) { /* the same codes and tables by all threads */
-    h5fz_huff_codes_parallel(blk, s, nctx, A);
     h5fz_blk_sync(blk);
+  } else
+#endif
+  {
+    for (uint32_t t = 0; t < nctx; t++)
+      if (blk->tid == h5fz_huff_builder(blk, t)) {
+        (void)h5fz_huff_lengths(s, t, A, k[t]);
+        if (blk->nthreads == 1u) s->table_bits[t] = h5fz_huff_codes_serial(s, t, A);
+      }
+    h5fz_blk_sync(blk);
+    if (blk->nthreads > 1u) { /* the same codes and tables by all threads */
+      h5fz_huff_codes_parallel(blk, s, nctx, A);
+      h5fz_blk_sync(blk);
+    }
   }
   if (blk->tid == 0) {
     s->header_bits = 4u;

@@ -85,6 +85,8 @@ static inline int __syncthreads_or(int p) { return emu_barrier(p != 0); }
 #define __ballot_sync(m, p) ((unsigned)emu_collective(EMU_BALLOT, (uint64_t)((p) != 0), 0, (m)))
 #define __reduce_or_sync(m, v) ((unsigned)emu_collective(EMU_REDUCE_OR, (uint64_t)(uint32_t)(v), 0, (m)))
 #define __reduce_add_sync(m, v) ((unsigned)emu_collective(EMU_REDUCE_ADD, (uint64_t)(uint32_t)(v), 0, (m)))
+/* a warp barrier: a collective of all 32 lanes (a ballot whose result is dropped) */
+#define __syncwarp(...) ((void)emu_collective(EMU_BALLOT, 0u, 0, 0xffffffffu))
 
 /* streaming loads and stores are plain ones here */
 #define __ldcs(p) (*(p))

@@ -7,7 +7,8 @@
  * the same bytes for blocks of 128, 256 and 512 threads, float32 and
  * float64 words, 16 and 64 KiB sub-chunks and partial ones; the decode of
  * those streams gives the words back, and of damaged ones the same verdict
- * as the CPU's. The encode runs both ways the executors call it: the
+ * as the CPU's (words of six kinds: sparse, mixed, runs, wide, counts
+ * skewed so that the code is length-limited, one symbol). The encode runs both ways the executors call it: the
  * stream assembled in a separate buffer, and written in place into its
  * output (the GPU kernel's global slot: tmp == out).
  */
@@ -122,7 +123,7 @@ int main(void)
     for (size_t si = 0; si < 4; si++) {
       uint32_t n = (sizes[si] + 63u) & ~63u;
       if (wide && n > 8192u) n = 8192u;
-      for (int kind = 0; kind < 4; kind++) {
+      for (int kind = 0; kind < 6; kind++) {
         for (uint32_t i = 0; i < n; i++) {
           uint32_t r = emu_random();
           uint64_t v = kind == 0   ? (r % 29u == 0 ? 1u + r % 2u : 0u)
@@ -131,6 +132,13 @@ int main(void)
                                    : (uint64_t)r << (wide ? r % 32u : 0u);
           w[i] = v;
           w32[i] = (uint32_t)v;
+        }
+        if (kind == 4) { /* skewed counts (value v about 1.5^v times): a tree deeper than 12 bits, limited */
+          uint32_t pos = 0, cnt = 1;
+          for (uint32_t v = 1; v <= 40u && pos < n; v++, cnt = cnt * 3u / 2u + 1u)
+            for (uint32_t c = 0; c < cnt && pos < n; c++, pos++) w[pos] = w32[pos] = v;
+        } else if (kind == 5) { /* one symbol (huffctx: its second code empty) */
+          for (uint32_t i = 0; i < n; i++) w[i] = w32[i] = 7u;
         }
         for (unsigned threads = 128; threads <= 512; threads *= 2)
           for (uint32_t codes = 1; codes <= 2u; codes++) {
