@@ -39,13 +39,17 @@
 #define H5FZ_HUFF_MAX_SYMS 151u  /* the alphabet of 64-bit words */
 /* The encoder's groups (docs/format.md §5.7): 64 << 4 = 1024 words, or
  * fewer in a sub-chunk dense in tokens, so that a group holds about
- * H5FZ_HUFF_GROUP_TOKENS of them on average: the GPU decodes a group on one
- * thread, and the longest group is a small chunk's decode time (session
- * 17). The density is the sub-chunk's: clustered non-zero words still make
- * longer groups where they are (a count per group would bound them). */
+ * H5FZ_HUFF_GROUP_TOKENS of them on average and, by the count of non-zero
+ * words in each window of the smallest groups, none more than about
+ * H5FZ_HUFF_GROUP_MAX_TOKENS: the GPU decodes a group on one thread, and the
+ * longest group is a small chunk's decode time (sessions 17, 18: by the
+ * average alone, clustered non-zero words made groups of 250-550 tokens). */
 #define H5FZ_HUFF_GROUP_LOG2 4u     /* the largest groups the encoder writes */
 #define H5FZ_HUFF_MIN_GROUP_LOG2 2u /* the smallest: 256 words (each group costs a directory entry) */
 #define H5FZ_HUFF_GROUP_TOKENS 128u /* measured (session 17): 256 left a 4.7 MiB chunk's decode 2x the default's */
+#define H5FZ_HUFF_GROUP_MAX_TOKENS 384u /* measured (session 18): see docs/ratio.md */
+#define H5FZ_HUFF_WINDOW (64u << H5FZ_HUFF_MIN_GROUP_LOG2) /* words a window: the smallest group */
+#define H5FZ_HUFF_WINDOWS 64u       /* windows of 16384 words */
 #define H5FZ_HUFF_MAX_GROUP_LOG2 8u /* groups of at most 16384 words: a run class covers them */
 #define H5FZ_HUFF_MAX_GROUPS 256u  /* 16384 words in groups of 64 */
 #define H5FZ_HUFF_MAX_THREADS 1024u
@@ -54,14 +58,16 @@
 
 /* The GPU decode kernel's geometry: sub-chunks per block (their tables
  * fill 22 KiB of shared memory) and the block's threads, which take the
- * sub-chunks' groups one at a time (h5fz_huff_decode_jobs): 256 threads
+ * sub-chunks' groups one at a time (h5fz_huff_decode_jobs): 512 threads
  * for 128 groups of 1024 words, more where groups are smaller (dense
- * sub-chunks), so that a thread that drew short groups takes more; each
- * header is parsed by a thread of its own warp (session 17, with the
- * smaller groups: a 4.7 MiB chunk's decode 0.85 -> 0.51 ms on the H200;
- * the two were not measured apart). */
+ * sub-chunks: 512 groups of 256 words), so that a thread that drew short
+ * groups takes more; each header is parsed by a thread of its own warp
+ * (session 17, with the smaller groups: a 4.7 MiB chunk's decode 0.85 ->
+ * 0.51 ms on the H200; session 18, with each group bounded: 256 -> 512
+ * threads took its group kernel from 271 to 248 us, where 8 -> 4
+ * sub-chunks a block gave 250). */
 #define H5FZ_HUFF_SUBS_PER_BLOCK 8u
-#define H5FZ_HUFF_DEC_THREADS 256u
+#define H5FZ_HUFF_DEC_THREADS 512u
 
 /* Symbols of the alphabet for W-bit words: literals, then bit-length
  * classes 7..W, then run classes. */
@@ -1117,20 +1123,71 @@ H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
 #endif
 }
 
-/* The encoder's group field g for n words of which nnz are not zero: the
- * largest g <= H5FZ_HUFF_GROUP_LOG2 (and >= H5FZ_HUFF_MIN_GROUP_LOG2)
- * whose groups of 64 << g words hold on average at most
- * H5FZ_HUFF_GROUP_TOKENS tokens by the estimate nnz + min(nnz, n - nnz) (a non-zero word is one token,
- * a zero run at most one before each). Why by words counted, not tokens:
- * the tokens depend on the groups (a run ends at a group's end), the count
- * of non-zero words does not, so g is known before the first walk. */
-H5FZ_FN uint32_t h5fz_huff_group_log2(uint32_t n, uint32_t nnz)
+/* The tokens of a group of `words` words of which z are not zero, at most
+ * (a non-zero word is one token, a zero run at most one before each). */
+H5FZ_FN uint32_t h5fz_huff_tokens_est(uint32_t z, uint32_t words) { return z + (z < words - z ? z : words - z); }
+
+/* The encoder's group field g for n words of which nnz are not zero,
+ * win[w] of them in window w (H5FZ_HUFF_WINDOW words each, the last one
+ * partial): the largest g <= H5FZ_HUFF_GROUP_LOG2 (and >=
+ * H5FZ_HUFF_MIN_GROUP_LOG2) whose groups of 64 << g words hold on average
+ * at most H5FZ_HUFF_GROUP_TOKENS tokens by the estimate
+ * h5fz_huff_tokens_est(nnz, n), and each at most
+ * H5FZ_HUFF_GROUP_MAX_TOKENS by the estimate of its own words. Why by
+ * words counted, not tokens: the tokens depend on the groups (a run ends
+ * at a group's end), the counts of non-zero words do not, so g is known
+ * before the first walk. The CPU's form (a loop over the windows); a
+ * block on the GPU uses h5fz_huff_group_log2_warp, the same g. */
+H5FZ_FN uint32_t h5fz_huff_group_log2(uint32_t n, uint32_t nnz, const uint32_t *win)
 {
-  const uint64_t est = (uint64_t)nnz + (nnz < n - nnz ? nnz : n - nnz);
+  const uint64_t est = h5fz_huff_tokens_est(nnz, n);
   uint32_t g = H5FZ_HUFF_GROUP_LOG2;
   while (g > H5FZ_HUFF_MIN_GROUP_LOG2 && est * (64ull << g) > (uint64_t)H5FZ_HUFF_GROUP_TOKENS * n) g--;
+  for (; g > H5FZ_HUFF_MIN_GROUP_LOG2; g--) {
+    const uint32_t per = 1u << (g - H5FZ_HUFF_MIN_GROUP_LOG2), nwin = (n + H5FZ_HUFF_WINDOW - 1u) / H5FZ_HUFF_WINDOW;
+    uint32_t worst = 0;
+    for (uint32_t w0 = 0; w0 < nwin; w0 += per) {
+      uint32_t z = 0;
+      for (uint32_t w = w0; w < w0 + per && w < nwin; w++) z += win[w];
+      const uint32_t start = w0 * H5FZ_HUFF_WINDOW, end = start + per * H5FZ_HUFF_WINDOW < n ? start + per * H5FZ_HUFF_WINDOW : n;
+      const uint32_t t = h5fz_huff_tokens_est(z, end - start);
+      worst = t > worst ? t : worst;
+    }
+    if (worst <= H5FZ_HUFF_GROUP_MAX_TOKENS) break;
+  }
   return g;
 }
+
+#if H5FZ_ON_GPU
+/* The largest of v over a warp's lanes (all 32 call it). */
+H5FZ_FN uint32_t h5fz_huff_warp_max(uint32_t v)
+{
+  for (uint32_t d = 16; d; d >>= 1) {
+    const uint32_t y = __shfl_xor_sync(0xffffffffu, v, d);
+    v = y > v ? y : v;
+  }
+  return v;
+}
+
+/* h5fz_huff_group_log2 by the 32 lanes of a warp, each holding two
+ * windows (at most 64 of them): every warp of a block computes it alone,
+ * so that no barrier hands the result out. */
+H5FZ_FN uint32_t h5fz_huff_group_log2_warp(uint32_t n, uint32_t nnz, const uint32_t *win, uint32_t lane)
+{
+  const uint64_t est = h5fz_huff_tokens_est(nnz, n);
+  uint32_t g = H5FZ_HUFF_GROUP_LOG2;
+  while (g > H5FZ_HUFF_MIN_GROUP_LOG2 && est * (64ull << g) > (uint64_t)H5FZ_HUFF_GROUP_TOKENS * n) g--;
+  const uint32_t W = H5FZ_HUFF_WINDOW, a = 2u * lane * W, b = a + W, e = b + W;
+  const uint32_t wa = a < n ? (b < n ? W : n - a) : 0u, wb = b < n ? (e < n ? W : n - b) : 0u; /* words */
+  const uint32_t za = a < n ? win[2u * lane] : 0u, zb = b < n ? win[2u * lane + 1u] : 0u;
+  const uint32_t z4 = za + zb + __shfl_xor_sync(0xffffffffu, za + zb, 1), w4 = wa + wb + __shfl_xor_sync(0xffffffffu, wa + wb, 1);
+  const uint32_t worst4 = h5fz_huff_warp_max(h5fz_huff_tokens_est(z4, w4));
+  const uint32_t worst3 = h5fz_huff_warp_max(h5fz_huff_tokens_est(za + zb, wa + wb));
+  if (g == 4u && worst4 > H5FZ_HUFF_GROUP_MAX_TOKENS) g = 3u;
+  if (g == 3u && worst3 > H5FZ_HUFF_GROUP_MAX_TOKENS) g = 2u;
+  return g;
+}
+#endif
 
 #endif /* H5FZ_HUFF_COMMON */
 
@@ -1153,16 +1210,37 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   uint32_t lo, hi;
   (void)h5fz_blk_share_odd(blk, n, &lo, &hi);
   H5FZ_FOR_ITEMS(a, blk, H5FZ_HUFF_MAX_CTX * H5FZ_HUFF_MAX_SYMS) s->hist[a / H5FZ_HUFF_MAX_SYMS][a % H5FZ_HUFF_MAX_SYMS] = 0;
-  uint32_t f = H5FZ_HUFF_NONE, nnz = 0;
+  uint32_t *win = s->group_start; /* the windows' non-zero words, until the bits walk (below) writes group_start */
+  H5FZ_FOR_ITEMS(w, blk, H5FZ_HUFF_WINDOWS) win[w] = 0;
+  uint32_t f = H5FZ_HUFF_NONE, nnz = 0, nnz_first = 0; /* nnz_first: in the window of lo */
+  const uint32_t first_end = (lo / H5FZ_HUFF_WINDOW + 1u) * H5FZ_HUFF_WINDOW;
   for (uint32_t i = hi; i > lo;) { /* downwards: f ends at the first non-zero word */
     i--;
     const uint32_t nz = in[i] != 0;
     f = nz ? i : f;
     nnz += nz;
+    nnz_first += i < first_end ? nz : 0u;
   }
   uint32_t block_nnz;
-  const uint32_t next_nz = h5fz_huff_next_nz(blk, s, f, nnz, &block_nnz); /* its barrier also orders the zeroed histogram */
-  const uint32_t glog2 = h5fz_huff_group_log2(n, block_nnz), group = 64u << glog2;
+  const uint32_t next_nz = h5fz_huff_next_nz(blk, s, f, nnz, &block_nnz); /* its barrier also orders the zeroed histogram and windows */
+  if (lo < hi && hi <= first_end + H5FZ_HUFF_WINDOW) { /* a share of at most two windows (the GPU's) */
+    if (nnz_first) (void)h5fz_huff_atomic(&win[lo / H5FZ_HUFF_WINDOW], nnz_first, H5FZ_HUFF_ADD);
+    if (nnz > nnz_first) (void)h5fz_huff_atomic(&win[lo / H5FZ_HUFF_WINDOW + 1u], nnz - nnz_first, H5FZ_HUFF_ADD);
+  } else {
+    for (uint32_t w = lo / H5FZ_HUFF_WINDOW; w * H5FZ_HUFF_WINDOW < hi; w++) {
+      const uint32_t a = w * H5FZ_HUFF_WINDOW > lo ? w * H5FZ_HUFF_WINDOW : lo, b = a - a % H5FZ_HUFF_WINDOW + H5FZ_HUFF_WINDOW;
+      uint32_t z = 0;
+      for (uint32_t i = a; i < b && i < hi; i++) z += in[i] != 0;
+      if (z) (void)h5fz_huff_atomic(&win[w], z, H5FZ_HUFF_ADD);
+    }
+  }
+  h5fz_blk_sync(blk);
+#if H5FZ_ON_GPU
+  const uint32_t glog2 = h5fz_huff_group_log2_warp(n, block_nnz, win, blk->tid & 31u);
+#else
+  const uint32_t glog2 = h5fz_huff_group_log2(n, block_nnz, win);
+#endif
+  const uint32_t group = 64u << glog2;
   const uint32_t groups = (n + group - 1u) / group;
   H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz,
                  (void)h5fz_huff_atomic(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u, H5FZ_HUFF_ADD))

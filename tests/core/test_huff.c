@@ -192,8 +192,9 @@ static void all_cases(uint64_t sizes_of[5])
     CHECK(kraft == 4096u && longest <= 12u, "length limit: Kraft sum %u/4096, longest %u", kraft, longest);
   }
   /* the group field: 1024-word groups where tokens are sparse, smaller
-   * where they are dense (h5fz_huff_group_log2), so that no group holds
-   * many more than H5FZ_HUFF_GROUP_TOKENS tokens; both decode */
+   * where they are dense (h5fz_huff_group_log2), so that groups hold
+   * about H5FZ_HUFF_GROUP_TOKENS tokens on average and none many more than
+   * H5FZ_HUFF_GROUP_MAX_TOKENS; both decode */
   {
     for (uint32_t i = 0; i < 16384u; i++) w32[i] = draw(0, i, 0) ? 1u : 0u; /* 1 in 23 non-zero */
     uint32_t sparse = roundtrip("sparse: groups of 1024", 0, w32, 16384u, 64u, 1) != 0xffffffffu ? out1[0] & 15u : 99u;
@@ -204,8 +205,23 @@ static void all_cases(uint64_t sizes_of[5])
     for (uint32_t i = 0; i < 16384u; i++) w32[i] = i % 10u == 0 ? 1u : 0u; /* 1 in 10: 20 % tokens, groups of 512 */
     uint32_t mid = roundtrip("one in ten: groups of 512", 0, w32, 16384u, 64u, 1) != 0xffffffffu ? out1[0] & 15u : 99u;
     CHECK(mid == 3u, "one word in ten: group field %u, want 3", mid);
-    CHECK(h5fz_huff_group_log2(16384u, 0) == H5FZ_HUFF_GROUP_LOG2, "all zero words (a run a group) are dense");
-    CHECK(h5fz_huff_group_log2(16384u, 16384u) == H5FZ_HUFF_MIN_GROUP_LOG2, "all non-zero words are not dense");
+    /* clustered: sparse on average (1024 of 16384 words), all of them in
+     * one 1024-word stretch: groups of 256 words bound the stretch's groups */
+    for (uint32_t i = 0; i < 16384u; i++) w32[i] = i >= 4096u && i < 5120u ? 1u + (uint32_t)(rnd() % 60u) : 0u;
+    uint32_t clustered = roundtrip("clustered: small groups", 0, w32, 16384u, 64u, 1) != 0xffffffffu ? out1[0] & 15u : 99u;
+    CHECK(clustered == H5FZ_HUFF_MIN_GROUP_LOG2, "clustered words: group field %u, want %u", clustered, H5FZ_HUFF_MIN_GROUP_LOG2);
+    uint32_t win[H5FZ_HUFF_WINDOWS] = {0};
+    CHECK(h5fz_huff_group_log2(16384u, 0, win) == H5FZ_HUFF_GROUP_LOG2, "all zero words (a run a group) are dense");
+    for (uint32_t w = 0; w < H5FZ_HUFF_WINDOWS; w++) win[w] = H5FZ_HUFF_WINDOW;
+    CHECK(h5fz_huff_group_log2(16384u, 16384u, win) == H5FZ_HUFF_MIN_GROUP_LOG2, "all non-zero words are not dense");
+    /* the bound per group alone: about 400 tokens in one 1024-word group of a sparse sub-chunk -> 512-word groups */
+    for (uint32_t w = 0; w < H5FZ_HUFF_WINDOWS; w++) win[w] = w < 4u ? 50u : 0u; /* 200 isolated words, about 400 tokens */
+    CHECK(h5fz_huff_group_log2(16384u, 200u, win) == 3u, "a 400-token group: field %u, want 3",
+          h5fz_huff_group_log2(16384u, 200u, win));
+    /* ... and the same 200 words in one 512-word stretch -> 256-word groups */
+    for (uint32_t w = 0; w < H5FZ_HUFF_WINDOWS; w++) win[w] = w < 2u ? 100u : 0u;
+    CHECK(h5fz_huff_group_log2(16384u, 200u, win) == H5FZ_HUFF_MIN_GROUP_LOG2, "a 400-token half group: field %u, want %u",
+          h5fz_huff_group_log2(16384u, 200u, win), H5FZ_HUFF_MIN_GROUP_LOG2);
   }
   /* streams the format rules out */
   {

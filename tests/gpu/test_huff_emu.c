@@ -7,8 +7,8 @@
  * the same bytes for blocks of 128, 256 and 512 threads, float32 and
  * float64 words, 16 and 64 KiB sub-chunks and partial ones; the decode of
  * those streams gives the words back, and of damaged ones the same verdict
- * as the CPU's (words of six kinds: sparse, mixed, runs, wide, counts
- * skewed so that the code is length-limited, one symbol). The encode runs both ways the executors call it: the
+ * as the CPU's (words of seven kinds: sparse, mixed, runs, wide, counts
+ * skewed so that the code is length-limited, one symbol, clustered). The encode runs both ways the executors call it: the
  * stream assembled in a separate buffer, and written in place into its
  * output (the GPU kernel's global slot: tmp == out).
  */
@@ -123,7 +123,7 @@ int main(void)
     for (size_t si = 0; si < 4; si++) {
       uint32_t n = (sizes[si] + 63u) & ~63u;
       if (wide && n > 8192u) n = 8192u;
-      for (int kind = 0; kind < 6; kind++) {
+      for (int kind = 0; kind < 7; kind++) {
         for (uint32_t i = 0; i < n; i++) {
           uint32_t r = emu_random();
           uint64_t v = kind == 0   ? (r % 29u == 0 ? 1u + r % 2u : 0u)
@@ -139,6 +139,8 @@ int main(void)
             for (uint32_t c = 0; c < cnt && pos < n; c++, pos++) w[pos] = w32[pos] = v;
         } else if (kind == 5) { /* one symbol (huffctx: its second code empty) */
           for (uint32_t i = 0; i < n; i++) w[i] = w32[i] = 7u;
+        } else if (kind == 6) { /* sparse but clustered: the group field bounded by the densest window */
+          for (uint32_t i = 0; i < n; i++) w[i] = w32[i] = i % 4096u >= 1024u && i % 4096u < 1424u && i % 2u == 0 ? 1u + i % 5u : 0u;
         }
         for (unsigned threads = 128; threads <= 512; threads *= 2)
           for (uint32_t codes = 1; codes <= 2u; codes++) {
