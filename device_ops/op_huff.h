@@ -927,7 +927,7 @@ H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups
  * words: huffctx (nctx 2) codes a token right after a zero run (never a
  * run itself: runs are maximal) with code 1, every other token (a group's
  * first, one after a non-zero word) with code 0; huff has code 0 only. */
-#define H5FZ_HUFF_CTX(w, i, group, nctx) ((nctx) > 1u && (i) % (group) != 0u && (w)[(i)-1u] == 0u ? 1u : 0u)
+#define H5FZ_HUFF_CTX(w, i, group, nctx) ((nctx) > 1u && ((i) & ((group)-1u)) != 0u && (w)[(i)-1u] == 0u ? 1u : 0u)
 
 /* The token of a run of r >= 1 zeros in the alphabet of W-bit words:
  * its symbol, extra bits and their count. */
@@ -954,52 +954,71 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
 }
 
 /* Walk the tokens of this thread's share [lo, hi) of the words in[0..n)
- * (groups of `group` words) in stream order: for each, BODY runs with
- * sym, ex, eb and the token's first word i. A zero run is the share's
- * that starts it, runs to the next non-zero word or its group's end, and
- * past the share's end to next_nz (the first non-zero word after the
- * share, H5FZ_HUFF_NONE when none: h5fz_huff_next_nz); zeros at the
- * share's start that go on a run of an earlier share are skipped. Why one
- * word an iteration (the run's end found when it is reached, never by
- * scanning ahead): the lanes of a warp stay together (a lane scanning a
- * run held its 31 neighbours, 2x the walk). The CPU's form (below) finds
- * the same tokens by scanning each run to its end: a thread alone waits
- * for nobody, and the scan is its fastest loop (gpu.huff_emulated and
- * core.huff hold the two forms to the same bytes). */
+ * (groups of `group` words, a power of two) in stream order: for each,
+ * BODY runs with sym, ex, eb and the token's first word i. A zero run is
+ * the share's that starts it, runs to the next non-zero word or its
+ * group's end, and past the share's end to next_nz (the first non-zero
+ * word after the share, H5FZ_HUFF_NONE when none: h5fz_huff_next_nz);
+ * zeros at the share's start that go on a run of an earlier share are
+ * skipped. The GPU's form takes the share 64 words at a time: a mask of
+ * its non-zero words and group starts (one load and compare a word), then
+ * one iteration a token, found by the mask's lowest bit. Why by the mask
+ * (session 19): one iteration a word, the walks were a third of the
+ * encode's instructions, and at loose bounds most words are inside runs;
+ * the lanes of a warp still stay together (no lane scans a run alone).
+ * The CPU's form (below) finds the same tokens by scanning each run to
+ * its end: a thread alone waits for nobody, and the scan is its fastest
+ * loop (gpu.huff_emulated and core.huff hold the two forms to the same
+ * bytes). */
 #if H5FZ_ON_GPU
 #define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
   {                                                                                                                \
-    uint32_t run_at_ = H5FZ_HUFF_NONE;                                                                             \
-    uint32_t skip_ = (lo) < (hi) && (lo) % (group) != 0u && (in)[lo] == 0u && (in)[(lo)-1u] == 0u;                 \
-    for (uint32_t w_ = (lo); w_ <= (hi); w_++) {                                                                   \
-      const uint32_t end_ = w_ == (hi);                                                                            \
-      const uint64_t v_ = end_ ? 0u : (uint64_t)(in)[w_];                                                          \
-      const uint32_t at_group_ = !end_ && w_ % (group) == 0u;                                                      \
-      if (run_at_ != H5FZ_HUFF_NONE && (end_ || v_ != 0u || at_group_)) {                                          \
-        uint32_t stop_ = w_;                                                                                       \
-        if (end_) {                                                                                                \
-          const uint32_t gend_ = (run_at_ / (group) + 1u) * (group);                                               \
-          stop_ = gend_ < (n) ? gend_ : (n);                                                                       \
-          stop_ = (next_nz) < stop_ ? (next_nz) : stop_;                                                           \
+    const uint32_t gmask_ = (group)-1u;                                                                            \
+    uint32_t run_at_ = H5FZ_HUFF_NONE, from_ = (lo); /* from_: the first word no token or skip has covered */     \
+    uint32_t skip_ = (lo) < (hi) && ((lo)&gmask_) != 0u && (in)[lo] == 0u && (in)[(lo)-1u] == 0u;                 \
+    for (uint32_t s_ = (lo); s_ < (hi); s_ += 64u) {                                                               \
+      const uint32_t e_end_ = (hi)-s_ < 64u ? (hi) : s_ + 64u;                                                     \
+      uint64_t ev_ = 0;                                                                                            \
+      for (uint32_t j_ = s_; j_ < e_end_; j_++) ev_ |= (uint64_t)((in)[j_] != 0u) << (j_ - s_);                  \
+      const uint32_t gs_ = (s_ + gmask_) & ~gmask_; /* groups of 256 words or more: one start a segment at most */ \
+      if (gs_ < e_end_) ev_ |= 1ull << (gs_ - s_);                                                                 \
+      while (ev_) {                                                                                                \
+        const uint32_t w_ = s_ + (uint32_t)(__ffsll((long long)ev_) - 1);                                          \
+        ev_ &= ev_ - 1u;                                                                                           \
+        if (w_ > from_ && !skip_ && run_at_ == H5FZ_HUFF_NONE) run_at_ = from_;                                    \
+        skip_ = 0;                                                                                                 \
+        const uint64_t v_ = (uint64_t)(in)[w_];                                                                    \
+        if (run_at_ != H5FZ_HUFF_NONE) { /* a non-zero word or a group's start ends the run */                    \
+          uint32_t sym, eb;                                                                                        \
+          uint64_t ex;                                                                                             \
+          sym = h5fz_huff_run_token(W_, w_ - run_at_, &ex, &eb);                                                   \
+          const uint32_t i = run_at_;                                                                              \
+          run_at_ = H5FZ_HUFF_NONE;                                                                                \
+          BODY;                                                                                                    \
         }                                                                                                          \
-        uint32_t sym, eb;                                                                                          \
-        uint64_t ex;                                                                                               \
-        sym = h5fz_huff_run_token(W_, stop_ - run_at_, &ex, &eb);                                                  \
-        const uint32_t i = run_at_;                                                                                \
-        run_at_ = H5FZ_HUFF_NONE;                                                                                  \
-        BODY;                                                                                                      \
+        if (v_ != 0u) {                                                                                            \
+          uint32_t sym, eb;                                                                                        \
+          uint64_t ex;                                                                                             \
+          sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                \
+          const uint32_t i = w_;                                                                                   \
+          BODY;                                                                                                    \
+        } else {                                                                                                   \
+          run_at_ = w_; /* a zero at a group's start opens a run */                                                \
+        }                                                                                                          \
+        from_ = w_ + 1u;                                                                                           \
       }                                                                                                            \
-      if (end_) break;                                                                                             \
-      if (at_group_ || v_ != 0u) skip_ = 0;                                                                        \
-      if (v_ != 0u) {                                                                                              \
-        uint32_t sym, eb;                                                                                          \
-        uint64_t ex;                                                                                               \
-        sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                  \
-        const uint32_t i = w_;                                                                                     \
-        BODY;                                                                                                      \
-      } else if (!skip_ && run_at_ == H5FZ_HUFF_NONE) {                                                            \
-        run_at_ = w_;                                                                                              \
-      }                                                                                                            \
+      if (e_end_ > from_ && !skip_ && run_at_ == H5FZ_HUFF_NONE) run_at_ = from_;                                  \
+      from_ = e_end_;                                                                                              \
+    }                                                                                                              \
+    if (run_at_ != H5FZ_HUFF_NONE) { /* the share ends inside a run: on to its group's end or next_nz */          \
+      const uint32_t gend_ = (run_at_ | gmask_) + 1u;                                                              \
+      uint32_t stop_ = gend_ < (n) ? gend_ : (n);                                                                  \
+      stop_ = (next_nz) < stop_ ? (next_nz) : stop_;                                                               \
+      uint32_t sym, eb;                                                                                            \
+      uint64_t ex;                                                                                                 \
+      sym = h5fz_huff_run_token(W_, stop_ - run_at_, &ex, &eb);                                                    \
+      const uint32_t i = run_at_;                                                                                  \
+      BODY;                                                                                                        \
     }                                                                                                              \
   }
 #else
@@ -1276,7 +1295,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   /* each token's bits; a group's first word starts a token: its offset in this share */
   uint64_t bits = 0;
   H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, {
-    if (i % group == 0) s->group_start[i / group] = (uint32_t)bits;
+    if ((i & (group - 1u)) == 0) s->group_start[i >> (6u + glog2)] = (uint32_t)bits;
     bits += s->len[H5FZ_HUFF_CTX(in, i, group, nctx)][sym] + eb;
   })
   uint64_t total;

@@ -70,7 +70,11 @@ size_t h5fz_codegen_encode_smem(const uint8_t *ops, uint32_t n_ops, uint32_t sub
 /* The one-slot encode's transforms: lorenzo_nd (the predictor the cost
  * pass measured best) and zigzag in place in buf0, each thread's residuals
  * held in registers until every thread has read the bins it predicts from
- * (items strided over the threads, as the elementwise ops). */
+ * (items strided over the threads, as the elementwise ops). In passes from
+ * the sub-chunk's top down: a residual reads only bins below it, which a
+ * later pass has not yet overwritten, and a pass holds a quarter of the
+ * residuals (all 32 at once spilled 284 bytes a thread at the one-slot
+ * encode's 40 registers; a quarter 96). */
 static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w)
 {
   h5fz_emit(b,
@@ -79,20 +83,23 @@ static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w)
        "  {\n"
        LND_CHOSEN_GEOM
        "    word_t *const words = (word_t *)buf0;\n"
-       "    word_t r[(SUB_ELEMS + THREADS - 1u) / THREADS];\n"
+       "    const uint32_t items = (SUB_ELEMS + THREADS - 1u) / THREADS, per_pass = (items + 3u) / 4u;\n"
+       "    for (uint32_t pass = (items + per_pass - 1u) / per_pass; pass-- > 0;) { /* the top first */\n"
+       "      word_t r[(SUB_ELEMS + 4u * THREADS - 1u) / (4u * THREADS)];\n"
        "#pragma unroll\n"
-       "    for (uint32_t k = 0; k < (SUB_ELEMS + THREADS - 1u) / THREADS; k++) {\n"
-       "      const uint32_t i = threadIdx.x + k * THREADS;\n"
-       "      r[k] = i < m ? h5fz_zigzag_word_%s(h5fz_lnd_resid_at_%s(words, (uint32_t)first, in, &qp, g, i)) : 0u;\n"
-       "    }\n"
-       "    __syncthreads();\n"
+       "      for (uint32_t k = 0; k < per_pass; k++) {\n"
+       "        const uint32_t i = threadIdx.x + (pass * per_pass + k) * THREADS;\n"
+       "        r[k] = i < m ? h5fz_zigzag_word_%s(h5fz_lnd_resid_at_%s(words, (uint32_t)first, in, &qp, g, i)) : 0u;\n"
+       "      }\n"
+       "      __syncthreads();\n"
        "#pragma unroll\n"
-       "    for (uint32_t k = 0; k < (SUB_ELEMS + THREADS - 1u) / THREADS; k++) {\n"
-       "      const uint32_t i = threadIdx.x + k * THREADS;\n"
-       "      if (i < m_pad) words[i] = r[k];\n"
+       "      for (uint32_t k = 0; k < per_pass; k++) {\n"
+       "        const uint32_t i = threadIdx.x + (pass * per_pass + k) * THREADS;\n"
+       "        if (i < m_pad) words[i] = r[k];\n"
+       "      }\n"
+       "      __syncthreads();\n"
        "    }\n"
-       "  }\n"
-       "  __syncthreads();\n",
+       "  }\n",
        w, w);
 }
 
