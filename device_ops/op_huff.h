@@ -85,6 +85,17 @@ H5FZ_FN uint32_t h5fz_huff_bitlen64(uint64_t x)
 #endif
 }
 
+/* Bits of a 32-bit x (0 for 0): one instruction on the GPU where the
+ * 64-bit form takes three. */
+H5FZ_FN uint32_t h5fz_huff_bitlen32(uint32_t x)
+{
+#if H5FZ_ON_GPU
+  return 32u - (uint32_t)__clz((int)x);
+#else
+  return x ? 32u - (uint32_t)__builtin_clz(x) : 0u;
+#endif
+}
+
 /* The run class of a run of r >= 1 zeros, and its extra bits (count). */
 H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
 {
@@ -92,7 +103,7 @@ H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
     *extra_bits = 0;
     return 0;
   }
-  uint32_t c = h5fz_huff_bitlen64(r) - 1u; /* floor(log2 r) >= 1 */
+  uint32_t c = h5fz_huff_bitlen32(r) - 1u; /* floor(log2 r) >= 1 */
   *extra_bits = c - 1u;
   return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
 }
@@ -934,22 +945,23 @@ H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups
 H5FZ_FN uint32_t h5fz_huff_run_token(uint32_t W, uint32_t r, uint64_t *extra, uint32_t *extra_bits)
 {
   const uint32_t sym = h5fz_huff_run_base(W) + h5fz_huff_run_class(r, extra_bits);
-  *extra = *extra_bits ? (uint64_t)r & ((1ull << *extra_bits) - 1u) : 0u;
+  *extra = r & ((1u << *extra_bits) - 1u); /* extra_bits <= 13 */
   return sym;
 }
 
-/* The token of a non-zero word v: a literal (v <= 64) or a bit-length
- * class with the bits below v's leading one as extra bits. */
-H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *extra_bits)
+/* The token of a non-zero W-bit word v: a literal (v <= 64) or a
+ * bit-length class with the bits below v's leading one as extra bits.
+ * W is a constant at every call: 32-bit words take 32-bit operations. */
+H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, uint32_t *extra_bits)
 {
   if (v <= H5FZ_HUFF_LITERALS) {
     *extra_bits = 0;
     *extra = 0;
     return (uint32_t)v - 1u;
   }
-  const uint32_t b = h5fz_huff_bitlen64(v);
+  const uint32_t b = W <= 32u ? h5fz_huff_bitlen32((uint32_t)v) : h5fz_huff_bitlen64(v);
   *extra_bits = b - 1u;
-  *extra = v & ((1ull << (b - 1u)) - 1u);
+  *extra = W <= 32u ? (uint64_t)((uint32_t)v & ((1u << (b - 1u)) - 1u)) : v & ((1ull << (b - 1u)) - 1u);
   return H5FZ_HUFF_LITERALS + b - H5FZ_HUFF_BIG_FIRST;
 }
 
@@ -999,7 +1011,7 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
         if (v_ != 0u) {                                                                                            \
           uint32_t sym, eb;                                                                                        \
           uint64_t ex;                                                                                             \
-          sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                \
+          sym = h5fz_huff_word_token(v_, W_, &ex, &eb);                                                                \
           const uint32_t i = w_;                                                                                   \
           BODY;                                                                                                    \
         } else {                                                                                                   \
@@ -1031,7 +1043,7 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint64_t *extra, uint32_t *ext
     uint64_t ex;                                                                                                   \
     const uint32_t i = w_;                                                                                         \
     if (v_ != 0u) {                                                                                                \
-      sym = h5fz_huff_word_token(v_, &ex, &eb);                                                                    \
+      sym = h5fz_huff_word_token(v_, W_, &ex, &eb);                                                                    \
       BODY;                                                                                                        \
       w_++;                                                                                                        \
       continue;                                                                                                    \
