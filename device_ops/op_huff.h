@@ -330,11 +330,12 @@ H5FZ_FN void h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
     s->leaf[t][rank] = (uint16_t)a;
     mine[t]++;
   }
-  for (uint32_t t = 0; t < nctx; t++) {
-    uint64_t total;
-    (void)h5fz_blk_exscan(blk, mine[t], &total);
-    k[t] = (uint32_t)total;
-  }
+  /* both codes' counts in one block sum (each below 2^32): one scan's
+   * barriers, not one a code */
+  uint64_t total;
+  (void)h5fz_blk_exscan(blk, (uint64_t)mine[0] | (nctx > 1u ? (uint64_t)mine[1] << 32 : 0u), &total);
+  k[0] = (uint32_t)total;
+  if (nctx > 1u) k[1] = (uint32_t)(total >> 32);
   h5fz_blk_sync(blk);
 }
 
@@ -974,7 +975,9 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
  * zeros at the share's start that go on a run of an earlier share are
  * skipped. The GPU's form takes the share 64 words at a time: a mask of
  * its non-zero words and group starts (one load and compare a word), then
- * one iteration a token, found by the mask's lowest bit. Why by the mask
+ * one iteration a token, found by the mask's lowest bit (mask0: the
+ * non-zero words among the share's first 64, from the caller's first pass
+ * over the share; the CPU's form ignores it). Why by the mask
  * (session 19): one iteration a word, the walks were a third of the
  * encode's instructions, and at loose bounds most words are inside runs;
  * the lanes of a warp still stay together (no lane scans a run alone).
@@ -983,15 +986,16 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
  * loop (gpu.huff_emulated and core.huff hold the two forms to the same
  * bytes). */
 #if H5FZ_ON_GPU
-#define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
+#define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, mask0, BODY)                                             \
   {                                                                                                                \
     const uint32_t gmask_ = (group)-1u;                                                                            \
     uint32_t run_at_ = H5FZ_HUFF_NONE, from_ = (lo); /* from_: the first word no token or skip has covered */     \
     uint32_t skip_ = (lo) < (hi) && ((lo)&gmask_) != 0u && (in)[lo] == 0u && (in)[(lo)-1u] == 0u;                 \
     for (uint32_t s_ = (lo); s_ < (hi); s_ += 64u) {                                                               \
       const uint32_t e_end_ = (hi)-s_ < 64u ? (hi) : s_ + 64u;                                                     \
-      uint64_t ev_ = 0;                                                                                            \
-      for (uint32_t j_ = s_; j_ < e_end_; j_++) ev_ |= (uint64_t)((in)[j_] != 0u) << (j_ - s_);                  \
+      uint64_t ev_ = s_ == (lo) ? (mask0) : 0u; /* the first 64 words' mask: the caller's */                      \
+      if (s_ != (lo))                                                                                              \
+        for (uint32_t j_ = s_; j_ < e_end_; j_++) ev_ |= (uint64_t)((in)[j_] != 0u) << (j_ - s_);                  \
       const uint32_t gs_ = (s_ + gmask_) & ~gmask_; /* groups of 256 words or more: one start a segment at most */ \
       if (gs_ < e_end_) ev_ |= 1ull << (gs_ - s_);                                                                 \
       while (ev_) {                                                                                                \
@@ -1036,7 +1040,7 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
 #else
 /* The CPU's form (one thread, or the pthread blocks of the tests): a run
  * scanned to its end at its first word. */
-#define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, BODY)                                                    \
+#define H5FZ_HUFF_WALK(W_, in, n, group, lo, hi, next_nz, mask0, BODY)                                             \
   for (uint32_t w_ = (lo); w_ < (hi);) {                                                                           \
     const uint64_t v_ = (uint64_t)(in)[w_];                                                                        \
     uint32_t sym, eb;                                                                                              \
@@ -1245,13 +1249,18 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   H5FZ_FOR_ITEMS(w, blk, H5FZ_HUFF_WINDOWS) win[w] = 0;
   uint32_t f = H5FZ_HUFF_NONE, nnz = 0, nnz_first = 0; /* nnz_first: in the window of lo */
   const uint32_t first_end = (lo / H5FZ_HUFF_WINDOW + 1u) * H5FZ_HUFF_WINDOW;
+  uint64_t mask0 = 0; /* the non-zero words among the share's first 64 (the GPU's walks; a share is 33 words there) */
   for (uint32_t i = hi; i > lo;) { /* downwards: f ends at the first non-zero word */
     i--;
     const uint32_t nz = in[i] != 0;
     f = nz ? i : f;
     nnz += nz;
     nnz_first += i < first_end ? nz : 0u;
+#if H5FZ_ON_GPU
+    mask0 |= nz && i - lo < 64u ? 1ull << (i - lo) : 0u;
+#endif
   }
+  (void)mask0;
   uint32_t block_nnz;
   const uint32_t next_nz = h5fz_huff_next_nz(blk, s, f, nnz, &block_nnz); /* its barrier also orders the zeroed histogram and windows */
   if (lo < hi && hi <= first_end + H5FZ_HUFF_WINDOW) { /* a share of at most two windows (the GPU's) */
@@ -1273,7 +1282,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
 #endif
   const uint32_t group = 64u << glog2;
   const uint32_t groups = (n + group - 1u) / group;
-  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz,
+  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, mask0,
                  (void)h5fz_huff_atomic(&s->hist[H5FZ_HUFF_CTX(in, i, group, nctx)][sym], 1u, H5FZ_HUFF_ADD))
   h5fz_blk_sync(blk);
   uint32_t k[H5FZ_HUFF_MAX_CTX];
@@ -1306,7 +1315,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   }
   /* each token's bits; a group's first word starts a token: its offset in this share */
   uint64_t bits = 0;
-  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, {
+  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, mask0, {
     if ((i & (group - 1u)) == 0) s->group_start[i >> (6u + glog2)] = (uint32_t)bits;
     bits += s->len[H5FZ_HUFF_CTX(in, i, group, nctx)][sym] + eb;
   })
@@ -1343,14 +1352,19 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   h5fz_huff_put(buf, table_at + 5u + (uint64_t)g * dir_w, s->group_start[g + 1u] - s->group_start[g], dir_w);
   h5fz_huff_wr wr;
   h5fz_huff_wr_init(&wr, buf, p);
-  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, {
+  H5FZ_HUFF_WALK(W, in, n, group, lo, hi, next_nz, mask0, {
     uint32_t t = H5FZ_HUFF_CTX(in, i, group, nctx); /* one declaration each: the macro's commas */
-    h5fz_huff_wr_put32(&wr, s->code[t][sym], s->len[t][sym]);
-    if (eb > 32u) {
-      h5fz_huff_wr_put32(&wr, (uint32_t)ex, 32u);
-      h5fz_huff_wr_put32(&wr, (uint32_t)(ex >> 32), eb - 32u);
-    } else if (eb) {
-      h5fz_huff_wr_put32(&wr, (uint32_t)ex, eb);
+    uint32_t cl = s->len[t][sym];
+    if (cl + eb <= 32u) { /* the code and its extra bits in one append (the stream is LSB first) */
+      h5fz_huff_wr_put32(&wr, s->code[t][sym] | (eb ? (uint32_t)ex << cl : 0u), cl + eb);
+    } else {
+      h5fz_huff_wr_put32(&wr, s->code[t][sym], cl);
+      if (eb > 32u) {
+        h5fz_huff_wr_put32(&wr, (uint32_t)ex, 32u);
+        h5fz_huff_wr_put32(&wr, (uint32_t)(ex >> 32), eb - 32u);
+      } else {
+        h5fz_huff_wr_put32(&wr, (uint32_t)ex, eb);
+      }
     }
   })
   h5fz_huff_wr_flush(&wr);
