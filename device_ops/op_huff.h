@@ -1015,7 +1015,7 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
         if (v_ != 0u) {                                                                                            \
           uint32_t sym, eb;                                                                                        \
           uint64_t ex;                                                                                             \
-          sym = h5fz_huff_word_token(v_, W_, &ex, &eb);                                                                \
+          sym = h5fz_huff_word_token(v_, W_, &ex, &eb);                                                            \
           const uint32_t i = w_;                                                                                   \
           BODY;                                                                                                    \
         } else {                                                                                                   \
@@ -1047,7 +1047,7 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
     uint64_t ex;                                                                                                   \
     const uint32_t i = w_;                                                                                         \
     if (v_ != 0u) {                                                                                                \
-      sym = h5fz_huff_word_token(v_, W_, &ex, &eb);                                                                    \
+      sym = h5fz_huff_word_token(v_, W_, &ex, &eb);                                                                \
       BODY;                                                                                                        \
       w_++;                                                                                                        \
       continue;                                                                                                    \
@@ -1162,6 +1162,18 @@ H5FZ_FN uint32_t h5fz_huff_next_nz(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
  * (a non-zero word is one token, a zero run at most one before each). */
 H5FZ_FN uint32_t h5fz_huff_tokens_est(uint32_t z, uint32_t words) { return z + (z < words - z ? z : words - z); }
 
+/* The group field by the average rule alone: the largest g in
+ * [H5FZ_HUFF_MIN_GROUP_LOG2, H5FZ_HUFF_GROUP_LOG2] whose groups hold on
+ * average at most H5FZ_HUFF_GROUP_TOKENS tokens by the sub-chunk's
+ * estimate (both forms of h5fz_huff_group_log2 start from it). */
+H5FZ_FN uint32_t h5fz_huff_group_log2_average(uint32_t n, uint32_t nnz)
+{
+  const uint64_t est = h5fz_huff_tokens_est(nnz, n);
+  uint32_t g = H5FZ_HUFF_GROUP_LOG2;
+  while (g > H5FZ_HUFF_MIN_GROUP_LOG2 && est * (64ull << g) > (uint64_t)H5FZ_HUFF_GROUP_TOKENS * n) g--;
+  return g;
+}
+
 /* The encoder's group field g for n words of which nnz are not zero,
  * win[w] of them in window w (H5FZ_HUFF_WINDOW words each, the last one
  * partial): the largest g <= H5FZ_HUFF_GROUP_LOG2 (and >=
@@ -1175,9 +1187,7 @@ H5FZ_FN uint32_t h5fz_huff_tokens_est(uint32_t z, uint32_t words) { return z + (
  * block on the GPU uses h5fz_huff_group_log2_warp, the same g. */
 H5FZ_FN uint32_t h5fz_huff_group_log2(uint32_t n, uint32_t nnz, const uint32_t *win)
 {
-  const uint64_t est = h5fz_huff_tokens_est(nnz, n);
-  uint32_t g = H5FZ_HUFF_GROUP_LOG2;
-  while (g > H5FZ_HUFF_MIN_GROUP_LOG2 && est * (64ull << g) > (uint64_t)H5FZ_HUFF_GROUP_TOKENS * n) g--;
+  uint32_t g = h5fz_huff_group_log2_average(n, nnz);
   for (; g > H5FZ_HUFF_MIN_GROUP_LOG2; g--) {
     const uint32_t per = 1u << (g - H5FZ_HUFF_MIN_GROUP_LOG2), nwin = (n + H5FZ_HUFF_WINDOW - 1u) / H5FZ_HUFF_WINDOW;
     uint32_t worst = 0;
@@ -1204,14 +1214,15 @@ H5FZ_FN uint32_t h5fz_huff_warp_max(uint32_t v)
   return v;
 }
 
+#if H5FZ_HUFF_GROUP_LOG2 != 4u || H5FZ_HUFF_MIN_GROUP_LOG2 != 2u
+#error "h5fz_huff_group_log2_warp checks groups of 4 and 2 windows: the group sizes changed"
+#endif
 /* h5fz_huff_group_log2 by the 32 lanes of a warp, each holding two
  * windows (at most 64 of them): every warp of a block computes it alone,
  * so that no barrier hands the result out. */
 H5FZ_FN uint32_t h5fz_huff_group_log2_warp(uint32_t n, uint32_t nnz, const uint32_t *win, uint32_t lane)
 {
-  const uint64_t est = h5fz_huff_tokens_est(nnz, n);
-  uint32_t g = H5FZ_HUFF_GROUP_LOG2;
-  while (g > H5FZ_HUFF_MIN_GROUP_LOG2 && est * (64ull << g) > (uint64_t)H5FZ_HUFF_GROUP_TOKENS * n) g--;
+  uint32_t g = h5fz_huff_group_log2_average(n, nnz);
   const uint32_t W = H5FZ_HUFF_WINDOW, a = 2u * lane * W, b = a + W, e = b + W;
   const uint32_t wa = a < n ? (b < n ? W : n - a) : 0u, wb = b < n ? (e < n ? W : n - b) : 0u; /* words */
   const uint32_t za = a < n ? win[2u * lane] : 0u, zb = b < n ? win[2u * lane + 1u] : 0u;
