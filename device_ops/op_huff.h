@@ -330,12 +330,24 @@ H5FZ_FN void h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
     s->leaf[t][rank] = (uint16_t)a;
     mine[t]++;
   }
+#if H5FZ_ON_GPU
+  /* each warp counts the symbols with a count itself (a ballot per 32
+   * symbols): no block scan, whose two barriers the block waited at */
+  (void)mine;
+  const uint32_t lane = blk->tid & 31u;
+  for (uint32_t t = 0; t < nctx; t++) {
+    k[t] = 0;
+    for (uint32_t a0 = 0; a0 < A; a0 += 32u)
+      k[t] += (uint32_t)__popc(__ballot_sync(0xffffffffu, a0 + lane < A && s->hist[t][a0 + lane] != 0u));
+  }
+#else
   /* both codes' counts in one block sum (each below 2^32): one scan's
    * barriers, not one a code */
   uint64_t total;
   (void)h5fz_blk_exscan(blk, (uint64_t)mine[0] | (nctx > 1u ? (uint64_t)mine[1] << 32 : 0u), &total);
   k[0] = (uint32_t)total;
   if (nctx > 1u) k[1] = (uint32_t)(total >> 32);
+#endif
   h5fz_blk_sync(blk);
 }
 
@@ -403,14 +415,28 @@ H5FZ_FN uint32_t h5fz_huff_lengths(h5fz_huff_scratch *s, uint32_t t, uint32_t A,
 }
 
 #if H5FZ_ON_GPU
+/* The largest of v over a warp's lanes (all 32 call it). */
+H5FZ_FN uint32_t h5fz_huff_warp_max(uint32_t v)
+{
+  for (uint32_t d = 16; d; d >>= 1) {
+    const uint32_t y = __shfl_xor_sync(0xffffffffu, v, d);
+    v = y > v ? y : v;
+  }
+  return v;
+}
+
 /* All 32 lanes of one warp: h5fz_huff_lengths for code t, the same
- * lengths. Why a warp: the block waits for its codes, and one thread did
- * every step of them (the wait was a fifth of the GPU encode's stall
- * samples, session 18). The merges and the internal nodes' depths stay on
- * lane 0 (each depends on the one before) with the queues' heads in
- * registers; the lanes clear the lengths, copy the weights, count the
- * leaves' depths (into hist[t], no longer needed once the weights are
- * copied) and hand out the lengths, each by rank. */
+ * lengths. Why a warp: the block waits for its codes (that wait was a
+ * fifth of the GPU encode's stall samples in session 18, a ninth in
+ * session 20). The merges stay on lane 0 (each depends on the one
+ * before), the queues' heads and the next weight of each queue in
+ * registers, so that a merge waits for no load; so does the length limit,
+ * which now starts at the deepest leaf (it scanned 51 depths). The lanes clear the
+ * lengths, copy the weights, find the internal nodes' depths by pointer
+ * jumping (log2 of the depth rounds instead of a dependent load a node),
+ * count the leaves' depths (into hist[t], no longer needed once the
+ * weights are copied), limit the lengths from the deepest leaf down, and
+ * hand out the lengths, each by rank. */
 H5FZ_FN void h5fz_huff_lengths_warp(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k, uint32_t lane)
 {
   uint8_t *len = s->len[t];
@@ -429,39 +455,69 @@ H5FZ_FN void h5fz_huff_lengths_warp(h5fz_huff_scratch *s, uint32_t t, uint32_t A
   bl[lane + 32u] = 0;
   if (lane == 0) {
     /* two queues (leaves sorted, internal nodes made in nondecreasing
-     * weight), their heads' weights in registers; a leaf first on equal
-     * weights; an exhausted queue's head weighs more than any node */
+     * weight); a leaf first on equal weights; an exhausted queue's head
+     * weighs more than any node. wl, wl1: the weights of leaves li, li + 1;
+     * wn, wn1: of nodes ni, ni + 1 (none where not made yet) */
     const uint32_t none = 0xffffffffu;
-    uint32_t li = 0, ni = k, nn = k, wl = weight[0], wn = none;
+    uint32_t li = 0, ni = k, nn = k, wl = weight[0], wl1 = weight[1], wn = none, wn1 = none;
     for (uint32_t m = 0; m + 1u < k; m++) {
       uint32_t pick[2], w[2];
       for (uint32_t p = 0; p < 2u; p++) {
         if (wl <= wn) {
           pick[p] = li++;
           w[p] = wl;
-          wl = li < k ? weight[li] : none;
+          wl = wl1;
+          wl1 = li + 1u < k ? weight[li + 1u] : none;
         } else {
           pick[p] = ni++;
           w[p] = wn;
-          wn = ni < nn ? weight[ni] : none;
+          wn = wn1;
+          wn1 = ni + 1u < nn ? weight[ni + 1u] : none;
         }
       }
       const uint32_t sum = w[0] + w[1];
       weight[nn] = sum;
       if (ni == nn) wn = sum; /* the node queue was empty: the new node heads it */
+      else if (ni + 1u == nn) wn1 = sum;
       parent[pick[0]] = (uint16_t)nn;
       parent[pick[1]] = (uint16_t)nn;
       nn++;
     }
-    /* the internal nodes' depths, root (the last node) first; reuse weight[] */
-    weight[nn - 1u] = 0;
-    for (uint32_t v = nn - 1u; v-- > k;) weight[v] = weight[parent[v]] + 1u;
   }
   __syncwarp();
-  for (uint32_t i = lane; i < k; i += 32u) atomicAdd(&bl[weight[parent[i]] + 1u], 1u);
+  /* the internal nodes' depths (root 2k - 2: depth 0) by pointer jumping,
+   * each node's (depth so far << 16 | its ancestor that far up) in one of
+   * two buffers a round reads and writes in turn: weight[v] (the nodes'
+   * weights are no longer needed) and weight[v - k] (the leaves'). A node
+   * a lane at a time, not unrolled: registers are what this kernel lacks. */
+  const uint32_t root = 2u * k - 2u;
+  for (uint32_t v = k + lane; v <= root; v += 32u) weight[v] = v < root ? 1u << 16 | parent[v] : root;
+  uint32_t from = 0, to = k; /* a buffer's offset: node v at weight[v - offset] */
+  __syncwarp();
+  for (;;) {
+    uint32_t open = 0; /* a node of this lane whose ancestor is not the root yet */
+    H5FZ_NO_UNROLL
+    for (uint32_t v = k + lane; v <= root; v += 32u) {
+      const uint32_t x = weight[v - from], up = weight[(x & 0xffffu) - from];
+      weight[v - to] = ((x >> 16) + (up >> 16)) << 16 | (up & 0xffffu);
+      open |= (up & 0xffffu) != root;
+    }
+    __syncwarp();
+    const uint32_t t_ = from;
+    from = to;
+    to = t_;
+    if (!__ballot_sync(0xffffffffu, open)) break;
+  }
+  uint32_t deepest = 0;
+  for (uint32_t i = lane; i < k; i += 32u) {
+    const uint32_t d = (weight[parent[i] - from] >> 16) + 1u; /* its parent's depth + 1 */
+    atomicAdd(&bl[d], 1u);
+    deepest = d > deepest ? d : deepest;
+  }
+  deepest = h5fz_huff_warp_max(deepest);
   __syncwarp();
   if (lane == 0) /* limit to MAX_LEN (JPEG, Annex K.3): keeps the Kraft sum at 1 */
-    for (uint32_t i = 63u; i > H5FZ_HUFF_MAX_LEN; i--) {
+    for (uint32_t i = deepest; i > H5FZ_HUFF_MAX_LEN; i--) {
       while (bl[i] > 0) {
         uint32_t j = i - 2u;
         while (bl[j] == 0) j--;
@@ -1204,16 +1260,6 @@ H5FZ_FN uint32_t h5fz_huff_group_log2(uint32_t n, uint32_t nnz, const uint32_t *
 }
 
 #if H5FZ_ON_GPU
-/* The largest of v over a warp's lanes (all 32 call it). */
-H5FZ_FN uint32_t h5fz_huff_warp_max(uint32_t v)
-{
-  for (uint32_t d = 16; d; d >>= 1) {
-    const uint32_t y = __shfl_xor_sync(0xffffffffu, v, d);
-    v = y > v ? y : v;
-  }
-  return v;
-}
-
 #if H5FZ_HUFF_GROUP_LOG2 != 4u || H5FZ_HUFF_MIN_GROUP_LOG2 != 2u
 #error "h5fz_huff_group_log2_warp checks groups of 4 and 2 windows: the group sizes changed"
 #endif
