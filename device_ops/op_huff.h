@@ -332,7 +332,8 @@ H5FZ_FN void h5fz_huff_sort_leaves(const h5fz_blk *blk, h5fz_huff_scratch *s, ui
   }
 #if H5FZ_ON_GPU
   /* each warp counts the symbols with a count itself (a ballot per 32
-   * symbols): no block scan, whose two barriers the block waited at */
+   * symbols): no block scan, whose two barriers the block waited at
+   * (mine[] is the CPU's count; unused here, the compiler drops it) */
   (void)mine;
   const uint32_t lane = blk->tid & 31u;
   for (uint32_t t = 0; t < nctx; t++) {
@@ -428,15 +429,14 @@ H5FZ_FN uint32_t h5fz_huff_warp_max(uint32_t v)
 /* All 32 lanes of one warp: h5fz_huff_lengths for code t, the same
  * lengths. Why a warp: the block waits for its codes (that wait was a
  * fifth of the GPU encode's stall samples in session 18, a ninth in
- * session 20). The merges stay on lane 0 (each depends on the one
- * before), the queues' heads and the next weight of each queue in
- * registers, so that a merge waits for no load; so does the length limit,
- * which now starts at the deepest leaf (it scanned 51 depths). The lanes clear the
- * lengths, copy the weights, find the internal nodes' depths by pointer
- * jumping (log2 of the depth rounds instead of a dependent load a node),
- * count the leaves' depths (into hist[t], no longer needed once the
- * weights are copied), limit the lengths from the deepest leaf down, and
- * hand out the lengths, each by rank. */
+ * session 20). Lane 0 does the merges (each depends on the one before),
+ * with the queues' heads and each queue's next weight in registers so that
+ * a merge waits for no load, and the length limit, from the deepest leaf
+ * down (it scanned 51 depths for every code). The lanes clear the lengths,
+ * copy the weights, find the internal nodes' depths by pointer jumping
+ * (log2 of the depth rounds instead of a dependent load a node), count the
+ * leaves' depths (into hist[t], no longer needed once the weights are
+ * copied) and hand out the lengths, each by rank. */
 H5FZ_FN void h5fz_huff_lengths_warp(h5fz_huff_scratch *s, uint32_t t, uint32_t A, uint32_t k, uint32_t lane)
 {
   uint8_t *len = s->len[t];
