@@ -207,4 +207,25 @@ H5FZ_FN uint32_t h5fz_popcount64(uint64_t x)
 #endif
 }
 
+/* *p += v for the threads of a block sharing p (shared memory on the GPU,
+ * the test blocks' host threads on the CPU); returns the old value. */
+H5FZ_FN uint32_t h5fz_atomic_add_u32(uint32_t *p, uint32_t v)
+{
+#if H5FZ_ON_GPU
+  return (uint32_t)atomicAdd((unsigned *)p, (unsigned)v);
+#else
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Bits of x without its leading zeros (0 for 0). */
+H5FZ_FN uint32_t h5fz_bitlen64(uint64_t x)
+{
+#if H5FZ_ON_GPU
+  return 64u - (uint32_t)__clzll((long long)x);
+#else
+  return x ? 64u - (uint32_t)__builtin_clzll(x) : 0u;
+#endif
+}
+
 #endif /* H5FZ_DEV_H */

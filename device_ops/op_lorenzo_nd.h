@@ -48,7 +48,12 @@ typedef struct {
   uint32_t n;   /* elements of the chunk */
   uint32_t x;   /* row length: the last chunk dim, in [1, n] */
   uint32_t y;   /* rows per plane: the second-last chunk dim, in [1, ceil(n / x)] */
-  uint32_t dim; /* predictor dimension 1..3 (encoder's cost pass: the highest allowed) */
+  uint32_t dim; /* predictor: dimension 1..3, or 4 (lorenzo_interp's interpolation, op_lnd_interp.h);
+                 * the encoder's cost pass: the highest dimension allowed */
+  uint32_t interp; /* encode: 1 when the chain's op is lorenzo_interp (the cost pass measures predictor 4
+                    * too), else 0; the decode reads only dim */
+  uint32_t entropy; /* encode: the cost pass estimates entropy-coded bits, for huff / huffctx (1), rather
+                     * than the bit planes bitshuffle + RZE keep (0) (h5fz_lnd_cost) */
 } h5fz_lnd_geom;
 
 /* The encoder estimates each predictor on at most this many groups of 128
@@ -56,6 +61,63 @@ typedef struct {
  * GPU block each; the sum is the same however it is split). */
 #define H5FZ_LND_SAMPLE_GROUPS 512u
 #define H5FZ_LND_COST_PARTS 16u
+/* Cost words a part: predictors 1..4 (the fourth only measured with interp). */
+#define H5FZ_LND_NCOST 4u
+
+/* The entropy cost (g.entropy): residual classes by bit length, 0..64. */
+#define H5FZ_LND_CLASSES 65u
+
+/* log2(x) in units of 2^-16 for x >= 1: the bit length, then 16 squarings
+ * of the mantissa. Integer arithmetic only, so that every executor gets
+ * the same bits (the cost decides the predictor, which the bytes follow). */
+H5FZ_FN uint64_t h5fz_log2_q16(uint64_t x)
+{
+  const uint32_t e = h5fz_bitlen64(x) - 1u;
+  uint64_t m = e >= 31u ? x >> (e - 31u) : x << (31u - e); /* x / 2^e in [1, 2), 31 fraction bits */
+  uint64_t r = (uint64_t)e << 16;
+  for (int i = 15; i >= 0; i--) {
+    m = (m * m) >> 31;
+    if (m >= (2ull << 31)) {
+      m >>= 1;
+      r |= 1ull << i;
+    }
+  }
+  return r;
+}
+
+/* The entropy cost's term of class c of predictor d (t = d H5FZ_LND_CLASSES
+ * + c) from a part's histogram hist: n_c (log2 N - log2 n_c) in units of
+ * 2^-16 bits, N the part's sampled elements (the sum of d's classes). */
+H5FZ_FN uint64_t h5fz_lnd_entropy_term(const uint32_t *hist, uint32_t t)
+{
+  const uint32_t d = t / H5FZ_LND_CLASSES, nc = hist[t];
+  if (!nc) return 0;
+  uint64_t N = 0;
+  for (uint32_t c = 0; c < H5FZ_LND_CLASSES; c++) N += hist[d * H5FZ_LND_CLASSES + c];
+  return (uint64_t)nc * (h5fz_log2_q16(N) - h5fz_log2_q16(nc));
+}
+
+/* The end of a cost pass, every thread of the block: with g.entropy, the
+ * entropy terms of the part's histogram hist (shared, complete after a
+ * barrier) spread over the threads and the raw bits (raw, each thread's,
+ * in bits) join each thread's c[d] in units of 2^-16 bits; then the
+ * block-wide sums into cost[0..4), the same on every thread. */
+H5FZ_FN void h5fz_lnd_cost_end(const h5fz_blk *blk, h5fz_lnd_geom g, const uint32_t *hist,
+                               const uint64_t raw[H5FZ_LND_NCOST], uint64_t c[H5FZ_LND_NCOST],
+                               uint64_t cost[H5FZ_LND_NCOST])
+{
+  if (g.entropy) {
+    h5fz_blk_sync(blk); /* every thread's counts in */
+    for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) c[d] = raw[d] << 16;
+    for (uint32_t t = blk->tid; t < H5FZ_LND_NCOST * H5FZ_LND_CLASSES; t += blk->nthreads)
+      c[t / H5FZ_LND_CLASSES] += h5fz_lnd_entropy_term(hist, t);
+  }
+  for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) {
+    uint64_t total;
+    h5fz_blk_exscan(blk, c[d], &total);
+    cost[d] = total;
+  }
+}
 
 /* Highest predictor dimension a chunk of this rank allows. */
 H5FZ_FN uint32_t h5fz_lnd_max_dim(uint32_t rank) { return rank >= 3u ? 3u : rank == 2u ? 2u : 1u; }
@@ -77,6 +139,8 @@ H5FZ_FN h5fz_lnd_geom h5fz_lnd_geom_make(uint32_t rank, const uint32_t *dims, ui
   g.x = (uint32_t)x;
   g.y = (uint32_t)y;
   g.dim = dim;
+  g.interp = 0u;
+  g.entropy = 0u;
   return g;
 }
 
@@ -114,6 +178,7 @@ H5FZ_FN h5fz_lnd_effs h5fz_lnd_eff_each(h5fz_lnd_geom g)
 H5FZ_FN uint32_t h5fz_lnd_ylines(const h5fz_lnd_geom *g)
 {
   uint32_t ex, ey;
+  if (g->dim == 4u) return 0u; /* interpolation: no Lorenzo passes */
   h5fz_lnd_eff(g, &ex, &ey);
   uint32_t plane = ex * ey;
   return ey > 1u ? (g->n + plane - 1u) / plane * ex : 0u;
@@ -122,6 +187,7 @@ H5FZ_FN uint32_t h5fz_lnd_ylines(const h5fz_lnd_geom *g)
 H5FZ_FN uint32_t h5fz_lnd_zlines(const h5fz_lnd_geom *g)
 {
   uint32_t ex, ey;
+  if (g->dim == 4u) return 0u;
   h5fz_lnd_eff(g, &ex, &ey);
   return ex * ey < g->n ? ex * ey : 0u;
 }
@@ -140,20 +206,43 @@ H5FZ_FN void h5fz_lnd_sample(uint32_t n, uint32_t part, uint32_t parts, uint64_t
   *k_hi = G * (part + 1u) / parts;
 }
 
-/* The predictor to use: the dimension (up to max_dim) whose summed cost
- * over the parts (costs[3 part + D - 1]) is smallest; a tie goes to the
- * lower dimension. */
-H5FZ_FN uint32_t h5fz_lnd_choose(const uint64_t *costs, uint32_t parts, uint32_t max_dim)
+/* The first element of sampled group k (h5fz_lnd_sample's stride T): k T
+ * 128, or with jitter (lorenzo_interp's chains) the group a fixed hash of k
+ * draws from its T, so that the sample does not alias with the
+ * interpolation's power-of-two strides (a regular sample of a 50 x 64 x 100
+ * chunk read rows 0, 6, 12, 19, ... and missed every row of stride 8 and
+ * 16, where its zero-padded edge cost the most). */
+H5FZ_FN uint64_t h5fz_lnd_group_start(uint64_t k, uint64_t T, uint32_t n, uint32_t jitter)
+{
+  uint64_t groups = ((uint64_t)n + 127u) / 128u, first = k * T;
+  if (jitter && T > 1u && first < groups) {
+    uint64_t span = groups - first < T ? groups - first : T;
+    first += (uint64_t)(((uint32_t)k * 2654435761u) >> 7) % span;
+  }
+  return first * 128u;
+}
+
+/* The predictor to use: of the dimensions up to g.dim, and interpolation
+ * (4) when g.interp, the one whose summed cost over the parts
+ * (costs[H5FZ_LND_NCOST part + D - 1]) is smallest; a tie goes to the lower
+ * number. (Interpolation after the loop: a loop over all four spilled 36
+ * bytes more a thread in the one-slot encode.) */
+H5FZ_FN uint32_t h5fz_lnd_choose(const uint64_t *costs, uint32_t parts, h5fz_lnd_geom g)
 {
   uint32_t best = 1u;
   uint64_t best_cost = 0;
-  for (uint32_t d = 1u; d <= max_dim && d <= 3u; d++) {
+  for (uint32_t d = 1u; d <= g.dim && d <= 3u; d++) {
     uint64_t c = 0;
-    for (uint32_t k = 0; k < parts; k++) c += costs[3u * k + d - 1u];
+    for (uint32_t k = 0; k < parts; k++) c += costs[H5FZ_LND_NCOST * k + d - 1u];
     if (d == 1u || c < best_cost) {
       best = d;
       best_cost = c;
     }
+  }
+  if (g.interp) {
+    uint64_t c = 0;
+    for (uint32_t k = 0; k < parts; k++) c += costs[H5FZ_LND_NCOST * k + 3u];
+    if (c < best_cost) best = 4u;
   }
   return best;
 }
@@ -196,6 +285,7 @@ typedef struct {
 H5FZ_FN int h5fz_lnd_axis_make(const h5fz_lnd_geom *g, uint32_t z, h5fz_lnd_axis *a)
 {
   uint32_t ex, ey, n = g->n ? g->n : 1u;
+  if (g->dim == 4u) return 0; /* interpolation: its own passes (op_lnd_interp.h) */
   h5fz_lnd_eff(g, &ex, &ey);
   uint32_t P = ex * ey;
   if (z ? P >= n : ey <= 1u) return 0;
@@ -291,6 +381,10 @@ H5FZ_FN void h5fz_lnd_carry_blk(const h5fz_blk *blk, uint64_t *aux, uint32_t n_s
 
 #endif /* H5FZ_LND_COMMON */
 
+/* lorenzo_interp's predictor 4 (its common part once, its word functions
+ * per width, like this file's) */
+#include "op_lnd_interp.h"
+
 /* ---- per word width ----------------------------------------------------- */
 
 /* q of chunk element j: from the sub-chunk's own words qloc (elements
@@ -338,6 +432,11 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *ql
   uint32_t P = ex * ey;
   h5fz_blk_share_odd(blk, m_pad, &lo, &hi); /* odd shares: no bank conflicts */
   if (lo >= hi) return;
+  if (g.dim == 4u) { /* interpolation: neighbours on both sides, qloc holds the sub-chunk's m */
+    for (uint32_t i = lo; i < hi; i++)
+      out[i] = i < m ? H5FZ_TN(h5fz_lni_resid)(qloc, f, m, in, qc, p, &g, f + i) : (H5FZ_T_WORD)0;
+    return;
+  }
   if (g.dim <= 1u) { /* 1-D: the delta over the chunk, one neighbour (the common case: no dims) */
     for (uint32_t i = lo; i < hi; i++) {
       if (i >= m) {
@@ -359,9 +458,12 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_encode)(const h5fz_blk *blk, const H5FZ_T_WORD *ql
   }
 }
 
-/* The residual h5fz_lnd_encode stores at out[i] (i < m; qc NULL): for a
- * caller that computes them in its own order (the GPU's one-slot encode
- * holds them in registers and writes them over qloc). */
+/* The residual h5fz_lnd_encode stores at out[i] (i < m; qc NULL) with a
+ * Lorenzo predictor (g.dim 1..3): for a caller that computes them in its
+ * own order (the GPU's one-slot encode holds them in registers and writes
+ * them over qloc, from the top down; a residual reads no bin above its
+ * own). Interpolation's is h5fz_lni_resid: apart, so that a kernel of
+ * lorenzo_nd does not carry its code (it spilled 72 bytes more a thread). */
 H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_resid_at)(const H5FZ_T_WORD *qloc, uint32_t first, const H5FZ_T_FLOAT *in,
                                                const h5fz_quant_params *p, h5fz_lnd_geom g, uint32_t i)
 {
@@ -376,55 +478,121 @@ H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_resid_at)(const H5FZ_T_WORD *qloc, uint32_t
                                  j / ex % ey > 0u);
 }
 
-/* or8[d] |= the zigzagged residual of element gi under the predictor
- * D = d + 1, for each D <= g.dim (eff: h5fz_lnd_eff_each); what the
- * cost passes OR together per 8 elements. */
-H5FZ_FN void H5FZ_TN(h5fz_lnd_or_resid)(const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc, h5fz_lnd_geom g,
-                                        const h5fz_quant_params *p, const h5fz_lnd_effs *eff, uint32_t gi,
-                                        H5FZ_T_WORD or8[3])
+/* q of chunk element j for the cost pass: qg when j is gi, qprev when j is
+ * gi - 1 and have_prev, else from qc or quantized again. Why: the cost
+ * pass's residuals of every predictor read element gi and, along x, its
+ * left neighbour, which the element before it (in the same run of 8) has
+ * just quantized; scalars rather than a window array, which the GPU would
+ * keep in local memory. */
+H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lnd_cost_q)(H5FZ_T_WORD qg, H5FZ_T_WORD qprev, int have_prev, uint32_t gi,
+                                             const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
+                                             const h5fz_quant_params *p, uint32_t j)
 {
-  for (uint32_t d = 0; d < g.dim && d < 3u; d++) {
-    uint32_t ex = eff->ex[d], ey = eff->ey[d];
-    H5FZ_T_WORD r = H5FZ_TN(h5fz_lnd_resid)((const H5FZ_T_WORD *)0, 0, in, qc, p, gi, ex, ex * ey, gi % ex > 0,
-                                            gi / ex % ey > 0);
-    or8[d] |= (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
-  }
+  if (j == gi) return qg;
+  if (have_prev && j + 1u == gi) return qprev;
+  return qc ? qc[j] : H5FZ_TN(h5fz_quant_word)(in[j], p);
 }
 
-/* Cost of each predictor D = 1..g.dim on the sampled groups k_lo..k_hi
- * (stride T, h5fz_lnd_sample) of 128 elements: an estimate of the bytes
- * bitshuffle + RZE keep of their zigzagged residuals. Per 8 elements, the
- * set bits of the OR of their words (the bit planes with a non-zero byte:
- * RZE level 0 keeps exactly those); per 64, twice the bit planes whose
- * level-0 bitmap byte differs between the two halves of the group (what
- * level 1 keeps, measured on the second half). Block-wide sums into
- * cost[0..3) (0 for D > g.dim), the same on every thread. */
+/* The zigzagged residual z of element gi under the predictor D = d + 1,
+ * for each D <= g.dim and, with g.interp, D = 4 (eff: h5fz_lnd_eff_each),
+ * into what the cost passes gather: or8[d] |= z (per 8 elements); with
+ * hist (g.entropy), hist[d H5FZ_LND_CLASSES + bit length of z] += 1
+ * (atomically: the block's threads share it) and raw[d] += the bit length
+ * less 1 (the bits below the leading one, which a class code leaves).
+ * *qprev: in, the bin of gi - 1 when have_prev; out, the bin of gi (the
+ * residuals are h5fz_lnd_resid's and h5fz_lni_resid's, their bins read
+ * through h5fz_lnd_cost_q). */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_or_resid)(const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc, h5fz_lnd_geom g,
+                                        const h5fz_quant_params *p, const h5fz_lnd_effs *eff, uint32_t gi,
+                                        H5FZ_T_WORD or8[H5FZ_LND_NCOST], uint32_t *hist,
+                                        uint64_t raw[H5FZ_LND_NCOST], H5FZ_T_WORD *qprev, int have_prev)
+{
+  const H5FZ_T_WORD qg = qc ? qc[gi] : H5FZ_TN(h5fz_quant_word)(in[gi], p), qp = *qprev;
+  for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) {
+    H5FZ_T_WORD r = 0;
+    if (d == 3u) {
+      if (!g.interp) continue;
+      uint32_t ja = 0, jb = 0, k = h5fz_lni_taps(&g, gi, &ja, &jb);
+      H5FZ_T_WORD pred = 0;
+      if (k) {
+        H5FZ_T_WORD qa = H5FZ_TN(h5fz_lnd_cost_q)(qg, qp, have_prev, gi, in, qc, p, ja);
+        pred = k == 2u ? H5FZ_TN(h5fz_lni_mean)(qa, H5FZ_TN(h5fz_lnd_cost_q)(qg, qp, have_prev, gi, in, qc, p, jb))
+                       : qa;
+      }
+      r = (H5FZ_T_WORD)(qg - pred);
+    } else {
+      if (d >= g.dim) continue;
+      const uint32_t ex = eff->ex[d], P = ex * eff->ey[d];
+      const uint32_t have = 1u | (gi % ex > 0 ? 2u : 0u) | (gi / ex % eff->ey[d] > 0 ? 4u : 0u) | (gi >= P ? 8u : 0u);
+      H5FZ_NO_UNROLL
+      for (uint32_t k = 0; k < 8u; k++) { /* h5fz_lnd_resid's corners */
+        uint32_t dx = k & 1u, dy = (k >> 1) & 1u, dz = k >> 2;
+        if ((dx && !(have & 2u)) || (dy && !(have & 4u)) || (dz && !(have & 8u))) continue;
+        H5FZ_T_WORD v = H5FZ_TN(h5fz_lnd_cost_q)(qg, qp, have_prev, gi, in, qc, p, gi - dx - dy * ex - dz * P);
+        r = (dx ^ dy ^ dz) ? (H5FZ_T_WORD)(r - v) : (H5FZ_T_WORD)(r + v);
+      }
+    }
+    H5FZ_T_WORD z = (H5FZ_T_WORD)((r << 1) ^ ((H5FZ_T_WORD)0 - (r >> (H5FZ_T_BITS - 1u))));
+    or8[d] |= z;
+    if (hist) {
+      const uint32_t b = h5fz_bitlen64((uint64_t)z);
+      (void)h5fz_atomic_add_u32(hist + d * H5FZ_LND_CLASSES + b, 1u);
+      raw[d] += b ? b - 1u : 0u;
+    }
+  }
+  *qprev = qg;
+}
+
+/* Cost of each predictor D = 1..g.dim (and 4 with g.interp) on the
+ * sampled groups k_lo..k_hi (stride T, h5fz_lnd_sample, placed by
+ * h5fz_lnd_group_start) of 128 elements, into cost[0..4) (0 for the
+ * predictors g does not allow), the same on every thread.
+ *
+ * With g.entropy (the huff coders): the bits an order-0 entropy coder
+ * would spend on the part's residuals, in units of 2^-16: the residuals'
+ * classes by bit length, n_c log2(N / n_c) summed over the classes, plus
+ * the bits below each leading one. Not additive over parts: the executors
+ * all split the sample into the same H5FZ_LND_COST_PARTS parts and sum
+ * their costs. Why not the bit planes: at loose bounds the codes are
+ * mostly zero, and huff pays per non-zero what RZE pays per bit plane
+ * touched; Lorenzo's clustered non-zeros and interpolation's scattered
+ * ones rank differently under the two (the bit planes chose
+ * interpolation where it coded 2x larger).
+ *
+ * Else an estimate of the bytes bitshuffle + RZE keep of their zigzagged
+ * residuals. Per 8 elements, the set bits of the OR of their words (the
+ * bit planes with a non-zero byte: RZE level 0 keeps exactly those); per
+ * 64, twice the bit planes whose level-0 bitmap byte differs between the
+ * two halves of the group (what level 1 keeps, measured on the second
+ * half). hist: H5FZ_LND_NCOST H5FZ_LND_CLASSES words of block-shared
+ * scratch (used with g.entropy only). */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_cost)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
                                     h5fz_lnd_geom g, const h5fz_quant_params *p, uint64_t k_lo, uint64_t k_hi,
-                                    uint64_t T, uint64_t cost[3])
+                                    uint64_t T, uint32_t *hist, uint64_t cost[H5FZ_LND_NCOST])
 {
-  uint64_t c[3] = {0, 0, 0};
+  uint64_t c[H5FZ_LND_NCOST] = {0, 0, 0, 0}, raw[H5FZ_LND_NCOST] = {0, 0, 0, 0};
   const h5fz_lnd_effs eff = h5fz_lnd_eff_each(g);
+  if (g.entropy) {
+    for (uint32_t t = blk->tid; t < H5FZ_LND_NCOST * H5FZ_LND_CLASSES; t += blk->nthreads) hist[t] = 0;
+    h5fz_blk_sync(blk);
+  }
   for (uint64_t k = k_lo + blk->tid; k < k_hi; k += blk->nthreads) {
-    uint64_t g0 = k * T * 128u;
-    H5FZ_T_WORD prev[8][3], diff[3] = {0, 0, 0};
+    uint64_t g0 = h5fz_lnd_group_start(k, T, g.n, g.interp);
+    H5FZ_T_WORD prev[8][H5FZ_LND_NCOST], diff[H5FZ_LND_NCOST] = {0, 0, 0, 0};
     for (uint32_t e8 = 0; e8 < 128u; e8 += 8u) {
-      H5FZ_T_WORD or8[3] = {0, 0, 0};
+      H5FZ_T_WORD or8[H5FZ_LND_NCOST] = {0, 0, 0, 0}, qprev = 0;
       for (uint32_t e = e8; e < e8 + 8u && g0 + e < g.n; e++)
-        H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8);
-      for (uint32_t d = 0; d < 3u; d++) {
+        H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8, g.entropy ? hist : (uint32_t *)0,
+                                   raw, &qprev, e > e8);
+      for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) {
         c[d] += h5fz_popcount64((uint64_t)or8[d]);
         if (e8 < 64u) prev[e8 / 8u][d] = or8[d];
         else diff[d] |= (H5FZ_T_WORD)(or8[d] ^ prev[e8 / 8u - 8u][d]);
       }
     }
-    for (uint32_t d = 0; d < 3u; d++) c[d] += 2u * h5fz_popcount64((uint64_t)diff[d]);
+    for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) c[d] += 2u * h5fz_popcount64((uint64_t)diff[d]);
   }
-  for (uint32_t d = 0; d < 3u; d++) {
-    uint64_t total;
-    h5fz_blk_exscan(blk, c[d], &total);
-    cost[d] = total;
-  }
+  h5fz_lnd_cost_end(blk, g, hist, raw, c, cost);
 }
 
 #if H5FZ_ON_GPU
@@ -435,20 +603,25 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in,
  * do not depend on the order); blk->nthreads must be a multiple of 32. */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
                                           h5fz_lnd_geom g, const h5fz_quant_params *p, uint64_t k_lo, uint64_t k_hi,
-                                          uint64_t T, uint64_t cost[3])
+                                          uint64_t T, uint32_t *hist, uint64_t cost[H5FZ_LND_NCOST])
 {
-  uint64_t c[3] = {0, 0, 0};
+  uint64_t c[H5FZ_LND_NCOST] = {0, 0, 0, 0}, raw[H5FZ_LND_NCOST] = {0, 0, 0, 0};
   const h5fz_lnd_effs eff = h5fz_lnd_eff_each(g);
   const uint32_t j = blk->tid & 15u;
   const uint64_t items = (k_hi - k_lo) * 16u;
+  if (g.entropy) {
+    for (uint32_t t = blk->tid; t < H5FZ_LND_NCOST * H5FZ_LND_CLASSES; t += blk->nthreads) hist[t] = 0;
+    h5fz_blk_sync(blk);
+  }
   for (uint64_t base = 0; base < items; base += blk->nthreads) { /* warp-uniform: the shuffles need every lane */
     const uint64_t it = base + blk->tid;
     const uint32_t active = it < items;
-    const uint64_t g0 = (k_lo + it / 16u) * T * 128u + 8u * j;
-    H5FZ_T_WORD or8[3] = {0, 0, 0};
+    const uint64_t g0 = h5fz_lnd_group_start(k_lo + it / 16u, T, g.n, g.interp) + 8u * j;
+    H5FZ_T_WORD or8[H5FZ_LND_NCOST] = {0, 0, 0, 0}, qprev = 0;
     for (uint32_t e = 0; active && e < 8u && g0 + e < g.n; e++)
-      H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8);
-    for (uint32_t d = 0; d < 3u; d++) {
+      H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8, g.entropy ? hist : (uint32_t *)0, raw,
+                                 &qprev, e > 0);
+    for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) {
       H5FZ_T_WORD other = __shfl_xor_sync(0xffffffffu, or8[d], 8);
       H5FZ_T_WORD diff = j < 8u ? (H5FZ_T_WORD)(or8[d] ^ other) : (H5FZ_T_WORD)0;
       diff |= __shfl_xor_sync(0xffffffffu, diff, 1);
@@ -460,11 +633,7 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOA
       }
     }
   }
-  for (uint32_t d = 0; d < 3u; d++) {
-    uint64_t total;
-    h5fz_blk_exscan(blk, c[d], &total);
-    cost[d] = total;
-  }
+  h5fz_lnd_cost_end(blk, g, hist, raw, c, cost);
 }
 #endif
 
@@ -473,10 +642,15 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOA
  * sub-chunk's element 0 when the segment began in an earlier sub-chunk.
  * scratch: m_pad words. Thread 0 stores in aux[0] the last sum (of element
  * m - 1) and in aux[1] whether an x segment starts in the sub-chunk, for
- * h5fz_lnd_carry. */
+ * h5fz_lnd_carry. Interpolation (predictor 4) leaves the residuals as they
+ * are (its passes are chunk-wide) and aux zero. */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_xscan)(const h5fz_blk *blk, H5FZ_T_WORD *w, H5FZ_T_WORD *scratch, uint32_t m,
                                      uint32_t m_pad, unsigned long long first, h5fz_lnd_geom g, uint64_t *aux)
 {
+  if (g.dim == 4u) {
+    if (blk->tid == 0) aux[0] = aux[1] = 0;
+    return;
+  }
   uint32_t ex, ey, lo, hi, f = (uint32_t)first;
   h5fz_lnd_eff(&g, &ex, &ey);
   H5FZ_TN(h5fz_delta_decode)(blk, w, scratch, m_pad); /* prefix sums of the sub-chunk */

@@ -7,6 +7,7 @@
  * the reference on the CPU too.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "op_cpu_transform.h"
 #include "op_cpu_util.h"
@@ -20,6 +21,11 @@
   void h5fz_fast_lnd_encode_##W(const WORD *q, WORD *out, uint32_t first, uint32_t m, uint32_t m_pad, h5fz_lnd_geom g) \
   {                                                                                                                    \
     uint32_t ex, ey, i = 0;                                                                                            \
+    if (g.dim == 4u) { /* interpolation: the reference, element by element */                                         \
+      for (; i < m; i++) out[i] = h5fz_lni_resid_##W(NULL, 0, 0, NULL, q, NULL, &g, first + i);                         \
+      for (; i < m_pad; i++) out[i] = 0;                                                                               \
+      return;                                                                                                          \
+    }                                                                                                                  \
     h5fz_lnd_eff(&g, &ex, &ey);                                                                                        \
     uint32_t P = ex * ey;                                                                                              \
     while (i < m) {                                                                                                    \
@@ -58,30 +64,42 @@ H5FZ_CLONES LND_ENCODE(64, uint64_t)
  * h5fz_lnd_cost_* (the same sums). */
 #define LND_COST(W, WORD)                                                                                              \
   void h5fz_fast_lnd_cost_##W(const WORD *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,                \
-                              uint64_t cost[3])                                                                        \
+                              uint64_t cost[H5FZ_LND_NCOST])                                                           \
   {                                                                                                                    \
     WORD r[128];                                                                                                       \
-    cost[0] = cost[1] = cost[2] = 0;                                                                                   \
-    for (uint32_t d = 0; d < g.dim && d < 3u; d++) {                                                                   \
+    uint32_t hist[H5FZ_LND_CLASSES];                                                                                   \
+    cost[0] = cost[1] = cost[2] = cost[3] = 0;                                                                         \
+    for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) {                                                                    \
+      if (d == 3u ? !g.interp : d >= g.dim) continue;                                                                  \
       h5fz_lnd_geom gd = g;                                                                                            \
       gd.dim = d + 1u;                                                                                                 \
-      uint64_t c = 0;                                                                                                  \
+      uint64_t c = 0, raw = 0;                                                                                         \
+      memset(hist, 0, sizeof hist);                                                                                    \
       for (uint64_t k = k_lo; k < k_hi; k++) {                                                                         \
-        uint64_t g0 = k * T * 128u;                                                                                    \
+        uint64_t g0 = h5fz_lnd_group_start(k, T, g.n, g.interp);                                                       \
         uint32_t cnt = g.n - g0 < 128u ? (uint32_t)(g.n - g0) : 128u;                                                  \
         h5fz_fast_lnd_encode_##W(q, r, (uint32_t)g0, cnt, 128u, gd);                                                   \
         WORD or8[16], diff = 0;                                                                                        \
         for (uint32_t j = 0; j < 16u; j++) {                                                                           \
           WORD o = 0;                                                                                                  \
           for (uint32_t e = 0; e < 8u; e++) {                                                                          \
-            WORD v = r[8u * j + e];                                                                                    \
-            o |= h5fz_zigzag_word_##W(v);                                                                              \
+            WORD z = h5fz_zigzag_word_##W(r[8u * j + e]);                                                              \
+            o |= z;                                                                                                    \
+            if (g.entropy && 8u * j + e < cnt) { /* the sampled elements only (the padding is none) */                \
+              uint32_t b = h5fz_bitlen64((uint64_t)z);                                                                 \
+              hist[b]++;                                                                                               \
+              raw += b ? b - 1u : 0u;                                                                                  \
+            }                                                                                                          \
           }                                                                                                            \
           or8[j] = o;                                                                                                  \
           c += (uint64_t)__builtin_popcountll((unsigned long long)o);                                                  \
         }                                                                                                              \
         for (uint32_t j = 0; j < 8u; j++) diff |= (WORD)(or8[8u + j] ^ or8[j]);                                        \
         c += 2u * (uint64_t)__builtin_popcountll((unsigned long long)diff);                                            \
+      }                                                                                                                \
+      if (g.entropy) { /* h5fz_lnd_cost_end's sum, in one place */                                                     \
+        c = raw << 16;                                                                                                 \
+        for (uint32_t cl = 0; cl < H5FZ_LND_CLASSES; cl++) c += h5fz_lnd_entropy_term(hist, cl);                       \
       }                                                                                                                \
       cost[d] = c;                                                                                                     \
     }                                                                                                                  \
@@ -98,6 +116,10 @@ LND_COST(64, uint64_t)
   void h5fz_fast_lnd_xscan_##W(WORD *w, uint32_t m, uint32_t first, h5fz_lnd_geom g, uint64_t *aux)                    \
   {                                                                                                                    \
     uint32_t ex, ey, i = 0, head;                                                                                      \
+    if (g.dim == 4u) { /* interpolation: its passes are chunk-wide */                                                  \
+      aux[0] = aux[1] = 0;                                                                                             \
+      return;                                                                                                          \
+    }                                                                                                                  \
     h5fz_lnd_eff(&g, &ex, &ey);                                                                                        \
     head = first % ex ? ex - first % ex : 0u;                                                                          \
     while (i < m) {                                                                                                    \

@@ -23,11 +23,12 @@ void h5fz_fast_lnd_encode_64(const uint64_t *q, uint64_t *out, uint32_t first, u
 
 /* The cost pass over the groups of 128 words h5fz_lnd_sample picks (k_lo,
  * k_hi, T) of the chunk's quantizer words q: cost[d] estimates the bits of
- * the (d + 1)-D predictor (cost[d] = 0 for d >= g.dim). */
+ * the (d + 1)-D predictor, cost[3] those of interpolation (0 for the
+ * predictors g does not allow). */
 void h5fz_fast_lnd_cost_32(const uint32_t *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,
-                           uint64_t cost[3]);
+                           uint64_t cost[H5FZ_LND_NCOST]);
 void h5fz_fast_lnd_cost_64(const uint64_t *q, h5fz_lnd_geom g, uint64_t k_lo, uint64_t k_hi, uint64_t T,
-                           uint64_t cost[3]);
+                           uint64_t cost[H5FZ_LND_NCOST]);
 
 /* Decode inside a sub-chunk: the prefix sums along x of w[0..m) (chunk
  * element first onwards), in place; aux[0..2) gets what the chunk-wide

@@ -47,6 +47,18 @@ typedef struct {
   const h5fz_cpu_fusion *cpu_fused;
 } h5fz_op_info;
 
+/* Ops added after h5fz.h's list: their numbers, as their rows in the op
+ * table (fusion/format/h5fz_optable.c) write them. */
+#define H5FZ_OP_LORENZO_INTERP 16u /* lorenzo_nd's predictors or interpolation, per chunk (format 5) */
+
+/* Does op id take lorenzo_nd's place right after quant (lorenzo_nd, or
+ * lorenzo_interp: the same op with a fourth predictor)? */
+static inline int h5fz_op_is_lnd(unsigned id) { return id == H5FZ_OP_LORENZO_ND || id == H5FZ_OP_LORENZO_INTERP; }
+
+/* Is op id a zero-run token coder (huff, huffctx)? lorenzo_nd's cost pass
+ * estimates an entropy coder's bits for them instead of RZE's bit planes. */
+static inline int h5fz_op_is_zero_run_coder(unsigned id) { return id == H5FZ_OP_HUFF || id == H5FZ_OP_HUFFCTX; }
+
 /* The chunk format version a chain's chunks are written in: 1, 2 for
  * big-endian values, or the newest version one of its ops needs. */
 unsigned h5fz_chain_format_version(const uint8_t *ops, unsigned n_ops, int big_endian);

@@ -206,16 +206,21 @@ uint32_t h5fz_cpu_lnd_quant_words(const h5fz_chunk_plan *p, uint32_t s, const vo
 
 uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words)
 {
-  uint64_t k_lo, k_hi, T, cost[3];
-  h5fz_lnd_sample(p->lnd.n, 0, 1, &k_lo, &k_hi, &T);
-  if (p->esize == 8)
-    h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost);
-  else
-    h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost);
-  return h5fz_lnd_choose(cost, 1, p->lnd.dim);
+  /* the GPU's parts (the entropy cost is not additive over parts: the same split everywhere) */
+  uint64_t k_lo, k_hi, T, cost[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS];
+  for (uint32_t part = 0; part < H5FZ_LND_COST_PARTS; part++) {
+    h5fz_lnd_sample(p->lnd.n, part, H5FZ_LND_COST_PARTS, &k_lo, &k_hi, &T);
+    if (p->esize == 8)
+      h5fz_fast_lnd_cost_64(quant_words, p->lnd, k_lo, k_hi, T, cost + H5FZ_LND_NCOST * part);
+    else
+      h5fz_fast_lnd_cost_32(quant_words, p->lnd, k_lo, k_hi, T, cost + H5FZ_LND_NCOST * part);
+  }
+  return h5fz_lnd_choose(cost, H5FZ_LND_COST_PARTS, p->lnd);
 }
 
-void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
+/* The Lorenzo predictors' inverse on the chunk's words: the carry along x,
+ * then the sums along y and z (one line at a time on the GPU). */
+static void lnd_lorenzo_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
 {
   const h5fz_lnd_geom g = p->lnd;
   uint32_t ex, ey, n_sub = p->n_subchunks, wide = p->esize == 8;
@@ -229,7 +234,6 @@ void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
     else
       h5fz_lnd_xfix_32(&one_thread, (uint32_t *)words + first, m, first, g, aux[2u * s]);
   }
-  /* y and z: row after row, plane after plane (one line at a time on the GPU) */
   uint32_t planes = h5fz_lnd_ylines(&g) / ex;
   for (uint32_t z = 0; z < planes; z++) {
     if (wide)
@@ -244,6 +248,18 @@ void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
     else
       h5fz_lnd_zscan_32(words, g, 0, zl);
   }
+}
+
+void h5fz_cpu_lnd_finish(const h5fz_chunk_plan *p, void *words, uint64_t *aux)
+{
+  const h5fz_lnd_geom g = p->lnd;
+  int wide = p->esize == 8;
+  if (g.dim != H5FZ_LNI_PREDICTOR)
+    lnd_lorenzo_finish(p, words, aux);
+  else if (wide) /* interpolation: its passes, stride after stride (aux unused) */
+    h5fz_lni_decode_64(words, &g);
+  else
+    h5fz_lni_decode_32(words, &g);
   /* the quantizer decode, in place (each word becomes its value) */
   if (wide)
     h5fz_fast_quant_decode_64(words, g.n, &p->quant, words);

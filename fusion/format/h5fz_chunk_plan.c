@@ -55,6 +55,9 @@ int h5fz_chunk_plan_make_eb(const h5fz_spec *spec, size_t in_bytes, double eb, h
   p->row = spec->rank >= 2 ? spec->dims[spec->rank - 1] : 0;
   /* lorenzo_nd: the executor chooses the predictor up to this dimension */
   p->lnd = h5fz_lnd_geom_make(spec->rank, spec->dims, p->n_elements, h5fz_lnd_max_dim(spec->rank));
+  p->lnd.interp = spec->n_ops > 1 && spec->ops[1] == H5FZ_OP_LORENZO_INTERP; /* ... or interpolation */
+  /* ... by the cost its coder pays: entropy-coded bits (huff, huffctx) or bit planes (the others) */
+  p->lnd.entropy = spec->n_ops > 1 && h5fz_op_is_zero_run_coder(spec->ops[spec->n_ops - 1]);
 
   /* big-endian values: coded as little-endian ones (the caller swapped
    * them), the order recorded for the decoder (format version 2) */

@@ -26,10 +26,10 @@ typedef struct {
                                (padded to whole sub-chunks) */
 } h5fz_chunk_plan;
 
-/* Does the chain have lorenzo_nd (always ops[1])? */
+/* Does the chain have lorenzo_nd or lorenzo_interp (always ops[1])? */
 static inline int h5fz_plan_has_lnd(const h5fz_chunk_plan *p)
 {
-  return p->n_ops > 2 && p->ops[1] == H5FZ_OP_LORENZO_ND;
+  return p->n_ops > 2 && h5fz_op_is_lnd(p->ops[1]);
 }
 
 /* Elements of sub-chunk s, and the padded word count the chain works on. */

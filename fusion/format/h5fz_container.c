@@ -111,11 +111,12 @@ static int check_fields(const h5fz_header *h, const uint8_t *in)
       return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header of format version %u lists op '%s', which version %u brought",
                        h->version, op->name, op->since_version);
   }
-  /* byte 35: lorenzo_nd's predictor (the type check put it at ops[1]) */
-  int lnd = h->n_ops > 1 && h->ops[1] == H5FZ_OP_LORENZO_ND;
-  if (lnd ? !(h->predictor >= 1 && h->predictor <= h5fz_lnd_max_dim(h->rank)) : h->predictor != 0)
+  /* byte 35: lorenzo_nd's predictor, or lorenzo_interp's (4: interpolation; the type check put either at ops[1]) */
+  int lnd = h->n_ops > 1 && h5fz_op_is_lnd(h->ops[1]);
+  int interp = lnd && h->ops[1] == H5FZ_OP_LORENZO_INTERP && h->predictor == H5FZ_LNI_PREDICTOR;
+  if (lnd ? !interp && !(h->predictor >= 1 && h->predictor <= h5fz_lnd_max_dim(h->rank)) : h->predictor != 0)
     return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk header predictor byte %u does not fit %s of rank %u", h->predictor,
-                     lnd ? "lorenzo_nd" : "a chain without lorenzo_nd", h->rank);
+                     lnd ? h5fz_op_name(h->ops[1]) : "a chain without lorenzo_nd", h->rank);
   return H5FZ_OK;
 }
 

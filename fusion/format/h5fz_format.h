@@ -15,9 +15,10 @@
 /* Version 3 is version 2 with the ops of the ratio chain (huff): h5fz
  * writes it only for chunks whose chain has such an op (the op table's
  * since_version), so every other chunk stays readable by older decoders.
- * Version 4 adds huffctx (huff with two codes) the same way. */
+ * Version 4 adds huffctx (huff with two codes) the same way, version 5
+ * lorenzo_interp (lorenzo_nd with an interpolation predictor). */
 /* The newest version this h5fz reads is h5fz_newest_format_version(): the
- * op table's newest since_version (4 today). */
+ * op table's newest since_version (5 today). */
 #define H5FZ_FORMAT_VERSION_LE 1u /* what it writes for little-endian chunks */
 #define H5FZ_FORMAT_VERSION_BE 2u /* ... and for big-endian ones */
 #define H5FZ_HEADER_BYTES 80u

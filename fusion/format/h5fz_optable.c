@@ -48,6 +48,10 @@ static const h5fz_op_info op_table[] = {
               "1-, 2- or 3-D Lorenzo prediction over the chunk's shape, across sub-chunks, "
               "chosen per chunk; right after quant",
               0, &h5fz_cpu_lorenzo_nd, NULL),
+    TRANSFORM(H5FZ_OP_LORENZO_INTERP, "lorenzo_interp", H5FZ_STREAM_WORDS, "h5fz_lnd",
+              "lorenzo_nd's predictors or multilevel linear interpolation of the bins, chosen per chunk; "
+              "right after quant (chunk format 5)",
+              5, &h5fz_cpu_lorenzo_nd, NULL),
     TRANSFORM(H5FZ_OP_ZIGZAG, "zigzag", H5FZ_STREAM_WORDS, "h5fz_zigzag",
               "signed -> unsigned, small magnitudes stay small", 0, &h5fz_cpu_zigzag, NULL),
     TRANSFORM(H5FZ_OP_NEGABINARY, "negabinary", H5FZ_STREAM_WORDS, "h5fz_negabinary", "two's complement -> base -2", 0,
@@ -74,10 +78,10 @@ static const h5fz_op_info op_table[] = {
  * size. ratio: the measured sizes are in docs/ratio.md. */
 static const h5fz_chain_preset presets[] = {
     {"ratio",
-     {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX},
+     {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_INTERP, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX},
      4,
      65536u,
-     "the smallest files: lorenzo_nd, zigzag, huffctx on 64 KiB sub-chunks"},
+     "the smallest files: lorenzo_interp, zigzag, huffctx on 64 KiB sub-chunks"},
 };
 
 const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name)

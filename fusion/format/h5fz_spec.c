@@ -72,11 +72,11 @@ static int validate_chain(const h5fz_spec *s)
                        h5fz_op_lookup(s->ops[i - 1])->name);
     /* it predicts from the bins of neighbours in other sub-chunks, which it
      * quantizes again from the chunk's values: only quant's own words will do */
-    if (op->id == H5FZ_OP_LORENZO_ND && i != 1)
+    if (h5fz_op_is_lnd(op->id) && i != 1)
       return h5fz_fail(H5FZ_ERR_SPEC,
-                       "'lorenzo_nd' must come right after quant (it predicts from the bins of "
+                       "'%s' must come right after quant (it predicts from the bins of "
                        "neighbours in other sub-chunks, quantized again), not after '%s'",
-                       h5fz_op_lookup(s->ops[i - 1])->name);
+                       op->name, h5fz_op_lookup(s->ops[i - 1])->name);
     stream = op->output;
   }
   return H5FZ_OK;

@@ -10,6 +10,7 @@
 
 #include "h5fz_ops.h"
 #include "h5fz_codegen.h"
+#include "h5fz_codegen_lnd.h"
 #include "h5fz_internal.h"
 
 /* Buffer names of the ping-pong pair: op k reads buf[k%2], writes the other. */
@@ -52,7 +53,7 @@ static void emit_prologue(h5fz_strbuf *b, const char *kernel, const char *params
 
 int h5fz_codegen_one_slot_encode(const uint8_t *ops, uint32_t n_ops)
 {
-  return n_ops == 4u && ops[0] == H5FZ_OP_QUANT && ops[1] == H5FZ_OP_LORENZO_ND && ops[2] == H5FZ_OP_ZIGZAG &&
+  return n_ops == 4u && ops[0] == H5FZ_OP_QUANT && h5fz_op_is_lnd(ops[1]) && ops[2] == H5FZ_OP_ZIGZAG &&
          huff_codes(ops[3]) != 0u;
 }
 
@@ -65,7 +66,7 @@ size_t h5fz_codegen_encode_smem(const uint8_t *ops, uint32_t n_ops, uint32_t sub
 /* The encode's lorenzo_nd geometry with the predictor its cost pass chose for the chunk. */
 #define LND_CHOSEN_GEOM                                                                                                \
   "    h5fz_lnd_geom g = lnd;\n"                                                                                    \
-  "    g.dim = h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim);\n"
+  "    g.dim = h5fz_lnd_choose(lnd_costs + H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd);\n"
 
 /* The one-slot encode's transforms: lorenzo_nd (the predictor the cost
  * pass measured best) and zigzag in place in buf0, each thread's residuals
@@ -74,8 +75,11 @@ size_t h5fz_codegen_encode_smem(const uint8_t *ops, uint32_t n_ops, uint32_t sub
  * the sub-chunk's top down: a residual reads only bins below it, which a
  * later pass has not yet overwritten, and a pass holds a quarter of the
  * residuals (all 32 at once spilled 284 bytes a thread at the one-slot
- * encode's 40 registers; a quarter 96). */
-static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w)
+ * encode's 40 registers; a quarter 96). lorenzo_interp's interpolation
+ * (interp) reads bins above it too: it quantizes again those a pass
+ * before overwrote (h5fz_lni_q's valid), in passes of two residuals a
+ * thread (eight, as Lorenzo's, spilled 52 bytes more a thread). */
+static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w, int interp)
 {
   h5fz_emit(b,
        "  /* transforms: lorenzo_nd and zigzag in place (one slot: the encode holds 64 KiB less shared memory,\n"
@@ -83,7 +87,31 @@ static void emit_lnd_zigzag_in_place(h5fz_strbuf *b, const char *w)
        "  {\n"
        LND_CHOSEN_GEOM
        "    word_t *const words = (word_t *)buf0;\n"
-       "    const uint32_t items = (SUB_ELEMS + THREADS - 1u) / THREADS, per_pass = (items + 3u) / 4u;\n"
+       "    const uint32_t items = (SUB_ELEMS + THREADS - 1u) / THREADS, per_pass = (items + 3u) / 4u;\n");
+  if (interp)
+    h5fz_emit(b,
+       "    if (g.dim == H5FZ_LNI_PREDICTOR) /* interpolation: two a pass; the words above valid are residuals */\n"
+       "      for (uint32_t pass = (items + 1u) / 2u; pass-- > 0;) {\n"
+       "        word_t r2[2];\n"
+       "        const uint32_t valid = (pass + 1u) * 2u * THREADS;\n"
+       "#pragma unroll\n"
+       "        for (uint32_t k = 0; k < 2u; k++) {\n"
+       "          const uint32_t i = threadIdx.x + (pass * 2u + k) * THREADS;\n"
+       "          r2[k] = i < m ? h5fz_zigzag_word_%s(h5fz_lni_resid_%s(words, (uint32_t)first, valid, in,\n"
+       "                                                                 (const word_t *)0, &qp, &g, (uint32_t)first + i))\n"
+       "                        : 0u;\n"
+       "        }\n"
+       "        __syncthreads();\n"
+       "#pragma unroll\n"
+       "        for (uint32_t k = 0; k < 2u; k++) {\n"
+       "          const uint32_t i = threadIdx.x + (pass * 2u + k) * THREADS;\n"
+       "          if (i < m_pad) words[i] = r2[k];\n"
+       "        }\n"
+       "        __syncthreads();\n"
+       "      }\n"
+       "    else\n",
+       w, w);
+  h5fz_emit(b,
        "    for (uint32_t pass = (items + per_pass - 1u) / per_pass; pass-- > 0;) { /* the top first */\n"
        "      word_t r[(SUB_ELEMS + 4u * THREADS - 1u) / (4u * THREADS)];\n"
        "#pragma unroll\n"
@@ -153,11 +181,11 @@ static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
                 "            uint8_t *slots, uint32_t *entries, uint32_t *opos, word_t *oval, uint32_t *ocount,\n"
                 "            h5fz_lnd_geom lnd, const unsigned long long *lnd_costs, uint32_t tail_only",
                 one_slot, 0);
-  if (s->ops[1] == H5FZ_OP_LORENZO_ND)
+  if (h5fz_op_is_lnd(s->ops[1]))
     h5fz_emit(b,
          "  /* tail_only 2: the warp-fused kernel takes the full sub-chunks when the 1-D predictor won */\n"
          "  if (tail_only == 2u && m == SUB_ELEMS &&\n"
-         "      h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd.dim) == 1u)\n"
+         "      h5fz_lnd_choose(lnd_costs + H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, lnd) == 1u)\n"
          "    return;\n");
   h5fz_emit(b, "  uint8_t *slot = slots + (size_t)bid * SLOT_BYTES;\n"
           "  in += base;\n  opos += base;\n  oval += base;\n\n");
@@ -168,7 +196,7 @@ static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
             "                                              opos + first, oval + first);\n"
             "  __syncthreads();\n",
             w);
-    emit_lnd_zigzag_in_place(b, w);
+    emit_lnd_zigzag_in_place(b, w, s->ops[1] == H5FZ_OP_LORENZO_INTERP);
   } else {
     h5fz_emit(b, "  /* stage the sub-chunk in shared memory with coalesced loads */\n"
             "  h5fz_blk_copy(&blk, in + first, buf1, m * (uint32_t)sizeof(value_t));\n"
@@ -191,7 +219,7 @@ static void emit_encode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
       i++;
       continue;
     }
-    if (op->id == H5FZ_OP_LORENZO_ND) {
+    if (h5fz_op_is_lnd(op->id)) {
       emit_lnd_encode(b, w, bufname(k), bufname(k + 1));
       continue;
     }
@@ -234,7 +262,7 @@ static void emit_decode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
       "            int *status,\n"
       "            h5fz_lnd_geom lnd, unsigned long long *lnd_aux, const uint32_t *lnd_pred, uint32_t tail_only",
       0, 1);
-  if (s->ops[1] == H5FZ_OP_LORENZO_ND)
+  if (h5fz_op_is_lnd(s->ops[1]))
     h5fz_emit(b, "  /* lorenzo_nd: the chunk's predictor (its header's); tail_only 2: the warp-fused kernel takes the\n"
             "   * full sub-chunks of the chunks with the 1-D predictor */\n"
             "  h5fz_lnd_geom lg = lnd;\n"
@@ -265,7 +293,7 @@ static void emit_decode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
             "  }\n  __syncthreads();\n");
   }
   unsigned k = 0;
-  int lnd = s->ops[1] == H5FZ_OP_LORENZO_ND, dequantized = 0;
+  int lnd = h5fz_op_is_lnd(s->ops[1]), dequantized = 0;
   uint32_t first_transform = lnd ? 2u : 1u;
   for (uint32_t i = s->n_ops - 1; i-- > first_transform; k++) {
     const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
@@ -311,132 +339,6 @@ static void emit_decode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
   h5fz_emit(b, "  h5fz_quant_decode_%s(&blk, (const word_t *)%s, m, &qp, (value_t *)%s);\n  __syncthreads();\n", w,
        bufname(k), bufname(k + 1));
   h5fz_emit(b, "  h5fz_blk_copy(&blk, %s, out + first, m * (uint32_t)sizeof(value_t));\n}\n", bufname(k + 1));
-}
-
-/* lorenzo_nd's chunk-level kernels: the encoder's cost pass, and the end of
- * the decode after h5fz_decode (carry along x, sums along y and z, the
- * quantizer decode in place, fused into the last of those passes). Every
- * kernel takes a batch of chunks of lnd.n values back to back; lnd_pred
- * (NULL: lnd.dim for all) holds each chunk's predictor. */
-static void emit_lnd_kernels(h5fz_strbuf *b, const char *w)
-{
-  h5fz_emit(
-      b,
-      "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x %% H5FZ_LND_COST_PARTS of the sample of\n"
-      " * chunk blockIdx.x / H5FZ_LND_COST_PARTS (16 threads a group) */\n"
-      "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
-      "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
-      "unsigned long long fill,\n"
-      "                     const double *qchunk, unsigned long long *costs)\n{\n"
-      "  __shared__ uint64_t scan[H5FZ_SCAN_SCRATCH_WORDS];\n"
-      "  const h5fz_blk blk = {threadIdx.x, blockDim.x, scan};\n"
-      "  const uint32_t chunk_ix = blockIdx.x / H5FZ_LND_COST_PARTS, part = blockIdx.x %% H5FZ_LND_COST_PARTS;\n"
-      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
-      "  uint64_t k_lo, k_hi, T, c[3];\n"
-      "  h5fz_lnd_sample(lnd.n, part, H5FZ_LND_COST_PARTS, &k_lo, &k_hi, &T);\n"
-      "  h5fz_lnd_cost_lanes_%s(&blk, in + (unsigned long long)chunk_ix * lnd.n, (const word_t *)0, lnd, &qp, k_lo, "
-      "k_hi, T, c);\n"
-      "  if (threadIdx.x == 0)\n"
-      "    for (uint32_t d = 0; d < 3u; d++) costs[3u * blockIdx.x + d] = c[d];\n}\n",
-      w);
-  h5fz_emit(b, "\n/* lorenzo_nd, decode after h5fz_decode: the carry of each sub-chunk's first x segment, a segmented\n"
-          " * scan by one block of LND_CARRY_THREADS a chunk */\n"
-          "#define LND_CARRY_THREADS 1024u\n"
-          "extern \"C\" __global__ void __launch_bounds__(LND_CARRY_THREADS)\n"
-          "h5fz_lnd_carry_kernel(unsigned long long *aux, uint32_t n_sub)\n{\n"
-          "  __shared__ uint64_t sv[LND_CARRY_THREADS];\n"
-          "  __shared__ uint32_t sf[LND_CARRY_THREADS];\n"
-          "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-          "  h5fz_lnd_carry_blk(&blk, aux + 2ull * n_sub * blockIdx.x, n_sub, sv, sf);\n}\n");
-  h5fz_emit(b, "\n/* chunk blockIdx.x / per_chunk's geometry with its own predictor; 0 when it has no pass z */\n"
-          "static __device__ __forceinline__ int lnd_chunk_axis(h5fz_lnd_geom lnd, const uint32_t *lnd_pred, "
-          "uint32_t chunk_ix, uint32_t z,\n"
-          "                                                     h5fz_lnd_geom *lg, h5fz_lnd_axis *a)\n{\n"
-          "  *lg = lnd;\n"
-          "  if (lnd_pred) lg->dim = lnd_pred[chunk_ix];\n"
-          "  return h5fz_lnd_axis_make(lg, z, a);\n}\n");
-  h5fz_emit(
-      b,
-      "\n/* ... added to the elements of that segment: one block per sub-chunk; a chunk with no y or z pass\n"
-      " * (the 1-D predictor) has every word become its value in the same pass */\n"
-      "extern \"C\" __global__ void __launch_bounds__(DEC_THREADS)\n"
-      "h5fz_lnd_xfix_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t *lnd_pred, const unsigned long long "
-      "*aux, double eb,\n"
-      "                     double step, double inv_step, int mode, unsigned long long fill, const double *qchunk)\n{\n"
-      "  const h5fz_blk blk = {threadIdx.x, blockDim.x, 0};\n"
-      "  const uint32_t n_sub = (lnd.n + SUB_ELEMS - 1u) / SUB_ELEMS, chunk_ix = blockIdx.x / n_sub;\n"
-      "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-      "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
-      "  const unsigned long long first = (unsigned long long)(blockIdx.x - chunk_ix * n_sub) * SUB_ELEMS;\n"
-      "  const uint32_t m = lnd.n - first < SUB_ELEMS ? (uint32_t)(lnd.n - first) : SUB_ELEMS;\n"
-      "  h5fz_lnd_geom lg;\n"
-      "  h5fz_lnd_axis a;\n"
-      "  int dequant = !lnd_chunk_axis(lnd, lnd_pred, chunk_ix, 0u, &lg, &a) && !h5fz_lnd_axis_make(&lg, 1u, &a);\n"
-      "  word_t *const w = words + (unsigned long long)chunk_ix * lnd.n + first;\n"
-      "  if (dequant)\n"
-      "    h5fz_lnd_xfix_dequant_%s(&blk, w, m, first, lg, aux[2u * blockIdx.x], &qp);\n"
-      "  else\n"
-      "    h5fz_lnd_xfix_%s(&blk, w, m, first, lg, aux[2u * blockIdx.x]);\n}\n",
-      w, w);
-}
-
-/* lorenzo_nd's y and z passes (h5fz_lnd_axis), after h5fz_lnd_xfix_kernel. */
-static void emit_lnd_axis_kernels(h5fz_strbuf *b, const char *w)
-{
-  h5fz_emit(b,
-       "\n/* ... then along y (z = 0) and z (z = 1), h5fz_lnd_axis, per_chunk threads a chunk: the sum of each\n"
-       " * segment of a line, a thread each (part: part_stride words a chunk) */\n"
-       "extern \"C\" __global__ void h5fz_lnd_asum_kernel(const word_t *words, h5fz_lnd_geom lnd, const uint32_t "
-       "*lnd_pred, uint32_t z,\n"
-       "                                                 unsigned long long per_chunk, word_t *part, unsigned long "
-       "long part_stride)\n{\n"
-       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
-       "  const unsigned long long t = tg %% per_chunk;\n"
-       "  h5fz_lnd_geom lg;\n"
-       "  h5fz_lnd_axis a;\n"
-       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, &lg, &a) || a.nseg <= 1u || t >= "
-       "h5fz_lnd_axis_segments(&a)) return;\n"
-       "  h5fz_lnd_asum_%s(words + (unsigned long long)chunk_ix * lnd.n, a, t, part + chunk_ix * part_stride);\n}\n",
-       w);
-  h5fz_emit(b,
-       "\n/* ... those sums scanned along each line, a thread per line (per_chunk lines a chunk) */\n"
-       "extern \"C\" __global__ void h5fz_lnd_apart_kernel(word_t *part, h5fz_lnd_geom lnd, const uint32_t *lnd_pred, "
-       "uint32_t z,\n"
-       "                                                  unsigned long long per_chunk, unsigned long long "
-       "part_stride)\n{\n"
-       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
-       "  const unsigned long long line = tg %% per_chunk;\n"
-       "  h5fz_lnd_geom lg;\n"
-       "  h5fz_lnd_axis a;\n"
-       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, &lg, &a) || a.nseg <= 1u || line >= "
-       "h5fz_lnd_axis_lines(&a)) return;\n"
-       "  h5fz_lnd_apart_%s(part + chunk_ix * part_stride, a, line);\n}\n",
-       w);
-  h5fz_emit(b,
-       "\n/* ... and each segment's prefix sums from its offset, a thread each; a chunk's last pass leaves the\n"
-       " * values (outliers are patched from the side section on the host) */\n"
-       "extern \"C\" __global__ void h5fz_lnd_ascan_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t "
-       "*lnd_pred, uint32_t z,\n"
-       "                                                  unsigned long long per_chunk, const word_t *part,\n"
-       "                                                  unsigned long long part_stride, double eb, double step,\n"
-       "                                                  double inv_step, int mode, unsigned long long fill,\n"
-       "                                                  const double *qchunk)\n{\n"
-       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
-       "  const unsigned long long t = tg %% per_chunk;\n"
-       "  h5fz_lnd_geom lg;\n"
-       "  h5fz_lnd_axis a, later;\n"
-       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, &lg, &a) || t >= h5fz_lnd_axis_segments(&a)) return;\n"
-       "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
-       "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
-       "  const int last = z == 1u || !h5fz_lnd_axis_make(&lg, 1u, &later);\n"
-       "  h5fz_lnd_ascan_%s(words + (unsigned long long)chunk_ix * lnd.n, a, t,\n"
-       "                   a.nseg > 1u ? part + chunk_ix * part_stride : (const word_t *)0,\n"
-       "                   last ? &qp : (const h5fz_quant_params *)0);\n}\n",
-       w);
 }
 
 /* huff and huffctx decode in a kernel of their own, before h5fz_decode:
@@ -570,10 +472,7 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
   emit_encode(&b, spec, w, padded);
   emit_decode(&b, spec, w, padded);
   if (huff_codes(coder_id)) emit_huff_groups(&b, w, huff_codes(coder_id));
-  if (spec->ops[1] == H5FZ_OP_LORENZO_ND) {
-    emit_lnd_kernels(&b, w);
-    emit_lnd_axis_kernels(&b, w);
-  }
+  if (h5fz_op_is_lnd(spec->ops[1])) h5fz_codegen_emit_lnd(&b, w, spec->ops[1] == H5FZ_OP_LORENZO_INTERP);
   if (flags & H5FZ_CODEGEN_WARP_FUSED) h5fz_codegen_emit_warp_fused(&b, spec);
   if (b.oom) {
     free(b.buf);

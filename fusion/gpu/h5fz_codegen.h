@@ -28,6 +28,9 @@
 #define H5FZ_KERNEL_LND_ASUM "h5fz_lnd_asum_kernel"
 #define H5FZ_KERNEL_LND_APART "h5fz_lnd_apart_kernel"
 #define H5FZ_KERNEL_LND_ASCAN "h5fz_lnd_ascan_kernel"
+/* lorenzo_interp's interpolation (predictor 4): one pass of the decode, the quantizer decode after the last */
+#define H5FZ_KERNEL_LNI_PASS "h5fz_lni_pass_kernel"
+#define H5FZ_KERNEL_LNI_DEQUANT "h5fz_lni_dequant_kernel"
 
 /* Codegen flags. PADDED_PLANES: bitshuffle goes through planes padded by
  * one word in shared memory (no bank conflicts; the kernel class's

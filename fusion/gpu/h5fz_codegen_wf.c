@@ -127,8 +127,8 @@ static void emit_warp_fused(h5fz_strbuf *b, int lnd)
        "\n/* warp-fused kernels for lorenzo_nd's 1-D predictor (the delta across sub-chunks): one block per full\n"
        " * sub-chunk; the generic kernels take the other predictors */\n");
   emit_wf_kernel(b, encode_head, ", h5fz_lnd_geom lnd, const unsigned long long *lnd_costs", prologue,
-                 "  if (h5fz_lnd_choose(lnd_costs + 3u * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, "
-                 "lnd.dim) != 1u)\n"
+                 "  if (h5fz_lnd_choose(lnd_costs + H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * chunk_ix, H5FZ_LND_COST_PARTS, "
+                 "lnd) != 1u)\n"
                  "    return; /* the generic kernel's */\n"
                  "  uint32_t carry0 = 0; /* the word of the value before the sub-chunk */\n"
                  "  if (first) (void)h5fz_wf_quant(in[base + first - 1u], &qp, &carry0);\n" WF_ENCODE_CALL("carry0"));
@@ -160,5 +160,5 @@ void h5fz_codegen_emit_warp_fused(h5fz_strbuf *b, const h5fz_spec *spec)
   if (wf_kind == H5FZ_WF_CHAIN_FAST)
     emit_warp_fast(b);
   else if (wf_kind)
-    emit_warp_fused(b, spec->ops[1] == H5FZ_OP_LORENZO_ND);
+    emit_warp_fused(b, h5fz_op_is_lnd(spec->ops[1]));
 }

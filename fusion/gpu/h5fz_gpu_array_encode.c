@@ -70,7 +70,7 @@ static int assemble(encode_job *e, uint64_t j, const uint8_t *in)
   uint64_t o1 = j + 1 < e->count ? e->ooffsets[s0 + e->n_sub] : e->n_out;
   h.n_outliers = (uint32_t)(o1 - o0);
   if (e->lnd_costs) /* the predictor the chunk's encode chose, as every block of it did */
-    h.predictor = (uint8_t)h5fz_lnd_choose(e->lnd_costs + 3u * H5FZ_LND_COST_PARTS * j, H5FZ_LND_COST_PARTS, p.lnd.dim);
+    h.predictor = (uint8_t)h5fz_lnd_choose(e->lnd_costs + H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * j, H5FZ_LND_COST_PARTS, p.lnd);
   h5fz_payload pl = {e->packed + e->offsets[s0], 0, e->entries + s0};
   h5fz_chunk_info_from_header(&h, &e->info[j]);
   for (uint32_t s = 0; s < e->n_sub; s++)
@@ -160,7 +160,7 @@ static int encode_prepare(encode_run *r, h5fz_array_exec *ex)
   TRY(h5fz_gpu_grow(gc, &gc->batch.lohi, bc * 16u));
   if (h5fz_plan_has_lnd(&r->p0)) { /* lorenzo_nd: each chunk's cost sums, then its predictor in its header */
     TRY(h5fz_gpu_grow(gc, &gc->lnd, h5fz_gpu_lnd_bytes(&r->p0, (uint32_t)bc)));
-    r->costs = malloc(bc * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs);
+    r->costs = malloc(bc * H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * sizeof *r->costs);
     if (!r->costs) return h5fz_fail(H5FZ_ERR_NOMEM, "batch tables");
   }
   if (r->pinned) {
@@ -284,7 +284,7 @@ static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdev
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->offsets, gc->offsets.ptr, n_sub_all * 8u, gc->stream), "copy offsets");
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->ooffsets, gc->ooffsets.ptr, n_sub_all * 4u, gc->stream), "copy offsets");
   if (r->costs)
-    TRY_CU(gc->cu->cuMemcpyDtoHAsync(r->costs, gc->lnd.ptr, count * 3u * H5FZ_LND_COST_PARTS * sizeof *r->costs,
+    TRY_CU(gc->cu->cuMemcpyDtoHAsync(r->costs, gc->lnd.ptr, count * H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * sizeof *r->costs,
                                      gc->stream),
            "copy costs");
   e->lnd_costs = r->costs;

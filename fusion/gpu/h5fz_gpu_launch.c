@@ -167,9 +167,35 @@ static uint64_t lnd_part_stride(const h5fz_chunk_plan *p)
 
 size_t h5fz_gpu_lnd_bytes(const h5fz_chunk_plan *p, uint32_t n_chunks)
 {
-  size_t costs = (size_t)n_chunks * 24u * H5FZ_LND_COST_PARTS;
+  size_t costs = (size_t)n_chunks * 8u * H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS;
   size_t dec = lnd_part_offset(p, n_chunks) + (size_t)lnd_part_stride(p) * n_chunks * p->esize;
   return costs > dec ? costs : dec;
+}
+
+/* lorenzo_interp's interpolation (predictor 4), on the chunks that have
+ * it, after the other kernels left their residual words in out: its passes
+ * in order, stride after stride and axis after axis (op_lnd_interp.h), a
+ * kernel each, then the quantizer decode. */
+static int launch_lni_finish(h5fz_gpu_context *gc, const chain_entry *c, kernel_params *k, uint32_t n_chunks,
+                             CUdeviceptr qchunk, CUdeviceptr out, CUdeviceptr pred)
+{
+  int rc;
+  if (!c->mod.lni_pass || !c->mod.lni_dequant)
+    return h5fz_fail(H5FZ_ERR_CORRUPT, "chunk with the interpolation predictor in a chain without lorenzo_interp");
+  h5fz_lnd_geom g = k->lnd;
+  g.dim = H5FZ_LNI_PREDICTOR;
+  for (uint32_t s = h5fz_lni_top_stride(&g); s >= 1u; s /= 2u)
+    for (uint32_t a = 0; a < 3u; a++) {
+      h5fz_lni_lattice l;
+      unsigned long long per_chunk = h5fz_lni_lattice_make(&g, s, a, &l);
+      if (!per_chunk) continue;
+      unsigned blocks = (unsigned)((per_chunk * n_chunks + 255u) / 256u);
+      void *args[] = {&out, &k->lnd, &pred, &s, &a, &per_chunk, &n_chunks};
+      if ((rc = h5fz_gpu_launch(gc, c->mod.lni_pass, blocks, 256, 0, args, "lorenzo_interp pass kernel"))) return rc;
+    }
+  unsigned blocks = (unsigned)(((unsigned long long)g.n * n_chunks + 255u) / 256u);
+  void *args[] = {&out, &k->lnd, &pred, &n_chunks, QUANT_ARGS(*k), &qchunk};
+  return h5fz_gpu_launch(gc, c->mod.lni_dequant, blocks, 256, 0, args, "lorenzo_interp quantizer decode kernel");
 }
 
 /* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in
@@ -185,9 +211,10 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
 {
   int rc;
   unsigned threads = (unsigned)c->dec_threads;
-  /* the predictors in the batch, and for each pass the most segments and lines a chunk has with one of them */
-  int used[4] = {0, 0, 0, 0};
-  for (uint32_t j = 0; j < (pred_host ? n_chunks : 1u); j++) used[pred_host ? pred_host[j] & 3u : k->lnd.dim & 3u] = 1;
+  /* the predictors in the batch (checked 1..4 by the header check), and for each pass the most segments and
+   * lines a chunk has with one of them */
+  int used[5] = {0, 0, 0, 0, 0};
+  for (uint32_t j = 0; j < (pred_host ? n_chunks : 1u); j++) used[(pred_host ? pred_host[j] : k->lnd.dim) % 5u] = 1;
   unsigned long long segs[2] = {0, 0}, lines[2] = {0, 0}, part_stride = lnd_part_stride(p);
   int split[2] = {0, 0};
   for (uint32_t d = 1; d <= 3u; d++) {
@@ -223,7 +250,7 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
     if ((rc = h5fz_gpu_launch(gc, c->mod.lnd_ascan, seg_blocks, 256, 0, scan_args, "lorenzo_nd segment scan kernel")))
       return rc;
   }
-  return H5FZ_OK;
+  return used[H5FZ_LNI_PREDICTOR] ? launch_lni_finish(gc, c, k, n_chunks, qchunk, out, pred) : H5FZ_OK;
 }
 
 int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks,

@@ -47,7 +47,7 @@ static int time_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const uin
     if (r >= 0) te[r] = ms;
   }
   unsigned long long totals[2];
-  uint64_t costs[3u * H5FZ_LND_COST_PARTS];
+  uint64_t costs[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS];
   TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy totals");
   if (h5fz_plan_has_lnd(p))
     TRY_CU(gc->cu->cuMemcpyDtoHAsync(costs, gc->lnd.ptr, sizeof costs, gc->stream), "copy costs from GPU");
@@ -55,7 +55,7 @@ static int time_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const uin
   *payload_bytes = totals[0];
   /* the decode runs with the predictor the encode chose (the header's), not the highest allowed */
   h5fz_chunk_plan pd = *p;
-  if (h5fz_plan_has_lnd(p)) pd.lnd.dim = h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd.dim);
+  if (h5fz_plan_has_lnd(p)) pd.lnd.dim = h5fz_lnd_choose(costs, H5FZ_LND_COST_PARTS, p->lnd);
   TRY(h5fz_gpu_grow(gc, out, data_bytes));
   TRY(h5fz_gpu_grow(gc, &gc->status, 4u));
   TRY_CU(gc->cu->cuMemsetD8Async(gc->status.ptr, 0, 4, gc->stream), "clear decode status");

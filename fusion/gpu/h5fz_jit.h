@@ -29,6 +29,7 @@ typedef struct {
   CUfunction gather[2], scatter[2], fill[2], patch[2], range[2];
   /* lorenzo_nd's chunk-level kernels: NULL unless the chain has lorenzo_nd */
   CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_asum, lnd_apart, lnd_ascan;
+  CUfunction lni_pass, lni_dequant; /* lorenzo_interp's interpolation decode (NULL in other modules) */
   /* the warp-fused kernels: NULL unless the source has them (H5FZ_CODEGEN_WARP_FUSED) */
   CUfunction encode_wf, decode_wf;
   /* huff/huffctx's decode, one thread a group (H5FZ_KERNEL_HUFF_GROUPS): NULL for other coders */

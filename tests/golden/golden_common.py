@@ -44,8 +44,10 @@ def plant_specials(a):
 
 # What a named chain stood for when an older golden file was written, so
 # its script still makes the same bytes: `ratio` named `huff` (format 3)
-# until 2026-12-01, `huffctx` (format 4) since.
+# until 2026-12-01, `huffctx` (format 4) on 2026-12-02, `lorenzo_interp`
+# (format 5) since 2026-12-03.
 RATIO_UNTIL_2026_12_01 = "lorenzo_nd zigzag huff subchunk=65536"
+RATIO_UNTIL_2026_12_02 = "lorenzo_nd zigzag huffctx subchunk=65536"
 
 
 def cd_values(spec, ratio_was=None):

@@ -23,4 +23,4 @@ def check(name, d, dtype):
 
 
 if __name__ == "__main__":
-    g.write(g.outdir_argument(), "golden_v4", DATASETS, values(), check)
+    g.write(g.outdir_argument(), "golden_v4", DATASETS, values(), check, g.RATIO_UNTIL_2026_12_02)

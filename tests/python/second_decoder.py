@@ -1,4 +1,4 @@
-"""A second decoder of the h5fz chunk container, format versions 1 to 4.
+"""A second decoder of the h5fz chunk container, format versions 1 to 5.
 
 Written from docs/format.md alone (pure Python + numpy), as the proof that
 the document is enough to read h5fz chunks without the C code. Section
@@ -13,8 +13,9 @@ Errors raise FormatError whose .status is one of the names of §8:
 Covers modes ABS/REL (linear bins), PW_REL (log2_det/exp2_det of §5.4,
 reproduced one binary64 operation at a time; no library log2/exp2) and
 LOSSLESS; ops quant, delta, zigzag, negabinary, bitshuffle, lorenzo (§5.3),
-lorenzo_nd (§5.6), rze, raw, bitpack (§5.5), huff (§5.7, version 3) and
-huffctx (§5.8, version 4).
+lorenzo_nd (§5.6), lorenzo_interp (§5.9, version 5: lorenzo_nd's
+predictors and multilevel interpolation of the words), rze, raw, bitpack
+(§5.5), huff (§5.7, version 3) and huffctx (§5.8, version 4).
 """
 import struct
 import zlib
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-KNOWN_VERSION = 4
+KNOWN_VERSION = 5
 HEADER_BYTES = 80
 CHECKSUM_BYTES = 4
 FLAG_STORED_RAW = 0x01
@@ -36,9 +37,13 @@ MAX_RANK = 4
 
 DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
 QUANT, DELTA, ZIGZAG, NEGABINARY, BITSHUFFLE, LORENZO, LORENZO_ND = 1, 10, 11, 12, 13, 14, 15
+LORENZO_INTERP = 16  # §5.9, version 5
 RZE, RAW, BITPACK, HUFF, HUFFCTX = 30, 31, 32, 33, 34
 HUFF_VERSION = 3  # §11: the first version whose chains may hold huff
 HUFFCTX_VERSION = 4  # §11: ... and huffctx
+LORENZO_INTERP_VERSION = 5  # §11: ... and lorenzo_interp
+PREDICTOR_INTERP = 4  # §5.9: lorenzo_interp's predictor byte for interpolation
+CHUNK_WIDE = (LORENZO_ND, LORENZO_INTERP)  # ops[1] whose inverse runs on the whole chunk
 MODE_ABS, MODE_REL, MODE_PW_REL, MODE_LOSSLESS = 0, 1, 2, 3
 # §5.1: id -> (kind, input stream, output stream). rze and raw read any
 # stream as bytes; bitpack needs words.
@@ -50,6 +55,7 @@ OPS = {
     BITSHUFFLE: ("transform", "words", "bytes"),
     LORENZO: ("transform", "words", "words"),
     LORENZO_ND: ("transform", "words", "words"),
+    LORENZO_INTERP: ("transform", "words", "words"),
     RZE: ("coder", "bytes", "bytes"),
     RAW: ("coder", "bytes", "bytes"),
     BITPACK: ("coder", "words", "bytes"),
@@ -172,13 +178,19 @@ def parse_header(buf):
         _fail("corrupt", "version %d chunk lists op 33 (huff), a version %d op", version, HUFF_VERSION)
     if HUFFCTX in ops[:n_ops] and version < HUFFCTX_VERSION:  # §11
         _fail("corrupt", "version %d chunk lists op 34 (huffctx), a version %d op", version, HUFFCTX_VERSION)
+    if LORENZO_INTERP in ops[:n_ops] and version < LORENZO_INTERP_VERSION:  # §11
+        _fail("corrupt", "version %d chunk lists op 16 (lorenzo_interp), a version %d op", version,
+              LORENZO_INTERP_VERSION)
     # §4 step 11: byte 35
+    dmax = 1 if rank <= 1 else 2 if rank == 2 else 3
     if LORENZO_ND in ops[:n_ops]:
-        dmax = 1 if rank <= 1 else 2 if rank == 2 else 3
         if not 1 <= predictor <= dmax:
             _fail("corrupt", "lorenzo_nd predictor %d with rank %d", predictor, rank)
+    elif LORENZO_INTERP in ops[:n_ops]:
+        if predictor != PREDICTOR_INTERP and not 1 <= predictor <= dmax:
+            _fail("corrupt", "lorenzo_interp predictor %d with rank %d", predictor, rank)
     elif predictor:
-        _fail("corrupt", "predictor byte %d without lorenzo_nd", predictor)
+        _fail("corrupt", "predictor byte %d without lorenzo_nd or lorenzo_interp", predictor)
     return h
 
 
@@ -196,8 +208,9 @@ def _check_chain(chain):
             _fail("corrupt", "op %d (id %d) is in the wrong place", i, op)
         if inp == "words" and stream != "words":  # transforms, bitpack and huff
             _fail("corrupt", "op %d (id %d) needs words but gets bytes", i, op)
-        if op == LORENZO_ND and i != 1:
-            _fail("corrupt", "lorenzo_nd is op %d, not right after quant", i)
+        if op in CHUNK_WIDE and i != 1:
+            _fail("corrupt", "%s is op %d, not right after quant",
+                  "lorenzo_nd" if op == LORENZO_ND else "lorenzo_interp", i)
         stream = out
 
 
@@ -282,8 +295,8 @@ def lorenzo_decode(d, R, first):
     return cs - base
 
 
-def lorenzo_nd_geometry(h):
-    """§5.6: (ex, ey) of the header's predictor D."""
+def lorenzo_nd_xy(h):
+    """§5.6: X and Y from rank and dims (a dim of 0 counts as absent)."""
     n = h.n_elements
     dims, rank = h.dims, h.rank
     X = dims[rank - 1] if rank >= 1 and dims[rank - 1] > 0 else n
@@ -291,10 +304,17 @@ def lorenzo_nd_geometry(h):
     rows = -(-n // X)
     Y = dims[rank - 2] if rank >= 2 and dims[rank - 2] > 0 else rows
     Y = max(1, min(Y, rows))
+    return X, Y
+
+
+def lorenzo_nd_geometry(h):
+    """§5.6: (ex, ey) of the header's predictor D."""
+    n = h.n_elements
+    X, Y = lorenzo_nd_xy(h)
     D = h.predictor
     if D == 1:
         return max(n, 1), 1
-    return X, rows if D == 2 else Y
+    return X, -(-n // X) if D == 2 else Y
 
 
 def lorenzo_nd_decode(h, r):
@@ -310,6 +330,87 @@ def lorenzo_nd_decode(h, r):
     w = np.cumsum(w, axis=1, dtype=r.dtype)  # y: columns of a plane
     w = np.cumsum(w, axis=0, dtype=r.dtype)  # z
     return w.reshape(-1)[:n]
+
+
+def interp_xyz(h):
+    """§5.9: X, Y of §5.6 and Z = ceil(n / (X Y))."""
+    X, Y = lorenzo_nd_xy(h)
+    return X, Y, -(-h.n_elements // (X * Y))
+
+
+def interp_mean(a, b):
+    """§5.9 mean(a, b) = asr(a) + asr(b) + ((a | b) & 1) modulo 2^W, asr the
+    arithmetic shift right by one (on the words' signed view)."""
+    st = np.int32 if a.dtype == np.uint32 else np.int64
+
+    def asr(u):
+        return (u.view(st) >> st(1)).view(u.dtype)
+
+    one = a.dtype.type(1)
+    return asr(a) + asr(b) + ((a | b) & one)
+
+
+def interp_neighbours(h):
+    """§5.9 for every element g of the chunk: its stride s (0 for g = 0), its
+    axis (0 = z, 1 = y, 2 = x: the order of the passes), the neighbour
+    ga = g - s t and gb = g + s t, and whether gb exists."""
+    n = h.n_elements
+    X, Y, Z = interp_xyz(h)
+    g = np.arange(n, dtype=np.int64)
+    x, y, z = g % X, (g // X) % Y, g // (X * Y)
+    v = x | y | z
+    s = v & -v  # the lowest set bit of v
+    axis = np.where((x & s) != 0, 2, np.where((y & s) != 0, 1, 0))
+    t = np.choose(axis, [X * Y, X, 1])  # the axis's element stride
+    c = np.choose(axis, [z, y, x])  # the coordinate along it
+    E = np.choose(axis, [Z, Y, X])  # its extent
+    ga = g - s * t
+    gb = g + s * t
+    has_b = (c + s < E) & (gb < n)
+    return s, axis, ga, gb, has_b
+
+
+def lorenzo_interp_decode(h, r):
+    """§5.9 inverse of the interpolation predictor (predictor byte 4) on the
+    chunk's n words r: for s = S, S/2, ..., 1 and for each s the axes z, y,
+    x, every element of that stride and axis gets w[g] += pred(g) from the
+    words as they are (one vectorised step per pass: the neighbours of a
+    pass's elements belong to earlier passes)."""
+    n = r.size
+    w = r.copy()
+    X, Y, Z = interp_xyz(h)
+    top = max(X, Y, Z)
+    if top <= 1:
+        return w
+    S = 1 << ((top - 1).bit_length() - 1)  # the largest power of two below top
+    s, axis, ga, gb, has_b = interp_neighbours(h)
+    # pass number of each element g >= 1: (log2 S - log2 s) * 3 + axis
+    level = np.zeros(n, np.int64)
+    level[1:] = S.bit_length() - 1 - (np.frexp(s[1:].astype(np.float64))[1] - 1)  # exact log2
+    key = level * 3 + axis
+    order = np.argsort(key[1:], kind="stable") + 1
+    bounds = np.searchsorted(key[order], np.arange(3 * S.bit_length() + 1))
+    k = 0
+    while S >= 1:
+        for ax in (0, 1, 2):
+            idx = order[bounds[k]: bounds[k + 1]]
+            k += 1
+            if not idx.size:
+                continue
+            a = w[ga[idx]]
+            b = w[np.where(has_b[idx], gb[idx], ga[idx])]
+            pred = np.where(has_b[idx], interp_mean(a, b), a)
+            w[idx] = w[idx] + pred
+        S >>= 1
+    return w
+
+
+def chunk_wide_decode(h, r):
+    """The inverse of ops[1] when it is lorenzo_nd (§5.6) or lorenzo_interp
+    (§5.9: predictors 1..3 are lorenzo_nd's, 4 is interpolation)."""
+    if h.ops[1] == LORENZO_INTERP and h.predictor == PREDICTOR_INTERP:
+        return lorenzo_interp_decode(h, r)
+    return lorenzo_nd_decode(h, r)
 
 
 def transform_decode(op, words):
@@ -621,8 +722,8 @@ def huff_decode(payload, n, bits, two_codes=False):
 
 
 def decode_subchunk(h, s, entry, payload, m):
-    """The sub-chunk's values, or with lorenzo_nd (§5.6, §8 step 6) its
-    words before that op's chunk-wide inverse."""
+    """The sub-chunk's values, or with lorenzo_nd or lorenzo_interp (§5.6,
+    §5.9, §8 step 6) its words before that op's chunk-wide inverse."""
     wide = h.esize == 8
     wt = np.uint64 if wide else np.uint32
     bits = 64 if wide else 32
@@ -652,7 +753,7 @@ def decode_subchunk(h, s, entry, payload, m):
     else:
         _fail("corrupt", "sub-chunk of a raw-coded chain is not marked raw")
     stream = data  # bytes, or words after bitpack and huff
-    lnd = chain[1] == LORENZO_ND
+    lnd = chain[1] in CHUNK_WIDE
     for op in reversed(chain[2 if lnd else 1:-1]):
         if op == BITSHUFFLE:
             stream = bitshuffle_decode(stream, m_pad, bits)
@@ -741,16 +842,16 @@ def decode_chunk(buf):
     if payload_end + used + trailing != len(body):
         _fail("corrupt", "chunk body has %d bytes, its parts add up to %d", len(body),
               payload_end + used + trailing)
-    lnd = h.ops[1] == LORENZO_ND
+    lnd = h.ops[1] in CHUNK_WIDE
     values = np.zeros(h.n_elements, np.dtype("<u%d" % esize) if lnd else DTYPES[h.dtype])
     for s, e in enumerate(entries):
         lo = s * h.subchunk_elems
         m = min(h.subchunk_elems, h.n_elements - lo)
         start = table + offsets[s]
         values[lo: lo + m] = decode_subchunk(h, s, e, body[start: start + (e & SIZE_MASK)], m)
-    if lnd:  # §5.6: the chunk-wide inverse, then the quantizer decode
+    if lnd:  # §5.6, §5.9: the chunk-wide inverse, then the quantizer decode
         with np.errstate(over="ignore"):
-            values = quant_decode_mode(h, lorenzo_nd_decode(h, values))
+            values = quant_decode_mode(h, chunk_wide_decode(h, values))
     raw = values.view("<u%d" % esize)
     if h.n_outliers:
         raw[pos] = vals

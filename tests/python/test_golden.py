@@ -1,4 +1,4 @@
-"""Files written by format versions 1, 2 and 3 must decode in every later
+"""Files written by format versions 1 to 5 must decode in every later
 version (tests/golden/README.md). The bounds are written here, not read from
 the file, so a damaged file cannot loosen its own check."""
 import json
@@ -19,7 +19,7 @@ H5 = GOLDEN / "golden_v1.h5"
 # (file, dataset) -> (bound mode, bound); REL is relative to each chunk's
 # range, PW_REL to each value; LOSSLESS: bit for bit. golden_v2.h5:
 # big-endian datasets (version 2); golden_v3.h5: the huff coder (version 3);
-# golden_v4.h5: huffctx (version 4).
+# golden_v4.h5: huffctx (version 4); golden_v5.h5: lorenzo_interp (version 5).
 EXPECTED = {
     ("golden_v1", "f32_abs"): ("abs", 1e-5),
     ("golden_v1", "f64_abs_negabinary"): ("abs", 1e-6),
@@ -38,13 +38,19 @@ EXPECTED = {
     ("golden_v4", "f32_rel_ratio"): ("rel", 1e-3),
     ("golden_v4", "f64_lossless_ratio"): ("lossless", 0.0),
     ("golden_v4", "f32_be_abs_delta_huffctx"): ("abs", 1e-5),
+    ("golden_v5", "f32_abs_ratio_3d"): ("abs", 1e-3),
+    ("golden_v5", "f64_abs_interp_3d"): ("abs", 1e-2),
+    ("golden_v5", "f32_rel_interp_2d"): ("rel", 1e-2),
+    ("golden_v5", "f64_rel_ratio_2d"): ("rel", 5e-3),
+    ("golden_v5", "f32_pw_rel_ratio_3d"): ("pw_rel", 1e-3),
+    ("golden_v5", "f32_be_abs_ratio_2d"): ("abs", 5e-2),
 }
 
 
 @pytest.fixture(scope="module")
 def originals():
     out = {}
-    for stem in ("golden_v1", "golden_v2", "golden_v3", "golden_v4"):
+    for stem in ("golden_v1", "golden_v2", "golden_v3", "golden_v4", "golden_v5"):
         with np.load(GOLDEN / (stem + "_values.npz")) as z:
             out.update({(stem, k): z[k] for k in z.files})
     return out
@@ -90,7 +96,8 @@ def test_golden_decodes(key, originals):
 
 
 @pytest.mark.parametrize("stem,dset", [("golden_v1", "/f32_abs"), ("golden_v2", "/f32_be_abs"),
-                                       ("golden_v3", "/f32_abs_ratio"), ("golden_v4", "/f32_abs_ratio")])
+                                       ("golden_v3", "/f32_abs_ratio"), ("golden_v4", "/f32_abs_ratio"),
+                                       ("golden_v5", "/f32_abs_ratio_3d")])
 def test_golden_h5dump_and_inspect(stem, dset):
     path = GOLDEN / (stem + ".h5")
     p = lib.run_tool("h5dump", "-d", dset, "-c", "2,4", path)
@@ -102,7 +109,7 @@ def test_golden_h5dump_and_inspect(stem, dset):
         assert all(c["input_bytes"] > 0 for c in d["chunks"])
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_make_golden_into_a_new_folder(version, tmp_path):
     """The scripts that made the golden files (tests/golden/make_golden_v*.py,
     over golden_common.py) run into a folder that does not exist yet, make

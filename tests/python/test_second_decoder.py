@@ -5,8 +5,10 @@ chunks, RZE-bypassed sub-chunks, stored-raw chunks; modes PW_REL and
 LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; lorenzo_nd with
 each of its predictors, ranks 1 to 4; the bitpack coder and its decode
 errors; the huff coder (format version 3) in every mode and byte order, and
-every refusal of its decoder; datasets with a fill value, whose fill values come back exactly as
-outliers) and on the golden files.
+every refusal of its decoder; huffctx (format version 4); lorenzo_interp
+(format version 5, the ratio chain's predictor) with each of its predictors,
+interpolation included, and its header checks; datasets with a fill value,
+whose fill values come back exactly as outliers) and on the golden files.
 
 Runs under ctest (python_test_second_decoder), which sets HDF5_PLUGIN_PATH,
 H5FZ_BIN and H5FZ_FILTER_ID; conftest.py supplies defaults otherwise.
@@ -216,7 +218,7 @@ def test_worked_example_of_format_md():
     assert raw[-4:].hex() == "6ae35eef"
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_golden_files(version):
     path = GOLDEN.with_name("golden_v%d.h5" % version)
     if not path.exists():
@@ -245,7 +247,7 @@ def test_errors_match_the_c_decoder():
         (_, raw), = chunks_of(d)
         kind = chunk_kind(d)
     cases = {
-        "version": _reseal(raw[:4] + b"\x05" + raw[5:]),  # newer than the C decoder knows (4)
+        "version": _reseal(raw[:4] + b"\x06" + raw[5:]),  # newer than the C decoder knows (5)
         "checksum": raw[:100] + bytes([raw[100] ^ 1]) + raw[101:],
         "truncated": raw[:50],
         "corrupt": _reseal(raw[:80] + b"\xff\xff\x00\x00" + raw[84:]),  # table entry > L
@@ -570,6 +572,198 @@ def test_lorenzo_nd_matches_its_definition():
                     assert (sd.lorenzo_nd_decode(h, r) == q).all(), (n, rank, dims, D)
 
 
+# ---- lorenzo_interp, format version 5 (docs/format.md §5.9, §4 steps 10-11, §11)
+
+INTERP_CHAINS = ["ratio", "lorenzo_interp zigzag bitshuffle rze", "lorenzo_interp negabinary bitpack"]
+
+
+def sines(shape, dtype, f=0.02):
+    """A sum of sines, smooth along every axis and noiseless: at a loose
+    bound the encoder picks interpolation (predictor 4) for it."""
+    idx = np.indices(shape).astype(np.float64)
+    x = 280.0 + sum((k + 1) * np.sin(f * (k + 2) * idx[k] + k) for k in range(len(shape)))
+    return x.astype(dtype)
+
+
+def interp_cases():
+    """(data as float64, chunks, bound spec) whose chunks pick each predictor
+    of lorenzo_interp: 1 (rows constant but for a ramp, and a 1-D chunk), 2
+    (planes of one 2-D pattern), 3 (smooth_3d), 4 (sines at a loose bound,
+    3-D, 2-D with edge chunks, rank 4, REL); the predictor is the encoder's
+    choice, so the test checks that every one shows up, not which is where."""
+    rng = np.random.default_rng(11)
+    rows = rng.uniform(0, 1000, (12, 30, 1)) + 0.01 * np.arange(50)
+    yy, xx = np.indices((30, 50)).astype(np.float64)
+    planes = np.stack([1000.0 * rng.uniform() + 50.0 * np.sin(0.3 * xx + 0.2 * yy + rng.uniform(0, 6))
+                       for _ in range(12)])
+    return [
+        (rows, (12, 30, 50), "abs=1e-2"),
+        (sines((4000,), np.float64), (1500,), "abs=1e-3"),                # rank 1, edge chunk
+        (planes, (12, 30, 50), "abs=1e-4"),
+        (smooth_3d((12, 30, 50), np.float64), (12, 30, 50), "abs=1e-4"),
+        (sines((16, 32, 64), np.float64), (16, 32, 64), "abs=0.1"),        # powers of two
+        (sines((12, 30, 50), np.float64), (12, 30, 50), "rel=1e-3"),
+        (sines((70, 300), np.float64), (64, 256), "abs=0.1"),             # 2-D, edge chunks
+        (sines((3, 4, 9, 37), np.float64), (2, 3, 9, 37), "abs=0.1"),     # rank 4: planes of 9 x 37
+        (sines((12, 30, 50), np.float64), (12, 30, 50), "pw_rel=1e-3"),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["<f4", "<f8", ">f4", ">f8"])
+@pytest.mark.parametrize("chain", INTERP_CHAINS)
+def test_lorenzo_interp_each_predictor(dtype, chain):
+    """lorenzo_interp chunks (version 5, flag bit 1 when big-endian) with
+    each of its predictors, 1..3 (lorenzo_nd's) and 4 (interpolation), in
+    ABS, REL and PW_REL, with outliers, edge chunks and ranks 1 to 4: the
+    second decoder gives the C filter's bytes, and the values keep their
+    bound."""
+    seen = set()
+    for data, chunks, spec in interp_cases():
+        x = plant_specials(data.astype(np.dtype(dtype).newbyteorder("="))).astype(dtype)
+        with mem_file() as f:
+            d = write(f, "i", x, chunks, "%s %s" % (spec, chain))
+            hs = check_dataset(d, expect_raw=False)
+            back = d[...]
+        for h in hs:
+            assert h.version == 5 and h.ops[1] == sd.LORENZO_INTERP
+            assert bool(h.flags & sd.FLAG_BIG_ENDIAN) == dtype.startswith(">")
+            dmax = 1 if h.rank <= 1 else 2 if h.rank == 2 else 3
+            assert h.predictor == sd.PREDICTOR_INTERP or 1 <= h.predictor <= dmax
+            seen.add(h.predictor)
+        if spec.startswith("abs="):
+            bound = float(spec[4:])
+            xs, bs = x.astype(np.float64).reshape(-1), back.astype(np.float64).reshape(-1)
+            fin = np.isfinite(xs) & ~((xs == 0) & np.signbit(xs))
+            assert (np.abs(xs[fin] - bs[fin]) <= bound).all(), spec
+            assert bits_equal(x.reshape(-1)[~fin], back.reshape(-1)[~fin])
+    assert seen == {1, 2, 3, 4}, seen
+
+
+def interp_residual_from_the_document(q, X, Y):
+    """§5.9's encode, element by element on Python integers: the stride and
+    axis of each g, its neighbours, pred = floor((a + b + 1) / 2) of the
+    signed words (the document's reading of its mean) or q[ga], r = q - pred."""
+    n = q.size
+    W = 8 * q.dtype.itemsize
+    mod = 1 << W
+    Z = -(-n // (X * Y))
+    signed = [int(v) - mod if int(v) >> (W - 1) else int(v) for v in q]
+    r = np.zeros(n, q.dtype)
+    for g in range(n):
+        pred = 0
+        if g:
+            x, y, z = g % X, (g // X) % Y, g // (X * Y)
+            v = x | y | z
+            s = v & -v
+            if x & s:
+                t, c, E = 1, x, X
+            elif y & s:
+                t, c, E = X, y, Y
+            else:
+                t, c, E = X * Y, z, Z
+            ga, gb = g - s * t, g + s * t
+            if c + s < E and gb < n:
+                pred = (signed[ga] + signed[gb] + 1) // 2
+            else:
+                pred = signed[ga]
+        r[g] = (int(q[g]) - pred) % mod
+    return r
+
+
+def test_lorenzo_interp_matches_its_definition():
+    """The decoder's interpolation inverse (one vectorised step per pass of
+    §5.9) inverts §5.9's encode written here per element, for odd and
+    power-of-two sizes, partial last planes, dims of 0 or larger than the
+    chunk, X = 1, ranks 0 to 4, and words over the whole W-bit range (the
+    mean of negative and wrapping words); predictors 1..3 of lorenzo_interp
+    are lorenzo_nd's."""
+    rng = np.random.default_rng(13)
+    cases = [(1, 0, [0, 0, 0, 0]), (2, 1, [2, 0, 0, 0]), (100, 2, [7, 13, 0, 0]), (256, 1, [256, 0, 0, 0]),
+             (210, 3, [5, 6, 7, 0]), (211, 3, [5, 6, 7, 0]), (97, 4, [2, 3, 4, 5]), (64, 3, [9, 0, 8, 0]),
+             (50, 3, [1000, 1000, 1000, 0]), (40, 2, [40, 1, 0, 0]), (33, 3, [33, 1, 1, 0]),
+             (300, 3, [3, 10, 10, 0]), (129, 2, [1, 129, 0, 0]), (512, 3, [8, 8, 8, 0])]
+    for wt in (np.uint32, np.uint64):
+        for n, rank, dims in cases:
+            h = sd.Header(5, 1, 0, 4 * n, n, 0.0, 0, 3, rank, 64, -(-n // 64), 0, sd.PREDICTOR_INTERP,
+                          [1, sd.LORENZO_INTERP, 30], dims)
+            X, Y, Z = sd.interp_xyz(h)
+            for q in (rng.integers(0, np.iinfo(wt).max, n, dtype=wt, endpoint=True),
+                      rng.integers(-50, 50, n).astype(np.int64).astype(wt)):  # small bins of both signs
+                r = interp_residual_from_the_document(q, X, Y)
+                with np.errstate(over="ignore"):
+                    assert (sd.chunk_wide_decode(h, r) == q).all(), (wt, n, rank, dims)
+            with np.errstate(over="ignore"):
+                for D in range(1, (1 if rank <= 1 else 2 if rank == 2 else 3) + 1):
+                    h.predictor = D
+                    assert (sd.chunk_wide_decode(h, q) == sd.lorenzo_nd_decode(h, q)).all()
+
+
+def both_refuse(bad, kind, status="corrupt"):
+    with pytest.raises(sd.FormatError) as e:
+        sd.decode_chunk(bad)
+    assert e.value.status == status, e.value
+    with pytest.raises(OSError) as ce:
+        c_decode_full_chunk(bad, kind)
+    name = {"version": "unsupported chunk format version", "corrupt": "corrupt chunk"}[status]
+    assert name in str(ce.value), str(ce.value)
+
+
+def with_header(raw, at):
+    """raw with header bytes changed ({offset: byte}), the checksum resealed."""
+    b = bytearray(raw)
+    for k, v in at.items():
+        b[k] = v
+    return _reseal(bytes(b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lorenzo_interp_header_checks(dtype):
+    """§4 steps 10-11 and §11 for lorenzo_interp, in both decoders: predictor
+    4 is CORRUPT with lorenzo_nd and without either op, and so is a
+    lorenzo_interp predictor of 0, 5 or above the rank's Dmax; op 16 in a
+    chunk of versions 1 to 4 is CORRUPT; lorenzo_interp not right after quant
+    is CORRUPT; version 6 is VERSION. A lorenzo_interp chunk of predictor 1..3
+    relabelled lorenzo_nd decodes to the same bytes (same decode)."""
+    with mem_file() as f:
+        d4 = write(f, "a", sines((16, 32, 64), dtype), (16, 32, 64), "abs=0.1 lorenzo_interp zigzag bitshuffle rze")
+        (_, raw4), = chunks_of(d4)
+        kind4 = chunk_kind(d4)
+        d2 = write(f, "b", sines((64, 256), dtype, 0.5), (64, 256), "abs=1e-3 lorenzo_interp zigzag bitshuffle rze")
+        (_, raw2), = chunks_of(d2)
+        kind2 = chunk_kind(d2)
+        dn = write(f, "c", smooth_3d((12, 30, 50), dtype), (12, 30, 50), "abs=1e-4 lorenzo_nd zigzag bitshuffle rze")
+        (_, rawn), = chunks_of(dn)
+        kindn = chunk_kind(dn)
+        dp = write(f, "d", field((4096,), dtype), (4096,), "abs=1e-3")
+        (_, rawp), = chunks_of(dp)
+        kindp = chunk_kind(dp)
+    assert (raw4[4], raw4[34], raw4[35], raw4[49]) == (5, 3, 4, sd.LORENZO_INTERP)
+    assert (raw2[4], raw2[34], raw2[49]) == (5, 2, sd.LORENZO_INTERP) and 1 <= raw2[35] <= 2
+    assert (rawn[4], rawn[49], rawp[4], rawp[35]) == (1, sd.LORENZO_ND, 1, 0)
+    corrupt = [
+        ("predictor 4 with lorenzo_nd (version 5)", with_header(raw4, {49: sd.LORENZO_ND}), kind4),
+        ("predictor 4 with lorenzo_nd (version 1)", with_header(rawn, {35: 4}), kindn),
+        ("predictor 4 without lorenzo_nd or lorenzo_interp", with_header(rawp, {35: 4}), kindp),
+        ("lorenzo_interp predictor 0", with_header(raw4, {35: 0}), kind4),
+        ("lorenzo_interp predictor 5", with_header(raw4, {35: 5}), kind4),
+        ("lorenzo_interp predictor 255", with_header(raw4, {35: 255}), kind4),
+        ("lorenzo_interp predictor 3 with rank 2", with_header(raw2, {35: 3}), kind2),
+        ("lorenzo_interp after zigzag", with_header(raw4, {49: sd.ZIGZAG, 50: sd.LORENZO_INTERP}), kind4),
+    ]
+    corrupt += [("op 16 in a version %d chunk" % v, with_header(raw4, {4: v}), kind4) for v in (1, 2, 3, 4)]
+    corrupt += [("op 16 in a version %d chunk, predictor 1..3" % v, with_header(raw2, {4: v}), kind2)
+                for v in (1, 4)]
+    for what, bad, kind in corrupt:
+        try:
+            both_refuse(bad, kind)
+        except AssertionError as e:
+            raise AssertionError("%s: %s" % (what, e))
+    both_refuse(with_header(raw4, {4: 6}), kind4, "version")
+    relabelled = with_header(raw2, {49: sd.LORENZO_ND})
+    assert sd.decode_chunk(relabelled) == sd.decode_chunk(raw2) == c_decode_full_chunk(raw2, kind2).tobytes()
+    assert c_decode_full_chunk(relabelled, kind2).tobytes() == sd.decode_chunk(raw2)
+
+
 # ---- fill values (docs/spec.md §7): an encoder rule, no format change ---------
 
 def fill_field(shape, dtype, fill, seed=21):
@@ -654,8 +848,8 @@ def subchunk_entries(raw, h):
 @pytest.mark.parametrize("chain", HUFF_CHAINS)
 def test_huff_chains(dtype, mode, chain):
     """Chunks of the huff chains, every mode, both types and byte orders:
-    version 3 for huff, 4 for huffctx (the ratio chain's coder; flag bit 1
-    for big-endian), decoded by the second decoder to
+    version 3 for huff, 4 for huffctx, 5 for the ratio chain (huffctx after
+    lorenzo_interp; flag bit 1 for big-endian), decoded by the second decoder to
     the C filter's bytes. Chunks of 64 x 256 values: float32 sub-chunks of
     16 groups of 1024 words (the listed group lengths are read), edge chunks
     padded."""
@@ -669,7 +863,8 @@ def test_huff_chains(dtype, mode, chain):
     coded_groups = 0
     for raw, h in zip(raws, hs):
         two_codes = chain == "ratio" or chain.endswith("huffctx")
-        assert h.version == (4 if two_codes else 3) and bool(h.flags & sd.FLAG_BIG_ENDIAN) == big
+        version = 5 if chain == "ratio" else 4 if two_codes else 3
+        assert h.version == version and bool(h.flags & sd.FLAG_BIG_ENDIAN) == big
         if h.stored_raw:
             continue
         assert h.ops[h.n_ops - 1] == (sd.HUFFCTX if two_codes else sd.HUFF)
@@ -865,10 +1060,11 @@ def both_decoders_agree(raw, kind, cases):
         assert "corrupt chunk" in str(ce.value), (what, str(ce.value))
 
 
-@pytest.mark.parametrize("chain,version_of_op", [("lorenzo_nd zigzag huff", 3), ("ratio", 4)])
+@pytest.mark.parametrize("chain,version_of_op", [("lorenzo_nd zigzag huff", 3), ("lorenzo_nd zigzag huffctx", 4),
+                                                ("ratio", 5), ("lorenzo_interp zigzag bitshuffle rze", 5)])
 def test_huff_needs_its_version(chain, version_of_op):
-    """§11: a chunk of a version before its op's (3 for huff, 4 for huffctx,
-    the ratio chain's coder) is CORRUPT, in both."""
+    """§11: a chunk of a version before its ops' (3 for huff, 4 for huffctx,
+    5 for lorenzo_interp: the ratio chain has both) is CORRUPT, in both."""
     x = field((4096,), np.float32)
     with mem_file() as f:
         d = write(f, "h", x, (4096,), "abs=1e-3 " + chain)
