@@ -81,6 +81,10 @@ typedef struct {
   uint32_t cnt[3];  /* lattice points along z, y, x */
   uint32_t step[3]; /* coordinate step along each */
   uint32_t off[3];  /* coordinate of the first point along each */
+  uint32_t s;       /* the pass's stride */
+  uint32_t a;       /* its axis: 0 = z, 1 = y, 2 = x */
+  uint32_t stride;  /* elements between neighbours along a, before the factor s: X Y, X or 1 */
+  uint32_t extent;  /* the box's extent along a: Z, Y or X */
 } h5fz_lni_lattice;
 
 /* The lattice of pass (s, a); returns its point count (0: the pass is empty). */
@@ -88,6 +92,10 @@ H5FZ_FN uint64_t h5fz_lni_lattice_make(const h5fz_lnd_geom *g, uint32_t s, uint3
 {
   const uint32_t E[3] = {h5fz_lni_planes(g), g->y, g->x};
   uint64_t total = 1;
+  l->s = s;
+  l->a = a;
+  l->stride = a == 0u ? g->x * g->y : a == 1u ? g->x : 1u;
+  l->extent = E[a];
   for (uint32_t e = 0; e < 3u; e++) {
     if (e == a) {
       l->off[e] = s;
@@ -104,15 +112,17 @@ H5FZ_FN uint64_t h5fz_lni_lattice_make(const h5fz_lnd_geom *g, uint32_t s, uint3
   return total;
 }
 
-/* The chunk element of lattice point t, or n (past the chunk) when there
- * is none. */
-H5FZ_FN uint32_t h5fz_lni_lattice_at(const h5fz_lnd_geom *g, const h5fz_lni_lattice *l, uint64_t t)
+/* The chunk element of lattice point t (t below the point count, which is
+ * below n), or n (past the chunk) when there is none; *c_a: its coordinate
+ * along the pass's axis. 32-bit arithmetic: the GPU runs it a point a
+ * thread, and 64-bit divisions cost it several times more. */
+H5FZ_FN uint32_t h5fz_lni_lattice_at(const h5fz_lnd_geom *g, const h5fz_lni_lattice *l, uint32_t t, uint32_t *c_a)
 {
-  const uint32_t ix = (uint32_t)(t % l->cnt[2]);
-  const uint64_t rest = t / l->cnt[2];
-  const uint32_t iy = (uint32_t)(rest % l->cnt[1]), iz = (uint32_t)(rest / l->cnt[1]);
-  const uint64_t j = ((uint64_t)(l->off[0] + iz * l->step[0]) * g->y + (l->off[1] + iy * l->step[1])) * g->x +
-                     (l->off[2] + ix * l->step[2]);
+  const uint32_t ix = t % l->cnt[2], rest = t / l->cnt[2];
+  const uint32_t iy = rest % l->cnt[1], iz = rest / l->cnt[1];
+  const uint32_t cz = l->off[0] + iz * l->step[0], cy = l->off[1] + iy * l->step[1], cx = l->off[2] + ix * l->step[2];
+  *c_a = l->a == 0u ? cz : l->a == 1u ? cy : cx;
+  const uint64_t j = ((uint64_t)cz * g->y + cy) * g->x + cx;
   return j < g->n ? (uint32_t)j : g->n;
 }
 
@@ -157,14 +167,6 @@ H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lni_q)(const H5FZ_T_WORD *qloc, uint32_t first,
   return H5FZ_TN(h5fz_quant_word)(in[j], p);
 }
 
-/* The prediction of element j from the words w of the chunk (the decode:
- * its neighbours are final there). */
-H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lni_pred)(const H5FZ_T_WORD *w, const h5fz_lnd_geom *g, uint32_t j)
-{
-  uint32_t ja = 0, jb = 0, k = h5fz_lni_taps(g, j, &ja, &jb);
-  return k == 2u ? H5FZ_TN(h5fz_lni_mean)(w[ja], w[jb]) : k ? w[ja] : (H5FZ_T_WORD)0;
-}
-
 /* Encode: the residual of chunk element j (h5fz_lni_q's sources). */
 H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lni_resid)(const H5FZ_T_WORD *qloc, uint32_t first, uint32_t valid,
                                             const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
@@ -179,16 +181,27 @@ H5FZ_FN H5FZ_T_WORD H5FZ_TN(h5fz_lni_resid)(const H5FZ_T_WORD *qloc, uint32_t fi
   return (H5FZ_T_WORD)(q - pred);
 }
 
-/* Decode, pass (s, a) (h5fz_lni_lattice l): lattice points [t_lo, t_hi)
- * get their predictions added, in place in the chunk's words w (the points
- * of one pass read only words of earlier passes: any order, any split). */
-H5FZ_FN void H5FZ_TN(h5fz_lni_pass)(H5FZ_T_WORD *w, const h5fz_lnd_geom *g, const h5fz_lni_lattice *l, uint64_t t_lo,
-                                    uint64_t t_hi)
+/* Decode, pass (s, a) (h5fz_lni_lattice l): lattice point t gets its
+ * prediction added, in place in the chunk's words w, its neighbours along
+ * the pass's axis found from the lattice (h5fz_lni_taps' result without
+ * its divisions). */
+H5FZ_FN void H5FZ_TN(h5fz_lni_point)(H5FZ_T_WORD *w, const h5fz_lnd_geom *g, const h5fz_lni_lattice *l, uint32_t t)
 {
-  for (uint64_t t = t_lo; t < t_hi; t++) {
-    uint32_t j = h5fz_lni_lattice_at(g, l, t);
-    if (j < g->n) w[j] = (H5FZ_T_WORD)(w[j] + H5FZ_TN(h5fz_lni_pred)(w, g, j));
-  }
+  uint32_t c;
+  const uint32_t j = h5fz_lni_lattice_at(g, l, t, &c);
+  if (j >= g->n) return;
+  const uint32_t d = l->s * l->stride; /* <= j: c >= s */
+  const H5FZ_T_WORD qa = w[j - d];
+  const int has_b = c + l->s < l->extent && (uint64_t)j + d < g->n;
+  w[j] = (H5FZ_T_WORD)(w[j] + (has_b ? H5FZ_TN(h5fz_lni_mean)(qa, w[j + d]) : qa));
+}
+
+/* ... points [t_lo, t_hi) (the points of one pass read only words of
+ * earlier passes: any order, any split). */
+H5FZ_FN void H5FZ_TN(h5fz_lni_pass)(H5FZ_T_WORD *w, const h5fz_lnd_geom *g, const h5fz_lni_lattice *l, uint32_t t_lo,
+                                    uint32_t t_hi)
+{
+  for (uint32_t t = t_lo; t < t_hi; t++) H5FZ_TN(h5fz_lni_point)(w, g, l, t);
 }
 
 /* Decode: every pass in order over the chunk's residual words w (one
@@ -199,6 +212,6 @@ H5FZ_FN void H5FZ_TN(h5fz_lni_decode)(H5FZ_T_WORD *w, const h5fz_lnd_geom *g)
     for (uint32_t a = 0; a < 3u; a++) {
       h5fz_lni_lattice l;
       uint64_t cnt = h5fz_lni_lattice_make(g, s, a, &l);
-      if (cnt) H5FZ_TN(h5fz_lni_pass)(w, g, &l, 0, cnt);
+      if (cnt) H5FZ_TN(h5fz_lni_pass)(w, g, &l, 0, (uint32_t)cnt);
     }
 }

@@ -145,35 +145,28 @@ static void emit_lnd_axis_kernels(h5fz_strbuf *b, const char *w)
 static void emit_lni_kernels(h5fz_strbuf *b, const char *w)
 {
   h5fz_emit(b,
-       "\n/* lorenzo_interp: pass (s, a) of the interpolation decode, per_chunk lattice points a chunk of n_chunks */\n"
-       "extern \"C\" __global__ void h5fz_lni_pass_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t *lnd_pred,\n"
-       "                                                uint32_t s, uint32_t a, unsigned long long per_chunk,\n"
-       "                                                uint32_t n_chunks)\n{\n"
-       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
-       "  if (chunk_ix >= n_chunks) return;\n"
-       "  h5fz_lnd_geom lg = lnd;\n"
-       "  if (lnd_pred) lg.dim = lnd_pred[chunk_ix];\n"
-       "  if (lg.dim != H5FZ_LNI_PREDICTOR) return;\n"
-       "  h5fz_lni_lattice l;\n"
-       "  (void)h5fz_lni_lattice_make(&lg, s, a, &l);\n"
-       "  const unsigned long long t = tg %% per_chunk;\n"
-       "  h5fz_lni_pass_%s(words + (unsigned long long)chunk_ix * lnd.n, &lg, &l, t, t + 1u);\n}\n",
+       "\n/* lorenzo_interp: pass l of the interpolation decode (its lattice from the host), blocks_per_chunk blocks\n"
+       " * of 256 threads a chunk, a thread a lattice point (32-bit arithmetic only) */\n"
+       "extern \"C\" __global__ void __launch_bounds__(256) h5fz_lni_pass_kernel(word_t *words, h5fz_lnd_geom lnd,\n"
+       "    const uint32_t *lnd_pred, h5fz_lni_lattice l, uint32_t per_chunk, uint32_t blocks_per_chunk)\n{\n"
+       "  const uint32_t chunk_ix = blockIdx.x / blocks_per_chunk;\n"
+       "  const uint32_t t = (blockIdx.x - chunk_ix * blocks_per_chunk) * 256u + threadIdx.x;\n"
+       "  if (t >= per_chunk || (lnd_pred ? lnd_pred[chunk_ix] : lnd.dim) != H5FZ_LNI_PREDICTOR) return;\n"
+       "  h5fz_lni_point_%s(words + (unsigned long long)chunk_ix * lnd.n, &lnd, &l, t);\n}\n",
        w);
   h5fz_emit(b,
        "\n/* ... and after the last pass each word of those chunks becomes its value (outliers are patched from\n"
-       " * the side section on the host) */\n"
-       "extern \"C\" __global__ void h5fz_lni_dequant_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t *lnd_pred,\n"
-       "                                                   uint32_t n_chunks, double eb, double step, double inv_step,\n"
-       "                                                   int mode, unsigned long long fill, const double *qchunk)\n{\n"
-       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  const uint32_t chunk_ix = (uint32_t)(tg / lnd.n);\n"
-       "  if (chunk_ix >= n_chunks) return;\n"
-       "  const uint32_t dim = lnd_pred ? lnd_pred[chunk_ix] : lnd.dim;\n"
-       "  if (dim != H5FZ_LNI_PREDICTOR) return;\n"
+       " * the side section on the host), blocks_per_chunk blocks of 256 threads a chunk */\n"
+       "extern \"C\" __global__ void __launch_bounds__(256) h5fz_lni_dequant_kernel(word_t *words, h5fz_lnd_geom lnd,\n"
+       "    const uint32_t *lnd_pred, uint32_t blocks_per_chunk, double eb, double step, double inv_step, int mode,\n"
+       "    unsigned long long fill, const double *qchunk)\n{\n"
+       "  const uint32_t chunk_ix = blockIdx.x / blocks_per_chunk;\n"
+       "  const uint32_t i = (blockIdx.x - chunk_ix * blocks_per_chunk) * 256u + threadIdx.x;\n"
+       "  if (i >= lnd.n || (lnd_pred ? lnd_pred[chunk_ix] : lnd.dim) != H5FZ_LNI_PREDICTOR) return;\n"
        "  h5fz_quant_params qp = {eb, step, inv_step, mode, fill};\n"
        "  if (qchunk) qp = h5fz_quant_params_make(mode, qchunk[chunk_ix], fill);\n"
-       "  ((value_t *)words)[tg] = h5fz_quant_value_%s(words[tg], &qp);\n}\n",
+       "  word_t *const cw = words + (unsigned long long)chunk_ix * lnd.n;\n"
+       "  ((value_t *)cw)[i] = h5fz_quant_value_%s(cw[i], &qp);\n}\n",
        w);
 }
 

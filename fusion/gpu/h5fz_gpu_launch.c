@@ -187,15 +187,15 @@ static int launch_lni_finish(h5fz_gpu_context *gc, const chain_entry *c, kernel_
   for (uint32_t s = h5fz_lni_top_stride(&g); s >= 1u; s /= 2u)
     for (uint32_t a = 0; a < 3u; a++) {
       h5fz_lni_lattice l;
-      unsigned long long per_chunk = h5fz_lni_lattice_make(&g, s, a, &l);
+      uint32_t per_chunk = (uint32_t)h5fz_lni_lattice_make(&g, s, a, &l), bpc = (per_chunk + 255u) / 256u;
       if (!per_chunk) continue;
-      unsigned blocks = (unsigned)((per_chunk * n_chunks + 255u) / 256u);
-      void *args[] = {&out, &k->lnd, &pred, &s, &a, &per_chunk, &n_chunks};
-      if ((rc = h5fz_gpu_launch(gc, c->mod.lni_pass, blocks, 256, 0, args, "lorenzo_interp pass kernel"))) return rc;
+      void *args[] = {&out, &k->lnd, &pred, &l, &per_chunk, &bpc};
+      if ((rc = h5fz_gpu_launch(gc, c->mod.lni_pass, bpc * n_chunks, 256, 0, args, "lorenzo_interp pass kernel")))
+        return rc;
     }
-  unsigned blocks = (unsigned)(((unsigned long long)g.n * n_chunks + 255u) / 256u);
-  void *args[] = {&out, &k->lnd, &pred, &n_chunks, QUANT_ARGS(*k), &qchunk};
-  return h5fz_gpu_launch(gc, c->mod.lni_dequant, blocks, 256, 0, args, "lorenzo_interp quantizer decode kernel");
+  uint32_t bpc = (g.n + 255u) / 256u;
+  void *args[] = {&out, &k->lnd, &pred, &bpc, QUANT_ARGS(*k), &qchunk};
+  return h5fz_gpu_launch(gc, c->mod.lni_dequant, bpc * n_chunks, 256, 0, args, "lorenzo_interp quantizer decode kernel");
 }
 
 /* lorenzo_nd, after the fused decode left each sub-chunk's x prefix sums in

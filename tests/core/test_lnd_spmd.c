@@ -338,9 +338,9 @@ static uint64_t ref_mean(uint64_t a, uint64_t b, int bits)
     for (uint32_t s = h5fz_lni_top_stride(&g); s >= 1u; s /= 2u)                                                       \
       for (uint32_t a = 0; a < 3u; a++) {                                                                              \
         h5fz_lni_lattice l;                                                                                            \
-        uint64_t cnt = h5fz_lni_lattice_make(&g, s, a, &l), hi = cnt;                                                  \
+        uint32_t cnt = (uint32_t)h5fz_lni_lattice_make(&g, s, a, &l), hi = cnt;                                        \
         while (hi) {                                                                                                   \
-          uint64_t len = 1u + rnd() % 37u, lo = hi > len ? hi - len : 0;                                               \
+          uint32_t len = 1u + (uint32_t)(rnd() % 37u), lo = hi > len ? hi - len : 0;                                   \
           h5fz_lni_pass_##W(words, &g, &l, lo, hi);                                                                    \
           hi = lo;                                                                                                     \
         }                                                                                                              \
