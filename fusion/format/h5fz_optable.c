@@ -78,10 +78,10 @@ static const h5fz_op_info op_table[] = {
  * size. ratio: the measured sizes are in docs/ratio.md. */
 static const h5fz_chain_preset presets[] = {
     {"ratio",
-     {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_INTERP, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX},
+     {H5FZ_OP_QUANT, H5FZ_OP_LORENZO_ND, H5FZ_OP_ZIGZAG, H5FZ_OP_HUFFCTX},
      4,
      65536u,
-     "the smallest files: lorenzo_interp, zigzag, huffctx on 64 KiB sub-chunks"},
+     "the smallest files: lorenzo_nd, zigzag, huffctx on 64 KiB sub-chunks"},
 };
 
 const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name)

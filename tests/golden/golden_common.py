@@ -44,10 +44,12 @@ def plant_specials(a):
 
 # What a named chain stood for when an older golden file was written, so
 # its script still makes the same bytes: `ratio` named `huff` (format 3)
-# until 2026-12-01, `huffctx` (format 4) on 2026-12-02, `lorenzo_interp`
-# (format 5) since 2026-12-03.
+# until 2026-12-01, `huffctx` (format 4) since; golden_v5's script names
+# lorenzo_interp by the chain it wrote with `ratio` (on 2026-12-03, before
+# the preset went back to lorenzo_nd: docs/ratio.md, session 21).
 RATIO_UNTIL_2026_12_01 = "lorenzo_nd zigzag huff subchunk=65536"
 RATIO_UNTIL_2026_12_02 = "lorenzo_nd zigzag huffctx subchunk=65536"
+RATIO_AS_GOLDEN_V5_WROTE = "lorenzo_interp zigzag huffctx subchunk=65536"
 
 
 def cd_values(spec, ratio_was=None):

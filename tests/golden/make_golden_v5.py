@@ -1,6 +1,7 @@
 """How tests/golden/golden_v5.h5 was made (format version 5: version 4 plus
-op 16, lorenzo_interp, the predictor of the ratio chain since 2026-12-03):
-the ratio chain (`quant lorenzo_interp zigzag huffctx subchunk=65536`) and
+op 16, lorenzo_interp): the chain `ratio` named when it was written
+(`quant lorenzo_interp zigzag huffctx subchunk=65536`; `ratio` in the specs
+below stands for it, golden_common.RATIO_AS_GOLDEN_V5_WROTE) and
 `lorenzo_interp zigzag bitshuffle rze`, float32 and float64, ABS, REL and
 PW_REL, 2-D and 3-D chunks, one big-endian dataset; chunks whose predictor
 byte is 4 (interpolation) next to chunks of predictors 1..3. Kept as a
@@ -93,5 +94,5 @@ def check_file(path):
 
 if __name__ == "__main__":
     out = g.outdir_argument()
-    g.write(out, "golden_v5", DATASETS, values(), check)
+    g.write(out, "golden_v5", DATASETS, values(), check, g.RATIO_AS_GOLDEN_V5_WROTE)
     check_file(pathlib.Path(out) / "golden_v5.h5")

@@ -6,7 +6,7 @@ LOSSLESS; the lorenzo transform on 1-, 2- and 3-D chunks; lorenzo_nd with
 each of its predictors, ranks 1 to 4; the bitpack coder and its decode
 errors; the huff coder (format version 3) in every mode and byte order, and
 every refusal of its decoder; huffctx (format version 4); lorenzo_interp
-(format version 5, the ratio chain's predictor) with each of its predictors,
+(format version 5) with each of its predictors,
 interpolation included, and its header checks; datasets with a fill value,
 whose fill values come back exactly as outliers) and on the golden files.
 
@@ -574,7 +574,7 @@ def test_lorenzo_nd_matches_its_definition():
 
 # ---- lorenzo_interp, format version 5 (docs/format.md §5.9, §4 steps 10-11, §11)
 
-INTERP_CHAINS = ["ratio", "lorenzo_interp zigzag bitshuffle rze", "lorenzo_interp negabinary bitpack"]
+INTERP_CHAINS = ["lorenzo_interp zigzag huffctx subchunk=65536", "lorenzo_interp zigzag bitshuffle rze", "lorenzo_interp negabinary bitpack"]
 
 
 def sines(shape, dtype, f=0.02):
@@ -848,8 +848,8 @@ def subchunk_entries(raw, h):
 @pytest.mark.parametrize("chain", HUFF_CHAINS)
 def test_huff_chains(dtype, mode, chain):
     """Chunks of the huff chains, every mode, both types and byte orders:
-    version 3 for huff, 4 for huffctx, 5 for the ratio chain (huffctx after
-    lorenzo_interp; flag bit 1 for big-endian), decoded by the second decoder to
+    version 3 for huff, 4 for huffctx and the ratio chain (flag bit 1 for
+    big-endian), decoded by the second decoder to
     the C filter's bytes. Chunks of 64 x 256 values: float32 sub-chunks of
     16 groups of 1024 words (the listed group lengths are read), edge chunks
     padded."""
@@ -863,7 +863,7 @@ def test_huff_chains(dtype, mode, chain):
     coded_groups = 0
     for raw, h in zip(raws, hs):
         two_codes = chain == "ratio" or chain.endswith("huffctx")
-        version = 5 if chain == "ratio" else 4 if two_codes else 3
+        version = 4 if two_codes else 3
         assert h.version == version and bool(h.flags & sd.FLAG_BIG_ENDIAN) == big
         if h.stored_raw:
             continue
@@ -1061,10 +1061,11 @@ def both_decoders_agree(raw, kind, cases):
 
 
 @pytest.mark.parametrize("chain,version_of_op", [("lorenzo_nd zigzag huff", 3), ("lorenzo_nd zigzag huffctx", 4),
-                                                ("ratio", 5), ("lorenzo_interp zigzag bitshuffle rze", 5)])
+                                                ("ratio", 4), ("lorenzo_interp zigzag huffctx subchunk=65536", 5),
+                                                ("lorenzo_interp zigzag bitshuffle rze", 5)])
 def test_huff_needs_its_version(chain, version_of_op):
     """§11: a chunk of a version before its ops' (3 for huff, 4 for huffctx,
-    5 for lorenzo_interp: the ratio chain has both) is CORRUPT, in both."""
+    5 for lorenzo_interp) is CORRUPT, in both."""
     x = field((4096,), np.float32)
     with mem_file() as f:
         d = write(f, "h", x, (4096,), "abs=1e-3 " + chain)
