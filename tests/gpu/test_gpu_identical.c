@@ -39,6 +39,12 @@ static const struct {
     {"lossless", "ratio"},
     {"abs=%.17g", "lorenzo_nd zigzag huff"},
     {"abs=%.17g", "delta zigzag huff"},
+    /* lorenzo_interp: the interpolation's cost, encode and decode passes (the log counts the chunks
+     * that chose it); in calls 1 and 3 of session 21 these ran as "ratio", which named it then */
+    {"abs=%.17g", "lorenzo_interp zigzag huffctx subchunk=65536"},
+    {"rel=%.17g", "lorenzo_interp zigzag huffctx subchunk=65536"},
+    {"pw_rel=%.17g", "lorenzo_interp zigzag huffctx subchunk=65536"},
+    {"abs=%.17g", "lorenzo_interp zigzag bitshuffle rze"},
     {"rel=%.17g", "lorenzo_nd negabinary bitshuffle rze"},
     {"pw_rel=%.17g", "lorenzo_nd zigzag bitshuffle rze"},
     {"lossless", "lorenzo_nd zigzag bitshuffle rze"},
