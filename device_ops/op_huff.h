@@ -75,16 +75,6 @@ H5FZ_FN uint32_t h5fz_huff_big_syms(uint32_t W) { return W - H5FZ_HUFF_BIG_FIRST
 H5FZ_FN uint32_t h5fz_huff_run_base(uint32_t W) { return H5FZ_HUFF_LITERALS + h5fz_huff_big_syms(W); }
 H5FZ_FN uint32_t h5fz_huff_alphabet(uint32_t W) { return h5fz_huff_run_base(W) + H5FZ_HUFF_RUN_SYMS; }
 
-/* Bits of x (0 for 0). */
-H5FZ_FN uint32_t h5fz_huff_bitlen64(uint64_t x)
-{
-#if H5FZ_ON_GPU
-  return 64u - (uint32_t)__clzll((long long)x);
-#else
-  return x ? 64u - (uint32_t)__builtin_clzll(x) : 0u;
-#endif
-}
-
 /* Bits of a 32-bit x (0 for 0): one instruction on the GPU where the
  * 64-bit form takes three. */
 H5FZ_FN uint32_t h5fz_huff_bitlen32(uint32_t x)
@@ -286,7 +276,7 @@ H5FZ_FN uint32_t h5fz_huff_reverse(uint32_t x, uint32_t n)
 }
 
 /* Elias gamma of x >= 1: floor(log2 x) zeros, a one, the bits below it. */
-H5FZ_FN uint32_t h5fz_huff_gamma_bits(uint32_t x) { return 2u * (h5fz_huff_bitlen64(x) - 1u) + 1u; }
+H5FZ_FN uint32_t h5fz_huff_gamma_bits(uint32_t x) { return 2u * (h5fz_bitlen64(x) - 1u) + 1u; }
 
 /* Canonical codes of code t from the lengths of the A symbols (0 =
  * absent): codes are assigned in order of (length, symbol), stored
@@ -572,7 +562,7 @@ H5FZ_FN uint64_t h5fz_huff_put_table(const h5fz_huff_scratch *s, uint32_t t, uin
   pos += 8u;
   for (uint32_t a = 0; a < A; a++) {
     if (!len[a]) continue;
-    uint32_t x = first ? a + 1u : a - prev, nb = h5fz_huff_bitlen64(x) - 1u;
+    uint32_t x = first ? a + 1u : a - prev, nb = h5fz_bitlen64(x) - 1u;
     /* nb zeros, a one, the nb bits below the leading one */
     h5fz_huff_put(buf, pos + nb, 1u | ((uint64_t)(x & ((1u << nb) - 1u)) << 1), nb + 1u);
     pos += 2u * nb + 1u;
@@ -718,7 +708,7 @@ H5FZ_FN void h5fz_huff_put_tables_parallel(const h5fz_blk *blk, const h5fz_huff_
     if (!l) continue;
     uint64_t pos = table_at + 8u + s->toff[t][a];
     for (uint32_t u = 0; u < t; u++) pos += s->table_bits[u];
-    const uint32_t x = s->tgap[t][a], nb = h5fz_huff_bitlen64(x) - 1u;
+    const uint32_t x = s->tgap[t][a], nb = h5fz_bitlen64(x) - 1u;
     /* nb zeros, a one, the nb bits below the leading one; the length */
     h5fz_huff_put(buf, pos + nb, 1u | ((uint64_t)(x & ((1u << nb) - 1u)) << 1), nb + 1u);
     h5fz_huff_put(buf, pos + 2u * nb + 1u, l, 4u);
@@ -873,7 +863,7 @@ H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader 
      * zeros, a one, nb bits), the length in 4 bits: at most 2 * 8 + 5 bits */
     const uint32_t z = h5fz_huff_rd_peek(r, 21u);
     if (!(z & 511u)) return -1; /* nine zeros: no gamma this coder writes */
-    const uint32_t nb = h5fz_huff_bitlen64(z & (0u - z)) - 1u; /* zeros before the first one */
+    const uint32_t nb = h5fz_bitlen64(z & (0u - z)) - 1u; /* zeros before the first one */
     const uint32_t x = (1u << nb) | ((z >> (nb + 1u)) & ((1u << nb) - 1u));
     l = (z >> (2u * nb + 1u)) & 15u;
     h5fz_huff_rd_skip(r, 2u * nb + 5u);
@@ -986,7 +976,7 @@ H5FZ_FN uint32_t h5fz_huff_dir_width(const h5fz_huff_scratch *s, uint32_t groups
     uint32_t len = s->group_start[g + 1u] - s->group_start[g];
     most = len > most ? len : most;
   }
-  return h5fz_huff_bitlen64(most);
+  return h5fz_bitlen64(most);
 }
 
 #define H5FZ_HUFF_NONE 0xffffffffu /* a share without a non-zero word */
@@ -1016,7 +1006,7 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
     *extra = 0;
     return (uint32_t)v - 1u;
   }
-  const uint32_t b = W <= 32u ? h5fz_huff_bitlen32((uint32_t)v) : h5fz_huff_bitlen64(v);
+  const uint32_t b = W <= 32u ? h5fz_huff_bitlen32((uint32_t)v) : h5fz_bitlen64(v);
   *extra_bits = b - 1u;
   *extra = W <= 32u ? (uint64_t)((uint32_t)v & ((1u << (b - 1u)) - 1u)) : v & ((1ull << (b - 1u)) - 1u);
   return H5FZ_HUFF_LITERALS + b - H5FZ_HUFF_BIG_FIRST;

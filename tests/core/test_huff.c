@@ -250,7 +250,7 @@ static void all_cases(uint64_t sizes_of[5])
     CHECK(j.rc != 0, "an incomplete code accepted");
     if (codes == 2u) {
       /* huffctx: a run symbol in the second code (the token after a run is never one) */
-      const uint32_t run_base = h5fz_huff_run_base(32u), x = run_base + 1u, nb = h5fz_huff_bitlen64(x) - 1u;
+      const uint32_t run_base = h5fz_huff_run_base(32u), x = run_base + 1u, nb = h5fz_bitlen64(x) - 1u;
       memset(b32, 0, 64);
       h5fz_huff_put(b32, 0, 4u, 4u);
       h5fz_huff_put(b32, 4, 1u, 8u);  /* first code: one symbol */
