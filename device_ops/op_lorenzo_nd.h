@@ -320,6 +320,18 @@ H5FZ_FN void h5fz_lnd_axis_segment(const h5fz_lnd_axis *a, uint64_t t, uint64_t 
   *i_hi = a->L - *i_lo < a->R ? a->L : *i_lo + a->R;
 }
 
+/* The elements of segment [lo, hi) (from h5fz_lnd_axis_segment) that lie
+ * in the chunk: its i end cut where base + i S reaches a.n, so that the
+ * walks below need no test a step and can have several loads in flight
+ * (a chunk's decode is a chain of such short launches: each load waited
+ * for the one before it behind the test). */
+H5FZ_FN uint32_t h5fz_lnd_axis_seg_end(const h5fz_lnd_axis *a, uint64_t base, uint32_t lo, uint32_t hi)
+{
+  if (base >= a->n) return lo;
+  const uint64_t in_chunk = (a->n - base + a->S - 1u) / a->S; /* i with base + i S < n */
+  return in_chunk < hi ? (in_chunk > lo ? (uint32_t)in_chunk : lo) : hi;
+}
+
 /* Words of segment sums the decode of predictor g->dim needs (the larger
  * of its two passes; 0 when every line is one segment), after the 2 words
  * of carry information per sub-chunk. */
@@ -702,18 +714,21 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_xfix_dequant)(const h5fz_blk *blk, H5FZ_T_WORD *w,
 }
 
 /* Decode, one pass along an axis (h5fz_lnd_axis), step 1: part[t] = the
- * sum of segment t of the words w (wrapping). */
+ * sum of segment t of the words w (wrapping), four loads at a time. */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_asum)(const H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t, H5FZ_T_WORD *part)
 {
   uint64_t base;
   uint32_t lo, hi;
   h5fz_lnd_axis_segment(&a, t, &base, &lo, &hi);
+  hi = h5fz_lnd_axis_seg_end(&a, base, lo, hi);
+  const H5FZ_T_WORD *at = w + base + (uint64_t)lo * a.S;
   H5FZ_T_WORD acc = 0;
-  for (uint32_t i = lo; i < hi; i++) {
-    uint64_t at = base + (uint64_t)i * a.S;
-    if (at >= a.n) break;
-    acc = (H5FZ_T_WORD)(acc + w[at]);
+  uint32_t i = lo;
+  for (; i + 4u <= hi; i += 4u, at += 4u * (uint64_t)a.S) {
+    const H5FZ_T_WORD w0 = at[0], w1 = at[a.S], w2 = at[2u * (uint64_t)a.S], w3 = at[3u * (uint64_t)a.S];
+    acc = (H5FZ_T_WORD)(acc + (H5FZ_T_WORD)((H5FZ_T_WORD)(w0 + w1) + (H5FZ_T_WORD)(w2 + w3)));
   }
+  for (; i < hi; i++, at += a.S) acc = (H5FZ_T_WORD)(acc + *at);
   part[t] = acc;
 }
 
@@ -731,26 +746,48 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_apart)(H5FZ_T_WORD *part, h5fz_lnd_axis a, uint64_
   }
 }
 
+/* h5fz_lnd_ascan's store of k = 4 sums x (k = 1 when S is 0) at w[at +
+ * j S]: the words, or with p their values. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan_put)(H5FZ_T_WORD *w, uint64_t at, uint64_t S, const H5FZ_T_WORD *x,
+                                         const h5fz_quant_params *p)
+{
+  H5FZ_T_FLOAT *v = (H5FZ_T_FLOAT *)(void *)w;
+  const uint32_t k = S ? 4u : 1u;
+  for (uint32_t j = 0; j < k; j++) {
+    if (p)
+      v[at + j * S] = H5FZ_TN(h5fz_quant_value)(x[j], p);
+    else
+      w[at + j * S] = x[j];
+  }
+}
+
 /* ... step 3: the prefix sums of segment t from its offset (part[t]; part
  * may be NULL when a line is one segment), in place; with p (the last
  * pass), each word becomes its value in place instead (outliers are
- * patched from the side section by the executor). */
+ * patched from the side section by the executor). Four words loaded
+ * before the first is summed (their addresses differ: S >= 1). */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan)(H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t, const H5FZ_T_WORD *part,
                                      const h5fz_quant_params *p)
 {
   uint64_t base;
   uint32_t lo, hi;
   h5fz_lnd_axis_segment(&a, t, &base, &lo, &hi);
+  hi = h5fz_lnd_axis_seg_end(&a, base, lo, hi);
   H5FZ_T_WORD acc = part && lo ? part[t] : (H5FZ_T_WORD)0;
-  H5FZ_T_FLOAT *v = (H5FZ_T_FLOAT *)(void *)w;
-  for (uint32_t i = lo; i < hi; i++) {
-    uint64_t at = base + (uint64_t)i * a.S;
-    if (at >= a.n) break;
+  const uint64_t S = a.S;
+  uint64_t at = base + (uint64_t)lo * S;
+  uint32_t i = lo;
+  for (; i + 4u <= hi; i += 4u, at += 4u * S) {
+    H5FZ_T_WORD x[4] = {w[at], w[at + S], w[at + 2u * S], w[at + 3u * S]};
+    for (uint32_t k = 0; k < 4u; k++) {
+      acc = (H5FZ_T_WORD)(acc + x[k]);
+      x[k] = acc;
+    }
+    H5FZ_TN(h5fz_lnd_ascan_put)(w, at, S, x, p);
+  }
+  for (; i < hi; i++, at += S) {
     acc = (H5FZ_T_WORD)(acc + w[at]);
-    if (p)
-      v[at] = H5FZ_TN(h5fz_quant_value)(acc, p);
-    else
-      w[at] = acc;
+    H5FZ_TN(h5fz_lnd_ascan_put)(w, at, 0, &acc, p);
   }
 }
 
