@@ -142,7 +142,7 @@ int h5fz_cmd_ops(int argc, char **argv)
   if (json)
     printf("[");
   else
-    printf("%-4s %-12s %-10s %s\n", "id", "name", "kind", "summary");
+    printf("%-4s %-14s %-10s %s\n", "id", "name", "kind", "summary");
   for (size_t i = 0; h5fz_op_at(i, &id, &name, &kind, &summary) == H5FZ_OK; i++) {
     if (json) {
       printf("%s\n  {\"id\": %u, \"name\": ", i ? "," : "", id);
@@ -153,13 +153,20 @@ int h5fz_cmd_ops(int argc, char **argv)
       h5fz_cli_json_string(stdout, summary ? summary : "");
       printf("}");
     } else {
-      printf("%-4u %-12s %-10s %s\n", id, name, kind, summary ? summary : "");
+      printf("%-4u %-14s %-10s %s\n", id, name, kind, summary ? summary : "");
     }
   }
-  if (json)
+  if (json) {
     printf("\n]\n");
-  else
-    printf("\ndefault chain (a bound alone, e.g. \"abs=1e-3\"): quant delta zigzag bitshuffle "
-           "rze\n");
+    return H5FZ_CLI_OK;
+  }
+  /* the named chains and the default from the library's tables (fusion/format/h5fz_optable.c) */
+  char chain[160];
+  const char *summary_of;
+  printf("\nnamed chains (spec text after the bound, e.g. \"abs=1e-3 ratio\"):\n");
+  for (size_t i = 0; h5fz_named_chain_at(i, &name, &summary_of, chain, sizeof chain) == H5FZ_OK; i++)
+    printf("  %-8s %s\n  %-8s (%s)\n", name, chain, "", summary_of);
+  if (h5fz_default_chain_text(chain, sizeof chain) == H5FZ_OK)
+    printf("default chain (a bound alone, e.g. \"abs=1e-3\"): %s\n", chain);
   return H5FZ_CLI_OK;
 }

@@ -308,6 +308,21 @@ unsigned h5fz_op_id_of(const char *name);
  * is past the end (so callers loop until it fails). Pointers are static. */
 int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, const char **summary);
 
+/* Named chain i (0-based) of spec text (the word after the bound, as in
+ * "abs=1e-3 ratio"): its name, a one-line summary, and in chain[0..cap) the
+ * chain it stands for as spec words ("quant lorenzo_nd zigzag huffctx
+ * subchunk=65536": its ops by name, then its sub-chunk size in bytes when
+ * it is not H5FZ_DEFAULT_SUBCHUNK_BYTES; chain may be NULL with cap 0).
+ * Returns H5FZ_OK, or H5FZ_ERR_ARG when i is past the end or chain does not
+ * fit (cap 96 always does). name and summary are static. The chain a bound
+ * alone selects: h5fz_default_chain_text. */
+int h5fz_named_chain_at(size_t i, const char **name, const char **summary, char *chain, size_t cap);
+
+/* The default chain (what a bound alone, "abs=1e-3", selects) as spec
+ * words into chain[0..cap): "quant delta zigzag bitshuffle rze". Returns
+ * H5FZ_OK, or H5FZ_ERR_ARG when it does not fit (cap 96 always does). */
+int h5fz_default_chain_text(char *chain, size_t cap);
+
 /* ---- the error-bound modes (the mode table, docs/modes.md) ------------------ */
 
 /* One error-bound mode, as the mode table describes it. */

@@ -5,6 +5,7 @@
  * a constant in h5fz.h, a later op writes its number here), its name, its
  * streams, the prefix of its device functions (device_ops/op_X.h, which the
  * GPU's codegen calls) and its CPU forms (device_ops/op_X_cpu.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "h5fz_format.h"
@@ -139,6 +140,39 @@ int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, con
   if (kind) *kind = kinds[op_table[i].kind];
   if (summary) *summary = op_table[i].summary;
   return H5FZ_OK;
+}
+
+/* ops[0..n) as spec words into chain[0..cap), then " subchunk=B" when B is
+ * not the default. */
+static int chain_text(const uint8_t *ops, unsigned n, uint32_t subchunk_bytes, char *chain, size_t cap)
+{
+  size_t at = 0;
+  for (unsigned k = 0; k < n; k++) {
+    const char *op = h5fz_op_name(ops[k]);
+    int w = snprintf(chain + at, cap - at, "%s%s", k ? " " : "", op ? op : "?");
+    if (w < 0 || (size_t)w >= cap - at) return H5FZ_ERR_ARG;
+    at += (size_t)w;
+  }
+  if (subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES) {
+    int w = snprintf(chain + at, cap - at, " subchunk=%u", (unsigned)subchunk_bytes);
+    if (w < 0 || (size_t)w >= cap - at) return H5FZ_ERR_ARG;
+  }
+  return H5FZ_OK;
+}
+
+int h5fz_named_chain_at(size_t i, const char **name, const char **summary, char *chain, size_t cap)
+{
+  const h5fz_chain_preset *p = h5fz_chain_preset_at(i);
+  if (!p) return H5FZ_ERR_ARG;
+  if (name) *name = p->name;
+  if (summary) *summary = p->summary;
+  return chain || cap ? chain_text(p->ops, p->n_ops, p->subchunk_bytes, chain, cap) : H5FZ_OK;
+}
+
+int h5fz_default_chain_text(char *chain, size_t cap)
+{
+  if (!chain || !cap) return H5FZ_ERR_ARG;
+  return chain_text(h5fz_default_chain, sizeof h5fz_default_chain, H5FZ_DEFAULT_SUBCHUNK_BYTES, chain, cap);
 }
 
 unsigned h5fz_newest_format_version(void)

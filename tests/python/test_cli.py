@@ -646,6 +646,21 @@ def test_ops_lists_the_op_table():
     assert lib.cli("ops", "extra", check=False).returncode == 2
 
 
+def test_ops_lists_the_named_chains_as_the_spec_parser_reads_them():
+    """`h5fz ops` names each preset (`ratio`) with the chain it stands for and
+    the default chain, from the library's tables: each listed chain, typed
+    out, gives the same cd_values as its name (or as a bound alone)."""
+    out = lib.cli("ops").stdout
+    named = re.findall(r"^  (\w+) +(quant [a-z_ =0-9]+)$", out, re.M)
+    assert ("ratio", "quant lorenzo_nd zigzag huffctx subchunk=65536") in named, out
+    default = re.search(r'^default chain \(a bound alone, e\.g\. "abs=1e-3"\): (.+)$', out, re.M).group(1)
+    assert default == "quant delta zigzag bitshuffle rze", out
+    cd = lambda spec: lib.cli("cd-values", spec).stdout
+    for name, chain in named:
+        assert cd("abs=1e-3 " + name) == cd("abs=1e-3 " + chain), (name, chain)
+    assert cd("abs=1e-3") == cd("abs=1e-3 " + default)
+
+
 def test_version_takes_no_arguments():
     assert lib.cli("version").stdout.startswith("h5fz ")
     p = lib.cli("version", "extra", check=False)
