@@ -79,7 +79,7 @@ int h5fz_mode_check_bound(const h5fz_mode_row *m, double bound)
   default:
     if (!(bound > 0) || !(bound <= MAX_BOUND))
       return h5fz_fail(H5FZ_ERR_SPEC,
-                       "error bound %g is not a finite number in (0, 1e300] "
+                       "error bound %g must be a finite number in (0, 1e300] "
                        "(for bit-exact storage use the lossless mode)",
                        bound);
     return H5FZ_OK;
