@@ -70,9 +70,27 @@ static int copy_userblock(const char *in, const char *out, hsize_t size)
   return rc;
 }
 
+static int json_report_printed; /* print_json_report ran: a failure before it gets print_json_failure's */
+
+/* --json: a failure before the report (a refused dataset, a file that
+ * cannot be read) is one object too, so that a script always reads JSON
+ * from stdout: {"input", "output", "ok": false, "error"} (the message also goes to
+ * stderr, as without --json). */
+static void print_json_failure(const char *in, const char *out)
+{
+  printf("{\"input\": ");
+  h5fz_cli_json_string(stdout, in ? in : "");
+  printf(", \"output\": ");
+  h5fz_cli_json_string(stdout, out ? out : "");
+  printf(", \"ok\": false, \"error\": ");
+  h5fz_cli_json_string(stdout, h5fz_cli_last_error());
+  printf("}\n");
+}
+
 static void print_json_report(const char *in, const char *out, const char *spec, const h5fz_compress_items *items,
                               unsigned long long in_bytes, unsigned long long out_bytes, int ok)
 {
+  json_report_printed = 1;
   printf("{\"input\": ");
   h5fz_cli_json_string(stdout, in);
   printf(", \"output\": ");
@@ -394,6 +412,7 @@ int h5fz_cmd_compress(int argc, char **argv)
   h5fz_cli_quiet_hdf5();
   if (check_paths(&a) < 0) goto out;
   rc = run(&a, &o, canonical);
+  if (a.json && rc != H5FZ_CLI_OK && !json_report_printed) print_json_failure(a.in, a.out);
   goto out;
 usage:
   h5fz_cli_usage_hint(cmd);

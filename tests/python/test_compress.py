@@ -191,6 +191,12 @@ def test_refused_dataset_is_an_error_naming_it(tmp_path):
     assert "/half" in p.stderr and "refused" in p.stderr and "--skip-refused" in p.stderr
     assert "h5fz:" in p.stderr  # the filter's own reason
     assert not out.exists() and not list(tmp_path.glob("out.h5.h5fz-tmp-*"))
+    # --json: the failure is a JSON object on stdout too (a script reads stdout), the reason on stderr as well
+    p = lib.cli("compress", "--json", src, out, "abs=1e-3", check=False)
+    assert p.returncode == 2, p.stdout + p.stderr
+    j = json.loads(p.stdout)
+    assert j["ok"] is False and j["input"] == str(src) and "/half" in j["error"] and "/half" in p.stderr, p.stdout
+    assert not out.exists()
     p = lib.cli("compress", src, out, "abs=1e-3", "--skip-refused")
     assert re.search(r"^/half: float16 1000  copied unchanged \(REFUSED by the filter", p.stdout,
                      re.M), p.stdout
