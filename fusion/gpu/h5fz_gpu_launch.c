@@ -239,9 +239,9 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
     if (!segs[z]) continue;
     unsigned seg_blocks = (unsigned)((segs[z] * n_chunks + 255u) / 256u);
     unsigned line_blocks = (unsigned)((lines[z] * n_chunks + 255u) / 256u);
-    void *sum_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride};
-    void *part_args[] = {&part, &k->lnd, &pred, &z, &lines[z], &part_stride};
-    void *scan_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride, QUANT_ARGS(*k), &qchunk};
+    void *sum_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride, &n_chunks};
+    void *part_args[] = {&part, &k->lnd, &pred, &z, &lines[z], &part_stride, &n_chunks};
+    void *scan_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride, QUANT_ARGS(*k), &qchunk, &n_chunks};
     if (split[z] &&
         ((rc = h5fz_gpu_launch(gc, c->mod.lnd_asum, seg_blocks, 256, 0, sum_args, "lorenzo_nd segment sum kernel")) ||
          (rc = h5fz_gpu_launch(gc, c->mod.lnd_apart, line_blocks, 256, 0, part_args,
