@@ -356,7 +356,7 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
              "h5fz: filter '%s' (id %d) comes before h5fz in the pipeline; h5fz is lossy, so "
              "a filter before it would not get its exact bytes back on read (Fletcher32 fails "
              "its checksum). Add h5fz first, then other filters (e.g. H5Pset_fletcher32 after "
-             "H5Pset_filter)",
+             "H5Pset_filter); h5py puts shuffle=True first: leave it out (h5fz needs no shuffle)",
              name[0] ? name : "?", (int)id);
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
