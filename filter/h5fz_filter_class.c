@@ -255,9 +255,22 @@ static int classify_or_push(const h5fz_hdf5_api *h, const hid_t *minor_g, hid_t 
  * reason on the error stack) for anything else, -1 if HDF5 fails. An
  * optional filter refused here stays in the pipeline; set_local then stores
  * no dataset part and every chunk is written unfiltered. */
+/* Are the filter's words in dcpl ones set_local refuses whatever the
+ * dataset's type (h5fz_filter_local_cd_values with no type)? 0 when they
+ * pass or cannot be read (set_local then reports what it finds). */
+static int words_refused_anyway(const h5fz_hdf5_api *h, hid_t dcpl_id)
+{
+  unsigned flags = 0, cd[H5FZ_PLUGIN_CD_CAP], out[H5FZ_CD_MAX];
+  size_t n = H5FZ_PLUGIN_CD_CAP, n_out = 0;
+  char msg[H5FZ_FILTER_MSG_LEN];
+  if (h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0) return 0;
+  if (n > H5FZ_PLUGIN_CD_CAP) return 1;
+  return h5fz_filter_local_cd_values(cd, n, H5FZ_DTYPE_UNKNOWN, 0, 0, NULL, 0, 0.0, 1, out, H5FZ_CD_MAX, &n_out, msg,
+                                     sizeof msg) != H5FZ_OK;
+}
+
 static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
-  (void)dcpl_id;
   (void)space_id;
   if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char why[H5FZ_FILTER_MSG_LEN];
@@ -266,6 +279,12 @@ static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_i
   int ok = classify_or_push(h, h->H5E_CANAPPLY_g, type_id, &dtype, &big_endian, why, sizeof why);
   if (ok < 0) return -1;
   if (ok == 0) {
+    /* words set_local refuses for every type: leave the refusal to it. HDF5
+     * calls set_local after a can_apply of 0 too, and H5Dcreate then fails
+     * on the words; the type's line would first have told an h5py user (an
+     * optional filter) that the dataset is stored uncompressed (a fresh
+     * user's finding: an int dataset with bad cd_values got both). */
+    if (words_refused_anyway(h, dcpl_id)) return 1;
     H5FZ_PUSH(h, H5E_CANAPPLY_g, why);
     return 0;
   }

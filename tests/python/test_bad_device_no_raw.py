@@ -217,3 +217,28 @@ def test_h5py_optional_filter_type_refusal_is_said(tmp_path):
     p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "p.h5")], capture_output=True, text=True, env=env)
     assert p.returncode == 0 and "created" in p.stdout, p.stdout + p.stderr
     assert p.stderr.count("this dataset is stored UNCOMPRESSED") == 1, p.stderr
+
+
+def test_h5py_bad_words_on_an_integer_dataset_fail_once_on_the_words(tmp_path):
+    """Bad cd_values on an integer dataset through h5py (an optional filter):
+    H5Dcreate fails on the words, and the type's refusal ("stored
+    UNCOMPRESSED") is not said first: the dataset is not created at all."""
+    code = (
+        "import h5py, numpy as np, sys\n"
+        "with h5py.File(sys.argv[1], 'w') as f:\n"
+        "    try:\n"
+        "        f.create_dataset('i', data=np.arange(100, dtype='i4'), chunks=(50,),\n"
+        "                         compression=%d, compression_opts=(1, 0, 0))\n"
+        "        print('created')\n"
+        "    except Exception as e:\n"
+        "        print('refused:', e)\n" % lib.FILTER_ID)
+    env = {k: v for k, v in os.environ.items() if k != "H5FZ_QUIET"}
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path / "i.h5")], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and "refused:" in p.stdout and "invalid cd_values" in p.stdout, p.stdout + p.stderr
+    assert "UNCOMPRESSED" not in p.stderr and "integer" not in p.stderr, p.stderr
+    # good words on the same dataset: created, unfiltered, and said once
+    code_ok = code.replace("(1, 0, 0)", "tuple(%r)" % (list(lib.cd_values("abs=1e-3")[0]),))
+    p = subprocess.run([sys.executable, "-c", code_ok, str(tmp_path / "j.h5")], capture_output=True, text=True,
+                       env=env)
+    assert p.returncode == 0 and "created" in p.stdout, p.stdout + p.stderr
+    assert p.stderr.count("this dataset is stored UNCOMPRESSED") == 1, p.stderr
