@@ -28,20 +28,17 @@ char *h5fz_cli_one_line(char *s)
   return s;
 }
 
-/* The last error's text (one line), for a command's JSON report. */
-static char last_error[2048];
-
 void h5fz_cli_error(const char *cmd, const char *fmt, ...)
 {
   va_list ap;
+  char msg[2048];
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   /* One line, always: HDF5 messages embed newlines (a time string). */
-  fprintf(stderr, "h5fz %s: %s\n", cmd, h5fz_cli_one_line(last_error));
+  fprintf(stderr, "h5fz %s: %s\n", cmd, h5fz_cli_one_line(msg));
+  h5fz_cli_note_error(msg); /* for a JSON report (h5fz_cli_last_error) */
 }
-
-const char *h5fz_cli_last_error(void) { return last_error; }
 
 void h5fz_cli_spec_caution(const char *cmd, const h5fz_spec *spec)
 {

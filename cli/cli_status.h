@@ -26,4 +26,10 @@ int h5fz_cli_exit_status(int status);
  * `return h5fz_cli_library_error(...)`. */
 int h5fz_cli_library_error(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The text of the last error a command said (h5fz_cli_error,
+ * h5fz_cli_library_error; "" before any), for a report in JSON on stdout:
+ * a static buffer, valid until the next error. h5fz_cli_note_error sets it. */
+const char *h5fz_cli_last_error(void);
+void h5fz_cli_note_error(const char *text);
+
 #endif /* H5FZ_CLI_STATUS_H */

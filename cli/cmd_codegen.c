@@ -116,9 +116,11 @@ static void ops_help(FILE *out)
                "List the ops a spec chain is made of: id (as stored in cd_values and in\n"
                "every chunk header), name (as written in a spec), kind and what it does.\n"
                "A chain is one map, then transforms, then one coder (docs/spec.md).\n"
+               "Then the named chains a spec may use after the bound (e.g. \"abs=1e-3 ratio\")\n"
+               "with the ops they stand for, and the default chain (a bound alone).\n"
                "\n"
                "options:\n"
-               "  --json    print a JSON array of {id, name, kind, summary}\n");
+               "  --json    print a JSON array of {id, name, kind, summary} (the op table only)\n");
 }
 
 int h5fz_cmd_ops(int argc, char **argv)

@@ -72,8 +72,8 @@ static int copy_userblock(const char *in, const char *out, hsize_t size)
 
 static int json_report_printed; /* print_json_report ran: a failure before it gets print_json_failure's */
 
-/* --json: a failure before the report (a refused dataset, a file that
- * cannot be read) is one object too, so that a script always reads JSON
+/* --json: a failure before the report (a bad spec or path, a refused
+ * dataset, a file that cannot be read) is one object too, so that a script always reads JSON
  * from stdout: {"input", "output", "ok": false, "error"} (the message also goes to
  * stderr, as without --json). */
 static void print_json_failure(const char *in, const char *out)
@@ -412,11 +412,12 @@ int h5fz_cmd_compress(int argc, char **argv)
   h5fz_cli_quiet_hdf5();
   if (check_paths(&a) < 0) goto out;
   rc = run(&a, &o, canonical);
-  if (a.json && rc != H5FZ_CLI_OK && !json_report_printed) print_json_failure(a.in, a.out);
   goto out;
 usage:
   h5fz_cli_usage_hint(cmd);
 out:
+  /* every failure once --json is read (a bad spec or path, a usage error after it, the run's) */
+  if (a.json && rc != H5FZ_CLI_OK && !json_report_printed) print_json_failure(a.in, a.out);
   free(spec_text);
   h5fz_cli_names_free(&a.only);
   h5fz_cli_names_free(&a.exclude);

@@ -38,10 +38,6 @@ void h5fz_cli_spec_caution(const char *cmd, const h5fz_spec *spec);
 /* Print "h5fz <cmd>: <message>\n" on stderr, printf-style, on one line:
  * every run of blanks and newlines in the message becomes one blank. */
 void h5fz_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The text of the last h5fz_cli_error (one line; "" before any), for a
- * command that reports in JSON on stdout: the buffer is static, valid until
- * the next h5fz_cli_error. */
-const char *h5fz_cli_last_error(void);
 
 /* Write the message into err (len bytes) unless err holds one already, so
  * the innermost reason of a failure survives the callers that add their

@@ -197,6 +197,13 @@ def test_refused_dataset_is_an_error_naming_it(tmp_path):
     j = json.loads(p.stdout)
     assert j["ok"] is False and j["input"] == str(src) and "/half" in j["error"] and "/half" in p.stderr, p.stdout
     assert not out.exists()
+    # ... and so is every failure after --json is read: a bad spec, a missing input, a missing argument
+    for args, what in [((src, out, "abs=1e-3 ratoi"), "ratoi"), ((tmp_path / "nope.h5", out, "abs=1e-3"), "nope.h5"),
+                       ((src,), "need IN.h5")]:
+        p = lib.cli("compress", "--json", *args, check=False)
+        assert p.returncode == 2, p.stdout + p.stderr
+        j = json.loads(p.stdout)
+        assert j["ok"] is False and what in j["error"] and what in p.stderr, (args, p.stdout, p.stderr)
     p = lib.cli("compress", src, out, "abs=1e-3", "--skip-refused")
     assert re.search(r"^/half: float16 1000  copied unchanged \(REFUSED by the filter", p.stdout,
                      re.M), p.stdout
