@@ -450,7 +450,7 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
     return H5FZ_OK;
   }
   const h5fz_op_info *op = h5fz_op_by_name(tok);
-  if (!op) return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s' (see `h5fz ops` / docs/spec.md)", tok);
+  if (!op) return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s', nor a named chain: `h5fz ops` lists both (docs/spec.md)", tok);
   if (st->preset)
     return h5fz_fail(H5FZ_ERR_SPEC, "'%s' names a whole chain (%s); give it alone, without ops", st->preset->name,
                      st->preset->summary);
