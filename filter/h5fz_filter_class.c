@@ -72,6 +72,7 @@ int h5fz_filter_bind(const h5fz_hdf5_api *a, const void *base)
 typedef enum {
   REFUSED_SPEC,   /* the user's words, or anything else set_local refuses */
   REFUSED_TYPE,   /* the dataset's type (can_apply): no words fit it */
+  REFUSED_TYPE_MANDATORY, /* the same, the filter mandatory: H5Dcreate fails (nothing is stored) */
   REFUSED_CHUNKS, /* the dataset's chunks (h5repack -l sets them) */
 } refusal;
 
@@ -91,6 +92,7 @@ static const char *refusal_outcome(refusal kind)
                                 : "";
   switch (kind) {
   case REFUSED_TYPE:
+  case REFUSED_TYPE_MANDATORY:
     return "\nh5fz: h5repack now copies this dataset UNCOMPRESSED and exits 0, as it must: h5fz takes float32/float64 "
            "datasets only; name only the float datasets (h5repack -f /a,/b:UD=...) to leave the others unfiltered "
            "without this line, or use h5fz compress, which copies them unchanged";
@@ -113,15 +115,20 @@ static const char *refusal_outcome(refusal kind)
  * the stack (HDF5's default) gets it there only. */
 static void say_refusal_once(const h5fz_hdf5_api *h, const char *text, refusal kind)
 {
+  /* the reasons said so far (a file's datasets alternate between a few: int, float16, int, ...); past the
+   * table's end a reason is said again rather than kept from the user */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  static char said[H5FZ_FILTER_MSG_LEN];
+  static char said[16][H5FZ_FILTER_MSG_LEN];
+  static unsigned n_said;
   H5E_auto2_t printer = NULL;
   void *printer_data = NULL;
   if (h->H5Eget_auto2(H5E_DEFAULT, &printer, &printer_data) < 0 || printer || h5fz_settings_quiet()) return;
   pthread_mutex_lock(&lock);
-  int fresh = strncmp(said, text, sizeof said - 1) != 0;
+  int fresh = 1;
+  for (unsigned i = 0; i < n_said && fresh; i++) fresh = strncmp(said[i], text, sizeof said[i] - 1) != 0;
   if (fresh) {
-    snprintf(said, sizeof said, "%s", text);
+    snprintf(said[n_said % 16u], sizeof said[0], "%s", text);
+    n_said += n_said < 16u ? 1u : 0u;
     fprintf(stderr, "%s%s\n", text, refusal_outcome(kind));
   }
   pthread_mutex_unlock(&lock);
@@ -285,7 +292,14 @@ static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_i
      * optional filter) that the dataset is stored uncompressed (a fresh
      * user's finding: an int dataset with bad cd_values got both). */
     if (words_refused_anyway(h, dcpl_id)) return 1;
-    H5FZ_PUSH(h, H5E_CANAPPLY_g, why);
+    /* a mandatory filter (H5Pset_filter's H5Z_FLAG_MANDATORY) makes H5Dcreate fail: say nothing of a dataset
+     * stored uncompressed (a fresh user's finding through h5py's low-level API) */
+    unsigned flags = H5Z_FLAG_OPTIONAL;
+    size_t n_cd = 0;
+    if (h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n_cd, NULL, 0, NULL, NULL) < 0)
+      flags = H5Z_FLAG_OPTIONAL;
+    push_refusal(h, h->H5E_CANAPPLY_g, flags & H5Z_FLAG_OPTIONAL ? REFUSED_TYPE : REFUSED_TYPE_MANDATORY, __func__,
+                 __LINE__, why);
     return 0;
   }
   return 1;
@@ -375,8 +389,12 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
              "h5fz: filter '%s' (id %d) comes before h5fz in the pipeline; h5fz is lossy, so "
              "a filter before it would not get its exact bytes back on read (Fletcher32 fails "
              "its checksum). Add h5fz first, then other filters (e.g. H5Pset_fletcher32 after "
-             "H5Pset_filter); h5py puts shuffle=True first: leave it out (h5fz needs no shuffle)",
-             name[0] ? name : "?", (int)id);
+             "H5Pset_filter)%s",
+             name[0] ? name : "?", (int)id,
+             /* h5py orders its own filters before a third-party one: there the fix is to leave the keyword out */
+             id == H5Z_FILTER_SHUFFLE       ? "; in h5py leave shuffle=True out (h5fz needs no shuffle)"
+             : id == H5Z_FILTER_SCALEOFFSET ? "; in h5py leave scaleoffset= out (h5fz bounds the error itself)"
+                                            : "");
     H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
     return -1;
   }

@@ -190,6 +190,20 @@ def test_h5repack_integer_refusal_names_the_type_not_the_words(tmp_path):
         assert lib.filter_ids(f["temp"]) == [lib.FILTER_ID] and lib.filter_ids(f["count"]) == []
 
 
+def test_h5repack_alternating_refusals_are_each_said_once(tmp_path):
+    """Datasets refused for two reasons in turn (integer, float16, integer,
+    float16): each reason is said once, not once a dataset (a fresh user's
+    finding: only the last reason was remembered)."""
+    src = tmp_path / "alt.h5"
+    with h5py.File(src, "w") as f:
+        for i, dt in enumerate(["i4", "f2", "i4", "f2"]):
+            f.create_dataset("d%d" % i, data=np.arange(1000).astype(dt), chunks=(100,))
+        f.create_dataset("x", data=np.sin(np.arange(1000) / 9.0).astype("f4"), chunks=(100,))
+    said = _h5repack_said(lib.cli("cd-values", "--ud", "abs=1e-3").stdout.strip(), src, tmp_path / "o.h5")
+    assert said.count("(integer)") == 1 and said.count("2-byte float") == 1, said
+    assert said.count("h5repack now copies this dataset UNCOMPRESSED") == 2, said
+
+
 def test_h5repack_chunk_refusal_points_at_the_chunks(tmp_path):
     """A chunk over the format's limit is no fault of the words either: the
     line after the reason names h5repack -l. The dataset is never written,
@@ -242,3 +256,20 @@ def test_h5py_bad_words_on_an_integer_dataset_fail_once_on_the_words(tmp_path):
                        env=env)
     assert p.returncode == 0 and "created" in p.stdout, p.stdout + p.stderr
     assert p.stderr.count("this dataset is stored UNCOMPRESSED") == 1, p.stderr
+    # the same type refused with the filter mandatory (h5py's low-level API): H5Dcreate fails, and nothing is said
+    # of a dataset stored uncompressed
+    code_mandatory = (
+        "import h5py, numpy as np, sys\n"
+        "with h5py.File(sys.argv[1], 'w') as f:\n"
+        "    p = h5py.h5p.create(h5py.h5p.DATASET_CREATE)\n"
+        "    p.set_chunk((50,))\n"
+        "    p.set_filter(%d, h5py.h5z.FLAG_MANDATORY, tuple(%r))\n"
+        "    try:\n"
+        "        h5py.h5d.create(f.id, b'm', h5py.h5t.STD_I32LE, h5py.h5s.create_simple((100,)), dcpl=p)\n"
+        "        print('created')\n"
+        "    except Exception as e:\n"
+        "        print('refused:', e)\n" % (lib.FILTER_ID, list(lib.cd_values("abs=1e-3")[0])))
+    p = subprocess.run([sys.executable, "-c", code_mandatory, str(tmp_path / "m.h5")], capture_output=True, text=True,
+                       env=env)
+    assert p.returncode == 0 and "refused:" in p.stdout, p.stdout + p.stderr
+    assert "UNCOMPRESSED" not in p.stderr, p.stderr
