@@ -5,6 +5,7 @@
  * a constant in h5fz.h, a later op writes its number here), its name, its
  * streams, the prefix of its device functions (device_ops/op_X.h, which the
  * GPU's codegen calls) and its CPU forms (device_ops/op_X_cpu.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "h5fz_format.h"
@@ -141,14 +142,21 @@ int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, con
   return H5FZ_OK;
 }
 
-/* A chain's spec words into chain[0..cap) (h5fz_chain_words, without its
- * leading space). */
+/* ops[0..n) as spec words into chain[0..cap), then " subchunk=B" when B is
+ * not the default. */
 static int chain_text(const uint8_t *ops, unsigned n, uint32_t subchunk_bytes, char *chain, size_t cap)
 {
-  char words[256];
-  const size_t len = h5fz_chain_words(ops, n, subchunk_bytes, words, sizeof words);
-  if (len >= sizeof words || len < 1u || len - 1u >= cap) return H5FZ_ERR_ARG;
-  memcpy(chain, words + 1, len); /* the words and their NUL */
+  size_t at = 0;
+  for (unsigned k = 0; k < n; k++) {
+    const char *op = h5fz_op_name(ops[k]);
+    int w = snprintf(chain + at, cap - at, "%s%s", k ? " " : "", op ? op : "?");
+    if (w < 0 || (size_t)w >= cap - at) return H5FZ_ERR_ARG;
+    at += (size_t)w;
+  }
+  if (subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES) {
+    int w = snprintf(chain + at, cap - at, " subchunk=%u", (unsigned)subchunk_bytes);
+    if (w < 0 || (size_t)w >= cap - at) return H5FZ_ERR_ARG;
+  }
   return H5FZ_OK;
 }
 

@@ -508,19 +508,6 @@ static void format_double(double v, char *buf, size_t len)
   }
 }
 
-size_t h5fz_chain_words(const uint8_t *ops, unsigned n_ops, uint32_t subchunk_bytes, char *buf, size_t buf_len)
-{
-  size_t n = 0;
-  for (unsigned i = 0; i < n_ops; i++) {
-    const h5fz_op_info *op = h5fz_op_lookup(ops[i]);
-    n += (size_t)snprintf(buf + (n < buf_len ? n : buf_len), n < buf_len ? buf_len - n : 0, " %s", op ? op->name : "?");
-  }
-  if (subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES)
-    n += (size_t)snprintf(buf + (n < buf_len ? n : buf_len), n < buf_len ? buf_len - n : 0, " subchunk=%u",
-                          (unsigned)subchunk_bytes);
-  return n;
-}
-
 int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
 {
   if (!s || !buf || !buf_len) return h5fz_fail(H5FZ_ERR_ARG, "h5fz_spec_format: NULL argument");
@@ -530,7 +517,12 @@ int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
   format_double(s->bound, num, sizeof num);
   size_t n = mode->bound_rule == H5FZ_BOUND_NONE ? (size_t)snprintf(buf, buf_len, "%s", mode->name)
                                                  : (size_t)snprintf(buf, buf_len, "%s=%s", mode->name, num);
-  if (n < buf_len) n += h5fz_chain_words(s->ops, s->n_ops, s->subchunk_bytes, buf + n, buf_len - n);
+  for (uint32_t i = 0; i < s->n_ops && n < buf_len; i++) {
+    const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
+    n += (size_t)snprintf(buf + n, buf_len - n, " %s", op ? op->name : "?");
+  }
+  if (n < buf_len && s->subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES)
+    n += (size_t)snprintf(buf + n, buf_len - n, " subchunk=%u", s->subchunk_bytes);
   if (n < buf_len && s->has_missing) {
     format_double(s->missing, num, sizeof num);
     n += (size_t)snprintf(buf + n, buf_len - n, " missing=%s", num);
