@@ -746,19 +746,14 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_apart)(H5FZ_T_WORD *part, h5fz_lnd_axis a, uint64_
   }
 }
 
-/* h5fz_lnd_ascan's store of k = 4 sums x (k = 1 when S is 0) at w[at +
- * j S]: the words, or with p their values. */
-H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan_put)(H5FZ_T_WORD *w, uint64_t at, uint64_t S, const H5FZ_T_WORD *x,
-                                         const h5fz_quant_params *p)
+/* h5fz_lnd_ascan's store of the sum x at w[at]: the word, or with p its
+ * value. */
+H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan_put)(H5FZ_T_WORD *w, uint64_t at, H5FZ_T_WORD x, const h5fz_quant_params *p)
 {
-  H5FZ_T_FLOAT *v = (H5FZ_T_FLOAT *)(void *)w;
-  const uint32_t k = S ? 4u : 1u;
-  for (uint32_t j = 0; j < k; j++) {
-    if (p)
-      v[at + j * S] = H5FZ_TN(h5fz_quant_value)(x[j], p);
-    else
-      w[at + j * S] = x[j];
-  }
+  if (p)
+    ((H5FZ_T_FLOAT *)(void *)w)[at] = H5FZ_TN(h5fz_quant_value)(x, p);
+  else
+    w[at] = x;
 }
 
 /* ... step 3: the prefix sums of segment t from its offset (part[t]; part
@@ -783,11 +778,11 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan)(H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t
       acc = (H5FZ_T_WORD)(acc + x[k]);
       x[k] = acc;
     }
-    H5FZ_TN(h5fz_lnd_ascan_put)(w, at, S, x, p);
+    for (uint32_t k = 0; k < 4u; k++) H5FZ_TN(h5fz_lnd_ascan_put)(w, at + k * S, x[k], p);
   }
   for (; i < hi; i++, at += S) {
     acc = (H5FZ_T_WORD)(acc + w[at]);
-    H5FZ_TN(h5fz_lnd_ascan_put)(w, at, 0, &acc, p);
+    H5FZ_TN(h5fz_lnd_ascan_put)(w, at, acc, p);
   }
 }
 

@@ -258,24 +258,32 @@ static int classify_or_push(const h5fz_hdf5_api *h, const hid_t *minor_g, hid_t 
   return ok;
 }
 
+/* The filter's flags and its cd_values in dcpl: cd holds the first
+ * H5FZ_PLUGIN_CD_CAP words, *n their true count (more than the cap: words
+ * no spec writes). 0, or -1 when HDF5 cannot read them. */
+static int filter_words(const h5fz_hdf5_api *h, hid_t dcpl_id, unsigned *flags, unsigned cd[H5FZ_PLUGIN_CD_CAP],
+                        size_t *n)
+{
+  *flags = 0;
+  *n = H5FZ_PLUGIN_CD_CAP;
+  return h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, flags, n, cd, 0, NULL, NULL) < 0 ? -1 : 0;
+}
+
+/* Words set_local refuses whatever the dataset's type
+ * (h5fz_filter_local_cd_values with no type)? */
+static int words_refused_anyway(const unsigned *cd, size_t n)
+{
+  unsigned out[H5FZ_CD_MAX];
+  size_t n_out = 0;
+  char msg[H5FZ_FILTER_MSG_LEN];
+  return n > H5FZ_PLUGIN_CD_CAP || h5fz_filter_local_cd_values(cd, n, H5FZ_DTYPE_UNKNOWN, 0, 0, NULL, 0, 0.0, 1, out,
+                                                               H5FZ_CD_MAX, &n_out, msg, sizeof msg) != H5FZ_OK;
+}
+
 /* H5Z can_apply: 1 for IEEE float32/float64 of either byte order, 0 (with the
  * reason on the error stack) for anything else, -1 if HDF5 fails. An
  * optional filter refused here stays in the pipeline; set_local then stores
  * no dataset part and every chunk is written unfiltered. */
-/* Are the filter's words in dcpl ones set_local refuses whatever the
- * dataset's type (h5fz_filter_local_cd_values with no type)? 0 when they
- * pass or cannot be read (set_local then reports what it finds). */
-static int words_refused_anyway(const h5fz_hdf5_api *h, hid_t dcpl_id)
-{
-  unsigned flags = 0, cd[H5FZ_PLUGIN_CD_CAP], out[H5FZ_CD_MAX];
-  size_t n = H5FZ_PLUGIN_CD_CAP, n_out = 0;
-  char msg[H5FZ_FILTER_MSG_LEN];
-  if (h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0) return 0;
-  if (n > H5FZ_PLUGIN_CD_CAP) return 1;
-  return h5fz_filter_local_cd_values(cd, n, H5FZ_DTYPE_UNKNOWN, 0, 0, NULL, 0, 0.0, 1, out, H5FZ_CD_MAX, &n_out, msg,
-                                     sizeof msg) != H5FZ_OK;
-}
-
 static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_id, hid_t space_id)
 {
   (void)space_id;
@@ -291,13 +299,15 @@ static htri_t h5fz_can_apply(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_i
      * on the words; the type's line would first have told an h5py user (an
      * optional filter) that the dataset is stored uncompressed (a fresh
      * user's finding: an int dataset with bad cd_values got both). */
-    if (words_refused_anyway(h, dcpl_id)) return 1;
+    unsigned flags, cd[H5FZ_PLUGIN_CD_CAP];
+    size_t n;
+    if (filter_words(h, dcpl_id, &flags, cd, &n) < 0) { /* set_local reports what it finds */
+      flags = H5Z_FLAG_OPTIONAL;
+    } else if (words_refused_anyway(cd, n)) {
+      return 1;
+    }
     /* a mandatory filter (H5Pset_filter's H5Z_FLAG_MANDATORY) makes H5Dcreate fail: say nothing of a dataset
      * stored uncompressed (a fresh user's finding through h5py's low-level API) */
-    unsigned flags = H5Z_FLAG_OPTIONAL;
-    size_t n_cd = 0;
-    if (h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n_cd, NULL, 0, NULL, NULL) < 0)
-      flags = H5Z_FLAG_OPTIONAL;
     push_refusal(h, h->H5E_CANAPPLY_g, flags & H5Z_FLAG_OPTIONAL ? REFUSED_TYPE : REFUSED_TYPE_MANDATORY, __func__,
                  __LINE__, why);
     return 0;
@@ -411,10 +421,9 @@ static herr_t h5fz_set_local(const h5fz_hdf5_api *h, hid_t dcpl_id, hid_t type_i
   (void)space_id;
   if (!h) return -1; /* no libhdf5 bound (docs/filter.md, "Self-binding") */
   char msg[H5FZ_FILTER_MSG_LEN];
-  unsigned flags = 0;
-  size_t n = H5FZ_PLUGIN_CD_CAP;
-  unsigned cd[H5FZ_PLUGIN_CD_CAP];
-  if (h->H5Pget_filter_by_id2(dcpl_id, H5FZ_FILTER_ID, &flags, &n, cd, 0, NULL, NULL) < 0) {
+  unsigned flags, cd[H5FZ_PLUGIN_CD_CAP];
+  size_t n;
+  if (filter_words(h, dcpl_id, &flags, cd, &n) < 0) {
     H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the filter's cd_values");
     return -1;
   }

@@ -87,6 +87,13 @@ typedef struct {
 const h5fz_chain_preset *h5fz_chain_preset_by_name(const char *name);
 const h5fz_chain_preset *h5fz_chain_preset_at(size_t i);
 
+/* The ops[0..n_ops) of a chain as spec words, each after a space (" quant
+ * delta ..."), then " subchunk=B" when B is not the default, into
+ * buf[0..buf_len) (h5fz_spec_format's chain part; h5fz_named_chain_at).
+ * Returns the length the whole text takes, as snprintf does (>= buf_len:
+ * cut short). */
+size_t h5fz_chain_words(const uint8_t *ops, unsigned n_ops, uint32_t subchunk_bytes, char *buf, size_t buf_len);
+
 /* The default chain: quant delta zigzag bitshuffle rze. */
 extern const uint8_t h5fz_default_chain[5];
 

@@ -142,21 +142,27 @@ int h5fz_op_at(size_t i, unsigned *id, const char **name, const char **kind, con
   return H5FZ_OK;
 }
 
-/* ops[0..n) as spec words into chain[0..cap), then " subchunk=B" when B is
- * not the default. */
+size_t h5fz_chain_words(const uint8_t *ops, unsigned n_ops, uint32_t subchunk_bytes, char *buf, size_t buf_len)
+{
+  size_t n = 0;
+  for (unsigned i = 0; i < n_ops; i++) {
+    const char *name = h5fz_op_name(ops[i]);
+    n += (size_t)snprintf(buf + (n < buf_len ? n : buf_len), n < buf_len ? buf_len - n : 0, " %s", name ? name : "?");
+  }
+  if (subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES)
+    n += (size_t)snprintf(buf + (n < buf_len ? n : buf_len), n < buf_len ? buf_len - n : 0, " subchunk=%u",
+                          (unsigned)subchunk_bytes);
+  return n;
+}
+
+/* A chain's spec words into chain[0..cap) (h5fz_chain_words, without its
+ * leading space). */
 static int chain_text(const uint8_t *ops, unsigned n, uint32_t subchunk_bytes, char *chain, size_t cap)
 {
-  size_t at = 0;
-  for (unsigned k = 0; k < n; k++) {
-    const char *op = h5fz_op_name(ops[k]);
-    int w = snprintf(chain + at, cap - at, "%s%s", k ? " " : "", op ? op : "?");
-    if (w < 0 || (size_t)w >= cap - at) return H5FZ_ERR_ARG;
-    at += (size_t)w;
-  }
-  if (subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES) {
-    int w = snprintf(chain + at, cap - at, " subchunk=%u", (unsigned)subchunk_bytes);
-    if (w < 0 || (size_t)w >= cap - at) return H5FZ_ERR_ARG;
-  }
+  char words[256];
+  const size_t len = h5fz_chain_words(ops, n, subchunk_bytes, words, sizeof words);
+  if (len >= sizeof words || len < 1u || len - 1u >= cap) return H5FZ_ERR_ARG;
+  memcpy(chain, words + 1, len); /* the words and their NUL */
   return H5FZ_OK;
 }
 

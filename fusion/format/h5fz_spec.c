@@ -517,12 +517,7 @@ int h5fz_spec_format(const h5fz_spec *s, char *buf, size_t buf_len)
   format_double(s->bound, num, sizeof num);
   size_t n = mode->bound_rule == H5FZ_BOUND_NONE ? (size_t)snprintf(buf, buf_len, "%s", mode->name)
                                                  : (size_t)snprintf(buf, buf_len, "%s=%s", mode->name, num);
-  for (uint32_t i = 0; i < s->n_ops && n < buf_len; i++) {
-    const h5fz_op_info *op = h5fz_op_lookup(s->ops[i]);
-    n += (size_t)snprintf(buf + n, buf_len - n, " %s", op ? op->name : "?");
-  }
-  if (n < buf_len && s->subchunk_bytes != H5FZ_DEFAULT_SUBCHUNK_BYTES)
-    n += (size_t)snprintf(buf + n, buf_len - n, " subchunk=%u", s->subchunk_bytes);
+  if (n < buf_len) n += h5fz_chain_words(s->ops, s->n_ops, s->subchunk_bytes, buf + n, buf_len - n);
   if (n < buf_len && s->has_missing) {
     format_double(s->missing, num, sizeof num);
     n += (size_t)snprintf(buf + n, buf_len - n, " missing=%s", num);
