@@ -732,8 +732,6 @@ typedef struct {
   uint32_t ahead; /* GPU: the aligned word at next - 4 (its bytes past the end zero) */
   uint64_t acc;   /* nacc pending bits */
   int64_t bias;   /* the position: bias + 8 next - nacc (GPU: less the 32 bits of ahead) */
-  uint32_t from_shared; /* GPU: in is in shared memory (a staged header), where __ldg must not load */
-  uint32_t pad_;
 } h5fz_huff_reader;
 
 /* The aligned 32-bit word at p (the GPU reader's load): __ldg on the GPU,
@@ -743,9 +741,6 @@ H5FZ_FN uint32_t h5fz_huff_load_word(const uint8_t *p)
 #if defined(__CUDACC_RTC__) || defined(__NVCC__)
   return __ldg((const unsigned *)p);
 #else
-#ifdef H5FZ_EMU_CHECK_GLOBAL
-  H5FZ_EMU_CHECK_GLOBAL(p); /* the emulator: __ldg of a shared address fails on a GPU (CUDA error 717) */
-#endif
   uint32_t w;
   memcpy(&w, p, 4);
   return w;
@@ -759,9 +754,7 @@ H5FZ_FN uint32_t h5fz_huff_rd_word(const h5fz_huff_reader *r, int32_t at)
 {
   uint32_t w = 0;
   if (at < (int32_t)r->size) {
-    /* may hold bytes before in (shifted out at init); from_shared is a
-     * constant 0 in the group decoder, where the test compiles away */
-    w = r->from_shared ? *(const uint32_t *)(r->in + at) : h5fz_huff_load_word(r->in + at);
+    w = h5fz_huff_load_word(r->in + at); /* may hold bytes before in (shifted out at init) */
     const int32_t valid = (int32_t)r->size - at;
     if (valid < 4) w &= (1u << (8 * valid)) - 1u;
   }
@@ -797,12 +790,8 @@ H5FZ_FN uint64_t h5fz_huff_rd_pos(const h5fz_huff_reader *r)
 #endif
 }
 
-/* A reader of in[0..size) from bit pos; from_shared: in is in shared
- * memory (GPU; a staged header). */
-H5FZ_FN void h5fz_huff_rd_start(h5fz_huff_reader *r, const uint8_t *in, uint32_t size, uint64_t pos, uint32_t from_shared)
+H5FZ_FN void h5fz_huff_rd_init(h5fz_huff_reader *r, const uint8_t *in, uint32_t size, uint64_t pos)
 {
-  r->from_shared = from_shared;
-  r->pad_ = 0;
   r->in = in;
   r->size = size;
   r->acc = 0;
@@ -829,11 +818,6 @@ H5FZ_FN void h5fz_huff_rd_start(h5fz_huff_reader *r, const uint8_t *in, uint32_t
 #endif
   r->acc >>= skip;
   r->nacc -= skip;
-}
-
-H5FZ_FN void h5fz_huff_rd_init(h5fz_huff_reader *r, const uint8_t *in, uint32_t size, uint64_t pos)
-{
-  h5fz_huff_rd_start(r, in, size, pos, 0u);
 }
 
 /* The next nbits (<= 32) bits, left in the stream / taken from it. */
@@ -909,16 +893,15 @@ H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader 
 /* One thread: the stream's header (the group field, the nctx tables, the
  * directory's width) of a stream of size bytes for n words into d, its
  * bits read from src[0..src_size) (the stream itself, or the start of it
- * that h5fz_huff_stage copied to shared memory: from_shared 1); *end: the
- * bits it took. Returns 0, or -1
+ * that h5fz_huff_stage copied); *end: the bits it took. Returns 0, or -1
  * when it is not one h5fz_huff_encode writes (a bad group field or table,
  * more groups than 256, a directory past the end) or, read from a copy
  * shorter than the stream, when its bits ran past the copy. */
-H5FZ_FN int h5fz_huff_parse_header(h5fz_huff_dtab *d, const uint8_t *src, uint32_t src_size, uint32_t from_shared,
-                                   uint32_t size, uint32_t n, uint32_t nctx, uint32_t W, uint64_t *end)
+H5FZ_FN int h5fz_huff_parse_header(h5fz_huff_dtab *d, const uint8_t *src, uint32_t src_size, uint32_t size, uint32_t n,
+                                   uint32_t nctx, uint32_t W, uint64_t *end)
 {
   h5fz_huff_reader r;
-  h5fz_huff_rd_start(&r, src, src_size, 0, from_shared);
+  h5fz_huff_rd_init(&r, src, src_size, 0);
   uint32_t g = h5fz_huff_rd_get(&r, 4u);
   d->nctx = nctx;
   d->alphabet = h5fz_huff_alphabet(W);
@@ -941,7 +924,7 @@ H5FZ_FN int h5fz_huff_read_header(h5fz_huff_dtab *d, const uint8_t *in, uint32_t
                                   uint32_t W)
 {
   uint64_t end;
-  return h5fz_huff_parse_header(d, in, size, 0u, size, n, nctx, W, &end);
+  return h5fz_huff_parse_header(d, in, size, size, n, nctx, W, &end);
 }
 
 #if H5FZ_ON_GPU
@@ -975,7 +958,7 @@ H5FZ_FN int h5fz_huff_read_header_staged(h5fz_huff_dtab *d, const uint32_t *stag
 {
   uint64_t end;
   const uint8_t *copy = (const uint8_t *)stage + ((unsigned long long)in & 3u);
-  const int rc = h5fz_huff_parse_header(d, copy, held, 1u, size, n, nctx, W, &end);
+  const int rc = h5fz_huff_parse_header(d, copy, held, size, n, nctx, W, &end);
   return rc == 0 || held == size ? rc : h5fz_huff_read_header(d, in, size, n, nctx, W);
 }
 #endif

@@ -55,23 +55,6 @@ unsigned emu_tid(void) { return cur->tid; }
 unsigned emu_nthreads(void) { return n_threads; }
 int emu_errors(void) { return errors; }
 
-static const unsigned char *shared_lo;
-static size_t shared_bytes;
-void emu_mark_shared(const void *lo, size_t bytes)
-{
-  shared_lo = lo;
-  shared_bytes = bytes;
-}
-
-void emu_check_global(const void *p)
-{
-  const unsigned char *c = p;
-  if (shared_bytes && c >= shared_lo && c < shared_lo + shared_bytes) {
-    fprintf(stderr, "emulator: a global load (__ldg) of a shared-memory address\n");
-    errors++;
-  }
-}
-
 unsigned emu_block_idx, emu_grid_dim = 1u;
 
 static void yield(void) { swapcontext(&cur->ctx, &sched); }

@@ -72,14 +72,6 @@ void emu_run_block(unsigned n, void (*fn)(void *), void *arg);
 /* Errors seen so far: divergent or partial-mask collectives, deadlocks. */
 int emu_errors(void);
 
-/* Memory the emulated code must treat as shared memory: a read-only
- * global load (__ldg, h5fz_huff_load_word) of an address in
- * [lo, lo + bytes) counts as an error, as it faults on a GPU (CUDA error
- * 717). One range at a time; bytes 0 clears it. */
-void emu_mark_shared(const void *lo, size_t bytes);
-void emu_check_global(const void *p);
-#define H5FZ_EMU_CHECK_GLOBAL(p) emu_check_global(p)
-
 /* A pseudo-random number (xorshift), for schedules and test data. */
 uint32_t emu_random(void);
 
