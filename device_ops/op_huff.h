@@ -891,77 +891,28 @@ H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader 
 }
 
 /* One thread: the stream's header (the group field, the nctx tables, the
- * directory's width) of a stream of size bytes for n words into d, its
- * bits read from src[0..src_size) (the stream itself, or the start of it
- * that h5fz_huff_stage copied); *end: the bits it took. Returns 0, or -1
- * when it is not one h5fz_huff_encode writes (a bad group field or table,
- * more groups than 256, a directory past the end) or, read from a copy
- * shorter than the stream, when its bits ran past the copy. */
-H5FZ_FN int h5fz_huff_parse_header(h5fz_huff_dtab *d, const uint8_t *src, uint32_t src_size, uint32_t size, uint32_t n,
-                                   uint32_t nctx, uint32_t W, uint64_t *end)
+ * directory's width) for n words into d. Returns 0, or -1 when it is not
+ * one h5fz_huff_encode writes (a bad group field or table, more groups
+ * than 256, a directory past the end). */
+H5FZ_FN int h5fz_huff_read_header(h5fz_huff_dtab *d, const uint8_t *in, uint32_t size, uint32_t n, uint32_t nctx,
+                                  uint32_t W)
 {
   h5fz_huff_reader r;
-  h5fz_huff_rd_init(&r, src, src_size, 0);
+  h5fz_huff_rd_init(&r, in, size, 0);
   uint32_t g = h5fz_huff_rd_get(&r, 4u);
   d->nctx = nctx;
   d->alphabet = h5fz_huff_alphabet(W);
   d->end = 8ull * size;
   d->group = 64u << (g <= H5FZ_HUFF_MAX_GROUP_LOG2 ? g : 0u);
   d->groups = (n + d->group - 1u) / d->group;
-  *end = 0;
   if (size == 0 || g > H5FZ_HUFF_MAX_GROUP_LOG2 || n == 0 || d->groups > H5FZ_HUFF_MAX_GROUPS) return -1;
   for (uint32_t t = 0; t < nctx; t++)
     if (h5fz_huff_get_table(d, t, &r)) return -1;
   d->dir_w = h5fz_huff_rd_get(&r, 5u);
-  d->dir_at = *end = h5fz_huff_rd_pos(&r);
+  d->dir_at = h5fz_huff_rd_pos(&r);
   d->start = d->dir_at + (uint64_t)(d->groups - 1u) * d->dir_w;
-  return d->start <= d->end && *end <= 8ull * src_size ? 0 : -1;
+  return d->start <= d->end ? 0 : -1;
 }
-
-/* One thread: the header of the stream in[0..size) for n words into d
- * (h5fz_huff_parse_header). Returns 0 or -1 as it does. */
-H5FZ_FN int h5fz_huff_read_header(h5fz_huff_dtab *d, const uint8_t *in, uint32_t size, uint32_t n, uint32_t nctx,
-                                  uint32_t W)
-{
-  uint64_t end;
-  return h5fz_huff_parse_header(d, in, size, size, n, nctx, W, &end);
-}
-
-#if H5FZ_ON_GPU
-/* Bytes of a stream's start that the GPU's group kernel copies into
- * shared memory before one thread reads its header from there: the
- * tables are a chain of variable-length entries, each read waiting for
- * the one before, and read from global memory every refill waited for a
- * load (session 22's profile: 12 % of the kernel's samples waiting for
- * the headers). A header of two full tables and 256 directory entries
- * takes at most about 1.3 KiB; those of real fields are under 0.5 KiB. */
-#define H5FZ_HUFF_STAGE_BYTES 1024u
-
-/* Threads lane < nlanes: the aligned words holding the start of the
- * stream in[0..size) into stage[0..H5FZ_HUFF_STAGE_BYTES / 4) (the first
- * holds in[0] at byte in's address mod 4; words past the stream are 0).
- * Returns the stream's bytes it holds. */
-H5FZ_FN uint32_t h5fz_huff_stage(uint32_t *stage, const uint8_t *in, uint32_t size, uint32_t lane, uint32_t nlanes)
-{
-  const uint32_t mis = (uint32_t)((unsigned long long)in & 3u), held = H5FZ_HUFF_STAGE_BYTES - mis;
-  for (uint32_t i = lane; i < H5FZ_HUFF_STAGE_BYTES / 4u; i += nlanes)
-    stage[i] = 4u * i < size + mis ? h5fz_huff_load_word(in - mis + 4u * i) : 0u; /* as the reader's loads */
-  return size < held ? size : held;
-}
-
-/* One thread: the header of the stream in[0..size) as
- * h5fz_huff_read_header reads it, read from its start staged by
- * h5fz_huff_stage (held bytes); from in itself only when the header runs
- * past them (or is bad: then the verdict is the whole stream's). */
-H5FZ_FN int h5fz_huff_read_header_staged(h5fz_huff_dtab *d, const uint32_t *stage, uint32_t held, const uint8_t *in,
-                                         uint32_t size, uint32_t n, uint32_t nctx, uint32_t W)
-{
-  uint64_t end;
-  const uint8_t *copy = (const uint8_t *)stage + ((unsigned long long)in & 3u);
-  const int rc = h5fz_huff_parse_header(d, copy, held, size, n, nctx, W, &end);
-  return rc == 0 || held == size ? rc : h5fz_huff_read_header(d, in, size, n, nctx, W);
-}
-#endif
 
 /* Reverse the low H5FZ_HUFF_LUT_BITS bits of x. */
 H5FZ_FN uint32_t h5fz_huff_rev_lut(uint32_t x)

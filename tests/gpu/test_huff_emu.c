@@ -10,8 +10,7 @@
  * as the CPU's (words of seven kinds: sparse, mixed, runs, wide, counts
  * skewed so that the code is length-limited, one symbol, clustered). The encode runs both ways the executors call it: the
  * stream assembled in a separate buffer, and written in place into its
- * output (the GPU kernel's global slot: tmp == out). The group kernel's
- * header read from a copy in shared memory gives the stream's own tables.
+ * output (the GPU kernel's global slot: tmp == out).
  */
 #include "cuda_emu.h" /* first: the op headers then compile their GPU sections */
 
@@ -79,35 +78,6 @@ static uint32_t w32[MAXN];
 static uint8_t ref[8u * MAXN], got[8u * MAXN] __attribute__((aligned(8))), back_ref[8u * MAXN], back_got[8u * MAXN];
 static uint8_t cpu_scratch[32768] __attribute__((aligned(8))), cpu_tmp[8u * MAXN] __attribute__((aligned(8)));
 
-
-/* The group kernel's header read from a staged copy (h5fz_huff_stage,
- * h5fz_huff_read_header_staged) against the stream's own: the same verdict
- * and tables, with the stream at each address mod 4 and copies cut short
- * (the read then falls back to the stream). */
-static uint8_t at_mis[8u * MAXN + 8u] __attribute__((aligned(8)));
-static void staged_headers(const char *what, const uint8_t *src, uint32_t size, uint32_t n, uint32_t codes, int wide)
-{
-  static const uint32_t cuts[] = {1u, 5u, 17u, 64u, 200u, H5FZ_HUFF_STAGE_BYTES};
-  const uint32_t W = wide ? 64u : 32u, nw = (n + 63u) & ~63u;
-  for (uint32_t mis = 0; mis < 4u; mis++) {
-    uint8_t *in = at_mis + mis;
-    memcpy(in, src, size);
-    h5fz_huff_dtab a, b;
-    memset(&a, 0, sizeof a);
-    const int rc_a = h5fz_huff_read_header(&a, in, size, nw, codes, W);
-    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
-      uint32_t stage[H5FZ_HUFF_STAGE_BYTES / 4u];
-      uint32_t held = h5fz_huff_stage(stage, in, size, 0u, 1u);
-      if (cuts[c] < held) held = cuts[c]; /* a shorter copy: its first held bytes */
-      memset(&b, 0, sizeof b);
-      const int rc_b = h5fz_huff_read_header_staged(&b, stage, held, in, size, nw, codes, W);
-      CHECK(rc_a == rc_b, "%s: staged header (mis %u, %u bytes held) rc %d, the stream's %d", what, mis, held, rc_b,
-            rc_a);
-      if (!rc_a && !rc_b) CHECK(!memcmp(&a, &b, sizeof a), "%s: staged header (mis %u, %u held): other tables", what, mis, held);
-    }
-  }
-}
-
 static void one(const char *what, int wide, uint32_t n, unsigned threads, uint32_t codes)
 {
   const void *words = wide ? (const void *)w : (const void *)w32;
@@ -128,7 +98,6 @@ static void one(const char *what, int wide, uint32_t n, unsigned threads, uint32
   CHECK(!memcmp(got, ref, rsize), "%s, %u threads: other bytes than the CPU's", what, threads);
   j.src = ref;
   j.size = rsize;
-  if (threads == 128u) staged_headers(what, ref, rsize, n, codes, wide);
   emu_run_block(threads, decode_thread, &j);
   CHECK(j.rc == 0 && !memcmp(back_got, words, L), "%s, %u threads: decode rc %d or other words", what, threads, j.rc);
   for (int k = 0; k < 6; k++) { /* damaged: the CPU's verdict, and its words when both accept */
@@ -137,7 +106,6 @@ static void one(const char *what, int wide, uint32_t n, unsigned threads, uint32
     got[bit >> 3] ^= (uint8_t)(1u << (bit & 7u));
     uint32_t size = k == 5 ? rsize - 1u : rsize;
     int rc_cpu = decode(wide, got, size, back_ref, L, n, cpu_scratch);
-    if (threads == 128u) staged_headers(what, got, size, n, codes, wide);
     j.src = got;
     j.size = size;
     emu_run_block(threads, decode_thread, &j);
