@@ -98,17 +98,18 @@ H5FZ_FN uint32_t h5fz_huff_run_class(uint32_t r, uint32_t *extra_bits)
   return 2u * c - 1u + ((r >> (c - 1u)) & 1u);
 }
 
-/* A stream's decoding tables (shared memory on the GPU; 2.5 KiB, so that
+/* A stream's decoding tables (shared memory on the GPU; 4.8 KiB, so that
  * a block can hold several sub-chunks' tables and decode them one thread
  * a group). Per code t: the canonical code by length (first code of each
  * length, counted MSB first, its symbols' place in sorted[], their count)
- * and a table of H5FZ_HUFF_LUT_BITS bits for the short codes. */
+ * and a table of H5FZ_HUFF_LUT_BITS bits for the short codes whose
+ * entries are decoded tokens (h5fz_huff_token_entry). */
 typedef struct {
-  uint16_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_LUT_BITS]; /* (symbol << 4) | length; 0: a longer code or none
-                                                              * (h5fz_huff_get_table lists the table's entries here) */
+  uint32_t lut[H5FZ_HUFF_MAX_CTX][1u << H5FZ_HUFF_LUT_BITS]; /* h5fz_huff_token_entry; 0: a longer code or none */
   uint16_t first[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
   uint16_t offs[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
   uint16_t count[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_LEN + 1u];
+  uint16_t listed[H5FZ_HUFF_MAX_SYMS]; /* h5fz_huff_get_table's: a table's entries, (symbol << 4) | length */
   uint8_t sorted[H5FZ_HUFF_MAX_CTX][H5FZ_HUFF_MAX_SYMS]; /* symbols by (length, symbol) */
   uint32_t nctx, alphabet, group, groups;
   uint64_t dir_at, start, end; /* bits: the directory's first entry, group 0's tokens, the stream's end */
@@ -719,19 +720,29 @@ H5FZ_FN void h5fz_huff_put_tables_parallel(const h5fz_blk *blk, const h5fz_huff_
  * 0. On the CPU a 64-bit buffer holds at least 57 valid bits after a fill
  * (bytes one at a time); on the GPU at least 32 (one aligned 32-bit load a
  * fill: the group decoder's loop then has one load, not a byte loop whose
- * trip count differs between the lanes of a warp), and the word after them
- * is loaded one fill ahead (`ahead`), so that a refill waits for no load
- * (session 18: the refill's global load held the group kernel's threads).
+ * trip count differs between the lanes of a warp), and the words after
+ * them are loaded two fills ahead (`ahead`, `ahead2`), so that a refill
+ * waits for no load (session 18: the refill's global load held the group
+ * kernel's threads). A loaded word is kept as loaded and its bytes past the
+ * end cleared only when a fill shifts it in (`keep`, computed without the
+ * load): masking it at the load was a use of the load's register, so the
+ * thread waited for the load there at every fill; and one word ahead was
+ * not enough, as the compiler issued the load before the fill's read of
+ * the old word and so loaded into another register and copied it at the
+ * fill's end, a wait for the load it had just issued (sessions 24-25, the
+ * SASS). Two ahead, that copy is of the load one fill back.
  * The stream position is derived when asked for (h5fz_huff_rd_pos), not
  * counted at every skip: the decoder's step is a chain of dependent
  * instructions, each one on its critical path. */
 typedef struct {
   const uint8_t *in;
   uint32_t size, nacc;
-  int32_t next;   /* CPU: the next byte to load; GPU: the byte offset (from in) of the aligned word after `ahead` */
-  uint32_t ahead; /* GPU: the aligned word at next - 4 (its bytes past the end zero) */
+  int32_t next;   /* CPU: the next byte to load; GPU: the byte offset (from in) of the aligned word after `ahead2` */
+  uint32_t ahead; /* GPU: the aligned word at next - 8, as loaded (any value when it starts past the end) */
+  uint32_t ahead2; /* GPU: the word after it, at next - 4 */
+  uint32_t keep, keep2; /* GPU: the masks of ahead's and ahead2's bytes before the end */
   uint64_t acc;   /* nacc pending bits */
-  int64_t bias;   /* the position: bias + 8 next - nacc (GPU: less the 32 bits of ahead) */
+  int64_t bias;   /* the position: bias + 8 next - nacc (GPU: less the 64 bits of ahead and ahead2) */
 } h5fz_huff_reader;
 
 /* The aligned 32-bit word at p (the GPU reader's load): __ldg on the GPU,
@@ -749,16 +760,22 @@ H5FZ_FN uint32_t h5fz_huff_load_word(const uint8_t *p)
 
 #if H5FZ_ON_GPU
 /* The GPU reader's aligned word at byte offset at of in (at may be below 0:
- * the word holding the first byte; bytes at or past size read as 0). */
-H5FZ_FN uint32_t h5fz_huff_rd_word(const h5fz_huff_reader *r, int32_t at)
+ * the word holding the first byte) into *w, as loaded: it may hold bytes
+ * at or past size, which h5fz_huff_rd_keep masks. Past the end *w is left
+ * as it was (its mask is 0): a load predicated into its own register,
+ * which the compiler keeps in place, where a select of the load or 0 made
+ * it load into another register and copy it at once, a wait for the load. */
+H5FZ_FN void h5fz_huff_rd_load(const h5fz_huff_reader *r, int32_t at, uint32_t *w)
 {
-  uint32_t w = 0;
-  if (at < (int32_t)r->size) {
-    w = h5fz_huff_load_word(r->in + at); /* may hold bytes before in (shifted out at init) */
-    const int32_t valid = (int32_t)r->size - at;
-    if (valid < 4) w &= (1u << (8 * valid)) - 1u;
-  }
-  return w;
+  if (at < (int32_t)r->size) *w = h5fz_huff_load_word(r->in + at);
+}
+
+/* The mask of that word's bytes before size (they read as loaded, the
+ * rest as 0). */
+H5FZ_FN uint32_t h5fz_huff_rd_keep(const h5fz_huff_reader *r, int32_t at)
+{
+  const int32_t valid = (int32_t)r->size - at;
+  return valid >= 4 ? 0xffffffffu : valid <= 0 ? 0u : (1u << (8 * valid)) - 1u;
 }
 #endif
 
@@ -766,9 +783,12 @@ H5FZ_FN void h5fz_huff_rd_fill(h5fz_huff_reader *r)
 {
 #if H5FZ_ON_GPU
   if (r->nacc < 32u) {
-    r->acc |= (uint64_t)r->ahead << r->nacc;
+    r->acc |= (uint64_t)(r->ahead & r->keep) << r->nacc; /* the first use of the load two fills back */
     r->nacc += 32u;
-    r->ahead = h5fz_huff_rd_word(r, r->next);
+    r->ahead = r->ahead2;
+    r->keep = r->keep2;
+    h5fz_huff_rd_load(r, r->next, &r->ahead2);
+    r->keep2 = h5fz_huff_rd_keep(r, r->next);
     r->next += 4;
   }
 #else
@@ -784,7 +804,7 @@ H5FZ_FN void h5fz_huff_rd_fill(h5fz_huff_reader *r)
 H5FZ_FN uint64_t h5fz_huff_rd_pos(const h5fz_huff_reader *r)
 {
 #if H5FZ_ON_GPU
-  return (uint64_t)(r->bias + 8 * (int64_t)r->next - 32 - (int64_t)r->nacc);
+  return (uint64_t)(r->bias + 8 * (int64_t)r->next - 64 - (int64_t)r->nacc);
 #else
   return (uint64_t)(r->bias + 8 * (int64_t)r->next - (int64_t)r->nacc);
 #endif
@@ -796,21 +816,27 @@ H5FZ_FN void h5fz_huff_rd_init(h5fz_huff_reader *r, const uint8_t *in, uint32_t 
   r->size = size;
   r->acc = 0;
   r->nacc = 0;
-  r->ahead = 0;
+  r->ahead = r->ahead2 = 0;
+  r->keep = r->keep2 = 0;
   r->bias = 0;
   if (pos >> 3 >= size) { /* all past the end: every fill brings zeros */
     r->next = (int32_t)size;
-    r->bias = (int64_t)pos - 8 * (int64_t)size + (H5FZ_ON_GPU ? 32 : 0);
+    r->bias = (int64_t)pos - 8 * (int64_t)size + (H5FZ_ON_GPU ? 64 : 0);
     return;
   }
   uint32_t byte = (uint32_t)(pos >> 3), skip = (uint32_t)(pos & 7u);
 #if H5FZ_ON_GPU
   const uint32_t mis = (uint32_t)((unsigned long long)(in + byte) & 3u); /* the aligned word holding the first byte */
   const int32_t at = (int32_t)byte - (int32_t)mis;
-  r->acc = h5fz_huff_rd_word(r, at); /* both loads in flight at once */
-  r->ahead = h5fz_huff_rd_word(r, at + 4);
+  uint32_t first = 0;
+  h5fz_huff_rd_load(r, at, &first); /* the three loads in flight at once */
+  h5fz_huff_rd_load(r, at + 4, &r->ahead);
+  h5fz_huff_rd_load(r, at + 8, &r->ahead2);
+  r->acc = first & h5fz_huff_rd_keep(r, at);
+  r->keep = h5fz_huff_rd_keep(r, at + 4);
+  r->keep2 = h5fz_huff_rd_keep(r, at + 8);
   r->nacc = 32u;
-  r->next = at + 8;
+  r->next = at + 12;
   skip += 8u * mis;
 #else
   r->next = (int32_t)byte;
@@ -848,14 +874,13 @@ H5FZ_FN uint32_t h5fz_huff_rd_get(h5fz_huff_reader *r, uint32_t nbits)
  * symbol in huffctx's second code, or a table past the stream's end).
  * Why one peek an entry and no pass over the alphabet: a sub-chunk's
  * headers are read before any of its groups, one thread each, so every
- * step here delays the whole decode; the listed symbols wait in code t's
- * look-up table (filled after, by h5fz_huff_fill_lut) in stream order,
- * which is symbol order, until the counts place them. */
+ * step here delays the whole decode; the listed symbols wait in listed[]
+ * in stream order, which is symbol order, until the counts place them. */
 H5FZ_FN int h5fz_huff_get_table(h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader *r)
 {
   const uint32_t A = d->alphabet;
   uint32_t k = h5fz_huff_rd_get(r, 8u) + (d->nctx == 1u ? 1u : 0u), a = 0, kraft = 0, l = 0;
-  uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t], *listed = d->lut[t];
+  uint16_t *first = d->first[t], *offs = d->offs[t], *count = d->count[t], *listed = d->listed;
   for (uint32_t i = 0; i <= H5FZ_HUFF_MAX_LEN; i++) count[i] = 0;
   if (k > A || h5fz_huff_rd_pos(r) > d->end) return -1;
   for (uint32_t i = 0; i < k; i++) {
@@ -924,15 +949,55 @@ H5FZ_FN uint32_t h5fz_huff_rev_lut(uint32_t x)
 #endif
 }
 
+/* A token in the decoder's form (a look-up table entry, 32 bits; never
+ * 0): bits 0-5 the bits to skip (the code's, and its extra bits' where
+ * they are in the entry), bits 6-11 the extra bits still to read (more),
+ * bit 12 a run, bit 13 a bit-length class whose leading one is 1 << more,
+ * bit 14 a token h5fz_huff_encode never writes, bits 16-31 the value: a literal's word, a run's length (or the base its
+ * extra bits are ORed into), a bit-length class's word. Why the extra
+ * bits in the entry: the token step is a chain of dependent instructions
+ * (session 23: about 1300 cycles a token on the H200), and a short code
+ * with its few extra bits, the most common token, then takes one look-up
+ * and one skip. */
+#define H5FZ_HUFF_E_SKIP(e) ((e)&63u)
+#define H5FZ_HUFF_E_MORE(e) (((e) >> 6) & 63u)
+#define H5FZ_HUFF_E_RUN 0x1000u
+#define H5FZ_HUFF_E_LEAD 0x2000u
+#define H5FZ_HUFF_E_BAD 0x4000u
+#define H5FZ_HUFF_E_VALUE(e) ((e) >> 16)
+
+/* The entry of symbol sym of an alphabet whose run classes start at
+ * run_base, coded in len bits, followed by the stream bits x of which
+ * avail are known (the look-up table's index above the code; 0: none):
+ * its extra bits go into the entry when they are among them. A
+ * bit-length class value that a literal codes (64, the only one an entry
+ * can hold) is H5FZ_HUFF_E_BAD. */
+H5FZ_FN uint32_t h5fz_huff_token_entry(uint32_t sym, uint32_t len, uint32_t run_base, uint32_t x, uint32_t avail)
+{
+  if (sym < H5FZ_HUFF_LITERALS) return len | (sym + 1u) << 16;
+  if (sym < run_base) { /* bit length b = sym - 64 + 7: the leading one, b - 1 bits below it */
+    const uint32_t eb = sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST - 1u;
+    if (eb > avail) return len | eb << 6 | H5FZ_HUFF_E_LEAD;
+    const uint32_t v = 1u << eb | (x & ((1u << eb) - 1u));
+    return (len + eb) | (v <= H5FZ_HUFF_LITERALS ? H5FZ_HUFF_E_BAD : v << 16);
+  }
+  const uint32_t idx = sym - run_base; /* run class idx: 1, or 2^c + h 2^(c-1) with c - 1 extra bits */
+  if (idx == 0u) return len | H5FZ_HUFF_E_RUN | 1u << 16;
+  const uint32_t c = (idx + 1u) >> 1, h = (idx + 1u) & 1u, eb = c - 1u, base = (2u | h) << (c - 1u);
+  if (eb > avail) return len | eb << 6 | H5FZ_HUFF_E_RUN | base << 16;
+  return (len + eb) | H5FZ_HUFF_E_RUN | (base | (x & ((1u << eb) - 1u))) << 16;
+}
+
 /* Threads lane < nlanes of those that share d: fill code t's look-up
  * table, each entry once (no zeroing, no barrier inside). Entry x is
  * looked up by the next stream bits, LSB first; read MSB first, y =
- * reverse(x), the short codes' left-justified ranges tile [0, 2^10) in
+ * reverse(x), the short codes' left-justified ranges tile [0, 2^9) in
  * canonical order, so a lane walks its entries y and the codes together. */
 H5FZ_FN void h5fz_huff_fill_lut(h5fz_huff_dtab *d, uint32_t t, uint32_t lane, uint32_t nlanes)
 {
   const uint16_t *first = d->first[t], *offs = d->offs[t];
   const uint32_t B = H5FZ_HUFF_LUT_BITS, shorts = offs[B + 1u]; /* codes of at most B bits */
+  const uint32_t run_base = d->alphabet - H5FZ_HUFF_RUN_SYMS;
   uint32_t k = 0, l = 1, end = 0; /* code k (sorted), its length, the end of its range */
   for (uint32_t y = lane; y < (1u << B); y += nlanes) {
     while (k < shorts && end <= y) {
@@ -940,31 +1005,26 @@ H5FZ_FN void h5fz_huff_fill_lut(h5fz_huff_dtab *d, uint32_t t, uint32_t lane, ui
       end = ((uint32_t)first[l] + (k - offs[l]) + 1u) << (B - l);
       if (end <= y) k++;
     }
-    uint32_t e = k < shorts && end > y ? (uint32_t)d->sorted[t][k] << 4 | l : 0u;
-    d->lut[t][h5fz_huff_rev_lut(y)] = (uint16_t)e;
+    const uint32_t x = h5fz_huff_rev_lut(y);
+    d->lut[t][x] = k < shorts && end > y ? h5fz_huff_token_entry(d->sorted[t][k], l, run_base, x >> l, B - l) : 0u;
   }
 }
 
-/* The token symbol at the reader (code t), its code's length in *len;
- * returns 0xffff with *len 0 for bits that start no code. */
-H5FZ_FN uint32_t h5fz_huff_next_symbol(const h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader *r, uint32_t *len)
+/* The token at the reader (code t) as an entry (h5fz_huff_token_entry),
+ * nothing taken from the reader; 0 for bits that start no code. */
+H5FZ_FN uint32_t h5fz_huff_next_entry(const h5fz_huff_dtab *d, uint32_t t, h5fz_huff_reader *r)
 {
-  uint32_t bits = h5fz_huff_rd_peek(r, H5FZ_HUFF_MAX_LEN);
-  uint32_t e = d->lut[t][bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u)];
-  if (e) {
-    *len = e & 15u;
-    return e >> 4;
-  }
-  uint32_t msb = h5fz_huff_reverse(bits, H5FZ_HUFF_MAX_LEN); /* a longer code: by length */
+  const uint32_t bits = h5fz_huff_rd_peek(r, H5FZ_HUFF_MAX_LEN);
+  const uint32_t e = d->lut[t][bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u)];
+  if (e) return e;
+  const uint32_t msb = h5fz_huff_reverse(bits, H5FZ_HUFF_MAX_LEN); /* a longer code: by length */
   for (uint32_t l = H5FZ_HUFF_LUT_BITS + 1u; l <= H5FZ_HUFF_MAX_LEN; l++) {
-    uint32_t code = msb >> (H5FZ_HUFF_MAX_LEN - l);
-    if (code - d->first[t][l] < d->count[t][l]) {
-      *len = l;
-      return d->sorted[t][d->offs[t][l] + code - d->first[t][l]];
-    }
+    const uint32_t code = msb >> (H5FZ_HUFF_MAX_LEN - l);
+    if (code - d->first[t][l] < d->count[t][l])
+      return h5fz_huff_token_entry(d->sorted[t][d->offs[t][l] + code - d->first[t][l]], l,
+                                   d->alphabet - H5FZ_HUFF_RUN_SYMS, 0u, 0u);
   }
-  *len = 0;
-  return 0xffffu;
+  return 0u;
 }
 
 /* Stream header (after the group field): the table, the directory's width
@@ -1428,38 +1488,34 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
  * all its threads at once). Returns 0, or 1 when the token is not one
  * h5fz_huff_encode writes: a bit string that starts no code, a run past
  * the group's end, a value in a longer form than needed, a run right after
- * a run (huffctx: a code-1 token that is a run). The token's kind picks
- * values by selects, not branches: the lanes of a warp decode tokens of
+ * a run (huffctx: a code-1 token that is a run). The token comes decoded
+ * from the look-up table (h5fz_huff_token_entry) and its kind picks values
+ * by selects, not branches: the lanes of a warp decode tokens of
  * different kinds at once. */
 H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_group_step)(const h5fz_huff_dtab *d, h5fz_huff_gstate *st, H5FZ_T_WORD *out,
                                                uint32_t n_store)
 {
-  const uint32_t run_base = h5fz_huff_run_base(H5FZ_T_BITS);
   h5fz_huff_reader *r = &st->r;
-  uint32_t l, sym = h5fz_huff_next_symbol(d, d->nctx > 1u ? st->after_run : 0u, r, &l);
-  if (!l) return 1;
-  h5fz_huff_rd_skip(r, l);
-  const uint32_t is_lit = sym < H5FZ_HUFF_LITERALS, is_run = sym >= run_base;
-  const uint32_t idx = sym - run_base, c = (idx + 1u) >> 1, h = (idx + 1u) & 1u;
-  /* extra bits: none for a literal, the bits below the leading one for a
-   * bit-length class, c - 1 for run class idx >= 1 (of 2^c + h 2^(c-1) ...) */
-  const uint32_t eb = is_lit ? 0u : is_run ? (idx ? c - 1u : 0u) : sym - H5FZ_HUFF_LITERALS + H5FZ_HUFF_BIG_FIRST - 1u;
+  const uint32_t e = h5fz_huff_next_entry(d, d->nctx > 1u ? st->after_run : 0u, r);
+  if (!e || (e & H5FZ_HUFF_E_BAD)) return 1;
+  h5fz_huff_rd_skip(r, H5FZ_HUFF_E_SKIP(e));
+  const uint32_t more = H5FZ_HUFF_E_MORE(e); /* extra bits not in the entry (0 for most tokens) */
   uint64_t ex;
-  if (H5FZ_T_BITS > 32u && eb > 32u) {
+  if (H5FZ_T_BITS > 32u && more > 32u) {
     ex = h5fz_huff_rd_get(r, 32u);
-    ex |= (uint64_t)h5fz_huff_rd_get(r, eb - 32u) << 32;
+    ex |= (uint64_t)h5fz_huff_rd_get(r, more - 32u) << 32;
   } else {
-    ex = h5fz_huff_rd_get(r, eb);
+    ex = h5fz_huff_rd_get(r, more);
   }
-  if (is_run) {
-    const uint32_t rl = idx ? ((2u | h) << (c - 1u)) | (uint32_t)ex : 1u;
-    if (rl > st->gend - st->i || st->after_run) return 1;
+  const H5FZ_T_WORD v = (H5FZ_T_WORD)(H5FZ_HUFF_E_VALUE(e) | ex) |
+                        ((e & H5FZ_HUFF_E_LEAD) ? (H5FZ_T_WORD)1 << more : (H5FZ_T_WORD)0);
+  if (e & H5FZ_HUFF_E_RUN) {
+    if (v > st->gend - st->i || st->after_run) return 1;
     st->after_run = 1;
-    st->i += rl;
+    st->i += (uint32_t)v;
   } else {
-    const uint64_t v = is_lit ? (uint64_t)sym + 1u : (1ull << eb) | ex;
-    if (!is_lit && v <= H5FZ_HUFF_LITERALS) return 1;
-    if (st->i < n_store) out[st->i] = (H5FZ_T_WORD)v;
+    if ((e & H5FZ_HUFF_E_LEAD) && v <= H5FZ_HUFF_LITERALS) return 1;
+    if (st->i < n_store) out[st->i] = v;
     st->i++;
     st->after_run = 0;
   }

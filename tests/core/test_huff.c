@@ -103,6 +103,91 @@ static uint32_t roundtrip(const char *what, int wide, const void *words, uint32_
 static uint32_t w32[MAXN];
 static uint64_t w64[MAXN];
 
+/* A hand-made stream of 64 float32 words (one group): a code of k symbols
+ * (sym[], len[]; huffctx's second code empty), then the tokens tok[] (a
+ * symbol each, with nx[i] extra bits x[i]). Returns its bytes in out1. */
+static uint32_t craft(const uint32_t *sym, const uint32_t *len, uint32_t k, const uint32_t *tok, const uint32_t *x,
+                      const uint32_t *nx, uint32_t ntok)
+{
+  uint32_t *b = (uint32_t *)tmp_a;
+  memset(b, 0, 4096);
+  uint64_t pos = 0;
+  h5fz_huff_put(b, pos, 4u, 4u); /* groups of 1024 words: one */
+  pos += 4;
+  for (uint32_t t = 0; t < codes; t++) {
+    const uint32_t kt = t ? 0u : k;
+    h5fz_huff_put(b, pos, codes == 1u ? kt - 1u : kt, 8u);
+    pos += 8;
+    for (uint32_t i = 0; i < kt; i++) { /* gamma of the distance to the symbol before, the length */
+      const uint32_t d = i ? sym[i] - sym[i - 1u] : sym[0] + 1u, nb = h5fz_bitlen64(d) - 1u;
+      h5fz_huff_put(b, pos + nb, 1u | (d & ((1u << nb) - 1u)) << 1, nb + 1u);
+      h5fz_huff_put(b, pos + 2u * nb + 1u, len[i], 4u);
+      pos += 2u * nb + 5u;
+    }
+  }
+  h5fz_huff_put(b, pos, 0u, 5u); /* directory width */
+  pos += 5;
+  for (uint32_t i = 0; i < ntok; i++) {
+    uint32_t j = 0, code = 0;
+    while (sym[j] != tok[i]) j++;
+    for (uint32_t u = 0; u < k; u++) /* canonical: the codes before it in (length, symbol) order */
+      if (len[u] < len[j] || (len[u] == len[j] && sym[u] < sym[j])) code += 1u << (12u - len[u]);
+    code >>= 12u - len[j];
+    h5fz_huff_put(b, pos, h5fz_huff_reverse(code, len[j]), len[j]); /* MSB first in the stream */
+    pos += len[j];
+    h5fz_huff_put(b, pos, x[i], nx[i]);
+    pos += nx[i];
+  }
+  memcpy(out1, b, (size_t)((pos + 7u) / 8u));
+  return (uint32_t)((pos + 7u) / 8u);
+}
+
+/* Decode a crafted stream of 64 float32 words: 0, or the refusal. */
+static int decode_crafted(uint32_t size)
+{
+  job j = {0, w32, 64u, 256u, size, out1, scratch_a, tmp_a, back, 0};
+  run_block(1, decode_fn, &j);
+  return j.rc;
+}
+
+/* Streams whose every bit is well formed but whose tokens the encoder
+ * never writes: each beside the same stream made valid, so that the
+ * refusal is the token's. The look-up table holds short tokens whole,
+ * their extra bits with them, and longer ones take another way: both. */
+static void crafted_tokens(void)
+{
+  static uint32_t tok[80], x[80], nx[80];
+  const uint32_t run_base = h5fz_huff_run_base(32u), cls7 = H5FZ_HUFF_LITERALS; /* bit length 7: 64..127 */
+  for (int longer = 0; longer <= 1; longer++) {
+    /* class 7 with extra bits 0 is 64, a literal's word; 65 is its own */
+    const uint32_t sym_s[] = {0u, cls7}, len_s[] = {1u, 1u};
+    const uint32_t sym_l[] = {0u, 1u, 2u, cls7, cls7 + 1u}, len_l[] = {1u, 2u, 3u, 4u, 4u};
+    for (int bad = 0; bad <= 1; bad++) {
+      tok[0] = cls7, x[0] = bad ? 0u : 1u, nx[0] = 6u;
+      for (uint32_t i = 1; i < 64u; i++) tok[i] = 0u, x[i] = 0u, nx[i] = 0u;
+      const uint32_t size = longer ? craft(sym_l, len_l, 5u, tok, x, nx, 64u) : craft(sym_s, len_s, 2u, tok, x, nx, 64u);
+      const int rc = decode_crafted(size);
+      CHECK(bad ? rc != 0 : rc == 0 && ((uint32_t *)back)[0] == 65u && ((uint32_t *)back)[1] == 1u,
+            "%s code: a class-7 token of value %u %s", longer ? "a 4-bit" : "a 1-bit", bad ? 64u : 65u,
+            bad ? "accepted" : "not decoded as 65");
+    }
+  }
+  /* runs: a run past the group's end; huff: a run right after a run */
+  const uint32_t sym_r[] = {0u, run_base, run_base + 1u}, len_r[] = {1u, 2u, 2u}; /* words 1, runs of 1 and 2 */
+  for (int bad = 0; bad <= 1; bad++) {
+    for (uint32_t i = 0; i < 62u; i++) tok[i] = 0u, x[i] = 0u, nx[i] = 0u;
+    tok[62] = bad ? 0u : run_base + 1u, x[62] = nx[62] = 0u; /* 62 words and a run of 2, or 63 and a run of 2 */
+    tok[63] = run_base + 1u, x[63] = nx[63] = 0u;
+    const int rc = decode_crafted(craft(sym_r, len_r, 3u, tok, x, nx, bad ? 64u : 63u));
+    CHECK(bad ? rc != 0 : rc == 0, "a run of 2 after %u words of 64 %s", bad ? 63u : 62u, bad ? "accepted" : "refused");
+    if (codes == 2u) continue; /* huffctx: the second code, after a run, never holds one */
+    tok[0] = run_base, tok[1] = bad ? run_base : 0u; /* a run of 1, then a run of 1 or a word */
+    for (uint32_t i = 2; i < 64u; i++) tok[i] = 0u;
+    const int rc2 = decode_crafted(craft(sym_r, len_r, 3u, tok, x, nx, 64u));
+    CHECK(bad ? rc2 != 0 : rc2 == 0, "huff: a run after a %s %s", bad ? "run" : "word", bad ? "accepted" : "refused");
+  }
+}
+
 /* A word of the distribution `kind` (0 sparse +-1, 1 geometric, 2 every
  * bit length, 3 zero runs of every length, 4 largest words). */
 static uint64_t draw(int kind, uint32_t i, int wide)
@@ -265,6 +350,7 @@ static void all_cases(uint64_t sizes_of[5])
       CHECK(j.rc != 0, "huffctx: a run in the second code accepted");
     }
   }
+  crafted_tokens();
 }
 
 int main(void)
