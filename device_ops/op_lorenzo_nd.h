@@ -61,6 +61,9 @@ typedef struct {
  * GPU block each; the sum is the same however it is split). */
 #define H5FZ_LND_SAMPLE_GROUPS 512u
 #define H5FZ_LND_COST_PARTS 16u
+/* The GPU cost pass's block: a warp per sampled group (h5fz_lnd_cost_lanes),
+ * so a part of 512 / 16 = 32 groups takes one round of 1024 threads. */
+#define H5FZ_LND_COST_THREADS 1024u
 /* Cost words a part: predictors 1..4 (the fourth only measured with interp). */
 #define H5FZ_LND_NCOST 4u
 
@@ -608,39 +611,46 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_cost)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in,
 }
 
 #if H5FZ_ON_GPU
-/* h5fz_lnd_cost with 16 threads per sampled group (lane j of a half-warp
- * takes its elements 8j..8j+7, the level-1 term by shuffles between lanes
- * j and j + 8), so that the cost pass keeps the GPU busy instead of 32
- * threads a block walking 128 elements each. The same sums (integer sums
- * do not depend on the order); blk->nthreads must be a multiple of 32. */
+/* h5fz_lnd_cost with a warp per sampled group: lane j takes its elements
+ * 4j..4j+3; lanes 2i and 2i + 1 together hold the OR of the run of 8 i,
+ * and the level-1 term is by shuffles between lanes j and j + 16. The
+ * same sums (integer sums do not depend on the order); blk->nthreads must
+ * be a multiple of 32. Why 4 elements a lane, not 8 or 128: a chunk's
+ * sample is H5FZ_LND_COST_PARTS blocks, one per part, and the encode of a
+ * single chunk (the filter's) waits for them; each lane's elements are a
+ * chain of dependent loads and quantizations, so the shorter the chain the
+ * sooner the pass ends (session 23: 8 elements a lane and 2 rounds a block
+ * took 65 us of a 0.6 ms chunk encode). */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_cost_lanes)(const h5fz_blk *blk, const H5FZ_T_FLOAT *in, const H5FZ_T_WORD *qc,
                                           h5fz_lnd_geom g, const h5fz_quant_params *p, uint64_t k_lo, uint64_t k_hi,
                                           uint64_t T, uint32_t *hist, uint64_t cost[H5FZ_LND_NCOST])
 {
   uint64_t c[H5FZ_LND_NCOST] = {0, 0, 0, 0}, raw[H5FZ_LND_NCOST] = {0, 0, 0, 0};
   const h5fz_lnd_effs eff = h5fz_lnd_eff_each(g);
-  const uint32_t j = blk->tid & 15u;
-  const uint64_t items = (k_hi - k_lo) * 16u;
+  const uint32_t j = blk->tid & 31u;
+  const uint64_t items = (k_hi - k_lo) * 32u;
   if (g.entropy) {
     for (uint32_t t = blk->tid; t < H5FZ_LND_NCOST * H5FZ_LND_CLASSES; t += blk->nthreads) hist[t] = 0;
     h5fz_blk_sync(blk);
   }
   for (uint64_t base = 0; base < items; base += blk->nthreads) { /* warp-uniform: the shuffles need every lane */
     const uint64_t it = base + blk->tid;
-    const uint32_t active = it < items;
-    const uint64_t g0 = h5fz_lnd_group_start(k_lo + it / 16u, T, g.n, g.interp) + 8u * j;
-    H5FZ_T_WORD or8[H5FZ_LND_NCOST] = {0, 0, 0, 0}, qprev = 0;
-    for (uint32_t e = 0; active && e < 8u && g0 + e < g.n; e++)
-      H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or8, g.entropy ? hist : (uint32_t *)0, raw,
+    const uint32_t active = it < items; /* the same on a warp's lanes: a warp is one group */
+    const uint64_t g0 = h5fz_lnd_group_start(k_lo + it / 32u, T, g.n, g.interp) + 4u * j;
+    H5FZ_T_WORD or4[H5FZ_LND_NCOST] = {0, 0, 0, 0}, qprev = 0;
+    for (uint32_t e = 0; active && e < 4u && g0 + e < g.n; e++)
+      H5FZ_TN(h5fz_lnd_or_resid)(in, qc, g, p, &eff, (uint32_t)(g0 + e), or4, g.entropy ? hist : (uint32_t *)0, raw,
                                  &qprev, e > 0);
+    if (g.entropy) continue; /* h5fz_lnd_cost_end counts the histogram's bits, not the bit planes */
     for (uint32_t d = 0; d < H5FZ_LND_NCOST; d++) {
-      H5FZ_T_WORD other = __shfl_xor_sync(0xffffffffu, or8[d], 8);
-      H5FZ_T_WORD diff = j < 8u ? (H5FZ_T_WORD)(or8[d] ^ other) : (H5FZ_T_WORD)0;
-      diff |= __shfl_xor_sync(0xffffffffu, diff, 1);
+      const H5FZ_T_WORD or8 = (H5FZ_T_WORD)(or4[d] | __shfl_xor_sync(0xffffffffu, or4[d], 1));
+      const H5FZ_T_WORD other = __shfl_xor_sync(0xffffffffu, or8, 16);
+      H5FZ_T_WORD diff = j < 16u ? (H5FZ_T_WORD)(or8 ^ other) : (H5FZ_T_WORD)0;
       diff |= __shfl_xor_sync(0xffffffffu, diff, 2);
       diff |= __shfl_xor_sync(0xffffffffu, diff, 4);
+      diff |= __shfl_xor_sync(0xffffffffu, diff, 8);
       if (active) {
-        c[d] += h5fz_popcount64((uint64_t)or8[d]);
+        if (!(j & 1u)) c[d] += h5fz_popcount64((uint64_t)or8);
         if (j == 0) c[d] += 2u * h5fz_popcount64((uint64_t)diff);
       }
     }

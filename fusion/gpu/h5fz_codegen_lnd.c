@@ -19,8 +19,8 @@ static void emit_lnd_kernels(h5fz_strbuf *b, const char *w)
   h5fz_emit(
       b,
       "\n/* lorenzo_nd, encode: the cost of each predictor on part blockIdx.x %% H5FZ_LND_COST_PARTS of the sample of\n"
-      " * chunk blockIdx.x / H5FZ_LND_COST_PARTS (16 threads a group) */\n"
-      "extern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+      " * chunk blockIdx.x / H5FZ_LND_COST_PARTS (H5FZ_LND_COST_THREADS threads, a warp a group) */\n"
+      "extern \"C\" __global__ void __launch_bounds__(H5FZ_LND_COST_THREADS)\n"
       "h5fz_lnd_cost_kernel(const value_t *in, h5fz_lnd_geom lnd, double eb, double step, double inv_step, int mode, "
       "unsigned long long fill,\n"
       "                     const double *qchunk, unsigned long long *costs)\n{\n"

@@ -99,11 +99,11 @@ int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   kernel_params k = params_of(p);
   uint32_t grid = k.n_sub * n_chunks;
   /* lorenzo_nd: each chunk's encode picks its predictor from the cost
-   * pass over that chunk (H5FZ_LND_COST_PARTS blocks a chunk, the sums in
+   * pass over that chunk (H5FZ_LND_COST_PARTS blocks of H5FZ_LND_COST_THREADS a chunk, the sums in
    * gc->lnd, 3 words a block) */
   void *cost_args[] = {&gc->in.ptr, &k.lnd, QUANT_ARGS(k), &qchunk, &gc->lnd.ptr};
   if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(gc, c->mod.lnd_cost, H5FZ_LND_COST_PARTS * n_chunks,
-                                                    (unsigned)c->threads, 0, cost_args, "lorenzo_nd cost kernel")))
+                                                    H5FZ_LND_COST_THREADS, 0, cost_args, "lorenzo_nd cost kernel")))
     return rc;
   /* the warp-fused kernel takes the full sub-chunks; the generic one the
    * rest (each chunk's partial last one: tail_only), on the side stream

@@ -426,8 +426,8 @@ int main(int argc, char **argv)
     /* the fill value: the canonical NaN (fields with NaN keep it escaping) */
     emu_fill_bits = 0x7fc00000u;
     uint32_t n = (uint32_t)f->n, edge = n > 5000u ? n - 1234u : n; /* an edge chunk: a partial last plane */
-    check_cost(f, n, eb, 256u);
-    check_cost(f, edge, eb, 128u);
+    check_cost(f, n, eb, H5FZ_LND_COST_THREADS); /* the GPU's block: one round a part */
+    check_cost(f, edge, eb, 128u);             /* several rounds a part */
     for (uint32_t dim = 1; dim <= h5fz_lnd_max_dim(f->rank); dim++) {
       if (f->f64) {
         check_axes_64(f, n, eb, dim);
