@@ -1171,9 +1171,12 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
 #endif
 
 /* One group's decode in progress (h5fz_huff_group_begin, then
- * h5fz_huff_group_tokens, then h5fz_huff_group_end). */
+ * h5fz_huff_group_step until i reaches gend, then h5fz_huff_group_end):
+ * a thread can hold one and take the next group when it is done. */
 typedef struct {
   h5fz_huff_reader r;
+  const uint32_t *lut;      /* code 0's look-up table (code 1's follows it) */
+  uint32_t ctx_step;        /* huffctx: the entries from code 0's table to code 1's; huff: 0 */
   uint64_t stop;            /* the bit after the group's last */
   uint32_t i, gend;         /* the next word, the group's end */
   uint32_t after_run, last; /* the last token was a run; this is the stream's last group */
@@ -1197,6 +1200,8 @@ H5FZ_FN uint32_t h5fz_huff_group_begin(const h5fz_huff_dtab *d, const uint8_t *i
     if (stop > d->end) return 1;
   }
   h5fz_huff_rd_init(&st->r, in, size, at);
+  st->lut = d->lut[0];
+  st->ctx_step = d->nctx > 1u ? 1u << H5FZ_HUFF_LUT_BITS : 0u;
   st->stop = stop;
   st->i = g * d->group;
   st->gend = st->i + d->group < n ? st->i + d->group : n;
@@ -1478,99 +1483,98 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
   return (uint32_t)size;
 }
 
-/* Decode the tokens of the group st holds (d: its stream's header, the
- * look-up tables filled) until its end, into words out[i] for i < n_store
- * (the rest are checked, not stored). Only the non-zero words are stored:
- * out[] must hold zeros (a zero run is then only a skip; the caller zeroes
- * with all its threads at once). Returns 0, or 1 at a token that is not
- * one h5fz_huff_encode writes: a bit string that starts no code, a run
- * past the group's end, a value in a longer form than needed, a run right
- * after a run (huffctx: a code-1 token that is a run). Each token comes
- * decoded from the look-up table (h5fz_huff_token_entry) and its kind
- * picks values by selects, not branches: the lanes of a warp decode tokens
- * of different kinds at once. Why a loop over the group here, with the
- * reader, the table and the group's bounds in locals: the token step is a
- * chain of dependent instructions, and a step a call re-read the header's
- * fields and the stream's slot from memory at every token (session 25,
- * the SASS: the group kernel is bound by its longest group's chain). */
-H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_group_tokens)(const h5fz_huff_dtab *d, h5fz_huff_gstate *st, H5FZ_T_WORD *out,
-                                                 uint32_t n_store)
+/* Decode the next token of the group st holds (d: its stream's header,
+ * the look-up tables filled) into words out[i] for i < n_store (the rest
+ * are checked, not stored). Only the non-zero words are stored: out[]
+ * must hold zeros (a zero run is then only a skip; the caller zeroes with
+ * all its threads at once). Returns 0, or 1 when the token is not one
+ * h5fz_huff_encode writes: a bit string that starts no code, a run past
+ * the group's end, a value in a longer form than needed, a run right after
+ * a run (huffctx: a code-1 token that is a run). The token comes decoded
+ * from the look-up table (h5fz_huff_token_entry) and its kind picks values
+ * by selects, not branches: the lanes of a warp decode tokens of
+ * different kinds at once. The table's address and the code to look in
+ * come from st (h5fz_huff_group_begin), not from the header at every
+ * token; the extra bits are read only when a token has them. (A loop over
+ * the whole group here, its state in locals, ran the group kernel 5.7x
+ * slower on the H200, session 25 call 3: the lanes of a warp no longer
+ * met at every token.) */
+H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_group_step)(const h5fz_huff_dtab *d, h5fz_huff_gstate *st, H5FZ_T_WORD *out,
+                                               uint32_t n_store)
 {
-  h5fz_huff_reader r = st->r;
-  const uint32_t *lut = d->lut[0];
-  const uint32_t ctx_step = d->nctx > 1u ? 1u << H5FZ_HUFF_LUT_BITS : 0u; /* huffctx: code 1's table after a run */
-  const uint32_t gend = st->gend;
-  uint32_t i = st->i, after_run = st->after_run, bad = 0;
-  while (i < gend) {
-    const uint32_t bits = h5fz_huff_rd_peek(&r, H5FZ_HUFF_MAX_LEN);
-    uint32_t e = lut[after_run * ctx_step + (bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u))];
-    if (!e) e = h5fz_huff_long_entry(d, ctx_step ? after_run : 0u, bits);
-    if (!e || (e & H5FZ_HUFF_E_BAD)) {
-      bad = 1;
-      break;
-    }
-    h5fz_huff_rd_skip(&r, H5FZ_HUFF_E_SKIP(e));
-    const uint32_t more = H5FZ_HUFF_E_MORE(e); /* extra bits not in the entry (0 for most tokens) */
-    H5FZ_T_WORD v = (H5FZ_T_WORD)H5FZ_HUFF_E_VALUE(e);
-    if (more) {
-      uint64_t ex;
-      if (H5FZ_T_BITS > 32u && more > 32u) {
-        ex = h5fz_huff_rd_get(&r, 32u);
-        ex |= (uint64_t)h5fz_huff_rd_get(&r, more - 32u) << 32;
-      } else {
-        ex = h5fz_huff_rd_get(&r, more);
-      }
-      v |= (H5FZ_T_WORD)ex | ((e & H5FZ_HUFF_E_LEAD) ? (H5FZ_T_WORD)1 << more : (H5FZ_T_WORD)0);
-    }
-    if (e & H5FZ_HUFF_E_RUN) {
-      if (v > gend - i || after_run) {
-        bad = 1;
-        break;
-      }
-      after_run = 1;
-      i += (uint32_t)v;
+  h5fz_huff_reader *r = &st->r;
+  const uint32_t bits = h5fz_huff_rd_peek(r, H5FZ_HUFF_MAX_LEN);
+  uint32_t e = st->lut[st->after_run * st->ctx_step + (bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u))];
+  if (!e) e = h5fz_huff_long_entry(d, st->ctx_step ? st->after_run : 0u, bits);
+  if (!e || (e & H5FZ_HUFF_E_BAD)) return 1;
+  h5fz_huff_rd_skip(r, H5FZ_HUFF_E_SKIP(e));
+  const uint32_t more = H5FZ_HUFF_E_MORE(e); /* extra bits not in the entry (0 for most tokens) */
+  H5FZ_T_WORD v = (H5FZ_T_WORD)H5FZ_HUFF_E_VALUE(e);
+  if (more) {
+    uint64_t ex;
+    if (H5FZ_T_BITS > 32u && more > 32u) {
+      ex = h5fz_huff_rd_get(r, 32u);
+      ex |= (uint64_t)h5fz_huff_rd_get(r, more - 32u) << 32;
     } else {
-      if ((e & H5FZ_HUFF_E_LEAD) && v <= H5FZ_HUFF_LITERALS) {
-        bad = 1;
-        break;
-      }
-      if (i < n_store) out[i] = v;
-      i++;
-      after_run = 0;
+      ex = h5fz_huff_rd_get(r, more);
     }
+    v |= (H5FZ_T_WORD)ex | ((e & H5FZ_HUFF_E_LEAD) ? (H5FZ_T_WORD)1 << more : (H5FZ_T_WORD)0);
   }
-  st->r = r;
-  st->i = i;
-  st->after_run = after_run;
-  return bad;
+  if (e & H5FZ_HUFF_E_RUN) {
+    if (v > st->gend - st->i || st->after_run) return 1;
+    st->after_run = 1;
+    st->i += (uint32_t)v;
+  } else {
+    if ((e & H5FZ_HUFF_E_LEAD) && v <= H5FZ_HUFF_LITERALS) return 1;
+    if (st->i < n_store) out[st->i] = v;
+    st->i++;
+    st->after_run = 0;
+  }
+  return 0;
 }
 
 /* The threads of a block: decode every group of the nsub streams s[]
  * (their headers d[], the look-up tables filled; their words zeroed), each
  * thread taking the next group from the counter *next_job (0 before the
  * call; an atomic in shared memory on the GPU) when its own is done. Why
- * not a fixed group a thread: groups differ in length (a smooth region's
- * group is one run, a rough one's hundreds of tokens), and where there
- * are more groups than threads the short ones' threads take the rest. A
- * group that is not one h5fz_huff_encode writes (its directory entries
- * past the stream's end, a bad token, not using exactly its listed bits,
- * bits past the last group other than the final byte's zero padding) sets
- * its stream's bad; the groups decode independently. */
+ * not one thread a group: groups differ in length (a smooth region's
+ * group is one run, a rough one's hundreds of tokens), and the lanes of a
+ * warp wait for its longest group (2 of 32 lanes were busy). Why a token
+ * an iteration, the job taken inside the loop: the lanes of a warp then
+ * meet at every token (a loop over a group's tokens inside a loop over the
+ * jobs ran 5.7x slower, session 25). A group that is not one
+ * h5fz_huff_encode writes (its directory entries past the stream's end, a
+ * bad token, not using exactly its listed bits, bits past the last group
+ * other than the final byte's zero padding) sets its stream's bad; the
+ * groups decode independently. */
 H5FZ_FN void H5FZ_TN(h5fz_huff_decode_jobs)(const h5fz_huff_dtab *d, h5fz_huff_stream *s, uint32_t nsub,
                                             uint32_t *next_job)
 {
   const uint32_t total = nsub ? s[nsub - 1u].jobs_end : 0u;
+  h5fz_huff_gstate st;
+  H5FZ_T_WORD *out = (H5FZ_T_WORD *)0;
+  uint32_t j = 0, n_store = 0, busy = 0;
   for (;;) {
-    const uint32_t job = h5fz_huff_atomic(next_job, 1u, H5FZ_HUFF_ADD);
-    if (job >= total) break;
-    uint32_t j = 0;
-    while (job >= s[j].jobs_end) j++;
-    const uint32_t g = job - (j ? s[j - 1u].jobs_end : 0u);
-    h5fz_huff_gstate st;
-    if (h5fz_huff_group_begin(&d[j], s[j].src, s[j].size, g, s[j].n, &st) ||
-        H5FZ_TN(h5fz_huff_group_tokens)(&d[j], &st, (H5FZ_T_WORD *)s[j].words, s[j].n_store) ||
-        h5fz_huff_group_end(&st))
+    if (!busy) {
+      const uint32_t job = h5fz_huff_atomic(next_job, 1u, H5FZ_HUFF_ADD);
+      if (job >= total) break;
+      for (j = 0; job >= s[j].jobs_end;) j++;
+      const uint32_t g = job - (j ? s[j - 1u].jobs_end : 0u);
+      if (h5fz_huff_group_begin(&d[j], s[j].src, s[j].size, g, s[j].n, &st)) {
+        s[j].bad = 1u;
+        continue;
+      }
+      out = (H5FZ_T_WORD *)s[j].words;
+      n_store = s[j].n_store;
+      busy = 1;
+    }
+    if (H5FZ_TN(h5fz_huff_group_step)(&d[j], &st, out, n_store)) {
       s[j].bad = 1u; /* only ever set to 1: the race is harmless */
+      busy = 0;
+    } else if (st.i >= st.gend) {
+      if (h5fz_huff_group_end(&st)) s[j].bad = 1u;
+      busy = 0;
+    }
   }
 }
 
