@@ -1175,8 +1175,6 @@ H5FZ_FN uint32_t h5fz_huff_word_token(uint64_t v, uint32_t W, uint64_t *extra, u
  * a thread can hold one and take the next group when it is done. */
 typedef struct {
   h5fz_huff_reader r;
-  const uint32_t *lut;      /* code 0's look-up table (code 1's follows it) */
-  uint32_t ctx_step;        /* huffctx: the entries from code 0's table to code 1's; huff: 0 */
   uint64_t stop;            /* the bit after the group's last */
   uint32_t i, gend;         /* the next word, the group's end */
   uint32_t after_run, last; /* the last token was a run; this is the stream's last group */
@@ -1200,8 +1198,6 @@ H5FZ_FN uint32_t h5fz_huff_group_begin(const h5fz_huff_dtab *d, const uint8_t *i
     if (stop > d->end) return 1;
   }
   h5fz_huff_rd_init(&st->r, in, size, at);
-  st->lut = d->lut[0];
-  st->ctx_step = d->nctx > 1u ? 1u << H5FZ_HUFF_LUT_BITS : 0u;
   st->stop = stop;
   st->i = g * d->group;
   st->gend = st->i + d->group < n ? st->i + d->group : n;
@@ -1493,19 +1489,20 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_encode)(const h5fz_blk *blk, const H5FZ_T_WOR
  * a run (huffctx: a code-1 token that is a run). The token comes decoded
  * from the look-up table (h5fz_huff_token_entry) and its kind picks values
  * by selects, not branches: the lanes of a warp decode tokens of
- * different kinds at once. The table's address and the code to look in
- * come from st (h5fz_huff_group_begin), not from the header at every
- * token; the extra bits are read only when a token has them. (A loop over
- * the whole group here, its state in locals, ran the group kernel 5.7x
- * slower on the H200, session 25 call 3: the lanes of a warp no longer
- * met at every token.) */
+ * different kinds at once; the extra bits are read only when a token
+ * has them. (A loop over the whole group here, its state in locals, ran
+ * the group kernel 5.7x slower on the H200, session 25 call 3, likely
+ * because the lanes of a warp no longer met at every token; holding the
+ * table's address in st instead of reading the header's fields gained
+ * nothing measurable, call 4.) */
 H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_group_step)(const h5fz_huff_dtab *d, h5fz_huff_gstate *st, H5FZ_T_WORD *out,
                                                uint32_t n_store)
 {
   h5fz_huff_reader *r = &st->r;
   const uint32_t bits = h5fz_huff_rd_peek(r, H5FZ_HUFF_MAX_LEN);
-  uint32_t e = st->lut[st->after_run * st->ctx_step + (bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u))];
-  if (!e) e = h5fz_huff_long_entry(d, st->ctx_step ? st->after_run : 0u, bits);
+  const uint32_t t = d->nctx > 1u ? st->after_run : 0u; /* huffctx: code 1 after a run */
+  uint32_t e = d->lut[t][bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u)];
+  if (!e) e = h5fz_huff_long_entry(d, t, bits);
   if (!e || (e & H5FZ_HUFF_E_BAD)) return 1;
   h5fz_huff_rd_skip(r, H5FZ_HUFF_E_SKIP(e));
   const uint32_t more = H5FZ_HUFF_E_MORE(e); /* extra bits not in the entry (0 for most tokens) */
@@ -1542,7 +1539,7 @@ H5FZ_FN uint32_t H5FZ_TN(h5fz_huff_group_step)(const h5fz_huff_dtab *d, h5fz_huf
  * warp wait for its longest group (2 of 32 lanes were busy). Why a token
  * an iteration, the job taken inside the loop: the lanes of a warp then
  * meet at every token (a loop over a group's tokens inside a loop over the
- * jobs ran 5.7x slower, session 25). A group that is not one
+ * jobs ran 5.7x slower, session 25, likely for want of that). A group that is not one
  * h5fz_huff_encode writes (its directory entries past the stream's end, a
  * bad token, not using exactly its listed bits, bits past the last group
  * other than the final byte's zero padding) sets its stream's bad; the

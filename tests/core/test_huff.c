@@ -104,37 +104,28 @@ static uint32_t w32[MAXN];
 static uint64_t w64[MAXN];
 
 /* A hand-made stream of 64 float32 words (one group): a code of k symbols
- * (sym[], len[]; huffctx's second code empty), then the tokens tok[] (a
- * symbol each, with nx[i] extra bits x[i]). Returns its bytes in out1. */
+ * (sym[], len[]; huffctx's second code empty), written by the encoder's
+ * own table writer, then the tokens tok[] (a symbol each, with nx[i]
+ * extra bits x[i]). Returns its bytes in out1. */
 static uint32_t craft(const uint32_t *sym, const uint32_t *len, uint32_t k, const uint32_t *tok, const uint32_t *x,
                       const uint32_t *nx, uint32_t ntok)
 {
+  static h5fz_huff_scratch s;
+  const uint32_t A = h5fz_huff_alphabet(32u);
   uint32_t *b = (uint32_t *)tmp_a;
   memset(b, 0, 4096);
+  memset(&s, 0, sizeof s);
+  for (uint32_t i = 0; i < k; i++) s.len[0][sym[i]] = (uint8_t)len[i];
+  h5fz_huff_canonical(&s, 0u, A);
   uint64_t pos = 0;
   h5fz_huff_put(b, pos, 4u, 4u); /* groups of 1024 words: one */
   pos += 4;
-  for (uint32_t t = 0; t < codes; t++) {
-    const uint32_t kt = t ? 0u : k;
-    h5fz_huff_put(b, pos, codes == 1u ? kt - 1u : kt, 8u);
-    pos += 8;
-    for (uint32_t i = 0; i < kt; i++) { /* gamma of the distance to the symbol before, the length */
-      const uint32_t d = i ? sym[i] - sym[i - 1u] : sym[0] + 1u, nb = h5fz_bitlen64(d) - 1u;
-      h5fz_huff_put(b, pos + nb, 1u | (d & ((1u << nb) - 1u)) << 1, nb + 1u);
-      h5fz_huff_put(b, pos + 2u * nb + 1u, len[i], 4u);
-      pos += 2u * nb + 5u;
-    }
-  }
+  for (uint32_t t = 0; t < codes; t++) pos = h5fz_huff_put_table(&s, t, codes, A, b, pos);
   h5fz_huff_put(b, pos, 0u, 5u); /* directory width */
   pos += 5;
   for (uint32_t i = 0; i < ntok; i++) {
-    uint32_t j = 0, code = 0;
-    while (sym[j] != tok[i]) j++;
-    for (uint32_t u = 0; u < k; u++) /* canonical: the codes before it in (length, symbol) order */
-      if (len[u] < len[j] || (len[u] == len[j] && sym[u] < sym[j])) code += 1u << (12u - len[u]);
-    code >>= 12u - len[j];
-    h5fz_huff_put(b, pos, h5fz_huff_reverse(code, len[j]), len[j]); /* MSB first in the stream */
-    pos += len[j];
+    h5fz_huff_put(b, pos, s.code[0][tok[i]], s.len[0][tok[i]]); /* codes are kept bit-reversed: LSB first */
+    pos += s.len[0][tok[i]];
     h5fz_huff_put(b, pos, x[i], nx[i]);
     pos += nx[i];
   }
