@@ -225,6 +225,13 @@ H5FZ_FN uint64_t h5fz_lnd_group_start(uint64_t k, uint64_t T, uint32_t n, uint32
   return first * 128u;
 }
 
+/* Whether the encoder has predictors to choose from (a chunk of more than
+ * one dimension, or lorenzo_interp's interpolation). Without a choice the
+ * predictor is 1: the cost pass (a launch on the GPU, a pass over a
+ * sample of the chunk on the CPU) is not run, and h5fz_lnd_choose reads
+ * no sums. */
+H5FZ_FN uint32_t h5fz_lnd_has_choice(h5fz_lnd_geom g) { return g.dim > 1u || g.interp ? 1u : 0u; }
+
 /* The predictor to use: of the dimensions up to g.dim, and interpolation
  * (4) when g.interp, the one whose summed cost over the parts
  * (costs[H5FZ_LND_NCOST part + D - 1]) is smallest; a tie goes to the lower
@@ -232,6 +239,7 @@ H5FZ_FN uint64_t h5fz_lnd_group_start(uint64_t k, uint64_t T, uint32_t n, uint32
  * bytes more a thread in the one-slot encode.) */
 H5FZ_FN uint32_t h5fz_lnd_choose(const uint64_t *costs, uint32_t parts, h5fz_lnd_geom g)
 {
+  if (!h5fz_lnd_has_choice(g)) return 1u; /* no cost pass ran: costs hold nothing */
   uint32_t best = 1u;
   uint64_t best_cost = 0;
   for (uint32_t d = 1u; d <= g.dim && d <= 3u; d++) {

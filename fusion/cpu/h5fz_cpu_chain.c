@@ -208,6 +208,7 @@ uint32_t h5fz_cpu_lnd_choose(const h5fz_chunk_plan *p, const void *quant_words)
 {
   /* the GPU's parts (the entropy cost is not additive over parts: the same split everywhere) */
   uint64_t k_lo, k_hi, T, cost[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS];
+  if (!h5fz_lnd_has_choice(p->lnd)) return 1u;
   for (uint32_t part = 0; part < H5FZ_LND_COST_PARTS; part++) {
     h5fz_lnd_sample(p->lnd.n, part, H5FZ_LND_COST_PARTS, &k_lo, &k_hi, &T);
     if (p->esize == 8)

@@ -283,7 +283,7 @@ static int encode_run_batch(encode_run *r, uint64_t first, uint64_t count, CUdev
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->entries, gc->entries.ptr, n_sub_all * 4u, gc->stream), "copy sizes");
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->offsets, gc->offsets.ptr, n_sub_all * 8u, gc->stream), "copy offsets");
   TRY_CU(gc->cu->cuMemcpyDtoHAsync((void *)e->ooffsets, gc->ooffsets.ptr, n_sub_all * 4u, gc->stream), "copy offsets");
-  if (r->costs)
+  if (r->costs && h5fz_lnd_has_choice(r->p0.lnd)) /* (without a choice no cost pass ran) */
     TRY_CU(gc->cu->cuMemcpyDtoHAsync(r->costs, gc->lnd.ptr, count * H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS * sizeof *r->costs,
                                      gc->stream),
            "copy costs");

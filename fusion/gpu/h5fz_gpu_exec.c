@@ -70,8 +70,8 @@ static int encode_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, h5fz_he
   uint8_t *payload = host + 16 + (size_t)n_sub * 4u;
   TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy sizes from GPU");
   TRY_CU(gc->cu->cuMemcpyDtoHAsync(entries, gc->entries.ptr, (size_t)n_sub * 4u, gc->stream), "copy sizes from GPU");
-  uint64_t costs[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS];
-  if (h5fz_plan_has_lnd(p))
+  uint64_t costs[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS] = {0};
+  if (h5fz_plan_has_lnd(p) && h5fz_lnd_has_choice(p->lnd))
     TRY_CU(gc->cu->cuMemcpyDtoHAsync(costs, gc->lnd.ptr, sizeof costs, gc->stream), "copy costs from GPU");
   TRY(h5fz_gpu_sync_stream(gc, "encode"));
   /* the predictor each block of the encode chose from the same sums */

@@ -100,10 +100,11 @@ int h5fz_gpu_launch_encode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
   uint32_t grid = k.n_sub * n_chunks;
   /* lorenzo_nd: each chunk's encode picks its predictor from the cost
    * pass over that chunk (H5FZ_LND_COST_PARTS blocks of H5FZ_LND_COST_THREADS a chunk, the sums in
-   * gc->lnd, 3 words a block) */
+   * gc->lnd, 3 words a block), where the chunks offer a choice */
   void *cost_args[] = {&gc->in.ptr, &k.lnd, QUANT_ARGS(k), &qchunk, &gc->lnd.ptr};
-  if (h5fz_plan_has_lnd(p) && (rc = h5fz_gpu_launch(gc, c->mod.lnd_cost, H5FZ_LND_COST_PARTS * n_chunks,
-                                                    H5FZ_LND_COST_THREADS, 0, cost_args, "lorenzo_nd cost kernel")))
+  if (h5fz_plan_has_lnd(p) && h5fz_lnd_has_choice(p->lnd) &&
+      (rc = h5fz_gpu_launch(gc, c->mod.lnd_cost, H5FZ_LND_COST_PARTS * n_chunks, H5FZ_LND_COST_THREADS, 0, cost_args,
+                            "lorenzo_nd cost kernel")))
     return rc;
   /* the warp-fused kernel takes the full sub-chunks; the generic one the
    * rest (each chunk's partial last one: tail_only), on the side stream

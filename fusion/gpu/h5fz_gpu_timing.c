@@ -47,9 +47,9 @@ static int time_locked(h5fz_gpu_context *gc, const h5fz_chunk_plan *p, const uin
     if (r >= 0) te[r] = ms;
   }
   unsigned long long totals[2];
-  uint64_t costs[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS];
+  uint64_t costs[H5FZ_LND_NCOST * H5FZ_LND_COST_PARTS] = {0};
   TRY_CU(gc->cu->cuMemcpyDtoHAsync(totals, gc->totals.ptr, 16u, gc->stream), "copy totals");
-  if (h5fz_plan_has_lnd(p))
+  if (h5fz_plan_has_lnd(p) && h5fz_lnd_has_choice(p->lnd))
     TRY_CU(gc->cu->cuMemcpyDtoHAsync(costs, gc->lnd.ptr, sizeof costs, gc->stream), "copy costs from GPU");
   TRY(h5fz_gpu_sync_stream(gc, "timing"));
   *payload_bytes = totals[0];
