@@ -276,9 +276,9 @@ H5FZ_FN void h5fz_lnd_carry(uint64_t *aux, uint32_t n_sub)
  * the elements grp G + i S + c (i < L, only those < n). A line is cut in
  * segments of R elements so that the pass has enough threads (one per
  * line walked the whole column before, 403 threads for a 344x403 chunk):
- * h5fz_lnd_asum sums each segment, h5fz_lnd_apart scans those sums along
- * each line, h5fz_lnd_ascan adds a segment's offset to its own prefix
- * sums (and runs the quantizer decode when it is the last pass). */
+ * h5fz_lnd_asum sums each segment, h5fz_lnd_ascan adds the sums of the
+ * segments before it on its line (its offset) to its own prefix sums (and
+ * runs the quantizer decode when it is the last pass). */
 typedef struct {
   uint32_t n;      /* elements of the chunk */
   uint32_t S;      /* stride between the elements of a line: ex (y) or ex ey (z) */
@@ -313,11 +313,8 @@ H5FZ_FN int h5fz_lnd_axis_make(const h5fz_lnd_geom *g, uint32_t z, h5fz_lnd_axis
 }
 
 /* Threads of h5fz_lnd_asum and h5fz_lnd_ascan (one per segment), which is
- * also the number of segment sums h5fz_lnd_apart scans. */
+ * also the number of segment sums. */
 H5FZ_FN uint64_t h5fz_lnd_axis_segments(const h5fz_lnd_axis *a) { return (uint64_t)a->groups * a->nseg * a->S; }
-
-/* Lines of h5fz_lnd_apart (one thread each). */
-H5FZ_FN uint64_t h5fz_lnd_axis_lines(const h5fz_lnd_axis *a) { return (uint64_t)a->groups * a->S; }
 
 /* Segment t (t < h5fz_lnd_axis_segments): its line's first element and
  * its range of i. */
@@ -732,7 +729,9 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_xfix_dequant)(const h5fz_blk *blk, H5FZ_T_WORD *w,
 }
 
 /* Decode, one pass along an axis (h5fz_lnd_axis), step 1: part[t] = the
- * sum of segment t of the words w (wrapping), four loads at a time. */
+ * sum of segment t of the words w (wrapping), eight loads at a time (a
+ * segment of R = 32 words is then 4 round trips to memory; these kernels
+ * run at a few warps an SM, so each thread's round trips are the time). */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_asum)(const H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t, H5FZ_T_WORD *part)
 {
   uint64_t base;
@@ -742,26 +741,14 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_asum)(const H5FZ_T_WORD *w, h5fz_lnd_axis a, uint6
   const H5FZ_T_WORD *at = w + base + (uint64_t)lo * a.S;
   H5FZ_T_WORD acc = 0;
   uint32_t i = lo;
-  for (; i + 4u <= hi; i += 4u, at += 4u * (uint64_t)a.S) {
-    const H5FZ_T_WORD w0 = at[0], w1 = at[a.S], w2 = at[2u * (uint64_t)a.S], w3 = at[3u * (uint64_t)a.S];
-    acc = (H5FZ_T_WORD)(acc + (H5FZ_T_WORD)((H5FZ_T_WORD)(w0 + w1) + (H5FZ_T_WORD)(w2 + w3)));
+  const uint64_t S = a.S;
+  for (; i + 8u <= hi; i += 8u, at += 8u * S) {
+    H5FZ_T_WORD x[8];
+    for (uint32_t k = 0; k < 8u; k++) x[k] = at[k * S];
+    for (uint32_t k = 0; k < 8u; k++) acc = (H5FZ_T_WORD)(acc + x[k]);
   }
-  for (; i < hi; i++, at += a.S) acc = (H5FZ_T_WORD)(acc + *at);
+  for (; i < hi; i++, at += S) acc = (H5FZ_T_WORD)(acc + *at);
   part[t] = acc;
-}
-
-/* ... step 2: the segment sums of line `line` become their exclusive
- * prefix sums along the line (the offset each segment starts from). */
-H5FZ_FN void H5FZ_TN(h5fz_lnd_apart)(H5FZ_T_WORD *part, h5fz_lnd_axis a, uint64_t line)
-{
-  uint64_t grp = line / a.S, c = line % a.S;
-  H5FZ_T_WORD acc = 0;
-  for (uint32_t seg = 0; seg < a.nseg; seg++) {
-    uint64_t k = (grp * a.nseg + seg) * a.S + c;
-    H5FZ_T_WORD v = part[k];
-    part[k] = acc;
-    acc = (H5FZ_T_WORD)(acc + v);
-  }
 }
 
 /* h5fz_lnd_ascan's store of the sum x at w[at]: the word, or with p its
@@ -774,11 +761,17 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan_put)(H5FZ_T_WORD *w, uint64_t at, H5FZ_T_WOR
     w[at] = x;
 }
 
-/* ... step 3: the prefix sums of segment t from its offset (part[t]; part
- * may be NULL when a line is one segment), in place; with p (the last
+/* ... step 2: the prefix sums of segment t in place, from its offset: the
+ * sum of the segment sums of its line before it (part[t - S], part[t - 2
+ * S], ...; part may be NULL when a line is one segment); with p (the last
  * pass), each word becomes its value in place instead (outliers are
- * patched from the side section by the executor). Four words loaded
- * before the first is summed (their addresses differ: S >= 1). */
+ * patched from the side section by the executor). Why the offset is
+ * summed here: a kernel of its own that scanned each line's sums, a
+ * thread a line, took 18 us of a 4.7 MiB chunk's decode on the H200
+ * (session 25), a chain of dependent loads and stores; these loads are
+ * independent, at most nseg - 1 <= R of them beside the R words. Eight
+ * words loaded before the first is summed (their addresses differ: S >=
+ * 1), as in h5fz_lnd_asum. */
 H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan)(H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t, const H5FZ_T_WORD *part,
                                      const h5fz_quant_params *p)
 {
@@ -786,17 +779,31 @@ H5FZ_FN void H5FZ_TN(h5fz_lnd_ascan)(H5FZ_T_WORD *w, h5fz_lnd_axis a, uint64_t t
   uint32_t lo, hi;
   h5fz_lnd_axis_segment(&a, t, &base, &lo, &hi);
   hi = h5fz_lnd_axis_seg_end(&a, base, lo, hi);
-  H5FZ_T_WORD acc = part && lo ? part[t] : (H5FZ_T_WORD)0;
   const uint64_t S = a.S;
+  H5FZ_T_WORD acc = 0;
+  if (part && lo) { /* the segments before this one on its line: seg = lo / R of them */
+    const H5FZ_T_WORD *before = part + t;
+    uint32_t k = lo / a.R;
+    H5FZ_T_WORD s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (; k >= 4u; k -= 4u, before -= 4u * S) {
+      s0 = (H5FZ_T_WORD)(s0 + before[-(int64_t)S]);
+      s1 = (H5FZ_T_WORD)(s1 + before[-2 * (int64_t)S]);
+      s2 = (H5FZ_T_WORD)(s2 + before[-3 * (int64_t)S]);
+      s3 = (H5FZ_T_WORD)(s3 + before[-4 * (int64_t)S]);
+    }
+    for (; k > 0u; k--, before -= S) s0 = (H5FZ_T_WORD)(s0 + before[-(int64_t)S]);
+    acc = (H5FZ_T_WORD)((H5FZ_T_WORD)(s0 + s1) + (H5FZ_T_WORD)(s2 + s3));
+  }
   uint64_t at = base + (uint64_t)lo * S;
   uint32_t i = lo;
-  for (; i + 4u <= hi; i += 4u, at += 4u * S) {
-    H5FZ_T_WORD x[4] = {w[at], w[at + S], w[at + 2u * S], w[at + 3u * S]};
-    for (uint32_t k = 0; k < 4u; k++) {
+  for (; i + 8u <= hi; i += 8u, at += 8u * S) {
+    H5FZ_T_WORD x[8];
+    for (uint32_t k = 0; k < 8u; k++) x[k] = w[at + k * S];
+    for (uint32_t k = 0; k < 8u; k++) {
       acc = (H5FZ_T_WORD)(acc + x[k]);
       x[k] = acc;
     }
-    for (uint32_t k = 0; k < 4u; k++) H5FZ_TN(h5fz_lnd_ascan_put)(w, at + k * S, x[k], p);
+    for (uint32_t k = 0; k < 8u; k++) H5FZ_TN(h5fz_lnd_ascan_put)(w, at + k * S, x[k], p);
   }
   for (; i < hi; i++, at += S) {
     acc = (H5FZ_T_WORD)(acc + w[at]);

@@ -26,7 +26,6 @@
 #define H5FZ_KERNEL_LND_CARRY "h5fz_lnd_carry_kernel"
 #define H5FZ_KERNEL_LND_XFIX "h5fz_lnd_xfix_kernel"
 #define H5FZ_KERNEL_LND_ASUM "h5fz_lnd_asum_kernel"
-#define H5FZ_KERNEL_LND_APART "h5fz_lnd_apart_kernel"
 #define H5FZ_KERNEL_LND_ASCAN "h5fz_lnd_ascan_kernel"
 /* lorenzo_interp's interpolation (predictor 4): one pass of the decode, the quantizer decode after the last */
 #define H5FZ_KERNEL_LNI_PASS "h5fz_lni_pass_kernel"

@@ -102,22 +102,7 @@ static void emit_lnd_axis_kernels(h5fz_strbuf *b, const char *w)
        "  h5fz_lnd_asum_%s(words + (unsigned long long)chunk_ix * lnd.n, a, t, part + chunk_ix * part_stride);\n}\n",
        w);
   h5fz_emit(b,
-       "\n/* ... those sums scanned along each line, a thread per line (per_chunk lines a chunk) */\n"
-       "extern \"C\" __global__ void h5fz_lnd_apart_kernel(word_t *part, h5fz_lnd_geom lnd, const uint32_t *lnd_pred, "
-       "uint32_t z,\n"
-       "                                                  unsigned long long per_chunk, unsigned long long "
-       "part_stride, uint32_t n_chunks)\n{\n"
-       "  const unsigned long long tg = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-       "  const uint32_t chunk_ix = (uint32_t)(tg / per_chunk);\n"
-       "  const unsigned long long line = tg %% per_chunk;\n"
-       "  h5fz_lnd_geom lg;\n"
-       "  h5fz_lnd_axis a;\n"
-       "  if (!lnd_chunk_axis(lnd, lnd_pred, chunk_ix, z, n_chunks, &lg, &a) || a.nseg <= 1u || line >= "
-       "h5fz_lnd_axis_lines(&a)) return;\n"
-       "  h5fz_lnd_apart_%s(part + chunk_ix * part_stride, a, line);\n}\n",
-       w);
-  h5fz_emit(b,
-       "\n/* ... and each segment's prefix sums from its offset, a thread each; a chunk's last pass leaves the\n"
+       "\n/* ... then each segment's prefix sums from its offset (the sums before it on its line), a thread each; a chunk's last pass leaves the\n"
        " * values (outliers are patched from the side section on the host) */\n"
        "extern \"C\" __global__ void h5fz_lnd_ascan_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t "
        "*lnd_pred, uint32_t z,\n"

@@ -85,8 +85,7 @@ static int set_attributes(const h5fz_gpu_context *gc, const chain_entry *c)
                                        (int)c->smem))))
     return h5fz_gpu_cuda_fail(r, "cuFuncSetAttribute(shared memory)");
   if (c->n_ops > 2 && h5fz_op_is_lnd(c->ops[1]) &&
-      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_asum && c->mod.lnd_apart &&
-        c->mod.lnd_ascan))
+      !(c->mod.lnd_cost && c->mod.lnd_carry && c->mod.lnd_xfix && c->mod.lnd_asum && c->mod.lnd_ascan))
     return h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_nd chain lacks its chunk-level kernels");
   if (c->n_ops > 2 && c->ops[1] == H5FZ_OP_LORENZO_INTERP && !(c->mod.lni_pass && c->mod.lni_dequant))
     return h5fz_fail(H5FZ_ERR_DEVICE, "the module of a lorenzo_interp chain lacks its interpolation kernels");

@@ -203,7 +203,7 @@ static int launch_lni_finish(h5fz_gpu_context *gc, const chain_entry *c, kernel_
  * out as words and its carry information in gc->lnd: the carry along x
  * (one block a chunk), the fix of the x segments begun in an earlier
  * sub-chunk, then the y and z passes in segments (h5fz_lnd_axis: segment
- * sums, their scan along each line, the segments' prefix sums); the
+ * sums, then each segment's prefix sums from the sums before it); the
  * quantizer decode runs in each chunk's last pass. pred: the predictors
  * on the device (0: p->lnd.dim), pred_host the same on the host (NULL). */
 static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, kernel_params *k,
@@ -212,11 +212,11 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
 {
   int rc;
   unsigned threads = (unsigned)c->dec_threads;
-  /* the predictors in the batch (checked 1..4 by the header check), and for each pass the most segments and
-   * lines a chunk has with one of them */
+  /* the predictors in the batch (checked 1..4 by the header check), and for each pass the most segments a
+   * chunk has with one of them */
   int used[5] = {0, 0, 0, 0, 0};
   for (uint32_t j = 0; j < (pred_host ? n_chunks : 1u); j++) used[(pred_host ? pred_host[j] : k->lnd.dim) % 5u] = 1;
-  unsigned long long segs[2] = {0, 0}, lines[2] = {0, 0}, part_stride = lnd_part_stride(p);
+  unsigned long long segs[2] = {0, 0}, part_stride = lnd_part_stride(p);
   int split[2] = {0, 0};
   for (uint32_t d = 1; d <= 3u; d++) {
     if (!used[d]) continue;
@@ -226,7 +226,6 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
       h5fz_lnd_axis a;
       if (!h5fz_lnd_axis_make(&gd, z, &a)) continue;
       if (h5fz_lnd_axis_segments(&a) > segs[z]) segs[z] = h5fz_lnd_axis_segments(&a);
-      if (h5fz_lnd_axis_lines(&a) > lines[z]) lines[z] = h5fz_lnd_axis_lines(&a);
       if (a.nseg > 1u) split[z] = 1;
     }
   }
@@ -239,14 +238,10 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
   for (uint32_t z = 0; z < 2u; z++) {
     if (!segs[z]) continue;
     unsigned seg_blocks = (unsigned)((segs[z] * n_chunks + 255u) / 256u);
-    unsigned line_blocks = (unsigned)((lines[z] * n_chunks + 255u) / 256u);
     void *sum_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride, &n_chunks};
-    void *part_args[] = {&part, &k->lnd, &pred, &z, &lines[z], &part_stride, &n_chunks};
     void *scan_args[] = {&out, &k->lnd, &pred, &z, &segs[z], &part, &part_stride, QUANT_ARGS(*k), &qchunk, &n_chunks};
     if (split[z] &&
-        ((rc = h5fz_gpu_launch(gc, c->mod.lnd_asum, seg_blocks, 256, 0, sum_args, "lorenzo_nd segment sum kernel")) ||
-         (rc = h5fz_gpu_launch(gc, c->mod.lnd_apart, line_blocks, 256, 0, part_args,
-                               "lorenzo_nd segment offset kernel"))))
+        (rc = h5fz_gpu_launch(gc, c->mod.lnd_asum, seg_blocks, 256, 0, sum_args, "lorenzo_nd segment sum kernel")))
       return rc;
     if ((rc = h5fz_gpu_launch(gc, c->mod.lnd_ascan, seg_blocks, 256, 0, scan_args, "lorenzo_nd segment scan kernel")))
       return rc;

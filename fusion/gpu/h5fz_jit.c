@@ -111,12 +111,12 @@ static int load_module(const void *img, h5fz_jit_module *out)
         return h5fz_fail(H5FZ_ERR_DEVICE, "cuModuleGetFunction(%s): %s", name, h5fz_cuda_error_string(r));
     }
   /* present only in the module of a chain with lorenzo_nd */
-  static const char *const lnd_names[8] = {H5FZ_KERNEL_LND_COST,  H5FZ_KERNEL_LND_CARRY, H5FZ_KERNEL_LND_XFIX,
-                                           H5FZ_KERNEL_LND_ASUM,  H5FZ_KERNEL_LND_APART, H5FZ_KERNEL_LND_ASCAN,
-                                           H5FZ_KERNEL_LNI_PASS,  H5FZ_KERNEL_LNI_DEQUANT};
-  CUfunction *lnd_fns[8] = {&out->lnd_cost, &out->lnd_carry, &out->lnd_xfix, &out->lnd_asum,
-                            &out->lnd_apart, &out->lnd_ascan, &out->lni_pass, &out->lni_dequant};
-  for (int i = 0; i < 8; i++)
+  static const char *const lnd_names[7] = {H5FZ_KERNEL_LND_COST,  H5FZ_KERNEL_LND_CARRY, H5FZ_KERNEL_LND_XFIX,
+                                           H5FZ_KERNEL_LND_ASUM,  H5FZ_KERNEL_LND_ASCAN, H5FZ_KERNEL_LNI_PASS,
+                                           H5FZ_KERNEL_LNI_DEQUANT};
+  CUfunction *lnd_fns[7] = {&out->lnd_cost, &out->lnd_carry, &out->lnd_xfix,   &out->lnd_asum,
+                            &out->lnd_ascan, &out->lni_pass, &out->lni_dequant};
+  for (int i = 0; i < 7; i++)
     if (cu->cuModuleGetFunction(lnd_fns[i], out->module, lnd_names[i])) *lnd_fns[i] = NULL;
   if (cu->cuModuleGetFunction(&out->huff_groups, out->module, H5FZ_KERNEL_HUFF_GROUPS)) out->huff_groups = NULL;
   /* the default chain's warp-fused pair, else the fast chain's, else none */

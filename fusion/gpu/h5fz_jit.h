@@ -28,7 +28,7 @@ typedef struct {
   /* batch kernels, [0] for 32-bit and [1] for 64-bit values */
   CUfunction gather[2], scatter[2], fill[2], patch[2], range[2];
   /* lorenzo_nd's chunk-level kernels: NULL unless the chain has lorenzo_nd */
-  CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_asum, lnd_apart, lnd_ascan;
+  CUfunction lnd_cost, lnd_carry, lnd_xfix, lnd_asum, lnd_ascan;
   CUfunction lni_pass, lni_dequant; /* lorenzo_interp's interpolation decode (NULL in other modules) */
   /* the warp-fused kernels: NULL unless the source has them (H5FZ_CODEGEN_WARP_FUSED) */
   CUfunction encode_wf, decode_wf;

@@ -14,7 +14,7 @@
  *  - the 1-D decode's end (carry, then x fix and quantizer decode in one
  *    pass) gives every value of a chunk with partial sub-chunks back within
  *    the bound, escapes aside (the executor patches those);
- *  - the y and z passes in segments (h5fz_lnd_asum, _apart, _ascan, the
+ *  - the y and z passes in segments (h5fz_lnd_asum, then h5fz_lnd_ascan from the sums before each segment, the
  *    quantizer decode in the last) restore the quantizer's words of 2-D
  *    and 3-D chunks, whole fields and edge chunks with a partial last
  *    plane, for each predictor.
@@ -366,12 +366,10 @@ static unsigned check_1d_chunk(const field *f, uint32_t n, double eb, unsigned *
     for (int z = 0; z < 2; z++) {                                                                                      \
       if (!has[z]) continue;                                                                                           \
       h5fz_lnd_axis a = ax[z];                                                                                         \
-      uint64_t segs = h5fz_lnd_axis_segments(&a), lines = h5fz_lnd_axis_lines(&a);                                     \
+      uint64_t segs = h5fz_lnd_axis_segments(&a);                                                                      \
       /* each a thread of its own kernel: any order within a step */                                                   \
-      if (a.nseg > 1u) {                                                                                               \
+      if (a.nseg > 1u)                                                                                                 \
         for (uint64_t t = segs; t-- > 0;) h5fz_lnd_asum_##W(w, a, t, part);                                            \
-        for (uint64_t l = 0; l < lines; l++) h5fz_lnd_apart_##W(part, a, l);                                           \
-      }                                                                                                                \
       for (uint64_t t = segs; t-- > 0;)                                                                                \
         h5fz_lnd_ascan_##W(w, a, t, a.nseg > 1u ? part : NULL, z == last_pass ? &q : NULL);                            \
     }                                                                                                                  \
