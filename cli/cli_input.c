@@ -5,8 +5,10 @@
 #include "cli_input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "h5fz_cli.h"
 
@@ -29,6 +31,15 @@ int h5fz_cli_check_input(const char *cmd, const char *path)
     h5fz_cli_error(cmd, "%s is not a regular file (%s)", path, kind);
     return -1;
   }
+  /* a file the user may not read: HDF5's open would fail too, and the
+   * message then guessed "not HDF5, or damaged" (a regular file: open()
+   * does not block) */
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
+    h5fz_cli_error(cmd, "cannot open %s: %s", path, strerror(errno));
+    return -1;
+  }
+  close(fd);
   return 0;
 }
 

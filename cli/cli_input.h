@@ -15,10 +15,11 @@
  * does not exist (stat follows symbolic links). */
 const char *h5fz_cli_not_a_file(const char *path);
 
-/* 0 when path is a regular file (after symbolic links); else prints
- * "h5fz <cmd>: cannot open PATH: <strerror>" (missing, no permission on
- * the way) or "h5fz <cmd>: PATH is not a regular file (a directory)" on
- * stderr and returns -1. */
+/* 0 when path is a regular file (after symbolic links) this process may
+ * read; else prints "h5fz <cmd>: cannot open PATH: <strerror>" (missing,
+ * no permission on the way, a file it may not read: "Permission denied")
+ * or "h5fz <cmd>: PATH is not a regular file (a directory)" on stderr and
+ * returns -1. */
 int h5fz_cli_check_input(const char *cmd, const char *path);
 
 /* H5Fopen(path, read-only) after h5fz_cli_check_input, for inspect and

@@ -6,6 +6,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 
 import h5py
 import numpy as np
@@ -243,6 +244,38 @@ def test_inspect_and_verify_name_a_bad_input_in_one_line(compressed_pair, tmp_pa
         p = lib.cli(*args, check=False, timeout=60)
         assert p.returncode == 2 and p.stdout == "", (args, p.stdout, p.stderr)
         assert p.stderr == "h5fz %s: %s\n" % (args[0], want), (args, p.stderr)
+
+
+def test_an_unreadable_input_is_named_as_such(compressed_pair):
+    """A file this user may not read (mode 000): "cannot open PATH:
+    Permission denied", exit 2, for inspect, verify and compress (it was
+    "cannot open PATH as an HDF5 file (damaged?)" with HDF5's reasons, and
+    "(not HDF5, or damaged)" from compress). As root, whom no mode stops,
+    the CLI runs as nobody (setpriv)."""
+    _, orig, _, _ = compressed_pair
+    as_user = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            pytest.skip("root, and no setpriv to run the CLI as another user")
+        as_user = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        probe = subprocess.run(as_user + [lib.BIN, "--version"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            pytest.skip("the CLI cannot run as nobody here: %s" % probe.stderr.strip())
+    folder = tempfile.mkdtemp(prefix="h5fz-unreadable-")
+    try:
+        os.chmod(folder, 0o777)  # nobody may look inside (and compress may write there)
+        bad = os.path.join(folder, "locked.h5")
+        shutil.copy(orig, bad)
+        os.chmod(bad, 0)
+        for args in (["inspect", bad], ["inspect", bad, "--json"], ["verify", bad, bad, "--lossless"],
+                     ["compress", bad, os.path.join(folder, "out.h5"), "abs=1e-3"]):
+            p = subprocess.run(as_user + [lib.BIN, *args], capture_output=True, text=True, timeout=60)
+            assert p.returncode == 2 and p.stdout == "", (args, p.stdout, p.stderr)
+            assert p.stderr == "h5fz %s: cannot open %s: Permission denied\n" % (args[0], bad), (args, p.stderr)
+        assert sorted(os.listdir(folder)) == ["locked.h5"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_compress_into_a_folder_is_refused_before_any_work(compressed_pair, tmp_path):
