@@ -196,6 +196,27 @@ static void test_spec_forms(void)
         "a number past a double's range is named as such: %s", h5fz_last_error());
   CHECK(h5fz_spec_parse("abs=1e-3x", &t) == H5FZ_ERR_SPEC && strstr(h5fz_last_error(), "not a number"),
         "a word that is no number: %s", h5fz_last_error());
+  /* a mistyped word: the nearest known one is named (one edit for short words, two for longer), none when nothing
+   * is that near */
+  static const char *const typos[][2] = {{"abs=1e-3 raito", "did you mean 'ratio'?"},
+                                         {"abs=1e-3 lorenzo_ndd zigzag huffctx", "did you mean 'lorenzo_nd'?"},
+                                         {"abs=1e-3 RATIO", "did you mean 'ratio'?"},
+                                         {"abs=1e-3 quant delta zigzag bitshufle rze", "did you mean 'bitshuffle'?"},
+                                         {"abs=1e-3 huffcxt", "did you mean 'huffctx'?"},
+                                         {"abs=1e-3 rz", "did you mean 'rze'?"},
+                                         {"lossles", "did you mean 'lossless'?"},
+                                         {"abss=1e-3", "did you mean 'abs='?"},
+                                         {"pwrel=1e-3", "did you mean 'pw_rel='?"},
+                                         {"abs=1e-3 subchnk=65536", "did you mean 'subchunk='?"},
+                                         {"abs=1e-3 xyz", NULL},
+                                         {"abs=1e-3 zzzzzzz", NULL},
+                                         {"abs=1e-3 qq=1", NULL}};
+  for (size_t i = 0; i < sizeof typos / sizeof typos[0]; i++) {
+    CHECK(h5fz_spec_parse(typos[i][0], &t) == H5FZ_ERR_SPEC, "typo '%s' refused", typos[i][0]);
+    const char *e = h5fz_last_error();
+    CHECK(typos[i][1] ? strstr(e, typos[i][1]) != NULL : strstr(e, "did you mean") == NULL, "typo '%s': %s", typos[i][0],
+          e);
+  }
   CHECK(h5fz_spec_parse("abs=1e-3 -> delta -> negabinary -> bitshuffle -> rze subchunk=8192", &t) == 0,
         "arrow form: %s", h5fz_last_error());
   char buf[256];
