@@ -432,8 +432,9 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
     char keys[160];
     h5fz_mode_keys_text(keys, sizeof keys);
     const char *near = h5fz_spec_nearest(key, kl, 1);
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s'%s%s%s (known: %s, subchunk=, missing=, dtype=, dims=, fill=, order=)",
-                     tok, near ? " (did you mean '" : "", near ? near : "", near ? "='?)" : "", keys);
+    return h5fz_fail(H5FZ_ERR_SPEC,
+                     "unknown setting '%s'%s%s%s (known: %s, subchunk=, missing=, dtype=, dims=, fill=, order=)", tok,
+                     near ? " (did you mean '" : "", near ? near : "", near ? "='?)" : "", keys);
   }
   const h5fz_mode_row *word = h5fz_mode_by_name(tok);
   if (word && word->bound_rule == H5FZ_BOUND_NONE) {
@@ -454,8 +455,8 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
   const h5fz_op_info *op = h5fz_op_by_name(tok);
   if (!op) {
     const char *near = h5fz_spec_nearest(tok, strlen(tok), 0);
-    return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s', nor a named chain%s%s%s: `h5fz ops` lists both (docs/spec.md)", tok,
-                     near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown op '%s', nor a named chain%s%s%s: `h5fz ops` lists both (docs/spec.md)",
+                     tok, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
   }
   if (st->preset)
     return h5fz_fail(H5FZ_ERR_SPEC, "'%s' names a whole chain (%s); give it alone, without ops", st->preset->name,

@@ -62,14 +62,16 @@ const char *h5fz_spec_nearest(const char *word, unsigned long len, int settings)
   size_t n_modes = 0;
   const h5fz_mode_row *modes = h5fz_mode_table(&n_modes);
   for (size_t i = 0; i < n_modes; i++)
-    if ((modes[i].bound_rule != H5FZ_BOUND_NONE) == (settings != 0)) consider(word, len, limit, modes[i].name, &best, &best_d);
+    if ((modes[i].bound_rule != H5FZ_BOUND_NONE) == (settings != 0))
+      consider(word, len, limit, modes[i].name, &best, &best_d);
   if (settings) {
     for (size_t i = 0; i < sizeof setting_keys / sizeof setting_keys[0]; i++)
       consider(word, len, limit, setting_keys[i], &best, &best_d);
     return best;
   }
   const char *name = NULL;
-  for (size_t i = 0; h5fz_op_at(i, NULL, &name, NULL, NULL) == H5FZ_OK; i++) consider(word, len, limit, name, &best, &best_d);
+  for (size_t i = 0; h5fz_op_at(i, NULL, &name, NULL, NULL) == H5FZ_OK; i++)
+    consider(word, len, limit, name, &best, &best_d);
   const h5fz_chain_preset *p;
   for (size_t i = 0; (p = h5fz_chain_preset_at(i)) != NULL; i++) consider(word, len, limit, p->name, &best, &best_d);
   return best;

@@ -102,8 +102,8 @@ static void emit_lnd_axis_kernels(h5fz_strbuf *b, const char *w)
        "  h5fz_lnd_asum_%s(words + (unsigned long long)chunk_ix * lnd.n, a, t, part + chunk_ix * part_stride);\n}\n",
        w);
   h5fz_emit(b,
-       "\n/* ... then each segment's prefix sums from its offset (the sums before it on its line), a thread each; a chunk's last pass leaves the\n"
-       " * values (outliers are patched from the side section on the host) */\n"
+       "\n/* ... then each segment's prefix sums from its offset (the sums before it on its line), a thread\n"
+       " * each; a chunk's last pass leaves the values (outliers are patched from the side section on the host) */\n"
        "extern \"C\" __global__ void h5fz_lnd_ascan_kernel(word_t *words, h5fz_lnd_geom lnd, const uint32_t "
        "*lnd_pred, uint32_t z,\n"
        "                                                  unsigned long long per_chunk, const word_t *part,\n"
