@@ -376,7 +376,12 @@ static int fill_value(const h5fz_hdf5_api *h, hid_t dcpl_id, h5fz_dtype dtype, i
  * the exact bytes, and after a lossy round trip it gets different ones back
  * (Fletcher32 reports a checksum error on every read; shuffle or a
  * compressor would hand us, and get back, bytes that are not floats).
- * Returns 0 when h5fz is first, -1 (with the reason pushed) otherwise. */
+ * And it must be there once: HDF5 gives set_local the first entry's
+ * cd_values and H5Pmodify_filter changes only that entry, so a second h5fz
+ * kept the user's words without the dataset part, failed on every chunk
+ * when the chunk cache was flushed at close, and the data was lost.
+ * Returns 0 when h5fz is first and alone, -1 (with the reason pushed)
+ * otherwise. */
 static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
 {
   int n = h->H5Pget_nfilters(dcpl_id);
@@ -384,6 +389,7 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
     H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's filter pipeline");
     return -1;
   }
+  int h5fz_at = -1;
   for (int i = 0; i < n; i++) {
     unsigned flags = 0, filter_config = 0;
     size_t n_cd = 0;
@@ -393,8 +399,17 @@ static int check_first_in_pipeline(const h5fz_hdf5_api *h, hid_t dcpl_id)
       H5FZ_PUSH(h, H5E_SETLOCAL_g, "h5fz: cannot read the dataset's filter pipeline");
       return -1;
     }
-    if (id == H5FZ_FILTER_ID) return 0;
     char msg[H5FZ_FILTER_MSG_LEN];
+    if (id == H5FZ_FILTER_ID && h5fz_at >= 0) {
+      snprintf(msg, sizeof msg,
+               "h5fz: the filter pipeline holds h5fz twice (filters %d and %d); give it once "
+               "(H5Pset_filter was called twice with its id, e.g. on a creation property list that already had it)",
+               h5fz_at, i);
+      H5FZ_PUSH(h, H5E_SETLOCAL_g, msg);
+      return -1;
+    }
+    if (id == H5FZ_FILTER_ID) h5fz_at = i;
+    if (h5fz_at >= 0) continue; /* filters after h5fz get its exact output back */
     snprintf(msg, sizeof msg,
              "h5fz: filter '%s' (id %d) comes before h5fz in the pipeline; h5fz is lossy, so "
              "a filter before it would not get its exact bytes back on read (Fletcher32 fails "

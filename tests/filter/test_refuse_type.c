@@ -123,6 +123,39 @@ static void filter_before(hid_t f, const char *name, int which)
   H5Sclose(space);
 }
 
+/* h5fz twice in one pipeline (H5Pset_filter called twice): refused at
+ * H5Dcreate. It was accepted, and every chunk of the second entry, whose
+ * cd_values set_local never completed, failed in the chunk-cache flush at
+ * close: the data was lost. A filter after h5fz stays allowed. */
+static void h5fz_twice(hid_t f)
+{
+  hsize_t dims[1] = {N}, chunk[1] = {CHUNK};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  for (int after = 0; after < 2; after++) {
+    const char *name = after ? "h5fz_then_fletcher32" : "h5fz_twice";
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, chunk);
+    H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
+    if (after)
+      H5Pset_fletcher32(dcpl);
+    else
+      H5Pset_filter(dcpl, H5FZ_FILTER_ID, H5Z_FLAG_MANDATORY, 0, NULL);
+    hid_t d = H5Dcreate2(f, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    char stack[4096];
+    ft_error_stack(stack, sizeof stack);
+    if (after) {
+      FT_CHECK(d >= 0, "%s: H5Dcreate2 refused a filter after h5fz: %s", name, stack);
+    } else {
+      FT_CHECK(d < 0, "%s: H5Dcreate2 with h5fz twice succeeded", name);
+      FT_CHECK(ft_contains(stack, "holds h5fz twice"), "%s: message: %s", name, stack);
+      printf("%s refused: %s\n", name, ft_ours(stack));
+    }
+    if (d >= 0) H5Dclose(d);
+    H5Pclose(dcpl);
+  }
+  H5Sclose(space);
+}
+
 int main(void)
 {
   if (ft_begin("filter_refuse_type") < 0) return ft_finish();
@@ -138,6 +171,7 @@ int main(void)
   H5Tclose(odd);
   filter_before(f, "fletcher32_before", 0);
   filter_before(f, "shuffle_before", 1);
+  h5fz_twice(f);
   int_optional(f);
   float_forced_mandatory(f);
   H5Fclose(f);
