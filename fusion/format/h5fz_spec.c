@@ -429,12 +429,13 @@ static int parse_token(const char *tok, h5fz_spec *s, parse_state *st, uint8_t *
       s->fill = v;
       return H5FZ_OK;
     }
-    char keys[160];
+    char keys[240];
     h5fz_mode_keys_text(keys, sizeof keys);
+    for (unsigned long i = 0, n = strlen(keys); h5fz_spec_setting_key(i) && n < sizeof keys; i++, n = strlen(keys))
+      snprintf(keys + n, sizeof keys - n, ", %s=", h5fz_spec_setting_key(i));
     const char *near = h5fz_spec_nearest(key, kl, 1);
-    return h5fz_fail(H5FZ_ERR_SPEC,
-                     "unknown setting '%s'%s%s%s (known: %s, subchunk=, missing=, dtype=, dims=, fill=, order=)", tok,
-                     near ? " (did you mean '" : "", near ? near : "", near ? "='?)" : "", keys);
+    return h5fz_fail(H5FZ_ERR_SPEC, "unknown setting '%s'%s%s%s (known: %s)", tok, near ? " (did you mean '" : "",
+                     near ? near : "", near ? "='?)" : "", keys);
   }
   const h5fz_mode_row *word = h5fz_mode_by_name(tok);
   if (word && word->bound_rule == H5FZ_BOUND_NONE) {

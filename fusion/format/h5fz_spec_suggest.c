@@ -52,9 +52,15 @@ static void consider(const char *word, size_t len, unsigned limit, const char *c
   }
 }
 
+static const char *const setting_keys[] = {"subchunk", "missing", "dtype", "dims", "fill", "order"};
+
+const char *h5fz_spec_setting_key(unsigned long i)
+{
+  return i < sizeof setting_keys / sizeof setting_keys[0] ? setting_keys[i] : NULL;
+}
+
 const char *h5fz_spec_nearest(const char *word, unsigned long len, int settings)
 {
-  static const char *const setting_keys[] = {"subchunk", "missing", "dtype", "dims", "fill", "order"};
   if (!word || len == 0) return NULL;
   const unsigned limit = len <= 4u ? 1u : 2u;
   const char *best = NULL;
@@ -65,8 +71,8 @@ const char *h5fz_spec_nearest(const char *word, unsigned long len, int settings)
     if ((modes[i].bound_rule != H5FZ_BOUND_NONE) == (settings != 0))
       consider(word, len, limit, modes[i].name, &best, &best_d);
   if (settings) {
-    for (size_t i = 0; i < sizeof setting_keys / sizeof setting_keys[0]; i++)
-      consider(word, len, limit, setting_keys[i], &best, &best_d);
+    for (unsigned long i = 0; h5fz_spec_setting_key(i); i++)
+      consider(word, len, limit, h5fz_spec_setting_key(i), &best, &best_d);
     return best;
   }
   const char *name = NULL;

@@ -16,4 +16,9 @@
  * string, or NULL when no known word is that near. */
 const char *h5fz_spec_nearest(const char *word, unsigned long len, int settings);
 
+/* The setting keys spec text takes besides the modes' (subchunk, missing,
+ * dtype, dims, fill, order): the candidates above and the "known:" list of
+ * the parser's message; h5fz_spec_setting_key(i) is NULL past the last. */
+const char *h5fz_spec_setting_key(unsigned long i);
+
 #endif /* H5FZ_SPEC_SUGGEST_H */
