@@ -41,10 +41,29 @@ static unsigned distance(const char *a, size_t n, const char *b, size_t m, unsig
   return d[n][m];
 }
 
-/* The nearer of *best (at *best_d) and candidate c. */
+/* Is word[0..len) (case ignored) the start of c? */
+static int starts(const char *word, size_t len, const char *c)
+{
+  if (strlen(c) < len) return 0;
+  for (size_t i = 0; i < len; i++)
+    if (tolower((unsigned char)word[i]) != tolower((unsigned char)c[i])) return 0;
+  return 1;
+}
+
+/* The nearer of *best (at *best_d) and candidate c. A word of 3 or more
+ * characters that starts a candidate is taken as that candidate cut short
+ * (distance 0: "rat" is ratio, not raw; "lorenzo_int" lorenzo_interp, not
+ * lorenzo_nd); of several, the shortest. */
 static void consider(const char *word, size_t len, unsigned limit, const char *c, const char **best, unsigned *best_d)
 {
   if (!c) return;
+  if (len >= 3 && starts(word, len, c)) {
+    if (*best_d > 0 || !*best || strlen(c) < strlen(*best)) {
+      *best = c;
+      *best_d = 0;
+    }
+    return;
+  }
   unsigned dist = distance(word, len, c, strlen(c), limit);
   if (dist <= limit && dist < *best_d) {
     *best = c;

@@ -10,9 +10,11 @@
  * ignored): with settings 0 among the op names, the named chains and the
  * modes without a bound (lossless), with settings 1 among the setting keys
  * (the modes with a bound, subchunk, missing, dtype, dims, fill, order).
- * Near means at most one edit (an insertion, a deletion, a substitution or
- * two neighbours swapped) for words of up to 4 characters, at most two for
- * longer ones; ties go to the first in table order. Returns a static
+ * A word of 3 or more characters that starts known ones is one cut short:
+ * the shortest of those. Otherwise near means at most one edit (an
+ * insertion, a deletion, a substitution or two neighbours swapped) for
+ * words of up to 4 characters, at most two for longer ones; ties go to the
+ * first in table order. Returns a static
  * string, or NULL when no known word is that near. */
 const char *h5fz_spec_nearest(const char *word, unsigned long len, int settings);
 

@@ -208,6 +208,9 @@ static void test_spec_forms(void)
                                          {"abss=1e-3", "did you mean 'abs='?"},
                                          {"pwrel=1e-3", "did you mean 'pw_rel='?"},
                                          {"abs=1e-3 subchnk=65536", "did you mean 'subchunk='?"},
+                                         {"abs=1e-3 rat", "did you mean 'ratio'?"},
+                                         {"abs=1e-3 lorenzo_int zigzag huff", "did you mean 'lorenzo_interp'?"},
+                                         {"abs=1e-3 lorenzo_i zigzag huff", "did you mean 'lorenzo_interp'?"},
                                          {"abs=1e-3 xyz", NULL},
                                          {"abs=1e-3 zzzzzzz", NULL},
                                          {"abs=1e-3 qq=1", NULL}};
