@@ -341,74 +341,23 @@ static void emit_decode(h5fz_strbuf *b, const h5fz_spec *s, const char *w, int p
   h5fz_emit(b, "  h5fz_blk_copy(&blk, %s, out + first, m * (uint32_t)sizeof(value_t));\n}\n", bufname(k + 1));
 }
 
-/* huff and huffctx decode in a kernel of their own, before h5fz_decode:
- * the tables of H5FZ_HUFF_SUBS_PER_BLOCK sub-chunks in a block's shared
- * memory, their groups shared by the block's H5FZ_HUFF_DEC_THREADS threads
- * (h5fz_huff_decode_jobs: a thread takes the next group when its own is
- * done; the fused kernel, one block a sub-chunk, had 16 of its threads
- * decoding while the rest waited, and one thread a group left most lanes
- * idle behind the longest group of their warp), the words written into the
- * chunk's output, where h5fz_decode reads them back for the inverse
- * transforms. A bad stream sets status as h5fz_decode does. */
+/* huff and huffctx decode in a kernel of their own, before h5fz_decode
+ * (fusion/gpu/h5fz_gpu_huff_groups.h: why, and the body): the block's
+ * shared memory and a call. */
 static void emit_huff_groups(h5fz_strbuf *b, const char *w, uint32_t nctx)
 {
   h5fz_emit(b,
-            "\n/* the coder's decode, groups shared by the block's threads (h5fz_huff_decode_jobs): h5fz_decode runs "
+            "\n/* the coder's decode, groups shared by the block's threads (h5fz_gpu_huff_groups.h): h5fz_decode runs "
             "after it */\n"
-            "#define HG_SUBS %uu\n#define HG_THREADS %uu\n"
-            "/* sub-chunk j of this block: its stream and its words in the chunk's output (m of them; 0: none or raw) */\n"
-            "__device__ static uint32_t hg_sub(uint32_t j, const uint8_t *payload, const unsigned long long *offsets,\n"
-            "                                  const uint32_t *entries, unsigned long long n, uint32_t n_sub,\n"
-            "                                  uint32_t n_total, value_t *out, const uint8_t **src, uint32_t *size,\n"
-            "                                  word_t **words)\n{\n"
-            "  const uint32_t bid = blockIdx.x * HG_SUBS + j;\n"
-            "  const uint32_t e = bid < n_total ? entries[bid] : 0x80000000u;\n"
-            "  if (e & 0x80000000u) return 0u; /* past the end, or raw: h5fz_decode copies it */\n"
-            "  const uint32_t c = bid / n_sub;\n"
-            "  const unsigned long long f = (unsigned long long)(bid - c * n_sub) * SUB_ELEMS;\n"
-            "  *src = payload + offsets[bid];\n"
-            "  *size = e;\n"
-            "  *words = (word_t *)(out + (unsigned long long)c * n + f);\n"
-            "  return n - f < SUB_ELEMS ? (uint32_t)(n - f) : SUB_ELEMS;\n}\n\n"
-            "extern \"C\" __global__ void __launch_bounds__(HG_THREADS)\n"
+            "extern \"C\" __global__ void __launch_bounds__(H5FZ_HUFF_DEC_THREADS)\n"
             "%s(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries, unsigned long long n,\n"
             "                 uint32_t n_sub, uint32_t n_total, value_t *out, int *status)\n{\n"
-            "  __shared__ h5fz_huff_dtab T[HG_SUBS];\n"
-            "  __shared__ h5fz_huff_stream S[HG_SUBS];\n"
+            "  __shared__ h5fz_huff_dtab T[H5FZ_HUFF_SUBS_PER_BLOCK];\n"
+            "  __shared__ h5fz_huff_stream S[H5FZ_HUFF_SUBS_PER_BLOCK];\n"
             "  __shared__ uint32_t next_job;\n"
-            "  const uint8_t *src = 0;\n"
-            "  uint32_t size = 0;\n"
-            "  word_t *words = 0;\n"
-            "  /* the headers, one thread a sub-chunk, each in a warp of its own (a sub-chunk without a stream has no "
-            "groups) */\n"
-            "  if (threadIdx.x %% (HG_THREADS / HG_SUBS) == 0u) {\n"
-            "    const uint32_t j = threadIdx.x / (HG_THREADS / HG_SUBS);\n"
-            "    const uint32_t m = hg_sub(j, payload, offsets, entries, n, n_sub, n_total, out, &src, &size, &words);\n"
-            "    const uint32_t ok = m && h5fz_huff_read_header(&T[j], src, size, (m + 63u) & ~63u, %uu, %su) == 0;\n"
-            "    if (m && !ok) atomicMax(status, (int)(blockIdx.x * HG_SUBS + j) + 1);\n"
-            "    h5fz_huff_stream one = {src, words, size, (m + 63u) & ~63u, m, ok ? T[j].groups : 0u, 0u, 0u};\n"
-            "    S[j] = one;\n"
-            "  }\n"
-            "  if (threadIdx.x == 0) next_job = 0;\n"
-            "  /* the decoder stores only the non-zero words: zero the block's sub-chunks first, all threads on each */\n"
-            "  for (uint32_t j = 0; j < HG_SUBS; j++) {\n"
-            "    const uint32_t m = hg_sub(j, payload, offsets, entries, n, n_sub, n_total, out, &src, &size, &words);\n"
-            "    const uint32_t q = 16u / (uint32_t)sizeof(word_t), done = ((unsigned long long)words & 15u) ? 0u : m / q * q;\n"
-            "    for (uint32_t i = threadIdx.x; i < done / q; i += HG_THREADS) ((uint4 *)words)[i] = make_uint4(0u, 0u, 0u, 0u);\n"
-            "    for (uint32_t i = done + threadIdx.x; i < m; i += HG_THREADS) words[i] = 0; /* 16-byte stores, then the rest */\n"
-            "  }\n"
-            "  __syncthreads();\n"
-            "  /* each code's look-up table by its sub-chunk's share of the threads; the streams' group counts summed */\n"
-            "  const uint32_t per = HG_THREADS / HG_SUBS, sub = threadIdx.x / per, lane = threadIdx.x %% per;\n"
-            "  for (uint32_t t = 0; sub < HG_SUBS && S[sub].jobs_end && t < %uu; t++) h5fz_huff_fill_lut(&T[sub], t, lane, per);\n"
-            "  __syncthreads();\n"
-            "  if (threadIdx.x == 0)\n"
-            "    for (uint32_t j = 1; j < HG_SUBS; j++) S[j].jobs_end += S[j - 1u].jobs_end;\n"
-            "  __syncthreads();\n"
-            "  h5fz_huff_decode_jobs_%s(T, S, HG_SUBS, &next_job);\n"
-            "  __syncthreads();\n"
-            "  if (threadIdx.x < HG_SUBS && S[threadIdx.x].bad) atomicMax(status, (int)(blockIdx.x * HG_SUBS + threadIdx.x) + 1);\n}\n",
-            H5FZ_HUFF_SUBS_PER_BLOCK, H5FZ_HUFF_DEC_THREADS, H5FZ_KERNEL_HUFF_GROUPS, nctx, w, nctx, w);
+            "  h5fz_huff_groups_block(payload, offsets, entries, n, n_sub, n_total, SUB_ELEMS, %su, %uu, out, status, T, S,\n"
+            "                         &next_job);\n}\n",
+            H5FZ_KERNEL_HUFF_GROUPS, w, nctx);
 }
 
 int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src, size_t *smem_bytes)
@@ -447,7 +396,8 @@ int h5fz_codegen(const h5fz_spec *spec, int threads, unsigned flags, char **src,
        " * One thread block of %d threads per sub-chunk of %u %s values (%u bytes),\n"
        " * held in shared memory; each op is a function of device_ops/ (embedded).\n */\n",
        text, threads, elems, f64 ? "float64" : "float32", slot);
-  h5fz_emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n#include \"h5fz_gpu_batch.h\"\n\n");
+  h5fz_emit(&b, "#include \"h5fz_ops.h\"\n#include \"h5fz_gpu_tail.h\"\n#include \"h5fz_gpu_batch.h\"\n"
+                "#include \"h5fz_gpu_huff_groups.h\"\n\n");
   /* shared memory: two slots (ping-pong), the coder's scratch (RZE's bitmaps, huff's tables), bitshuffle's
    * padded planes when the chain has it */
   uint32_t coder_scratch = h5fz_rze_scratch_bytes(slot) + 64u;

@@ -106,6 +106,13 @@ static inline unsigned __brev(unsigned x)
 /* the block's threads are host threads: atomics of the host */
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline unsigned atomicOr(unsigned *p, unsigned v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+static inline int atomicMax(int *p, int v)
+{
+  int old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (old < v && !__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+  return old;
+}
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return (uint4){x, y, z, w}; }
 static inline unsigned __float_as_uint(float x)
 {
   unsigned u;
