@@ -158,6 +158,11 @@ typedef struct {
    * (threads_per_block scaled to the sub-chunk, regs_per_thread). */
   int entropy_threads_per_block;
   int entropy_regs_per_thread;
+  /* The huff/huffctx group decode in launches that leave SMs idle (the
+   * filter's one chunk): at most this many threads decode each group, in
+   * parts (1, 2, 4 or 8; 0: 1, one thread a group). A launch-time choice:
+   * the kernels' code and the plan's digest do not depend on it. */
+  int entropy_decode_parts;
 } h5fz_tuning;
 
 typedef struct {

@@ -108,6 +108,9 @@ static void text_choice(pl_out *o, const h5fz_plan *p)
       pl_out_printf(o, "  entropy  %d threads/block, %d regs/thread for the one-slot encode of huff/huffctx chains "
                        "(0: the class's; their decode keeps the class's)\n",
                     t->entropy_threads_per_block, t->entropy_regs_per_thread);
+    if (t->entropy_decode_parts > 1)
+      pl_out_printf(o, "  entropy  up to %d threads a group in huff/huffctx decodes that leave SMs idle\n",
+                    t->entropy_decode_parts);
   }
   for (i = 0; i < p->n_refused; i++)
     pl_out_printf(o, "refused    %-10s %s\n", p->refused[i].klass, p->refused[i].reason);
@@ -209,9 +212,9 @@ static void json_choice(pl_out *o, const h5fz_plan *p)
                 "%d, \"loads_per_thread\": %d, \"load_bytes\": %d, "
                 "\"regs_per_thread\": %d, \"smem_per_block\": %d, "
                 "\"entropy_threads_per_block\": %d, \"entropy_regs_per_thread\": %d, "
-                "\"features\": \"",
+                "\"entropy_decode_parts\": %d, \"features\": \"",
                 t->threads_per_block, t->subchunk_bytes, t->loads_per_thread, t->load_bytes, t->regs_per_thread,
-                t->smem_per_block, t->entropy_threads_per_block, t->entropy_regs_per_thread);
+                t->smem_per_block, t->entropy_threads_per_block, t->entropy_regs_per_thread, t->entropy_decode_parts);
   features_list(o, t->features, ",");
   pl_out_printf(o, "\"}, \"refused\": [");
   for (i = 0; i < p->n_refused; i++) {

@@ -134,6 +134,7 @@ static int set_class_key(h5fz_kernel_class *c, const pl_kv *kv, int *have_target
   if (strcmp(k, "features") == 0) return parse_features(v, &t->features);
   if (strcmp(k, "entropy_threads_per_block") == 0) return parse_int_into(v, 0, 1024, &t->entropy_threads_per_block);
   if (strcmp(k, "entropy_regs_per_thread") == 0) return parse_int_into(v, 0, 255, &t->entropy_regs_per_thread);
+  if (strcmp(k, "entropy_decode_parts") == 0) return parse_int_into(v, 0, 8, &t->entropy_decode_parts);
   if (strcmp(k, "ops") == 0) return parse_ops(v, c);
   if (strcmp(k, "fallback") == 0) {
     if (strlen(v) >= sizeof c->fallback) return -1;
@@ -161,6 +162,8 @@ static const char *check_class(const h5fz_kernel_class *c)
   if (t->entropy_threads_per_block % 32 != 0) return "entropy_threads_per_block must be a multiple of 32 (0: the class's)";
   if (t->entropy_regs_per_thread != 0 && t->entropy_regs_per_thread < 16)
     return "entropy_regs_per_thread must be >= 16 (0: the class's)";
+  if (t->entropy_decode_parts & (t->entropy_decode_parts - 1))
+    return "entropy_decode_parts must be 0, 1, 2, 4 or 8";
   if (t->smem_per_block < t->subchunk_bytes) return "smem_per_block must hold at least one sub-chunk";
   return NULL;
 }

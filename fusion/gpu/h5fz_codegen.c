@@ -351,12 +351,12 @@ static void emit_huff_groups(h5fz_strbuf *b, const char *w, uint32_t nctx)
             "after it */\n"
             "extern \"C\" __global__ void __launch_bounds__(H5FZ_HUFF_DEC_THREADS)\n"
             "%s(const uint8_t *payload, const unsigned long long *offsets, const uint32_t *entries, unsigned long long n,\n"
-            "                 uint32_t n_sub, uint32_t n_total, value_t *out, int *status)\n{\n"
+            "                 uint32_t n_sub, uint32_t n_total, uint32_t subs, uint32_t max_parts, value_t *out, int *status)\n{\n"
             "  __shared__ h5fz_huff_dtab T[H5FZ_HUFF_SUBS_PER_BLOCK];\n"
             "  __shared__ h5fz_huff_stream S[H5FZ_HUFF_SUBS_PER_BLOCK];\n"
             "  __shared__ uint32_t next_job;\n"
-            "  h5fz_huff_groups_block(payload, offsets, entries, n, n_sub, n_total, SUB_ELEMS, %su, %uu, out, status, T, S,\n"
-            "                         &next_job);\n}\n",
+            "  h5fz_huff_groups_block(payload, offsets, entries, n, n_sub, n_total, SUB_ELEMS, %su, %uu, subs, max_parts, out,\n"
+            "                         status, T, S, &next_job);\n}\n",
             H5FZ_KERNEL_HUFF_GROUPS, w, nctx);
 }
 

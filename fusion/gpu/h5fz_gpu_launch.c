@@ -249,6 +249,31 @@ static int launch_lnd_finish(h5fz_gpu_context *gc, const chain_entry *c, const h
   return used[H5FZ_LNI_PREDICTOR] ? launch_lni_finish(gc, c, k, n_chunks, qchunk, out, pred) : H5FZ_OK;
 }
 
+/* The huff group kernel's geometry for n_total sub-chunks
+ * (fusion/gpu/h5fz_gpu_huff_groups.h): H5FZ_HUFF_SUBS_PER_BLOCK sub-chunks
+ * a block, one thread a group, where the launch fills the GPU (the
+ * realistic array: thousands of blocks, where more threads a group would
+ * only add the parts' extra passes); where even the fewest sub-chunks a
+ * block leave the blocks at most two an SM (512 threads of about 60
+ * registers: two fit an SM's 64 K registers), the fewest of 1, 2, 4 that
+ * do, and up to the kernel class's entropy_decode_parts threads a group
+ * (docs/planner.md), which shorten the longest group's decode, the time
+ * of such a launch (the filter's one chunk: 72 sub-chunks). */
+static void huff_groups_geometry(const h5fz_gpu_context *gc, const chain_entry *c, uint32_t n_total, uint32_t *subs,
+                                 uint32_t *parts)
+{
+  const uint32_t max_parts = c->plan.tuning.entropy_decode_parts > 1 ? (uint32_t)c->plan.tuning.entropy_decode_parts : 1u;
+  const uint32_t resident = 2u * (uint32_t)(gc->dev.sm_count > 0 ? gc->dev.sm_count : 1);
+  *subs = H5FZ_HUFF_SUBS_PER_BLOCK;
+  *parts = 1u;
+  for (uint32_t b = 1; max_parts > 1u && b < H5FZ_HUFF_SUBS_PER_BLOCK; b *= 2u)
+    if ((n_total + b - 1u) / b <= resident) {
+      *subs = b;
+      *parts = max_parts;
+      return;
+    }
+}
+
 int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5fz_chunk_plan *p, uint32_t n_chunks,
                            CUdeviceptr qchunk, CUdeviceptr out, const uint32_t *lnd_pred)
 {
@@ -284,9 +309,11 @@ int h5fz_gpu_launch_decode(h5fz_gpu_context *gc, const chain_entry *c, const h5f
     if (lnd_chain && !all_1d) tail_only = 2u; /* else 1: the generic kernel takes each chunk's partial sub-chunk */
   }
   if (c->mod.huff_groups) { /* huff/huffctx: the words first, the groups shared by a block's threads (h5fz_codegen.c) */
-    void *hg_args[] = {DECODE_IN_ARGS(gc), &k.n, &k.n_sub, &grid, &out, &gc->status.ptr};
-    if ((rc = h5fz_gpu_launch(gc, c->mod.huff_groups, (grid + H5FZ_HUFF_SUBS_PER_BLOCK - 1u) / H5FZ_HUFF_SUBS_PER_BLOCK,
-                              H5FZ_HUFF_DEC_THREADS, 0, hg_args, "huff group decode kernel")))
+    uint32_t subs, parts;
+    huff_groups_geometry(gc, c, grid, &subs, &parts);
+    void *hg_args[] = {DECODE_IN_ARGS(gc), &k.n, &k.n_sub, &grid, &subs, &parts, &out, &gc->status.ptr};
+    if ((rc = h5fz_gpu_launch(gc, c->mod.huff_groups, (grid + subs - 1u) / subs, H5FZ_HUFF_DEC_THREADS, 0, hg_args,
+                              "huff group decode kernel")))
       return rc;
   }
   void *args[] = {DECODE_IN_ARGS(gc), &k.n,   QUANT_ARGS(k), &k.row, &k.n_sub,  &qchunk, &out,

@@ -8,8 +8,11 @@
  * offset, some sub-chunks stored raw, partial last sub-chunks, more
  * sub-chunks than one block takes (H5FZ_HUFF_SUBS_PER_BLOCK), so the
  * blocks' threads share groups of up to eight streams of different
- * lengths and group sizes. Checks, for float32 and float64 words and one
- * and two codes:
+ * lengths and group sizes; and in each launch geometry the launcher picks
+ * (fusion/gpu/h5fz_gpu_launch.c): eight sub-chunks a block and one thread
+ * a group, and 1, 2 or 4 sub-chunks a block with 8, 4 or 2 threads a
+ * group decoding its parts (h5fz_huff_decode_parts). Checks, for float32
+ * and float64 words and one and two codes:
  *  - every coded sub-chunk's words come back, raw ones are left untouched
  *    (h5fz_decode copies them), nothing is written past a chunk's values,
  *    status stays 0;
@@ -57,16 +60,23 @@ static h5fz_huff_dtab T[H5FZ_HUFF_SUBS_PER_BLOCK];
 static h5fz_huff_stream S[H5FZ_HUFF_SUBS_PER_BLOCK];
 static uint32_t next_job;
 
+/* The launch geometries the launcher picks from (h5fz_gpu_launch.c): sub-chunks
+ * a block, and threads a group at most; the block then takes the most
+ * threads a group (1, 2, 4 or 8) its 512 threads hold for its groups. */
+static const uint32_t geometries[][2] = {{H5FZ_HUFF_SUBS_PER_BLOCK, 1u}, {1u, 8u}, {2u, 8u}, {4u, 8u}};
+#define N_GEOMETRIES (sizeof geometries / sizeof geometries[0])
+static uint32_t subs = H5FZ_HUFF_SUBS_PER_BLOCK, max_parts = 1u;
+
 static void group_block(void *arg)
 {
   (void)arg;
-  h5fz_huff_groups_block(B.payload, B.offsets, B.entries, B.n, B.n_sub, B.n_total, B.sub_elems, B.W, B.nctx, B.out,
-                         &B.status, T, S, &next_job);
+  h5fz_huff_groups_block(B.payload, B.offsets, B.entries, B.n, B.n_sub, B.n_total, B.sub_elems, B.W, B.nctx, subs,
+                         max_parts, B.out, &B.status, T, S, &next_job);
 }
 
 static void run_batch(void)
 {
-  emu_grid_dim = (B.n_total + H5FZ_HUFF_SUBS_PER_BLOCK - 1u) / H5FZ_HUFF_SUBS_PER_BLOCK;
+  emu_grid_dim = (B.n_total + subs - 1u) / subs;
   for (unsigned b = 0; b < emu_grid_dim; b++) {
     memset(T, 0x5a, sizeof T); /* noise: a read of what the block did not write shows */
     memset(S, 0x5a, sizeof S);
@@ -143,6 +153,9 @@ static void pack(uint32_t gap, uint32_t bad_sub, uint32_t flip_bit)
   B.status = 0;
 }
 
+static void one_geometry(uint32_t W, uint32_t nctx, unsigned long long n, uint32_t n_chunks,
+                         h5fz_cpu_coder_decode_fn decode, const char *what);
+
 static void one_batch(uint32_t W, uint32_t nctx, uint32_t sub_elems, unsigned long long n, uint32_t n_chunks)
 {
   const uint32_t esize = W / 8u;
@@ -171,9 +184,26 @@ static void one_batch(uint32_t W, uint32_t nctx, uint32_t sub_elems, unsigned lo
     /* raw: one the coder would not shrink, and every seventh (the kernel skips them) */
     B.entries[s] = sizes[s] == H5FZ_HUFF_NOT_SMALLER || s % 7u == 3u ? 0x80000000u | m * esize : sizes[s];
   }
-  char what[96];
-  snprintf(what, sizeof what, "W=%u %s sub=%u n=%llu x%u", W, nctx == 1u ? "huff" : "huffctx", sub_elems, n, n_chunks);
-  for (uint32_t gap = 0; gap < 3u; gap++) {
+  char what[128];
+  for (uint32_t geo = 0; geo < N_GEOMETRIES; geo++) {
+    subs = geometries[geo][0];
+    max_parts = geometries[geo][1];
+    snprintf(what, sizeof what, "W=%u %s sub=%u n=%llu x%u, %u a block, parts <= %u", W,
+             nctx == 1u ? "huff" : "huffctx", sub_elems, n, n_chunks, subs, max_parts);
+    one_geometry(W, nctx, n, n_chunks, decode, what);
+  }
+}
+
+/* The batch B holds, decoded with the geometry in subs / max_parts: valid
+ * streams at several gaps, then damaged ones. */
+static void one_geometry(uint32_t W, uint32_t nctx, unsigned long long n, uint32_t n_chunks,
+                         h5fz_cpu_coder_decode_fn decode, const char *what)
+{
+  const uint32_t esize = W / 8u;
+  (void)nctx;
+  /* the several-threads geometries less often: the emulator's collectives are slow */
+  const int first = subs == H5FZ_HUFF_SUBS_PER_BLOCK;
+  for (uint32_t gap = first ? 0u : 1u; gap < (first ? 3u : 2u); gap++) {
     pack(gap, ~0u, 0u);
     run_batch();
     CHECK(B.status == 0, "%s gap %u: status %d on valid streams", what, gap, B.status);
@@ -192,12 +222,12 @@ static void one_batch(uint32_t W, uint32_t nctx, uint32_t sub_elems, unsigned lo
     CHECK(after, "%s: bytes written past the batch", what);
   }
   /* damaged streams: the CPU's verdict; the other sub-chunks unharmed */
-  for (int k = 0; k < 8; k++) {
+  for (int k = 0, damaged = first ? 12 : 5; k < damaged; k++) {
     uint32_t bad = emu_random() % B.n_total;
     for (uint32_t tries = 0; tries < B.n_total && (B.entries[bad] & 0x80000000u); tries++) bad = (bad + 1u) % B.n_total;
     if (B.entries[bad] & 0x80000000u) return;
     const uint32_t m = sub_words(bad), m_pad = (m + 63u) & ~63u;
-    const uint32_t flip = k == 7 ? ~0u : emu_random() % (8u * sizes[bad]);
+    const uint32_t flip = k == damaged - 1 ? ~0u : emu_random() % (8u * sizes[bad]);
     pack(1u, bad, flip);
     const uint8_t *src = payload + B.offsets[bad];
     int rc_cpu = decode(W == 64u, src, B.entries[bad], cpu_back, m_pad * esize, m_pad, cpu_scratch);

@@ -331,6 +331,11 @@ static void test_registry(void)
                         "entropy_regs_per_thread = 8\nfallback = c\n[c]\ntarget = cpu\n",
                         "entropy_regs_per_thread must be >= 16");
   expect_registry_error("start = a\n[a]\ntarget = cpu\nentropy_threads_per_block = 2048\n", "entropy_threads_per_block");
+  expect_registry_error("start = a\n[a]\ntarget = ptx\nmin_arch = 70\nthreads_per_block = 32\nsubchunk_bytes = 512\n"
+                        "loads_per_thread = 4\nload_bytes = 4\nregs_per_thread = 32\nsmem_per_block = 512\nops = all\n"
+                        "entropy_decode_parts = 3\nfallback = c\n[c]\ntarget = cpu\n",
+                        "entropy_decode_parts must be 0, 1, 2, 4 or 8");
+  expect_registry_error("start = a\n[a]\ntarget = cpu\nentropy_decode_parts = 16\n", "entropy_decode_parts");
 #undef GOOD_CLASS
   expect_registry_error("start = a\n[a]\ntarget = gpu\n", "bad value for 'target'");
   expect_registry_error("[a]\ntarget = cpu\n", "'start' missing");
