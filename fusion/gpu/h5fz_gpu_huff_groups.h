@@ -136,8 +136,9 @@ H5FZ_FN void h5fz_huff_decode_parts(const h5fz_huff_dtab *d, h5fz_huff_stream *s
     const uint32_t job = base + lane / P;
     uint32_t j = 0, active = job < total, words = 0, in_ar = 0, out_ar = 0, cnt = 0;
     uint64_t in_pos = 0, out_pos = 0, lim = 0;
-    h5fz_huff_gstate st;
-    st.i = st.gend = 0;
+    h5fz_huff_gstate st; /* set by h5fz_huff_group_begin where active; zeros keep -O3's warnings quiet */
+    st.i = st.gend = st.after_run = st.last = 0;
+    st.stop = 0;
     if (active) {
       for (; job >= s[j].jobs_end;) j++;
       const uint32_t g = job - (j ? s[j - 1u].jobs_end : 0u);
