@@ -50,49 +50,43 @@ H5FZ_FN uint32_t h5fz_hg_sub(uint32_t j, uint32_t subs, const uint8_t *payload, 
  * turns out to lie on it. */
 #define H5FZ_HG_NO_EXIT (~0ull)
 
+/* One token of the group st holds into W-bit words (h5fz_huff_group_step
+ * of that width; n_store 0: words counted, none stored). */
+H5FZ_FN uint32_t h5fz_hg_step(const h5fz_huff_dtab *d, h5fz_huff_gstate *st, uint32_t W, void *words, uint32_t n_store)
+{
+  return W == 64u ? h5fz_huff_group_step_64(d, st, (uint64_t *)words, n_store)
+                  : h5fz_huff_group_step_32(d, st, (uint32_t *)words, n_store);
+}
+
 /* One thread: the tokens of d's stream from bit pos (the token before
  * coded as a run when ar is 1: huffctx's context) to the first token
- * boundary at or after bit lim; their words counted, not stored. Returns
- * the words (0 and *exit_pos H5FZ_HG_NO_EXIT when a token is no code or
- * the words exceed max_words); *exit_pos, *exit_ar: where it stopped and
- * its context. Lenient: the checks that need the word index (a run past
- * the group's end, a run after a run, a value in a longer form than
- * needed) are left to the writing pass, which decodes the same tokens
- * once the parts' starts are known. */
-H5FZ_FN uint32_t h5fz_hg_count(const h5fz_huff_dtab *d, const uint8_t *src, uint32_t size, uint64_t pos, uint32_t ar,
-                               uint64_t lim, uint32_t max_words, uint64_t *exit_pos, uint32_t *exit_ar)
+ * boundary at or after bit lim, by the decoder's own step with nothing
+ * stored, so that the parts walk exactly the tokens the writing pass
+ * decodes. Returns their words (0 and *exit_pos H5FZ_HG_NO_EXIT when a
+ * token is not one h5fz_huff_encode writes or the words would exceed
+ * max_words, the group's); *exit_pos, *exit_ar: where it stopped and its
+ * context. */
+H5FZ_FN uint32_t h5fz_hg_count(const h5fz_huff_dtab *d, const uint8_t *src, uint32_t size, uint32_t W, uint64_t pos,
+                               uint32_t ar, uint64_t lim, uint32_t max_words, uint64_t *exit_pos, uint32_t *exit_ar)
 {
-  uint32_t words = 0;
+  h5fz_huff_gstate st;
+  st.i = st.last = 0;
+  st.gend = max_words; /* the step refuses a run past it; a word past it is refused below */
+  st.after_run = ar;
+  st.stop = 0;
   if (pos != H5FZ_HG_NO_EXIT && pos < lim) {
-    h5fz_huff_reader r;
-    h5fz_huff_rd_init(&r, src, size, pos);
+    h5fz_huff_rd_init(&st.r, src, size, pos);
     do {
-      const uint32_t bits = h5fz_huff_rd_peek(&r, H5FZ_HUFF_MAX_LEN);
-      const uint32_t t = d->nctx > 1u ? ar : 0u;
-      uint32_t e = d->lut[t][bits & ((1u << H5FZ_HUFF_LUT_BITS) - 1u)];
-      if (!e) e = h5fz_huff_long_entry(d, t, bits);
-      if (!e || (e & H5FZ_HUFF_E_BAD)) {
+      if (st.i >= max_words || h5fz_hg_step(d, &st, W, 0, 0u)) {
         pos = H5FZ_HG_NO_EXIT;
         break;
       }
-      h5fz_huff_rd_skip(&r, H5FZ_HUFF_E_SKIP(e));
-      uint32_t more = H5FZ_HUFF_E_MORE(e);
-      pos += H5FZ_HUFF_E_SKIP(e) + more;
-      if (e & H5FZ_HUFF_E_RUN) { /* a run's extra bits: at most 13 */
-        words += H5FZ_HUFF_E_VALUE(e) | (more ? h5fz_huff_rd_get(&r, more) : 0u);
-        ar = 1u;
-      } else {
-        for (; more; more -= more < 32u ? more : 32u) (void)h5fz_huff_rd_get(&r, more < 32u ? more : 32u);
-        words++;
-        ar = 0u;
-      }
-      if (words > max_words) pos = H5FZ_HG_NO_EXIT;
+      pos = h5fz_huff_rd_pos(&st.r);
     } while (pos < lim);
   }
-  if (pos == H5FZ_HG_NO_EXIT) words = 0u;
   *exit_pos = pos;
-  *exit_ar = ar;
-  return words;
+  *exit_ar = st.after_run;
+  return pos == H5FZ_HG_NO_EXIT ? 0u : st.i;
 }
 
 /* The threads of a block, P (2, 4 or 8) to a group: decode every group of
@@ -157,7 +151,7 @@ H5FZ_FN void h5fz_huff_decode_parts(const h5fz_huff_dtab *d, h5fz_huff_stream *s
     /* passes 1 and 2 (the loop ends when no part's start changed) */
     uint32_t todo = active && not_last;
     for (uint32_t pass = 0;; pass++) {
-      if (todo) cnt = h5fz_hg_count(&d[j], s[j].src, s[j].size, in_pos, in_ar, lim, words, &out_pos, &out_ar);
+      if (todo) cnt = h5fz_hg_count(&d[j], s[j].src, s[j].size, W, in_pos, in_ar, lim, words, &out_pos, &out_ar);
       const uint64_t prev_pos = __shfl_up_sync(all, out_pos, 1u);
       const uint32_t prev_ar = __shfl_up_sync(all, out_ar, 1u);
       uint32_t changed = 0;
@@ -188,9 +182,7 @@ H5FZ_FN void h5fz_huff_decode_parts(const h5fz_huff_dtab *d, h5fz_huff_stream *s
       st.i += off;
       st.after_run = in_ar;
       const uint32_t end = not_last ? st.i + cnt : st.gend;
-      while (!bad && st.i < end)
-        bad = W == 64u ? h5fz_huff_group_step_64(&d[j], &st, (uint64_t *)s[j].words, s[j].n_store)
-                       : h5fz_huff_group_step_32(&d[j], &st, (uint32_t *)s[j].words, s[j].n_store);
+      while (!bad && st.i < end) bad = h5fz_hg_step(&d[j], &st, W, s[j].words, s[j].n_store);
       if (!bad && !not_last) bad = h5fz_huff_group_end(&st);
     }
     if (bad) s[j].bad = 1u; /* only ever set to 1: the race is harmless */

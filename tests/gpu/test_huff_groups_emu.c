@@ -153,54 +153,12 @@ static void pack(uint32_t gap, uint32_t bad_sub, uint32_t flip_bit)
   B.status = 0;
 }
 
-static void one_geometry(uint32_t W, uint32_t nctx, unsigned long long n, uint32_t n_chunks,
-                         h5fz_cpu_coder_decode_fn decode, const char *what);
-
-static void one_batch(uint32_t W, uint32_t nctx, uint32_t sub_elems, unsigned long long n, uint32_t n_chunks)
-{
-  const uint32_t esize = W / 8u;
-  h5fz_cpu_coder_encode_fn encode = nctx == 1u ? h5fz_cpu_coder_huff_encode : h5fz_cpu_coder_huffctx_encode;
-  h5fz_cpu_coder_decode_fn decode = nctx == 1u ? h5fz_cpu_coder_huff_decode : h5fz_cpu_coder_huffctx_decode;
-  B.W = W;
-  B.nctx = nctx;
-  B.sub_elems = sub_elems;
-  B.n = n;
-  B.n_sub = (uint32_t)((n + sub_elems - 1u) / sub_elems);
-  B.n_total = B.n_sub * n_chunks;
-  B.payload = payload;
-  B.out = out;
-  if (h5fz_cpu_huff_scratch_bytes() > sizeof cpu_scratch) {
-    CHECK(0, "the CPU coder's scratch is %u bytes", h5fz_cpu_huff_scratch_bytes());
-    return;
-  }
-  if (B.n_total > MAX_SUB) {
-    CHECK(0, "test batch of %u sub-chunks", B.n_total);
-    return;
-  }
-  for (uint32_t s = 0; s < B.n_total; s++) {
-    const uint32_t m = sub_words(s), m_pad = (m + 63u) & ~63u;
-    make_words(words_in[s], W, m, m_pad, (int)((s + W + nctx) % 6u), s % 5u == 4u);
-    sizes[s] = encode(W == 64u, words_in[s], m_pad * esize, m_pad, streams[s], m_pad * esize, cpu_scratch, cpu_tmp);
-    /* raw: one the coder would not shrink, and every seventh (the kernel skips them) */
-    B.entries[s] = sizes[s] == H5FZ_HUFF_NOT_SMALLER || s % 7u == 3u ? 0x80000000u | m * esize : sizes[s];
-  }
-  char what[128];
-  for (uint32_t geo = 0; geo < N_GEOMETRIES; geo++) {
-    subs = geometries[geo][0];
-    max_parts = geometries[geo][1];
-    snprintf(what, sizeof what, "W=%u %s sub=%u n=%llu x%u, %u a block, parts <= %u", W,
-             nctx == 1u ? "huff" : "huffctx", sub_elems, n, n_chunks, subs, max_parts);
-    one_geometry(W, nctx, n, n_chunks, decode, what);
-  }
-}
-
 /* The batch B holds, decoded with the geometry in subs / max_parts: valid
  * streams at several gaps, then damaged ones. */
-static void one_geometry(uint32_t W, uint32_t nctx, unsigned long long n, uint32_t n_chunks,
-                         h5fz_cpu_coder_decode_fn decode, const char *what)
+static void one_geometry(h5fz_cpu_coder_decode_fn decode, const char *what)
 {
-  const uint32_t esize = W / 8u;
-  (void)nctx;
+  const uint32_t W = B.W, esize = W / 8u, n_chunks = B.n_total / B.n_sub;
+  const unsigned long long n = B.n;
   /* the several-threads geometries less often: the emulator's collectives are slow */
   const int first = subs == H5FZ_HUFF_SUBS_PER_BLOCK;
   for (uint32_t gap = first ? 0u : 1u; gap < (first ? 3u : 2u); gap++) {
@@ -240,6 +198,44 @@ static void one_geometry(uint32_t W, uint32_t nctx, unsigned long long n, uint32
       if (s != bad && !(B.entries[s] & 0x80000000u))
         CHECK(!memcmp(sub_out(s), words_in[s], sub_words(s) * esize), "%s: sub-chunk %u harmed by %u's damage", what, s,
               bad);
+  }
+}
+
+static void one_batch(uint32_t W, uint32_t nctx, uint32_t sub_elems, unsigned long long n, uint32_t n_chunks)
+{
+  const uint32_t esize = W / 8u;
+  h5fz_cpu_coder_encode_fn encode = nctx == 1u ? h5fz_cpu_coder_huff_encode : h5fz_cpu_coder_huffctx_encode;
+  h5fz_cpu_coder_decode_fn decode = nctx == 1u ? h5fz_cpu_coder_huff_decode : h5fz_cpu_coder_huffctx_decode;
+  B.W = W;
+  B.nctx = nctx;
+  B.sub_elems = sub_elems;
+  B.n = n;
+  B.n_sub = (uint32_t)((n + sub_elems - 1u) / sub_elems);
+  B.n_total = B.n_sub * n_chunks;
+  B.payload = payload;
+  B.out = out;
+  if (h5fz_cpu_huff_scratch_bytes() > sizeof cpu_scratch) {
+    CHECK(0, "the CPU coder's scratch is %u bytes", h5fz_cpu_huff_scratch_bytes());
+    return;
+  }
+  if (B.n_total > MAX_SUB) {
+    CHECK(0, "test batch of %u sub-chunks", B.n_total);
+    return;
+  }
+  for (uint32_t s = 0; s < B.n_total; s++) {
+    const uint32_t m = sub_words(s), m_pad = (m + 63u) & ~63u;
+    make_words(words_in[s], W, m, m_pad, (int)((s + W + nctx) % 6u), s % 5u == 4u);
+    sizes[s] = encode(W == 64u, words_in[s], m_pad * esize, m_pad, streams[s], m_pad * esize, cpu_scratch, cpu_tmp);
+    /* raw: one the coder would not shrink, and every seventh (the kernel skips them) */
+    B.entries[s] = sizes[s] == H5FZ_HUFF_NOT_SMALLER || s % 7u == 3u ? 0x80000000u | m * esize : sizes[s];
+  }
+  char what[128];
+  for (uint32_t geo = 0; geo < N_GEOMETRIES; geo++) {
+    subs = geometries[geo][0];
+    max_parts = geometries[geo][1];
+    snprintf(what, sizeof what, "W=%u %s sub=%u n=%llu x%u, %u a block, parts <= %u", W,
+             nctx == 1u ? "huff" : "huffctx", sub_elems, n, n_chunks, subs, max_parts);
+    one_geometry(decode, what);
   }
 }
 
